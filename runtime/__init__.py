@@ -1,0 +1,20 @@
+"""looplift: compile restricted imperative Python into native Spark dataflow plans.
+
+>>> from looplift import dataflow, RowStream
+>>> @dataflow
+... def total(xs: RowStream[int]) -> int:
+...     t = 0
+...     for (x,) in xs:
+...         t += x
+...     return t
+>>> total([(1,), (2,), (3,)])
+6
+"""
+
+from .api import Dataflow, dataflow
+from .state import State, action
+from .streams import RowStream, Rows, group_by
+
+__version__ = "0.1.0"
+
+__all__ = ["Dataflow", "RowStream", "Rows", "State", "action", "dataflow", "group_by"]

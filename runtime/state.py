@@ -1,0 +1,208 @@
+"""State base class and the ``@action`` decorator.
+
+A state is a class deriving :class:`State`. Methods decorated with ``@action``
+modify it and return nothing; every other public method reads it. Each action
+has an inverse (``@<name>.undo``) so that a deleted input row can take back the
+actions it caused. An action whose body only does ``self.f += expr`` /
+``self.f -= expr`` is *additive*: its inverse is derived by negation.
+
+>>> class Sum(State):
+...     def __init__(self):
+...         self.total = 0
+...     @action
+...     def add(self, x):
+...         self.total += x
+...     def value(self):
+...         return self.total
+>>> s = Sum(); s.add(3); s.add(4); s.add.undo(3); s.value()
+4
+"""
+
+from __future__ import annotations
+
+import ast
+import functools
+import inspect
+import textwrap
+from collections.abc import Callable
+from typing import Any
+
+__all__ = ["Action", "State", "action", "additive_fields"]
+
+
+class Action:
+    """Descriptor for a state-modifying method with an inverse."""
+
+    def __init__(self, fn: Callable[..., None]):
+        self.fn = fn
+        self.name = fn.__name__
+        self.undo_fn: Callable[..., None] | None = None
+        self._derived_undo: Callable[..., None] | None = None
+        functools.update_wrapper(self, fn)
+
+    def undo(self, fn: Callable[..., None]) -> Action:
+        """Register ``fn`` as the inverse of this action (used as ``@add.undo``)."""
+        if fn.__name__ != self.name:
+            raise TypeError(
+                f"@{self.name}.undo must decorate a method named {self.name!r}, "
+                f"not {fn.__name__!r}"
+            )
+        self.undo_fn = fn
+        return self
+
+    @property
+    def has_undo(self) -> bool:
+        return self.undo_fn is not None or self.inverse() is not None
+
+    def inverse(self) -> Callable[..., None] | None:
+        """The explicit undo, or the derived one for an additive action, or None."""
+        if self.undo_fn is not None:
+            return self.undo_fn
+        if self._derived_undo is None:
+            self._derived_undo = _derive_additive_undo(self.fn)
+        return self._derived_undo
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.owner = owner
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return BoundAction(self, obj)
+
+    def __repr__(self) -> str:
+        return f"<action {self.name}>"
+
+
+class BoundAction:
+    """An action bound to a state instance: call it to apply, ``.undo`` to revert."""
+
+    __slots__ = ("action", "state")
+
+    def __init__(self, action: Action, state: State):
+        self.action = action
+        self.state = state
+
+    def __call__(self, *args: Any) -> None:
+        self.action.fn(self.state, *args)
+
+    def undo(self, *args: Any) -> None:
+        inv = self.action.inverse()
+        if inv is None:
+            raise TypeError(
+                f"action {type(self.state).__name__}.{self.action.name} has no undo: "
+                f"add `@{self.action.name}.undo` or make it additive (only `self.f += e`)"
+            )
+        inv(self.state, *args)
+
+    def apply(self, sign: int, *args: Any) -> None:
+        """Apply with a delta sign: +1 runs the action, -1 its undo."""
+        if sign > 0:
+            self(*args)
+        elif sign < 0:
+            self.undo(*args)
+
+
+def action(fn: Callable[..., None]) -> Action:
+    """Mark a state method as an action (modifies the state, returns nothing)."""
+    return Action(fn)
+
+
+class State:
+    """Base class of all looplift states (accumulators with reversible actions)."""
+
+    @classmethod
+    def actions(cls) -> dict[str, Action]:
+        out: dict[str, Action] = {}
+        for klass in reversed(cls.__mro__):
+            for name, value in vars(klass).items():
+                if isinstance(value, Action):
+                    out[name] = value
+        return out
+
+    @classmethod
+    def readers(cls) -> dict[str, Callable[..., Any]]:
+        acts = cls.actions()
+        out: dict[str, Callable[..., Any]] = {}
+        for klass in reversed(cls.__mro__):
+            if klass in (State, object):
+                continue
+            for name, value in vars(klass).items():
+                if name.startswith("_") or name in acts or not callable(value):
+                    continue
+                if isinstance(value, (staticmethod, classmethod, type)):
+                    continue
+                out[name] = value
+        return out
+
+    def apply(self, name: str, sign: int, *args: Any) -> None:
+        """Apply action ``name`` with ``sign`` (+1 do, -1 undo)."""
+        getattr(self, name).apply(sign, *args)
+
+    def __repr__(self) -> str:
+        fields = ", ".join(f"{k}={v!r}" for k, v in vars(self).items())
+        return f"{type(self).__name__}({fields})"
+
+
+def additive_fields(fn: Callable[..., None]) -> list[tuple[str, str, ast.expr]] | None:
+    """``[(field, '+'|'-', expr), ...]`` if ``fn``'s body only does ``self.f ±= e``.
+
+    Returns None when the method is not additive (or its source is unavailable).
+    """
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+    except (OSError, TypeError):
+        return None
+    tree = ast.parse(src)
+    func = tree.body[0]
+    if not isinstance(func, ast.FunctionDef) or not func.args.args:
+        return None
+    self_name = func.args.args[0].arg
+    body = [s for s in func.body if not _is_docstring(s)]
+    if not body:
+        return None
+    out = []
+    for stmt in body:
+        if isinstance(stmt, ast.Pass):
+            continue
+        if not (
+            isinstance(stmt, ast.AugAssign)
+            and isinstance(stmt.op, (ast.Add, ast.Sub))
+            and isinstance(stmt.target, ast.Attribute)
+            and isinstance(stmt.target.value, ast.Name)
+            and stmt.target.value.id == self_name
+        ):
+            return None
+        if any(isinstance(n, ast.Name) and n.id == self_name for n in ast.walk(stmt.value)):
+            return None  # the increment depends on the state: not additive
+        out.append((stmt.target.attr, "+" if isinstance(stmt.op, ast.Add) else "-", stmt.value))
+    return out
+
+
+def _is_docstring(stmt: ast.stmt) -> bool:
+    return (
+        isinstance(stmt, ast.Expr)
+        and isinstance(stmt.value, ast.Constant)
+        and isinstance(stmt.value.value, str)
+    )
+
+
+def _derive_additive_undo(fn: Callable[..., None]) -> Callable[..., None] | None:
+    """Build the inverse of an additive action by flipping every ``+=``/``-=``."""
+    updates = additive_fields(fn)
+    if updates is None:
+        return None
+    src = textwrap.dedent(inspect.getsource(fn))
+    tree = ast.parse(src)
+    func = tree.body[0]
+    assert isinstance(func, ast.FunctionDef)
+    func.decorator_list = []
+    for stmt in func.body:
+        if isinstance(stmt, ast.AugAssign):
+            stmt.op = ast.Sub() if isinstance(stmt.op, ast.Add) else ast.Add()
+    func.name = f"{fn.__name__}__undo"
+    ast.fix_missing_locations(tree)
+    code = compile(tree, inspect.getsourcefile(fn) or "<state>", "exec")
+    namespace: dict[str, Any] = {}
+    exec(code, fn.__globals__, namespace)
+    return namespace[func.name]

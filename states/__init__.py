@@ -1,0 +1,1 @@
+"""looplift.states: the library of reversible states (see SPEC §3)."""
