@@ -1,0 +1,226 @@
+"""Shared analysis of let-normalized IR: loops, bindings, state call sites, guards.
+
+One walk records, for every binder, the stack of loops that encloses it and
+the stack of ``if`` guards on the way; for every loop, what it iterates
+(which RowStream parameter, which of its fields, grouped by which key); and
+for every state call, yield and host call, where it happens.
+
+>>> # analysis = analyze(program.fn)   # after let_normalize
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from functools import cached_property
+
+from .ir.nodes import (
+    Apply,
+    Builtin,
+    Expr,
+    Function,
+    Host,
+    Lambda,
+    Let,
+    Span,
+    StateCall,
+    StateNew,
+    Var,
+    attr,
+)
+from .ir.traverse import free_vars
+
+__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze"]
+
+Guard = tuple[str, bool]  # (condition variable, branch taken)
+
+
+@dataclass(frozen=True)
+class Loop:
+    """An ``smap``: a loop over a stream (``kind='rows'``) or over groups (``'group'``)."""
+
+    name: str
+    kind: str
+    params: tuple[str, ...]
+    ordered: bool
+    source: str  # the RowStream parameter ultimately iterated
+    fields: tuple[int, ...]  # rows loop: source field of each param; group: of the stream
+    key: tuple[int, ...]  # group loop: source fields of the key
+    order_by: int | None  # group loop: source field that orders each group
+    parent: str | None
+    span: Span
+
+    @property
+    def key_param(self) -> str | None:
+        return self.params[0] if self.kind == "group" else None
+
+
+@dataclass(frozen=True)
+class Site:
+    """A state call, a ``yield`` or a host call."""
+
+    kind: str  # action | read | yield | host | new
+    state: str  # state variable (or "" for yield/host)
+    method: str  # action/reader name, host ref, or "yield"
+    args: tuple[Expr, ...]
+    result: str  # the let binder ("_" for effects)
+    loops: tuple[str, ...]
+    guards: tuple[Guard, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class Bound:
+    """A binder: its defining value (None for parameters) and its context."""
+
+    name: str
+    value: Expr | None
+    loops: tuple[str, ...]
+    guards: tuple[Guard, ...]
+    span: Span
+
+
+@dataclass(frozen=True)
+class StateDecl:
+    name: str
+    cls: str
+    args: tuple[Expr, ...]
+    loops: tuple[str, ...]
+    span: Span
+
+
+@dataclass
+class Analysis:
+    fn: Function
+    loops: dict[str, Loop] = field(default_factory=dict)
+    bound: dict[str, Bound] = field(default_factory=dict)
+    sites: list[Site] = field(default_factory=list)
+    states: dict[str, StateDecl] = field(default_factory=dict)
+    # stream variable -> (source param, source fields)
+    streams: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+
+    def actions_of(self, state: str) -> list[Site]:
+        return [s for s in self.sites if s.kind == "action" and s.state == state]
+
+    def reads_of(self, state: str) -> list[Site]:
+        return [s for s in self.sites if s.kind == "read" and s.state == state]
+
+    @cached_property
+    def deps(self) -> dict[str, frozenset[str]]:
+        """Direct dependencies of each binder (free variables of its value)."""
+        return {
+            n: (free_vars(b.value) if b.value is not None else frozenset())
+            for n, b in self.bound.items()
+        }
+
+    def closure(self, names: frozenset[str] | set[str]) -> set[str]:
+        """All binders that ``names`` depend on, transitively (including them)."""
+        out: set[str] = set()
+        todo = list(names)
+        while todo:
+            n = todo.pop()
+            if n in out:
+                continue
+            out.add(n)
+            todo.extend(self.deps.get(n, ()))
+        return out
+
+
+def analyze(fn: Function) -> Analysis:
+    a = Analysis(fn)
+    for p in fn.params:
+        a.bound[p.name] = Bound(p.name, None, (), (), p.span)
+        if p.kind == "rows":
+            a.streams[p.name] = (p.name, tuple(range(len(p.types))))
+    _walk(fn.body, a, (), ())
+    return a
+
+
+def _walk(e: Expr, a: Analysis, loops: tuple[str, ...], guards: tuple[Guard, ...]) -> None:
+    while isinstance(e, Let):
+        _binding(e.name, e.value, e.span, a, loops, guards)
+        e = e.body
+    _binding("_", e, e.span, a, loops, guards)
+
+
+def _binding(
+    name: str,
+    v: Expr,
+    span: Span,
+    a: Analysis,
+    loops: tuple[str, ...],
+    guards: tuple[Guard, ...],
+) -> None:
+    if name != "_":
+        a.bound[name] = Bound(name, v, loops, guards, span)
+    if not isinstance(v, Apply):
+        return
+    f = v.fn
+    if isinstance(f, StateNew):
+        a.states[name] = StateDecl(name, f.cls, v.args, loops, span)
+    elif isinstance(f, StateCall):
+        kind = "read" if name != "_" else "action"
+        a.sites.append(Site(kind, f.state, f.method, v.args, name, loops, guards, v.span))
+    elif isinstance(f, Host):
+        a.sites.append(Site("host", "", f.ref, v.args, name, loops, guards, v.span))
+    elif isinstance(f, Builtin):
+        if f.name == "yield":
+            a.sites.append(Site("yield", "", "yield", v.args, name, loops, guards, v.span))
+        elif f.name == "project" and isinstance(v.args[0], Var):
+            src, fields = a.streams.get(v.args[0].name, (v.args[0].name, ()))
+            pick = attr(f, "fields")
+            a.streams[name] = (src, tuple(fields[i] for i in pick) if fields else pick)
+        elif f.name == "if":
+            cond = v.args[0]
+            cname = cond.name if isinstance(cond, Var) else repr(getattr(cond, "value", cond))
+            for branch, lam in ((True, v.args[1]), (False, v.args[2])):
+                if isinstance(lam, Lambda):
+                    _walk(lam.body, a, loops, (*guards, (cname, branch)))
+        elif f.name == "smap":
+            _loop(name, v, f, a, loops, guards)
+
+
+def _loop(
+    name: str, v: Apply, f: Builtin, a: Analysis, loops: tuple[str, ...], guards: tuple[Guard, ...]
+) -> None:
+    lam, stream = v.args
+    assert isinstance(lam, Lambda) and isinstance(stream, Var)
+    parent = loops[-1] if loops else None
+    sdef = a.bound.get(stream.name)
+    sval = sdef.value if sdef is not None else None
+    inner = (*loops, name)
+    if isinstance(sval, Apply) and isinstance(sval.fn, Builtin) and sval.fn.name == "group_by":
+        src_var = sval.args[0].name  # type: ignore[union-attr]
+        src, fields = a.streams.get(src_var, (src_var, ()))
+        key = tuple(fields[i] for i in attr(sval.fn, "key"))
+        ob = attr(sval.fn, "order_by")
+        loop = Loop(
+            name,
+            "group",
+            lam.params,
+            False,
+            src,
+            fields,
+            key,
+            fields[ob] if ob is not None else None,
+            parent,
+            v.span,
+        )
+        a.streams[lam.params[1]] = (src, fields)
+    else:
+        src, fields = a.streams.get(stream.name, (stream.name, ()))
+        loop = Loop(
+            name,
+            "rows",
+            lam.params,
+            bool(attr(f, "ordered")),
+            src,
+            fields,
+            (),
+            None,
+            parent,
+            v.span,
+        )
+    a.loops[name] = loop
+    for p in lam.params:
+        a.bound[p] = Bound(p, None, inner, guards, lam.span)
+    _walk(lam.body, a, inner, guards)

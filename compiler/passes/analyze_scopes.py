@@ -1,0 +1,86 @@
+"""Scope analysis: the scope stack and scope key of every binder (SPEC §4, thesis §4.3).
+
+A binder's *scope stack* is the list of loops enclosing it. Its *scope key*
+is the concatenation of the keys of the enclosing ``group_by`` loops (as
+source fields); a per-row loop contributes the row itself (``row``), so a
+state created inside a ``group_by`` loop exists once per group key.
+
+Records ``facts['scopes']``: binder → :class:`Scope`, and each operator's
+scope. The IR is unchanged.
+
+Assumes: states fused (``facts['operators']``).
+Guarantees: every state call happens inside the scope that created its state
+(a state is never used outside it); the inputs of every operator have
+comparable scopes (one is a prefix of the other), which is what makes a
+join on the shorter scope key possible (thesis §5.2.3).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+from ..analysis import Analysis
+from ..errors import Diagnostic, PassError
+from ..program import Program
+
+__all__ = ["analyze_scopes", "Scope"]
+
+
+@dataclass(frozen=True)
+class Scope:
+    loops: tuple[str, ...]
+    key: tuple[str, ...]  # e.g. ("clicks[0]",) or ("clicks[0]", "row")
+    key_vars: tuple[str, ...]  # the group key parameters that hold it
+
+    def text(self) -> str:
+        return "global" if not self.loops else f"[{', '.join(self.key)}]"
+
+    def is_prefix_of(self, other: Scope) -> bool:
+        return other.loops[: len(self.loops)] == self.loops
+
+
+def analyze_scopes(prog: Program) -> Program:
+    a: Analysis = prog.facts["analysis"]
+    scopes = {n: scope_of(a, b.loops) for n, b in a.bound.items()}
+    diags: list[Diagnostic] = []
+    for site in a.sites:
+        if not site.state:
+            continue
+        decl = a.states.get(site.state)
+        if decl is None or site.loops[: len(decl.loops)] != decl.loops:
+            diags.append(
+                Diagnostic(
+                    site.span,
+                    f"state `{site.state}` is used outside the scope that created it",
+                    "create the state in the scope (loop) where it is used",
+                )
+            )
+    for op in prog.facts["operators"]:
+        ins = [scope_of(a, a.bound[n].loops) for n in op.free if n in a.bound]
+        for x in ins:
+            for y in ins:
+                if not (x.is_prefix_of(y) or y.is_prefix_of(x)):
+                    diags.append(
+                        Diagnostic(
+                            op.actions[0].span if op.actions else a.fn.span,
+                            f"operator `{op.name}` combines values of incomparable scopes "
+                            f"{x.text()} and {y.text()}",
+                        )
+                    )
+    if diags:
+        raise PassError(diags)
+    op_scopes = {op.name: scope_of(a, op.scope) for op in prog.facts["operators"]}
+    return prog.with_facts(scopes=scopes, operator_scopes=op_scopes)
+
+
+def scope_of(a: Analysis, loops: tuple[str, ...]) -> Scope:
+    key: list[str] = []
+    key_vars: list[str] = []
+    for name in loops:
+        lp = a.loops[name]
+        if lp.kind == "group":
+            key.extend(f"{lp.source}[{i}]" for i in lp.key)
+            key_vars.append(lp.params[0])
+        else:
+            key.append("row")
+    return Scope(loops, tuple(key), tuple(key_vars))

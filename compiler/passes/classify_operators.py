@@ -1,0 +1,98 @@
+"""Classify the algorithm, its state classes and its operators.
+
+- the algorithm: ``scalar`` (no RowStream parameter), ``aggregate`` (returns a
+  value computed after its loops) or ``table`` (yields rows);
+- each state class, by reading its source: *additive* (native sums, with the
+  projection expressions recorded) or *action reducer* (needs its Python);
+  every action must have an undo, explicit or derivable;
+- each state operator: ``additive`` / ``action`` / ``ordered`` n:1 reducer,
+  and which operators of one scope over one input can fuse into one
+  aggregate;
+- every other binding: scalar 1:1 (native), host call (Python), and each
+  ``yield``: 1:n emission, or a filter when guarded inside a per-row loop.
+
+Assumes: states fused and scopes analysed.
+Guarantees: ``facts['kind']``, ``facts['classes']`` (ref → StateClassInfo),
+``facts['operators']`` with ``kind`` and ``fusable_with`` set,
+``facts['code']`` (binder → ``scalar`` | ``host``), ``facts['yields']``.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..analysis import Analysis
+from ..errors import Diagnostic, PassError
+from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim
+from ..program import Program
+from ..state_classes import check_undo, classify_state_class
+
+__all__ = ["classify_operators"]
+
+
+def classify_operators(prog: Program) -> Program:
+    a: Analysis = prog.facts["analysis"]
+    fn = prog.fn
+    kind = "table" if fn.returns == "rows" else "aggregate" if fn.stream_params else "scalar"
+    diags: list[Diagnostic] = []
+    classes = {}
+    for decl in a.states.values():
+        if decl.cls == CARRY or decl.cls in classes:
+            continue
+        cls = prog.refs[decl.cls]
+        classes[decl.cls] = classify_state_class(cls)
+        diags.extend(check_undo(cls))
+    if diags:
+        raise PassError(diags)
+    ops = []
+    for op in prog.facts["operators"]:
+        if op.ordered:
+            k = "ordered"
+        elif all(c != CARRY and classes[c].additive for c in op.classes):
+            k = "additive"
+        else:
+            k = "action"
+        ops.append(dataclasses.replace(op, kind=k))
+    fused = []
+    for op in ops:
+        mates = tuple(
+            o.name
+            for o in ops
+            if o is not op
+            and not o.ordered
+            and not op.ordered
+            and o.scope == op.scope
+            and o.inputs == op.inputs
+            and o.inputs
+        )
+        fused.append(dataclasses.replace(op, fusable_with=mates))
+    code = {}
+    for name, b in a.bound.items():
+        v = b.value
+        if isinstance(v, Apply) and isinstance(v.fn, Host):
+            code[name] = "host"
+        elif isinstance(v, Apply) and isinstance(v.fn, (Prim,)):
+            code[name] = "scalar"
+        elif isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "if":
+            if not any(isinstance(x, Lambda) and _has_effects(x, a) for x in v.args[1:]):
+                code[name] = "scalar"
+    yields = []
+    for s in a.sites:
+        if s.kind != "yield":
+            continue
+        in_rows = bool(s.loops) and a.loops[s.loops[-1]].kind == "rows"
+        yields.append((s, "filter" if (in_rows and s.guards) else "1:n" if in_rows else "1:1"))
+    return prog.with_facts(
+        kind=kind, classes=classes, operators=tuple(fused), code=code, yields=tuple(yields)
+    )
+
+
+def _has_effects(lam: Lambda, a: Analysis) -> bool:
+    from ..ir.nodes import StateCall
+    from ..ir.traverse import walk
+
+    return any(
+        isinstance(n, Apply)
+        and (isinstance(n.fn, StateCall) or (isinstance(n.fn, Builtin) and n.fn.name == "yield"))
+        for n in walk(lam.body)
+    )

@@ -1,0 +1,242 @@
+"""Fuse all code that touches one state into one operator (thesis §5.1.1).
+
+Transforms the let-normal IR's scattered state calls::
+
+    let seq = new IntervalSequence() in
+    let _loop1 = smap(\\category ts ->
+        let _t1 = eq(category, 0) in
+        let _ = if(_t1, \\() -> let _ = seq#open(ts) in None, ...) in None, clicks) in
+    seq#average_closed_size()
+
+into one ``StateOperator`` per state (``facts['operators']``): constructor,
+action sites with their guards and argument atoms, the minimal per-row code
+computing them (``map_code``), the loops feeding it (``inputs``) and its
+readers. The IR itself is unchanged.
+
+Assumes: let-normal form; reductions recognized (remaining ``carry`` states
+are in ordered loops).
+Guarantees: the state dependency graph (t depends on s when an action of t
+uses a value read from s) is acyclic except inside one ordered loop, whose
+states fuse into a single ordered operator; no state is read inside an
+unordered loop that updates it; every state is in exactly one operator.
+"""
+
+from __future__ import annotations
+
+import networkx as nx
+
+from ..analysis import Analysis, Site, analyze
+from ..errors import Diagnostic, PassError
+from ..ir.nodes import CARRY, Var
+from ..operators import ActionSite, ReadSite, StateOperator
+from ..program import Program
+
+__all__ = ["fuse_states"]
+
+
+def fuse_states(prog: Program) -> Program:
+    a = analyze(prog.fn)
+    diags: list[Diagnostic] = []
+    deps = _state_deps(a)
+    in_cycle = _check_cycles(a, deps, diags)
+    groups = _ordered_groups(a, in_cycle, diags)
+    if diags:
+        raise PassError(diags)
+    ops = []
+    grouped = {s for g in groups.values() for s in g}
+    for name in a.states:
+        if name not in grouped:
+            ops.append(_operator(a, name, (name,), prog, ordered=False))
+    for loop, members in groups.items():
+        ops.append(_operator(a, f"ordered.{loop}", tuple(sorted(members)), prog, ordered=True))
+    return prog.with_facts(analysis=a, operators=tuple(ops))
+
+
+def _state_deps(a: Analysis) -> nx.DiGraph:
+    """Edge s -> t when an action of t (or its guard) uses a value read from s."""
+    g = nx.DiGraph()
+    g.add_nodes_from(a.states)
+    reader_of = {s.result: s for s in a.sites if s.kind == "read"}
+    for site in a.sites:
+        if site.kind != "action":
+            continue
+        used = _site_inputs(site)
+        for n in a.closure(used):
+            r = reader_of.get(n)
+            if r is not None:
+                g.add_edge(r.state, site.state, site=site)
+    return g
+
+
+def _site_inputs(site: Site) -> set[str]:
+    used = {x.name for x in site.args if isinstance(x, Var)}
+    used |= {c for c, _ in site.guards}
+    return used
+
+
+def _check_cycles(a: Analysis, deps: nx.DiGraph, diags: list[Diagnostic]) -> set[str]:
+    """Report cycles between states, except those confined to one ordered loop."""
+    bad: set[str] = set()
+    for cycle in sorted(nx.simple_cycles(deps), key=lambda c: sorted(c)):
+        edges = [(cycle[i], cycle[(i + 1) % len(cycle)]) for i in range(len(cycle))]
+        sites = [deps.edges[e]["site"] for e in edges]
+        loops = {s.loops[-1] for s in sites if s.loops}
+        if len(loops) == 1 and a.loops[next(iter(loops))].ordered:
+            continue  # sequential inside an ordered loop: fused into one ordered operator
+        names = [_user(s) for s in cycle]
+        site = max(sites, key=lambda s: (s.span.line, s.span.col))
+        if len(cycle) == 1:
+            msg = (
+                f"cyclic dependency: an action of state `{names[0]}` uses a value read from "
+                f"`{names[0]}` itself"
+            )
+        else:
+            msg = "cyclic dependency between states " + " -> ".join(
+                f"`{n}`" for n in [*names, names[0]]
+            )
+        diags.append(
+            Diagnostic(
+                site.span,
+                msg,
+                "a state's actions may only use values of states that are complete "
+                "(read them after the loop that updates them), or iterate in order with "
+                "`order_by=`",
+            )
+        )
+        bad.update(cycle)
+    return bad
+
+
+def _ordered_groups(
+    a: Analysis, in_cycle: set[str], diags: list[Diagnostic]
+) -> dict[str, set[str]]:
+    """States read inside a loop that updates them: fused per ordered loop, else errors."""
+    groups: dict[str, set[str]] = {}
+    for name, decl in a.states.items():
+        depth = len(decl.loops)
+        acts = a.actions_of(name)
+        for r in a.reads_of(name):
+            if len(r.loops) <= depth:
+                continue
+            for act in acts:
+                common = _common_prefix(r.loops, act.loops)
+                if len(common) <= depth:
+                    continue
+                loop = a.loops[common[-1]]
+                if loop.ordered or any(a.loops[x].ordered for x in common[depth:]):
+                    olp = next(x for x in reversed(common) if a.loops[x].ordered)
+                    groups.setdefault(olp, set()).add(name)
+                    break
+                if name in in_cycle:
+                    break
+                diags.append(
+                    Diagnostic(
+                        r.span,
+                        f"state `{_user(name)}` is read inside the loop that updates it "
+                        f"(line {loop.span.line}); in an unordered loop the value read would "
+                        "depend on row order",
+                        "read it after the loop, or iterate in order with "
+                        "`group_by(key, rows, order_by=field)`",
+                    )
+                )
+                break
+    # an ordered loop with carried locals runs as one ordered operator with them
+    for name, decl in a.states.items():
+        if decl.cls != CARRY:
+            continue
+        for act in a.actions_of(name):
+            olp = next((x for x in reversed(act.loops) if a.loops[x].ordered), None)
+            if olp is not None:
+                groups.setdefault(olp, set()).add(name)
+    # every state acted on inside a fused ordered loop joins that operator
+    for olp, members in groups.items():
+        for name in a.states:
+            if any(olp in s.loops for s in a.actions_of(name)):
+                members.add(name)
+    # a state in two groups: merge groups (nested ordered loops)
+    merged: dict[str, set[str]] = {}
+    for olp, members in groups.items():
+        target = next((k for k, v in merged.items() if v & members), olp)
+        merged.setdefault(target, set()).update(members)
+    return merged
+
+
+def _operator(
+    a: Analysis, name: str, states: tuple[str, ...], prog: Program, ordered: bool
+) -> StateOperator:
+    decls = [a.states[s] for s in states]
+    scope = min((d.loops for d in decls), key=len)
+    actions, reads = [], []
+    used: set[str] = set()
+    for s in states:
+        cls = a.states[s].cls
+        codes = _action_codes(prog, cls)
+        for site in a.actions_of(s):
+            actions.append(
+                ActionSite(
+                    s,
+                    site.method,
+                    codes.get(site.method, 0),
+                    site.args,
+                    site.guards,
+                    site.loops,
+                    site.span,
+                )
+            )
+            used |= _site_inputs(site)
+        for site in a.reads_of(s):
+            reads.append(ReadSite(s, site.method, site.result, site.args, site.loops, site.span))
+    inputs = tuple(sorted({act.loops[-1] for act in actions if len(act.loops) > len(scope)}))
+    closure = a.closure(used)
+    depth = len(scope)
+    map_code = tuple(
+        sorted(
+            n
+            for n in closure
+            if n in a.bound and len(a.bound[n].loops) > depth and a.bound[n].value is not None
+        )
+    )
+    free = tuple(
+        sorted(
+            n
+            for n in closure
+            if n in a.bound
+            and (len(a.bound[n].loops) <= depth or a.bound[n].value is None)
+            and n not in map_code
+        )
+    )
+    return StateOperator(
+        name=name,
+        states=states,
+        classes=tuple(d.cls for d in decls),
+        scope=scope,
+        inputs=inputs,
+        actions=tuple(actions),
+        reads=tuple(reads),
+        map_code=map_code,
+        free=free,
+        ordered=ordered,
+    )
+
+
+def _action_codes(prog: Program, cls_ref: str) -> dict[str, int]:
+    cls = prog.refs.get(cls_ref)
+    if cls is None:
+        return {m: i for i, m in enumerate(("add", "sub", "max", "min", "set"))}
+    return {m: i for i, m in enumerate(cls.actions())}
+
+
+def _common_prefix(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[str, ...]:
+    out = []
+    for p, q in zip(x, y, strict=False):
+        if p != q:
+            break
+        out.append(p)
+    return tuple(out)
+
+
+def _user(name: str) -> str:
+    """A state variable as the user wrote it (drop callee prefixes and rename suffixes)."""
+    base = name.removesuffix(".acc").split(".")[-1]
+    head, _, tail = base.rpartition("_")
+    return head if head and tail.isdigit() else base

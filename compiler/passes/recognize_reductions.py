@@ -1,0 +1,157 @@
+"""Recognize loop-carried locals as reductions (Sum, Count, Max, Min).
+
+The frontend turns a local bound before a loop and updated inside it into a
+``carry`` pseudo-state. This pass transforms this::
+
+    let total.acc = new carry(total) in
+    let _loop1 = smap(\\x -> let _ = total.acc#add(x) in None, xs) in
+    let total_1 = total.acc#get() in ...
+
+into::
+
+    let total.acc = new looplift.states...:Sum() in
+    let _loop1 = smap(\\x -> let _ = total.acc#add(x) in None, xs) in
+    let _r1 = total.acc#value() in
+    let total_1 = add(total, _r1) in ...
+
+``n += 1`` becomes ``Count``; ``x = max(x, e)`` / ``min`` become ``Max`` /
+``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``.
+
+Assumes: let-normal form, unique binders.
+Guarantees: every remaining ``carry`` lives in an ordered loop (it is run in
+order by an ordered reducer); a carry in an unordered loop that is not a
+reduction is diagnosed as order-dependent, at the offending update or read.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+from ..analysis import analyze
+from ..errors import Diagnostic, PassError
+from ..frontend import ref_of
+from ..ir.nodes import CARRY, Apply, Expr, Let, Lit, Prim, StateCall, StateNew, Var
+from ..ir.traverse import map_children
+from ..program import Program
+from .let_normalize import let_normalize
+
+__all__ = ["recognize_reductions"]
+
+_KIND_OPS = {"sum": {"add", "sub"}, "max": {"max"}, "min": {"min"}}
+
+
+def recognize_reductions(prog: Program) -> Program:
+    from looplift import states
+
+    a = analyze(prog.fn)
+    diags: list[Diagnostic] = []
+    plan: dict[str, tuple[str, Expr]] = {}  # carry var -> (reduction, init atom)
+    for name, decl in a.states.items():
+        if decl.cls != CARRY:
+            continue
+        user = name.removesuffix(".acc").split(".")[-1]
+        updates = [s for s in a.actions_of(name)]
+        reads = a.reads_of(name)
+        in_loop_reads = [r for r in reads if len(r.loops) > len(decl.loops)]
+        ops = {s.method for s in updates}
+        kind = next((k for k, allowed in _KIND_OPS.items() if ops and ops <= allowed), None)
+        if kind is not None and not in_loop_reads:
+            if kind == "sum" and all(
+                s.method == "add" and isinstance(s.args[0], Lit) and s.args[0].value == 1
+                for s in updates
+            ):
+                kind = "count"
+            plan[name] = (kind, decl.args[0])
+            continue
+        loops = [a.loops[s.loops[-1]] for s in [*updates, *in_loop_reads] if s.loops]
+        if all(lp.ordered for lp in loops):
+            continue  # an ordered loop runs its body in order: any update is fine
+        offending = next(
+            (s for s in [*updates, *in_loop_reads] if s.loops and not a.loops[s.loops[-1]].ordered),
+            updates[0] if updates else reads[0],
+        )
+        what = (
+            "read inside the loop that updates it"
+            if offending.kind == "read"
+            else "updated in an order-dependent way"
+        )
+        diags.append(
+            Diagnostic(
+                offending.span,
+                f"loop-carried local `{user}` is {what}: in an unordered loop its value would "
+                "depend on row order",
+                "use a State for it, or iterate in a defined order with "
+                "`group_by(key, rows, order_by=field)`; order-independent updates are "
+                "`x += e`, `x -= e`, `x = max(x, e)`, `x = min(x, e)`",
+            )
+        )
+    if diags:
+        raise PassError(diags)
+    if not plan:
+        return prog
+    classes = {"sum": states.Sum, "count": states.Count, "max": states.Max, "min": states.Min}
+    refs = dict(prog.refs)
+    for kind in {k for k, _ in plan.values()}:
+        refs[ref_of(classes[kind])] = classes[kind]
+    counter = [0]
+
+    def fresh() -> str:
+        counter[0] += 1
+        return f"_r.{counter[0]}"
+
+    def rewrite(e: Expr) -> Expr:
+        e = map_children(e, rewrite)
+        if not isinstance(e, Let) or not isinstance(e.value, Apply):
+            return e
+        v = e.value
+        f = v.fn
+        if isinstance(f, StateNew) and e.name in plan:
+            cls = classes[plan[e.name][0]]
+            return dataclasses.replace(
+                e, value=dataclasses.replace(v, fn=StateNew(ref_of(cls), span=f.span), args=())
+            )
+        if not isinstance(f, StateCall) or f.state not in plan:
+            return e
+        kind, init = plan[f.state]
+        if f.method == "get":
+            r = fresh()
+            read = Apply(StateCall(f.state, "value", span=f.span), (), span=v.span)
+            if kind in ("sum", "count"):
+                if isinstance(init, Lit) and type(init.value) is int and init.value == 0:
+                    return Let(r, read, dataclasses.replace(e, value=Var(r)), span=e.span)
+                combined: Expr = Apply(Prim("add"), (init, Var(r)), span=v.span)
+            else:
+                combined = _if_none(Var(r), init, Apply(Prim(kind), (init, Var(r))), v.span)
+            return Let(r, read, dataclasses.replace(e, value=combined), span=e.span)
+        if kind == "count":
+            return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add"), args=()))
+        if f.method == "sub":
+            neg = fresh()
+            return Let(
+                neg,
+                Apply(Prim("neg"), v.args, span=v.span),
+                dataclasses.replace(e, value=Apply(_call(f, "add"), (Var(neg),), span=v.span)),
+                span=e.span,
+            )
+        if kind in ("max", "min"):
+            return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add")))
+        return e
+
+    body = rewrite(prog.fn.body)
+    out = dataclasses.replace(prog.with_fn(dataclasses.replace(prog.fn, body=body)), refs=refs)
+    return let_normalize(out)  # the rewrite introduced nested lets and fresh names
+
+
+def _call(f: StateCall, method: str) -> StateCall:
+    return dataclasses.replace(f, method=method)
+
+
+def _if_none(x: Var, then: Expr, other: Expr, span) -> Expr:
+    from ..ir.nodes import Builtin, Lambda
+
+    t = f"{x.name}.none"
+    return Let(
+        t,
+        Apply(Prim("is_none"), (x,)),
+        Apply(Builtin("if"), (Var(t), Lambda((), then), Lambda((), other)), span=span),
+    )
