@@ -124,8 +124,4 @@ class Variance(LibraryState):
 
     def sample(self) -> float | None:
         """Sample variance as a float, or None with fewer than two values."""
-        return (
-            max((self.ss - self.s * self.s / self.n) / (self.n - 1), 0.0)
-            if self.n > 1
-            else None
-        )
+        return max((self.ss - self.s * self.s / self.n) / (self.n - 1), 0.0) if self.n > 1 else None

@@ -229,9 +229,10 @@ def _closed_intervals_numpy(
     closed = has_close & before_next
     lo, hi = los[closed], hi[closed]
     if items.size:
-        sizes = cum[np.searchsorted(items, hi, side="left")] - cum[
-            np.searchsorted(items, lo, side="left")
-        ]
+        sizes = (
+            cum[np.searchsorted(items, hi, side="left")]
+            - cum[np.searchsorted(items, lo, side="left")]
+        )
     else:
         sizes = np.zeros(lo.size, dtype=np.int64)
     return list(zip(lo.tolist(), hi.tolist(), sizes.tolist(), strict=True))

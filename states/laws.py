@@ -127,8 +127,10 @@ def check_laws(
             if i == read_at:
                 observe(state)
             if act not in actions:
-                raise TypeError(f"check_laws({name}): the strategy drew {act!r}, "
-                                f"which is not an action of {name} ({sorted(actions)})")
+                raise TypeError(
+                    f"check_laws({name}): the strategy drew {act!r}, "
+                    f"which is not an action of {name} ({sorted(actions)})"
+                )
             try:
                 getattr(state, act).apply(sign, *args)
             except Exception as exc:
@@ -191,6 +193,11 @@ def check_laws(
                 f"{name} violates {law2}: [{_fmt_acts(base)}] reads {a}, but "
                 f"[{_fmt_events(events)}] (which applies and undoes "
                 f"[{_fmt_acts(extra)}] as well) reads {b}"
+                + (
+                    f" (readers also called after the first {read_at} events)"
+                    if 0 <= read_at < len(events)
+                    else ""
+                )
             )
 
     law3 = "law 3 (fresh state is the identity)"
