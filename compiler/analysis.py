@@ -112,6 +112,32 @@ class Analysis:
             for n, b in self.bound.items()
         }
 
+    def rows_origin(self, loop: str) -> str:
+        """The stream variable whose rows feed ``loop``: a RowStream parameter or a
+        group loop's substream parameter (aliases and projections followed)."""
+        v = self.bound[loop].value
+        stream = v.args[1] if isinstance(v, Apply) else None
+        while isinstance(stream, Var):
+            b = self.bound.get(stream.name)
+            if b is None or b.value is None:
+                return stream.name
+            val = b.value
+            if isinstance(val, Var):
+                stream = val
+            elif isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name in (
+                "project",
+                "group_by",
+            ):
+                stream = val.args[0]
+            else:
+                break
+        return self.loops[loop].source
+
+    def input_key(self, loop: str) -> tuple[str | None, str]:
+        """Loops with equal keys iterate the same rows (possibly projected differently)."""
+        lp = self.loops[loop]
+        return (lp.parent, self.rows_origin(loop))
+
     def closure(self, names: frozenset[str] | set[str]) -> set[str]:
         """All binders that ``names`` depend on, transitively (including them)."""
         out: set[str] = set()
@@ -152,6 +178,8 @@ def _binding(
 ) -> None:
     if name != "_":
         a.bound[name] = Bound(name, v, loops, guards, span)
+    if isinstance(v, Var) and v.name in a.streams:
+        a.streams[name] = a.streams[v.name]  # an alias of a stream (an inlined parameter)
     if not isinstance(v, Apply):
         return
     f = v.fn

@@ -63,6 +63,7 @@ from .ir.nodes import (
     StateNew,
     Var,
 )
+from .names import carry_var
 from .ir.prims import AUGOPS, BINOPS, BUILTIN_FUNCS, COMPAREOPS, MATH_FUNCS, UNARYOPS
 
 __all__ = ["ParsedModule", "parse_module", "translate", "ref_of", "SCALAR_TYPES"]
@@ -760,7 +761,7 @@ class _Translator:
         inner.depth = env.depth + 1
         inner.ordered = env.ordered or ordered
         for n in carried:
-            cvar = f"{n}.acc"
+            cvar = carry_var(n)
             prologue.append(
                 (cvar, Apply(StateNew(CARRY), (Var(env.names[n].var),), span=env.names[n].span))
             )
@@ -791,7 +792,7 @@ class _Translator:
             env2.names[n] = Binding("value", n, env.names[n].span, depth=env.depth)
         tail = rest(env2)
         for n in reversed(carried):
-            tail = Let(n, Apply(StateCall(f"{n}.acc", "get"), ()), tail, span=sp)
+            tail = Let(n, Apply(StateCall(carry_var(n), "get"), ()), tail, span=sp)
         out = Let("_loop", loop, tail, span=sp)
         for name, val in reversed(prologue):
             out = Let(name, val, out, span=sp)

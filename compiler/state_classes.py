@@ -51,7 +51,7 @@ def classify_state_class(cls: type) -> StateClassInfo:
     why = ""
     fields: list[tuple[str, str]] = []
     init = methods.get("__init__")
-    bases_ok = all(b.__name__ in ("State", "object") for b in cls.__mro__[1:])
+    bases_ok = all(_only_machinery(b, cls) for b in cls.__mro__[1:])
     if not bases_ok:
         why = "it inherits from another state class"
     elif init is None:
@@ -122,6 +122,18 @@ def check_undo(cls: type) -> list[Diagnostic]:
             )
         )
     return out
+
+
+def _only_machinery(base: type, cls: type) -> bool:
+    """A base class that defines no constructor, action or reader of ``cls``."""
+    from looplift.state import State
+
+    if base in (State, object):
+        return True
+    own = vars(base)
+    return "__init__" not in own and not any(
+        n in own for n in (*cls.actions(), *cls.readers())
+    )
 
 
 def _replace(info: StateClassInfo, **kw) -> StateClassInfo:

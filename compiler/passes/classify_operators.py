@@ -53,6 +53,9 @@ def classify_operators(prog: Program) -> Program:
         else:
             k = "action"
         ops.append(dataclasses.replace(op, kind=k))
+    def input_of(op) -> frozenset:
+        return frozenset(a.input_key(loop) for loop in op.inputs)
+
     fused = []
     for op in ops:
         mates = tuple(
@@ -62,8 +65,8 @@ def classify_operators(prog: Program) -> Program:
             and not o.ordered
             and not op.ordered
             and o.scope == op.scope
-            and o.inputs == op.inputs
             and o.inputs
+            and input_of(o) == input_of(op)
         )
         fused.append(dataclasses.replace(op, fusable_with=mates))
     code = {}

@@ -29,6 +29,7 @@ from ..analysis import Analysis, Site, analyze
 from ..errors import Diagnostic, PassError
 from ..ir.nodes import CARRY, Var
 from ..operators import ActionSite, ReadSite, StateOperator
+from ..names import user_name
 from ..program import Program
 
 __all__ = ["fuse_states"]
@@ -236,7 +237,4 @@ def _common_prefix(x: tuple[str, ...], y: tuple[str, ...]) -> tuple[str, ...]:
 
 
 def _user(name: str) -> str:
-    """A state variable as the user wrote it (drop callee prefixes and rename suffixes)."""
-    base = name.removesuffix(".acc").split(".")[-1]
-    head, _, tail = base.rpartition("_")
-    return head if head and tail.isdigit() else base
+    return user_name(name, keep_callee=False)

@@ -36,8 +36,20 @@ _SUFFIX = re.compile(r"\.\d+$")
 def let_normalize(prog: Program) -> Program:
     names = _Names()
     ren = {p.name: names.fresh(p.name) for p in prog.fn.params}
-    body = _norm(prog.fn.body, ren, names, lambda s: s)
+    body = _norm(prog.fn.body, ren, names, _tail(names))
     return prog.with_fn(dataclasses.replace(prog.fn, body=body))
+
+
+def _tail(names: _Names) -> Callable[[Expr], Expr]:
+    """Bind a non-atomic tail to a name, so every call has a binder (``_`` = effect)."""
+
+    def k(s: Expr) -> Expr:
+        if _is_atom(s) or isinstance(s, Lambda):
+            return s
+        v = names.fresh("_v")
+        return Let(v, s, Var(v, span=s.span), span=s.span)
+
+    return k
 
 
 class _Names:
@@ -82,7 +94,7 @@ def _norm(e: Expr, ren: dict[str, str], names: _Names, k: Callable[[Expr], Expr]
         for p in e.params:
             ren2[p] = names.fresh(p)
             params.append(ren2[p])
-        body = _norm(e.body, ren2, names, lambda s: s)
+        body = _norm(e.body, ren2, names, _tail(names))
         return k(dataclasses.replace(e, params=tuple(params), body=body))
     if isinstance(e, Let):
 

@@ -3,15 +3,15 @@
 The frontend turns a local bound before a loop and updated inside it into a
 ``carry`` pseudo-state. This pass transforms this::
 
-    let total.acc = new carry(total) in
-    let _loop1 = smap(\\x -> let _ = total.acc#add(x) in None, xs) in
-    let total_1 = total.acc#get() in ...
+    let total.carry = new carry(total) in
+    let _loop1 = smap(\\x -> let _ = total.carry#add(x) in None, xs) in
+    let total_1 = total.carry#get() in ...
 
 into::
 
-    let total.acc = new looplift.states...:Sum() in
-    let _loop1 = smap(\\x -> let _ = total.acc#add(x) in None, xs) in
-    let _r1 = total.acc#value() in
+    let total.carry = new looplift.states...:Sum() in
+    let _loop1 = smap(\\x -> let _ = total.carry#add(x) in None, xs) in
+    let _r1 = total.carry#value() in
     let total_1 = add(total, _r1) in ...
 
 ``n += 1`` becomes ``Count``; ``x = max(x, e)`` / ``min`` become ``Max`` /
@@ -32,6 +32,7 @@ from ..errors import Diagnostic, PassError
 from ..frontend import ref_of
 from ..ir.nodes import CARRY, Apply, Expr, Let, Lit, Prim, StateCall, StateNew, Var
 from ..ir.traverse import map_children
+from ..names import user_name
 from ..program import Program
 from .let_normalize import let_normalize
 
@@ -49,7 +50,7 @@ def recognize_reductions(prog: Program) -> Program:
     for name, decl in a.states.items():
         if decl.cls != CARRY:
             continue
-        user = name.removesuffix(".acc").split(".")[-1]
+        user = user_name(name)
         updates = [s for s in a.actions_of(name)]
         reads = a.reads_of(name)
         in_loop_reads = [r for r in reads if len(r.loops) > len(decl.loops)]

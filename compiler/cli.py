@@ -1,0 +1,172 @@
+"""``uda-compile`` / ``python -m looplift``: compile a module of algorithms.
+
+    uda-compile samples/clickstream.py --explain
+    uda-compile samples/clickstream.py --graph clickstream.svg
+    uda-compile samples/clickstream.py --check
+    uda-compile samples/clickstream.py --dump-after=fuse_states
+
+Exit 0 on success, 1 with diagnostics (``path:line:col: error: ...``) on errors.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib.util
+import os
+import shutil
+import subprocess
+import sys
+import traceback
+from typing import Any
+
+__all__ = ["main", "load_module", "algorithms_of"]
+
+
+def _parser() -> argparse.ArgumentParser:
+    from .pipeline import STAGES
+
+    p = argparse.ArgumentParser(
+        prog="uda-compile",
+        description="Compile looplift @dataflow algorithms into Spark dataflow plans.",
+    )
+    p.add_argument("file", help="a Python module with @dataflow functions")
+    p.add_argument("-o", "--output", metavar="DIR", help="write the build package to DIR")
+    p.add_argument("--explain", action="store_true", help="print what each algorithm compiles to")
+    p.add_argument(
+        "--graph", metavar="OUT", help="draw the dataflow graph (.dot, .svg or .png)"
+    )
+    p.add_argument("--check", action="store_true", help="only diagnose; write nothing")
+    p.add_argument("--dump-after", metavar="STAGE", choices=STAGES, help="print the IR after STAGE")
+    p.add_argument("--only", metavar="NAME", action="append", help="compile only these algorithms")
+    return p
+
+
+def load_module(path: str) -> Any:
+    """Import a module from a file path (its folder goes on sys.path for its imports)."""
+    path = os.path.abspath(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    folder = os.path.dirname(path)
+    if folder not in sys.path:
+        sys.path.insert(0, folder)
+    spec = importlib.util.spec_from_file_location(name, path)
+    if spec is None or spec.loader is None:
+        raise ImportError(f"cannot import {path}")
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    spec.loader.exec_module(module)
+    return module
+
+
+def algorithms_of(module: Any) -> list[Any]:
+    """The module's own ``@dataflow`` functions, in source order."""
+    from looplift.api import Dataflow
+
+    found = [
+        v
+        for v in vars(module).values()
+        if isinstance(v, Dataflow) and v.fn.__module__ == module.__name__
+    ]
+    return sorted(found, key=lambda d: d.fn.__code__.co_firstlineno)
+
+
+def main(argv: list[str] | None = None) -> int:
+    args = _parser().parse_args(argv)
+    from .errors import CompilerError, Diagnostic, render
+    from .frontend import parse_module
+    from .ir.nodes import Span
+    from .pipeline import compile_dataflow
+
+    if not os.path.exists(args.file):
+        print(f"uda-compile: no such file: {args.file}", file=sys.stderr)
+        return 1
+    try:
+        parse_module(os.path.abspath(args.file))
+        module = load_module(args.file)
+    except CompilerError as e:
+        print(str(e), file=sys.stderr)
+        return 1
+    except Exception as e:  # the module itself fails to import
+        tb = traceback.extract_tb(e.__traceback__)
+        frame = next((f for f in reversed(tb) if os.path.abspath(f.filename) == os.path.abspath(args.file)), None)
+        span = Span(os.path.abspath(args.file), frame.lineno if frame else 1, 1)
+        d = Diagnostic(span, f"importing the module failed: {type(e).__name__}: {e}")
+        print(render([d]), file=sys.stderr)
+        return 1
+    algos = algorithms_of(module)
+    if args.only:
+        algos = [a for a in algos if a.name in args.only]
+    if not algos:
+        print(f"uda-compile: no @dataflow functions in {args.file}", file=sys.stderr)
+        return 1
+    compiled = {}
+    diags = []
+    for algo in algos:
+        try:
+            compiled[algo.name] = compile_dataflow(
+                algo,
+                dump_after=args.dump_after,
+                dump=lambda text, name=algo.name: print(f"# {name} after {args.dump_after}\n{text}\n"),
+            )
+        except CompilerError as e:
+            diags.extend(e.diagnostics)
+    if diags:
+        seen, unique = set(), []
+        for d in sorted(diags, key=lambda d: (d.span.path, d.span.line, d.span.col)):
+            key = (d.span.path, d.span.line, d.span.col, d.message)
+            if key not in seen:
+                seen.add(key)
+                unique.append(d)
+        print(render(unique), file=sys.stderr)
+        return 1
+    if args.check:
+        print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
+        return 0
+    if args.explain:
+        print("\n\n".join(c.explain() for c in compiled.values()))
+    if args.graph:
+        _write_graph(args.graph, list(compiled.values()))
+    if args.output:
+        print("uda-compile: -o (build packages) arrives with the Spark backend", file=sys.stderr)
+        return 1
+    if not (args.explain or args.graph or args.dump_after):
+        print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
+    return 0
+
+
+def _write_graph(out: str, compiled: list[Any]) -> None:
+    body = [c.graph.to_dot() for c in compiled]
+    dot = _merge_dot(body)
+    ext = os.path.splitext(out)[1].lower()
+    if ext == ".dot":
+        with open(out, "w", encoding="utf-8") as f:
+            f.write(dot)
+        return
+    if ext not in (".svg", ".png"):
+        raise SystemExit(f"uda-compile: --graph wants .dot, .svg or .png, not {ext!r}")
+    exe = shutil.which("dot")
+    if exe is None:
+        raise SystemExit(
+            "uda-compile: drawing .svg/.png needs Graphviz's `dot` (apt-get install graphviz); "
+            "or write .dot"
+        )
+    subprocess.run([exe, f"-T{ext[1:]}", "-o", out], input=dot.encode(), check=True)
+
+
+def _merge_dot(graphs: list[str]) -> str:
+    """Several algorithms' graphs as clusters of one picture."""
+    if len(graphs) == 1:
+        return graphs[0]
+    out = ["digraph module {", "  rankdir=TB;", '  node [fontname="Helvetica"];']
+    for i, gtext in enumerate(graphs):
+        lines = gtext.strip().splitlines()
+        title = lines[0].split('"')[1]
+        out.append(f"  subgraph cluster_{i} {{")
+        out.append(f'    label="{title}";')
+        for ln in lines[1:-1]:
+            if ln.strip().startswith(("rankdir", "node [")):
+                continue
+            out.append("  " + ln.replace('"', f'"{title}/', 1).replace(' -> "', f' -> "{title}/', 1)
+                       if ln.strip().startswith('"') else "  " + ln)  # fmt: skip
+        out.append("  }")
+    out.append("}")
+    return "\n".join(out) + "\n"

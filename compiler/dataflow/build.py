@@ -1,0 +1,246 @@
+"""Build the dataflow graph from an analysed program.
+
+One node per operator: sources and scalar parameters; one ``group_by`` or
+``iterate`` node per loop (its rows flow into the operators inside it); one
+``state`` node per fused state operator (its map part runs per row, its
+reduce part per scope key); one ``scalar`` or ``host`` node per remaining
+binding; one ``yield`` node per ``yield``; one ``return`` node.
+
+Assumes: ``classify_operators`` ran (facts ``analysis``, ``operators``,
+``scopes``, ``code``, ``yields``).
+Guarantees: every variable a node needs arrives on exactly one arc from the
+node that produces it (checked by :meth:`DataflowGraph.verify`).
+"""
+
+from __future__ import annotations
+
+from ..analysis import Analysis
+from ..ir.nodes import Apply, Builtin, Lambda, Let, StateCall, StateNew, Var, attr
+from ..ir.traverse import walk
+from ..program import Program
+from .exprs import render, render_guards, render_name
+from .graph import DataflowGraph, Node
+
+__all__ = ["build_graph"]
+
+
+def build_graph(prog: Program) -> DataflowGraph:
+    a: Analysis = prog.facts["analysis"]
+    scopes = prog.facts["scopes"]
+    fn = prog.fn
+    g = DataflowGraph(fn.name)
+    producer: dict[str, str] = {}
+
+    def scope_text(loops: tuple[str, ...]) -> str:
+        from ..passes.analyze_scopes import scope_of
+
+        return scope_of(a, loops).text()
+
+    # sources and parameters
+    for p in fn.params:
+        if p.kind == "rows":
+            nid = f"source:{p.name}"
+            g.add(Node(nid, "source", f"{p.name}: {p.type_text()}", "global", (), True, (p.name,)))
+        else:
+            nid = f"param:{p.name}"
+            g.add(Node(nid, "param", f"{p.name}: {p.type_text()}", "global", (), True, (p.name,)))
+        producer[p.name] = nid
+
+    # loops
+    for name, lp in a.loops.items():
+        nid = f"{'group_by' if lp.kind == 'group' else 'iterate'}:{name}"
+        if lp.kind == "group":
+            label = f"group_by({_fields(lp.key)}) of {lp.source}"
+            if lp.order_by is not None:
+                label += f", each group ordered by {lp.source}[{lp.order_by}]"
+        else:
+            label = f"rows of {lp.source}{_fields(lp.fields, bracket=True)}"
+            if lp.ordered:
+                label += " in order"
+        g.add(
+            Node(
+                nid,
+                "group_by" if lp.kind == "group" else "iterate",
+                label,
+                scope_text((*a.bound[lp.params[0]].loops,)),
+                a.bound[lp.params[0]].loops,
+                True,
+                tuple(lp.params),
+                payload=lp,
+            )
+        )
+        for p in lp.params:
+            producer[p] = nid
+    for name, lp in a.loops.items():
+        nid = producer[lp.params[0]]
+        parent = a.rows_origin(name)
+        g.connect(producer.get(parent, f"source:{lp.source}"), nid, name, "rows")
+
+    # state operators
+    fused_code: set[str] = set()
+    for op in prog.facts["operators"]:
+        nid = f"state:{op.name}"
+        reads = tuple(r.result for r in op.reads if r.result != "_")
+        classes = ", ".join(
+            "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
+        )
+        label = f"{classes} ({op.kind} reducer)"
+        needs = set(op.free)
+        for act in op.actions:
+            needs |= {x.name for x in act.args if isinstance(x, Var)}
+            needs |= {c for c, _ in act.guards}
+        for n in op.map_code:
+            needs |= _refs(a.bound[n].value)
+        needs -= set(op.map_code)
+        needs -= {r.result for r in op.reads}
+        for d in op.states:
+            for x in a.states[d].args:
+                if isinstance(x, Var):
+                    needs.add(x.name)
+        g.add(
+            Node(
+                nid,
+                "state",
+                label,
+                scope_text(op.scope),
+                op.scope,
+                op.kind == "additive",
+                reads,
+                tuple(sorted(needs)),
+                payload=op,
+            )
+        )
+        fused_code |= set(op.map_code)
+        for r in reads:
+            producer[r] = nid
+        for loop in op.inputs:
+            g.connect(producer[a.loops[loop].params[0]], nid, loop, "rows")
+
+    # remaining bindings
+    skip = set(producer) | set(a.states) | set(a.streams)
+    wanted = [
+        n
+        for n, b in a.bound.items()
+        if n not in skip and b.value is not None and not _is_structural(b.value)
+    ]
+    nodes_for = [n for n in wanted if n not in fused_code]
+    # fused code still needed outside its operator gets its own node too
+    needed = set()
+    for n in nodes_for:
+        needed |= _refs(a.bound[n].value)
+    for s in a.sites:
+        if s.kind in ("yield", "host"):
+            needed |= {x.name for x in s.args if isinstance(x, Var)} | {c for c, _ in s.guards}
+    tail = _tail_var(fn.body)
+    if tail:
+        needed.add(tail)
+    changed = True
+    while changed:  # ends: each round adds at least one of finitely many binders
+        changed = False
+        for n in wanted:
+            if n in fused_code and n in needed and n not in nodes_for:
+                nodes_for.append(n)
+                needed |= _refs(a.bound[n].value)
+                changed = True
+    code = prog.facts["code"]
+    for n in nodes_for:
+        b = a.bound[n]
+        kind = "host" if code.get(n) == "host" else "scalar"
+        label = render(b.value, a) if n.startswith("_") else f"{n} = {render(b.value, a)}"
+        if b.guards:
+            label += f"   [when {render_guards(b.guards, a)}]"
+        nid = f"{kind}:{n}"
+        needs = tuple(sorted(_refs(b.value) | {c for c, _ in b.guards}))
+        g.add(Node(nid, kind, label, scope_text(b.loops), b.loops, kind != "host", (n,), needs, b))
+        producer[n] = nid
+
+    # yields
+    for i, (site, cls) in enumerate(prog.facts["yields"]):
+        nid = f"yield:{i}"
+        needs = {x.name for x in site.args if isinstance(x, Var)} | {c for c, _ in site.guards}
+        label = f"yield {render(site.args[0], a)}"
+        if site.guards:
+            label += f" when {render_guards(site.guards, a)}"
+        g.add(
+            Node(nid, "yield", f"{label}  ({cls})", scope_text(site.loops), site.loops, True,
+                 (nid,), tuple(sorted(needs)), site)
+        )  # fmt: skip
+        producer[nid] = nid
+
+    # return
+    if fn.returns == "rows":
+        ret_needs = tuple(f"yield:{i}" for i in range(len(prog.facts["yields"])))
+        label = "rows " + (f"({', '.join(fn.columns)})" if fn.columns else "")
+    else:
+        ret_needs = (tail,) if tail else ()
+        label = render_name(tail, a) if tail else repr(_tail_lit(fn.body))
+    g.add(Node("return", "return", label.strip(), "global", (), True, (), ret_needs))
+
+    # data arcs
+    for node in list(g.nodes()):
+        for v in node.needs:
+            src = producer.get(v)
+            if src is None:
+                continue  # reported by verify(): a needed variable without producer
+            g.connect(src, node.id, v, "return" if node.kind == "return" else "data")
+    return g
+
+
+def _refs(e) -> set[str]:
+    """Variables an expression refers to (inner binders of ``if`` branches excluded)."""
+    out: set[str] = set()
+    inner: set[str] = set()
+    for n in walk(e):
+        if isinstance(n, Var):
+            out.add(n.name)
+        elif isinstance(n, StateCall):
+            out.add(n.state)
+        elif isinstance(n, Let):
+            inner.add(n.name)
+        elif isinstance(n, Lambda):
+            inner.update(n.params)
+    return out - inner
+
+
+def _is_structural(v) -> bool:
+    """Loops, stream forms and state constructors are not computations of their own."""
+    if isinstance(v, Apply):
+        if isinstance(v.fn, Builtin) and v.fn.name in ("smap", "group_by", "project"):
+            return True
+        if isinstance(v.fn, (StateNew, StateCall)):
+            return True
+        if isinstance(v.fn, Builtin) and v.fn.name == "if":
+            # effect-only joins (no value) are carried by their effects
+            return all(
+                isinstance(x, Lambda) and _returns_unit(x) for x in v.args[1:]
+            )
+    return False
+
+
+def _returns_unit(lam: Lambda) -> bool:
+    e = lam.body
+    while isinstance(e, Let):
+        e = e.body
+    return getattr(e, "value", 0) is None and not isinstance(e, Var)
+
+
+def _tail_var(e) -> str | None:
+    while isinstance(e, Let):
+        e = e.body
+    return e.name if isinstance(e, Var) else None
+
+
+def _tail_lit(e):
+    while isinstance(e, Let):
+        e = e.body
+    return getattr(e, "value", None)
+
+
+def _fields(fields: tuple[int, ...], bracket: bool = False) -> str:
+    text = ", ".join(str(f) for f in fields)
+    if bracket:
+        return f"[{text}]" if fields else ""
+    return text if len(fields) != 1 else str(fields[0])
+
+
+del attr

@@ -1,0 +1,150 @@
+"""``--explain``: what an algorithm compiled into, for a human.
+
+Per algorithm: its kind, inputs, scopes, and each operator with its scope
+key, what runs natively (map phase, native sums, scalar expressions) and
+what needs Python (action reducers, ordered loops, host functions), and why.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from .dataflow.exprs import render, render_guards, render_name
+from .ir.nodes import CARRY, Var
+from .names import user_name
+
+if TYPE_CHECKING:
+    from .pipeline import Compiled
+
+__all__ = ["explain"]
+
+
+def explain(c: Compiled) -> str:
+    prog, g = c.program, c.graph
+    a = prog.facts["analysis"]
+    fn = prog.fn
+    classes = prog.facts["classes"]
+    out: list[str] = []
+    sig = ", ".join(f"{p.name}: {p.type_text()}" for p in fn.params)
+    out.append(f"algorithm {fn.name}({sig})")
+    kind = prog.facts["kind"]
+    what = {
+        "scalar": "scalar (1:1): one native expression per row",
+        "aggregate": "aggregate (n:1): one value per call (per group when used in GROUP BY)",
+        "table": "table (n:m): yields rows",
+    }[kind]
+    out.append(f"  kind: {what}")
+    if fn.columns:
+        out.append(f"  columns: {', '.join(fn.columns)}")
+
+    loops = [n for n in g.nodes() if n.kind in ("group_by", "iterate")]
+    if loops:
+        out.append("  scopes:")
+        for n in loops:
+            lp = n.payload
+            if lp.kind == "group":
+                key = ", ".join(a.loops[lp.name].params[:1])
+                out.append(f"    {lp.name}: {n.label}; key {key} -> scope key {n.scope}")
+            else:
+                out.append(f"    {lp.name}: {n.label}; per row, scope {n.scope}")
+
+    ops = [n for n in g.nodes() if n.kind == "state"]
+    if ops:
+        out.append("  operators:")
+    for n in ops:
+        op = n.payload
+        out.append(f"    {op.name}: {n.label}, scope key {n.scope}")
+        for s, cref in zip(op.states, op.classes, strict=True):
+            if cref == CARRY:
+                out.append(f"      state {_user(s)}: carried local, updated in loop order")
+                continue
+            info = classes[cref]
+            tag = "additive" if info.additive else "action reducer"
+            out.append(
+                f"      state {_user(s)}: {info.name} — {tag}; actions "
+                f"{', '.join(info.actions)}; readers {', '.join(info.readers)}"
+            )
+            if info.additive:
+                for act in info.additive_actions:
+                    ups = "; ".join(f"{f} {sign}= {e}" for f, sign, e in act.updates)
+                    out.append(f"        projection {act.method}({', '.join(act.params)}): {ups}")
+                for r, e in info.reader_exprs:
+                    out.append(f"        reader {r}() = {e}")
+            else:
+                out.append(f"        needs Python because {info.why}")
+        if op.fusable_with:
+            out.append(
+                f"      fusable with {', '.join(op.fusable_with)}: same scope {n.scope} and same "
+                "input, one aggregate"
+            )
+        where = ", ".join(op.inputs) if op.inputs else "(no loop)"
+        out.append(f"      map part (native, per row of {where}):")
+        for act in op.actions:
+            args = ", ".join(render(x, a) for x in act.args)
+            guard = f"when {render_guards(act.guards, a)}: " if act.guards else ""
+            code = f"  [action code {act.code}]" if not op.kind == "additive" else ""
+            out.append(f"        {guard}{_user(act.state)}.{act.method}({args}){code}")
+        if op.kind == "additive":
+            out.append(
+                "      reduce part (native): Spark sum() of the sign-weighted projections per "
+                "scope key; no Python at run time"
+            )
+        elif op.kind == "ordered":
+            out.append(
+                "      reduce part (Python): sort each scope's rows by the order_by field, run "
+                "the loop body in order"
+            )
+        else:
+            cls = ", ".join(c.rsplit(":", 1)[-1] for c in op.classes)
+            out.append(
+                f"      reduce part (Python): a fresh {cls} per scope key applies "
+                "(action code, argument, sign) in one vectorized Arrow reducer"
+            )
+        for r in op.reads:
+            out.append(f"      read {_user(r.state)}.{r.method}() -> {_user(r.result)}")
+
+    # scalar code consumed only by other scalar code is shown inside its consumer
+    def shown(n) -> bool:
+        if n.kind != "scalar":
+            return True
+        succ = [g.node(v) for v in g.g.successors(n.id)]
+        return not succ or any(s.kind != "scalar" for s in succ) and not all(
+            s.kind == "yield" and n.id.startswith("scalar:_") for s in succ
+        )
+
+    rest = [n for n in g.nodes() if n.kind in ("scalar", "host", "yield") and shown(n)]
+    if rest:
+        out.append("  other operators:")
+        for n in rest:
+            where = "native" if n.native else "Python (host function, vectorized Arrow)"
+            cls = {"scalar": "1:1 scalar", "host": "host call", "yield": "emit"}[n.kind]
+            out.append(f"    {cls:<10} scope {n.scope:<14} {where}: {n.label}")
+    ret = g.node("return")
+    if fn.returns == "rows":
+        out.append(f"  returns: {ret.label}")
+    else:
+        tail = ret.needs[0] if ret.needs else None
+        out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
+    native = all(n.native for n in g.nodes())
+    out.append(
+        "  runs: fully native (no Python at run time)"
+        if native
+        else "  runs: native except "
+        + ", ".join(sorted({_py_reason(n) for n in g.nodes() if not n.native}))
+    )
+    return "\n".join(out)
+
+
+def _py_reason(n) -> str:
+    if n.kind == "state":
+        return f"the {n.payload.kind} reducer {n.payload.name}"
+    if n.kind == "host":
+        return f"host call {n.id.split(':', 1)[1]}"
+    return n.id
+
+
+def _user(name: str) -> str:
+    return user_name(name)
+
+
+del Var

@@ -1,0 +1,118 @@
+"""The compiler pipeline: the frontend, then every pass in order, in one place.
+
+``compile_dataflow`` is a loop over :data:`PIPELINE`; a failing step is named
+in the error, the IR can be dumped after any stage, and the IR invariants are
+checked between stages when ``verify=True`` (the tests) or ``LOOPLIFT_VERIFY=1``.
+"""
+
+from __future__ import annotations
+
+import importlib
+import inspect
+import os
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+from .dataflow.build import build_graph
+from .dataflow.graph import DataflowGraph
+from .errors import CompilerError
+from .frontend import parse_module, translate
+from .ir.nodes import Function
+from .ir.pprint import pformat_function
+from .ir.verify import verify as verify_ir
+from .passes.analyze_scopes import analyze_scopes
+from .passes.classify_operators import classify_operators
+from .passes.float_invariants import float_invariants
+from .passes.fuse_states import fuse_states
+from .passes.inline_dataflow import inline_dataflow
+from .passes.let_normalize import let_normalize
+from .passes.recognize_reductions import recognize_reductions
+from .program import Program
+
+__all__ = ["PIPELINE", "STAGES", "Compiled", "compile_dataflow", "frontend"]
+
+PIPELINE: tuple[Callable[[Program], Program], ...] = (
+    inline_dataflow,
+    let_normalize,
+    float_invariants,
+    recognize_reductions,
+    fuse_states,
+    analyze_scopes,
+    classify_operators,
+)
+
+STAGES = ("frontend", *(p.__name__ for p in PIPELINE), "graph")
+
+
+@dataclass(frozen=True)
+class Compiled:
+    """The result of compiling one algorithm."""
+
+    program: Program
+    graph: DataflowGraph
+
+    @property
+    def kind(self) -> str:
+        return self.program.facts["kind"]
+
+    def explain(self) -> str:
+        from .explain import explain
+
+        return explain(self)
+
+
+def frontend(obj: Any) -> tuple[Function, dict[str, Any]]:
+    """Parse and translate one ``Dataflow`` object."""
+    path = inspect.getsourcefile(obj.fn)
+    if path is None:
+        raise TypeError(f"cannot find the source of {obj!r}")
+    return translate(obj, parse_module(path))
+
+
+def _loader(refs: dict[str, Any]) -> Callable[[str], Function]:
+    def load(ref: str) -> Function:
+        obj = refs.get(ref)
+        if obj is None:
+            mod, _, qual = ref.partition(":")
+            obj = getattr(importlib.import_module(mod), qual)
+        fn, more = frontend(obj)
+        refs.update(more)
+        return fn
+
+    return load
+
+
+def compile_dataflow(
+    obj: Any,
+    *,
+    dump_after: str | None = None,
+    dump: Callable[[str], None] = print,
+    verify: bool | None = None,
+) -> Compiled:
+    """Compile a ``Dataflow`` through the whole pipeline."""
+    if verify is None:
+        verify = os.environ.get("LOOPLIFT_VERIFY") == "1"
+    fn, refs = frontend(obj)
+    if verify:
+        verify_ir(fn, "frontend")
+    if dump_after == "frontend":
+        dump(pformat_function(fn))
+    prog = Program(fn, refs, _loader(refs))
+    for step in PIPELINE:
+        try:
+            prog = step(prog)
+        except CompilerError:
+            raise
+        except Exception as e:  # a compiler bug: name the failing step
+            raise RuntimeError(f"looplift: internal error in {step.__name__}: {e!r}") from e
+        if verify:
+            verify_ir(prog.fn, step.__name__)
+        if dump_after == step.__name__:
+            dump(pformat_function(prog.fn))
+    graph = build_graph(prog)
+    if verify:
+        graph.verify()
+    if dump_after == "graph":
+        dump(graph.pformat())
+    return Compiled(prog, graph)
