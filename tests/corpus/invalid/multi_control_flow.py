@@ -1,0 +1,35 @@
+# expect: 13:5 while
+# expect: 21:5 try
+# expect: 34:13 break
+"""Three algorithms, each with a control-flow construct looplift rejects:
+`while`, `try` and `break`. All three are reported."""
+
+from looplift import RowStream, dataflow
+
+
+@dataflow
+def digits(n: int) -> int:
+    count = 1
+    while n >= 10:
+        n //= 10
+        count += 1
+    return count
+
+
+@dataflow
+def parse_or_zero(text: str) -> int:
+    try:
+        v = int(text)
+    except ValueError:
+        v = 0
+    return v
+
+
+@dataflow
+def first_big(xs: RowStream[int]) -> int:
+    best = 0
+    for (x,) in xs:
+        best = max(best, x)
+        if best > 100:
+            break
+    return best
