@@ -1,0 +1,536 @@
+"""Reference semantics of the samples and the valid corpus, run as plain Python.
+
+A ``@dataflow`` function called on lists of tuples is ordinary CPython
+(SPEC §4); these are the answers every compiled plan must reproduce. The
+expected values below are worked out by hand, in the comments next to
+them, not copied from a run. Results of table algorithms are compared as
+multisets (row order is not part of the contract), floats to 1e-9
+relative.
+
+The corpus (``tests/corpus/valid``) is checked for shape — every
+``@dataflow`` function has ``EXAMPLES`` — and run; a module's optional
+``EXPECTED`` dict (function name -> one result per example) is compared
+the same way. ``tests/corpus/invalid`` annotations are checked to point
+at real code (see ``tests/corpus/README.md``).
+"""
+
+from __future__ import annotations
+
+import ast
+import datetime
+import doctest
+import importlib.util
+import inspect
+import math
+import re
+import sys
+from pathlib import Path
+from types import ModuleType
+from typing import Any
+
+import pytest
+from looplift import Dataflow
+
+ROOT = Path(__file__).resolve().parents[1]
+SAMPLES = ROOT / "samples"
+CORPUS = Path(__file__).resolve().parent / "corpus"
+VALID = sorted((CORPUS / "valid").glob("*.py"))
+INVALID = sorted((CORPUS / "invalid").glob("*.py"))
+SAMPLE_FILES = sorted(SAMPLES.glob("*.py"))
+HOST_ONLY = {"hostlib"}  # sample modules with host functions and no @dataflow
+
+
+# -- helpers -------------------------------------------------------------------
+
+
+def load(path: Path, prefix: str) -> ModuleType:
+    """Import ``path`` as ``<prefix>_<stem>``, with its folder importable meanwhile.
+
+    Sibling modules it imports (``from hostlib import ...``) are dropped from
+    ``sys.modules`` again afterwards so that their plain names cannot shadow
+    other test helpers. An algorithm whose library state does not exist yet
+    is skipped.
+    """
+    name = f"{prefix}_{path.stem}"
+    if name in sys.modules:
+        return sys.modules[name]
+    before = set(sys.modules)
+    sys.path.insert(0, str(path.parent))
+    spec = importlib.util.spec_from_file_location(name, path)
+    assert spec is not None and spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    sys.modules[name] = module
+    try:
+        spec.loader.exec_module(module)
+    except ImportError as exc:
+        del sys.modules[name]
+        if exc.name == "looplift.states":
+            pytest.skip(f"looplift.states lacks what {path.name} imports: {exc}")
+        raise
+    finally:
+        sys.path.remove(str(path.parent))
+        for extra in set(sys.modules) - before - {name}:
+            if (
+                getattr(sys.modules[extra], "__file__", "")
+                and Path(sys.modules[extra].__file__).parent == path.parent
+            ):
+                del sys.modules[extra]
+    return module
+
+
+def sample(stem: str) -> ModuleType:
+    return load(SAMPLES / f"{stem}.py", "looplift_sample")
+
+
+def dataflows(module: ModuleType) -> dict[str, Dataflow]:
+    """The ``@dataflow`` functions defined in ``module`` itself (not imported ones)."""
+    return {
+        name: obj
+        for name, obj in vars(module).items()
+        if isinstance(obj, Dataflow) and obj.fn.__module__ == module.__name__
+    }
+
+
+def same(actual: Any, expected: Any) -> bool:
+    """Equality with floats to 1e-9 relative (and NaN equal to NaN), recursively."""
+    if isinstance(expected, float) and isinstance(actual, (int, float)):
+        if math.isnan(expected):
+            return isinstance(actual, float) and math.isnan(actual)
+        return actual == pytest.approx(expected, rel=1e-9, abs=1e-12)
+    if isinstance(expected, (tuple, list)):
+        return (
+            type(actual) is type(expected)
+            and len(actual) == len(expected)
+            and all(same(a, e) for a, e in zip(actual, expected, strict=True))
+        )
+    return type(actual) is type(expected) and actual == expected
+
+
+def assert_value(actual: Any, expected: Any) -> None:
+    """An aggregate's or a scalar algorithm's result: exact types, approximate floats."""
+    assert same(actual, expected), f"{actual!r} != {expected!r}"
+
+
+def assert_rows(actual: list[tuple[Any, ...]], expected: list[tuple[Any, ...]]) -> None:
+    """A table algorithm's result, compared as a multiset of rows."""
+    assert isinstance(actual, list), actual
+    left, right = sorted(actual, key=_row_key), sorted(expected, key=_row_key)
+    assert len(left) == len(right) and all(same(a, e) for a, e in zip(left, right, strict=True)), (
+        f"\n  got      {left!r}\n  expected {right!r}"
+    )
+
+
+def _row_key(row: Any) -> str:
+    """Rows may mix None, numbers and strings: order them by their text, floats rounded."""
+    if isinstance(row, tuple | list):
+        return "(" + ", ".join(_row_key(v) for v in row) + ")"
+    if isinstance(row, float):
+        return f"{row:.6g}"
+    return repr(row)
+
+
+def dt(*args: int) -> datetime.datetime:
+    return datetime.datetime(*args)
+
+
+# -- every sample --------------------------------------------------------------
+
+
+@pytest.mark.parametrize("path", SAMPLE_FILES, ids=lambda p: p.stem)
+def test_sample_is_documented_and_its_doctests_pass(path: Path) -> None:
+    module = load(path, "looplift_sample")
+    assert module.__doc__ and module.__doc__.strip(), f"{path.name} needs a module docstring"
+    if path.stem not in HOST_ONLY:
+        assert dataflows(module), f"{path.name} defines no @dataflow function"
+    result = doctest.testmod(module, optionflags=doctest.ELLIPSIS)
+    assert result.failed == 0
+
+
+def test_every_sample_function_has_a_reference_test() -> None:
+    source = Path(__file__).read_text()
+    missing = [
+        f"{path.stem}.{name}"
+        for path in SAMPLE_FILES
+        if path.stem not in HOST_ONLY
+        for name in dataflows(load(path, "looplift_sample"))
+        if not re.search(rf"\bm\.{name}\(", source)
+    ]
+    assert not missing, f"no reference test calls {missing}"
+
+
+def test_enough_samples() -> None:
+    assert len([p for p in SAMPLE_FILES if p.stem not in HOST_ONLY]) >= 12
+
+
+# -- clickstream (SPEC §2, §5) -------------------------------------------------
+
+
+def test_clickstream_spec_example() -> None:
+    m = sample("clickstream")
+    # SPEC §5: open at 10, one item at 11, close at 12 -> one closed interval of size 1.
+    assert_rows(m.clickstream([(1, 0, 10), (1, 5, 11), (1, 1, 12)]), [(1, 1.0)])
+
+
+def test_clickstream_several_users_out_of_order() -> None:
+    m = sample("clickstream")
+    rows = [
+        (1, 1, 22), (2, 2, 6), (1, 3, 11), (1, 0, 20), (3, 4, 1),
+        (1, 1, 13), (1, 5, 21), (1, 0, 10), (2, 0, 5), (1, 4, 12),
+    ]  # fmt: skip
+    # user 1: [10, 13) holds 11 and 12 (size 2), [20, 22) holds 21 (size 1) -> 1.5
+    # user 2: opened at 5, never closed -> no closed interval -> None
+    # user 3: a lone item -> None
+    assert_rows(m.clickstream(rows), [(1, 1.5), (2, None), (3, None)])
+
+
+def test_avg_path() -> None:
+    m = sample("clickstream")
+    assert_value(m.avg_path([(0, 1), (1, 2)]), 0.0)  # closed, but empty
+    assert m.avg_path([]) is None  # nothing closed
+    # [0, 10) holds 3, 4, 5; [20, 30) holds 25 -> (3 + 1) / 2
+    assert_value(
+        m.avg_path([(0, 0), (7, 3), (7, 4), (7, 5), (1, 10), (0, 20), (9, 25), (1, 30)]), 2.0
+    )
+
+
+# -- thesis basics (Fig. 6.1) --------------------------------------------------
+
+
+def test_thesis_sum() -> None:
+    m = sample("sum")
+    assert m.sum([(1, 10), (2, 5), (1, -3)]) == 12  # 10 + 5 - 3
+    assert m.sum([]) == 0
+
+
+def test_thesis_count() -> None:
+    m = sample("count")
+    assert m.count([(1, 10), (2, 5), (1, -3)]) == 3
+    assert m.count([]) == 0
+
+
+def test_thesis_average() -> None:
+    m = sample("average")
+    # key 1: (10 - 3) / 2 = 3.5; key 2: 5 / 1 = 5.0
+    assert_rows(m.average([(1, 10), (2, 5), (1, -3)]), [(1, 3.5), (2, 5.0)])
+    assert_rows(m.average([]), [])
+    assert_value(m.mean([(1, 1), (1, 2)]), 1.5)
+    assert_value(m.mean([]), 0.0)  # div_not_zero guards the empty input
+    assert_value(m.div_not_zero(0, 5), 0.0)
+    assert_value(m.div_not_zero(4, 2), 0.5)  # 2 / 4: the count comes first, as in the thesis
+
+
+# -- pages: scalar algorithm, conditional actions -------------------------------
+
+
+def test_page_class() -> None:
+    m = sample("pages")
+    # 0 and 1 keep their class, 2..9 are products, anything else is "other".
+    for pagetype, cls in [(0, 0), (1, 1), (2, 2), (9, 2), (10, 3), (-1, 3)]:
+        assert m.page_class(pagetype) == cls
+
+
+def test_funnel() -> None:
+    m = sample("pages")
+    rows = [(1, 0, 10), (1, 4, 11), (1, 1, 12), (1, 0, 13), (2, 11, 1), (2, 1, 2)]
+    # user 1: entries 2 (two 0s), views 1 (the 4), exits 1, other 0 -> conversion 1/2
+    # user 2: entries 0, views 0, exits 1, other 1 (the 11) -> conversion 0.0 (no entries)
+    assert_rows(m.funnel(rows), [(1, 2, 1, 1, 0, 0.5), (2, 0, 0, 1, 1, 0.0)])
+
+
+# -- sessions: ordered loops --------------------------------------------------
+
+
+def test_sessions() -> None:
+    m = sample("sessions")
+    rows = [(7, 100), (7, 10), (7, 20), (7, 95), (8, 61), (8, 0), (8, 30), (9, 5), (9, 5)]
+    # user 7 sorted: 10 | 20 (+10) | 95 (+75 > 30: new) | 100 (+5) -> 2
+    # user 8 sorted: 0 | 30 (+30, not more than 30) | 61 (+31: new) -> 2
+    # user 9: two events at the same time -> 1
+    assert_rows(m.sessions(rows), [(7, 2), (8, 2), (9, 1)])
+
+
+def test_session_stats() -> None:
+    m = sample("sessions")
+    rows = [
+        (1, dt(2024, 5, 1, 10, 5, 10)),
+        (1, dt(2024, 5, 1, 10, 0, 0)),
+        (2, dt(2024, 5, 2, 8, 0, 0)),
+        (1, dt(2024, 5, 1, 10, 5, 0)),
+        (1, dt(2024, 5, 1, 10, 0, 20)),
+    ]
+    # user 1 sorted: 10:00:00, 10:00:20 (+20), 10:05:00 (+280 > 60: new), 10:05:10 (+10)
+    #   -> 2 sessions, lasting 20 s and 10 s; first event 10:00:00
+    # user 2: one event -> 1 session of 0 s
+    assert_rows(
+        m.session_stats(rows, 60),
+        [(1, 2, 20, dt(2024, 5, 1, 10, 0, 0)), (2, 1, 0, dt(2024, 5, 2, 8, 0, 0))],
+    )
+    # With a gap of 300 s everything of user 1 is one session of 310 s.
+    assert_rows(
+        m.session_stats(rows, 300),
+        [(1, 1, 310, dt(2024, 5, 1, 10, 0, 0)), (2, 1, 0, dt(2024, 5, 2, 8, 0, 0))],
+    )
+
+
+# -- geo: nested groups, tuple keys ---------------------------------------------
+
+
+def test_visits_by_country_and_pair() -> None:
+    m = sample("geo")
+    rows = [("de", 1, "a"), ("de", 2, "b"), ("de", 1, "c"), ("fr", 3, "a")]
+    # de has 3 visits: user 1 has 2 (2/3 -> 0.667), user 2 has 1 (0.333); fr: user 3, 1/1
+    assert_rows(
+        m.visits_by_country(rows),
+        [("de", 1, 2, 0.667), ("de", 2, 1, 0.333), ("fr", 3, 1, 1.0)],
+    )
+    # the same counts by the tuple key (country, user), labelled "country/user"
+    assert_rows(
+        m.visits_by_pair(rows),
+        [("de", 1, 2, "de/1"), ("de", 2, 1, "de/2"), ("fr", 3, 1, "fr/3")],
+    )
+
+
+# -- weblog: per-row table, host functions, multiple yields ----------------------
+
+HITS = [
+    (1, "http://www.Shop.example/cart?x=1", 200),
+    (2, "shop.example/a", 503),
+    (3, "HTTPS://shop.example/b/", 404),
+    (4, "shop.example/", 301),
+]
+
+
+def test_page_hits() -> None:
+    m = sample("weblog")
+    # 200 and 301 are "ok"; 404 is a client error; 503 gives the page and an alert row
+    # for its site. Scheme, "www.", case, query and trailing "/" are normalized away.
+    assert_rows(
+        m.page_hits(HITS),
+        [
+            (1, "shop.example/cart", "ok"),
+            (2, "shop.example/a", "error 503"),
+            (0, "shop.example", "alert"),
+            (3, "shop.example/b", "client error 404"),
+            (4, "shop.example", "ok"),
+        ],
+    )
+
+
+def test_log_summary() -> None:
+    m = sample("weblog")
+    # URL lengths 32 + 14 + 23 + 13 = 82 over 4 hits = 20.5; 404 and 503 are errors: 2/4
+    assert_value(m.log_summary(HITS), (4, 20.5, 0.5))
+    assert_value(m.log_summary([]), (0, 0.0, 0.0))
+
+
+# -- sensors: Optional fields, loop-carried reductions ---------------------------
+
+
+def test_reading_summary() -> None:
+    m = sample("sensors")
+    # present 2.0 and 4.0 (mean 3.0), one missing
+    assert_value(m.reading_summary([(1, 2.0), (1, None), (2, 4.0)]), (2, 1, 3.0, 2.0, 4.0))
+    # (-1.5 + 0.5 + 4.0) / 3 = 1.0
+    assert_value(m.reading_summary([(1, -1.5), (2, 0.5), (3, 4.0)]), (3, 0, 1.0, -1.5, 4.0))
+    assert_value(m.reading_summary([(1, None)]), (0, 1, 0.0, 0.0, 0.0))
+
+
+def test_sensor_report() -> None:
+    m = sample("sensors")
+    rows = [(1, 2.0), (1, 4.0), (1, None), (2, None), (3, -12.0)]
+    # sensor 1: mean 3, variance (4 + 16) / 2 - 9 = 1, stddev 1, peak 4 <= 10: ok
+    # sensor 2: only a null -> no data, zeros
+    # sensor 3: one reading, variance 144 - 144 = 0, |-12| > 10: alarm
+    assert_rows(
+        m.sensor_report(rows, 10.0),
+        [(1, 2, 3.0, 1.0, "ok"), (2, 0, 0.0, 0.0, "no data"), (3, 1, -12.0, 0.0, "alarm")],
+    )
+
+
+# -- orders: scalar parameters, datetimes, // and % -----------------------------
+
+ORDERS = [
+    (1, dt(2024, 5, 1, 23, 10), 12000),  # big, 23h is night
+    (1, dt(2024, 5, 2, 9, 0), 500),
+    (1, dt(2024, 5, 3, 3, 0), -2500),  # refund at 3h: night, never big
+    (2, dt(2024, 5, 1, 12, 0), 10000),  # exactly the threshold: big
+    (2, dt(2024, 5, 4, 6, 0), -1),  # 6h is no longer night
+    (3, dt(2024, 5, 4, 22, 0), 0),  # 22h is night again
+]
+
+
+def test_euros() -> None:
+    m = sample("orders")
+    assert m.euros(1234) == "12.34"
+    assert m.euros(-5) == "-0.05"  # sign first, then |cents| // 100 and % 100
+    assert m.euros(0) == "0.00"
+    assert m.euros(-150) == "-1.50"
+
+
+def test_order_report() -> None:
+    m = sample("orders")
+    # customer 1: 3 orders, 1 big, 2 at night, net 12000 + 500 - 2500 = 10000 -> "100.00"
+    # customer 2: 2 orders, 1 big, 0 at night, net 9999 -> "99.99"
+    # customer 3: 1 order, 0 big, 1 at night, net 0 -> "0.00"
+    assert_rows(
+        m.order_report(ORDERS, 10000),
+        [(1, 3, 1, 2, "100.00"), (2, 2, 1, 0, "99.99"), (3, 1, 0, 1, "0.00")],
+    )
+
+
+def test_size_buckets_floor_like_python() -> None:
+    m = sample("orders")
+    t = dt(2024, 1, 1)
+    rows = [(1, t, 250), (2, t, -50), (3, t, 1999), (4, t, -1000), (5, t, -1001)]
+    # -50 // 1000 = -1 rest 950; -1000 -> -1 rest 0; -1001 -> -2 rest 999
+    assert_rows(
+        m.size_buckets(rows),
+        [(1, 0, 250), (2, -1, 950), (3, 1, 999), (4, -1, 0), (5, -2, 999)],
+    )
+
+
+def test_revenue_share() -> None:
+    m = sample("orders")
+    t = dt(2024, 1, 1)
+    # 400 and 600 of 1000
+    assert_rows(
+        m.revenue_share([(1, t, 300), (2, t, 600), (1, t, 100)]),
+        [(1, 400, 0.4), (2, 600, 0.6)],
+    )
+    # net zero overall: the guard gives 0.0 instead of dividing by zero
+    assert_rows(m.revenue_share([(1, t, 5), (2, t, -5)]), [(1, 5, 0.0), (2, -5, 0.0)])
+
+
+# -- mode: user state with an explicit undo ------------------------------------
+
+
+def test_favourite_page() -> None:
+    m = sample("mode")
+    rows = [(1, 3, 10), (1, 4, 11), (1, 3, 12), (2, 9, 10), (3, 5, 1), (3, 2, 2)]
+    # user 1: page 3 twice; user 2: page 9 once; user 3: tie 5/2 -> the smaller, 2
+    assert_rows(m.favourite_page(rows), [(1, 3, 2), (2, 9, 1), (3, 2, 1)])
+
+
+def test_mode_state_undo() -> None:
+    m = sample("mode")
+    s = m.Mode()
+    for x in (1, 2, 2):
+        s.add(x)
+    assert (s.value(), s.frequency()) == (2, 2)
+    s.add.undo(2)
+    s.add.undo(2)  # both 2s gone: the entry is dropped, 1 is the mode again
+    assert (s.value(), s.frequency(), s.counts) == (1, 1, {1: 1})
+    s.add.undo(1)
+    assert (s.value(), s.frequency()) == (None, 0)
+
+
+# -- funds: math.*, ** and round -------------------------------------------------
+
+
+def test_geometric_mean() -> None:
+    m = sample("funds")
+    # 1.1 * 0.5 * 2.0 = 1.1; 1.1 ** (1/3) = 1.0322801 -> 0.03228
+    assert_value(m.geometric_mean([(0.1,), (-0.5,), (1.0,)]), 0.03228)
+    # sqrt(1.21 * 1.0) = 1.1 -> 0.1
+    assert_value(m.geometric_mean([(0.21,), (0.0,)]), 0.1)
+    assert_value(m.geometric_mean([]), 0.0)
+
+
+def test_fund_report() -> None:
+    m = sample("funds")
+    rows = [("a", 0.1), ("a", -0.5), ("a", 1.0), ("b", 0.01)]
+    # a: monthly 0.03228, yearly 1.03228 ** 12 - 1 = 0.46411 -> 0.4641, worst -50 %
+    # b: monthly 0.01, yearly 1.01 ** 12 - 1 = 0.126825 -> 0.1268, worst min(0.0, 0.01) -> 0
+    assert_rows(m.fund_report(rows), [("a", 3, 0.03228, 0.4641, -50), ("b", 1, 0.01, 0.1268, 0)])
+
+
+# -- stats: library states --------------------------------------------------------
+
+
+def test_price_stats() -> None:
+    m = sample("stats")
+    rows = [(1, 7, 3.0), (1, 8, 1.0), (1, 7, 2.0), (2, 9, 5.0), (2, 9, 5.0)]
+    # product 1: 3 sales, buyers {7, 8}, prices 1 2 3: median 2, population variance
+    #   2/3 -> stddev 0.8165 -> 0.816 (0.81649...), top three 3 2 1
+    # product 2: 2 sales by one buyer at 5.0: variance 0, top three keeps the duplicate
+    assert_rows(
+        m.price_stats(rows),
+        [
+            (1, 3, 2, 1.0, 2.0, 3.0, 0.816, [3.0, 2.0, 1.0]),
+            (2, 2, 1, 5.0, 5.0, 5.0, 0.0, [5.0, 5.0]),
+        ],
+    )
+
+
+def test_market() -> None:
+    m = sample("stats")
+    # products {1, 2, 3}, customers {7, 8, 9}, median of 1 1 3 5 = (1 + 3) / 2
+    assert_value(m.market([(1, 7, 3.0), (2, 7, 1.0), (1, 8, 5.0), (3, 9, 1.0)]), (3, 3, 2.0))
+
+
+# -- the corpus ------------------------------------------------------------------
+
+
+def test_corpus_sizes() -> None:
+    assert len(VALID) >= 30 and len(INVALID) >= 30
+
+
+@pytest.mark.parametrize("path", VALID, ids=lambda p: p.stem)
+def test_valid_corpus_runs_as_python(path: Path) -> None:
+    module = load(path, "looplift_corpus")
+    flows = dataflows(module)
+    assert flows, f"{path.name} defines no @dataflow function"
+    examples = getattr(module, "EXAMPLES", None)
+    assert isinstance(examples, dict), f"{path.name} needs a module-level EXAMPLES dict"
+    assert set(examples) == set(flows), "EXAMPLES must list exactly the @dataflow functions"
+    expected = getattr(module, "EXPECTED", {})
+    assert set(expected) <= set(flows)
+    for name, calls in examples.items():
+        assert calls, f"EXAMPLES[{name!r}] is empty"
+        if name in expected:
+            assert len(expected[name]) == len(calls), f"EXPECTED[{name!r}] needs one per example"
+        for i, args in enumerate(calls):
+            assert isinstance(args, tuple), f"EXAMPLES[{name!r}][{i}] must be a tuple of args"
+            result = flows[name](*args)
+            if name in expected:
+                want = expected[name][i]
+                if inspect.isgeneratorfunction(flows[name].fn):  # a table algorithm
+                    assert_rows(result, want)
+                else:
+                    assert_value(result, want)
+
+
+EXPECT = re.compile(r"#\s*expect:\s*(\d+):(\d+)\s+([a-z_]+)\s*$")
+
+
+def expectations(path: Path) -> list[tuple[int, int, str]]:
+    """The ``# expect: LINE:COL keyword`` lines heading an invalid corpus file."""
+    out = []
+    for line in path.read_text().splitlines():
+        if not line.startswith("#"):
+            break
+        if match := EXPECT.match(line):
+            out.append((int(match[1]), int(match[2]), match[3]))
+    return out
+
+
+@pytest.mark.parametrize("path", INVALID, ids=lambda p: p.stem)
+def test_invalid_corpus_annotations_point_at_code(path: Path) -> None:
+    source = path.read_text()
+    compile(source, str(path), "exec", flags=0, dont_inherit=True)  # plain Python is fine
+    tree = ast.parse(source)
+    decorators = {
+        ast.unparse(d.func if isinstance(d, ast.Call) else d)
+        for n in ast.walk(tree)
+        if isinstance(n, ast.FunctionDef)
+        for d in n.decorator_list
+    }
+    assert "dataflow" in decorators, f"{path.name} has no @dataflow function"
+    expects = expectations(path)
+    assert expects, f"{path.name} has no '# expect: LINE:COL keyword' line"
+    assert len(set(expects)) == len(expects), "duplicate expectation"
+    lines = source.splitlines()
+    for line, col, _keyword in expects:
+        assert 1 <= line <= len(lines) and not lines[line - 1].lstrip().startswith("#")
+        text = lines[line - 1]
+        assert 1 <= col <= len(text) and not text[col - 1].isspace(), (line, col, text)
