@@ -7,4 +7,11 @@
 from .errors import CompilerError, FrontendError, PassError
 from .pipeline import PIPELINE, Compiled, compile_dataflow
 
-__all__ = ["PIPELINE", "Compiled", "CompilerError", "FrontendError", "PassError", "compile_dataflow"]
+__all__ = [
+    "PIPELINE",
+    "Compiled",
+    "CompilerError",
+    "FrontendError",
+    "PassError",
+    "compile_dataflow",
+]

@@ -124,9 +124,14 @@ class Analysis:
             val = b.value
             if isinstance(val, Var):
                 stream = val
-            elif isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name in (
-                "project",
-                "group_by",
+            elif (
+                isinstance(val, Apply)
+                and isinstance(val.fn, Builtin)
+                and val.fn.name
+                in (
+                    "project",
+                    "group_by",
+                )
             ):
                 stream = val.args[0]
             else:

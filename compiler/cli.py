@@ -32,9 +32,7 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("file", help="a Python module with @dataflow functions")
     p.add_argument("-o", "--output", metavar="DIR", help="write the build package to DIR")
     p.add_argument("--explain", action="store_true", help="print what each algorithm compiles to")
-    p.add_argument(
-        "--graph", metavar="OUT", help="draw the dataflow graph (.dot, .svg or .png)"
-    )
+    p.add_argument("--graph", metavar="OUT", help="draw the dataflow graph (.dot, .svg or .png)")
     p.add_argument("--check", action="store_true", help="only diagnose; write nothing")
     p.add_argument("--dump-after", metavar="STAGE", choices=STAGES, help="print the IR after STAGE")
     p.add_argument("--only", metavar="NAME", action="append", help="compile only these algorithms")
@@ -87,7 +85,10 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     except Exception as e:  # the module itself fails to import
         tb = traceback.extract_tb(e.__traceback__)
-        frame = next((f for f in reversed(tb) if os.path.abspath(f.filename) == os.path.abspath(args.file)), None)
+        frame = next(
+            (f for f in reversed(tb) if os.path.abspath(f.filename) == os.path.abspath(args.file)),
+            None,
+        )
         span = Span(os.path.abspath(args.file), frame.lineno if frame else 1, 1)
         d = Diagnostic(span, f"importing the module failed: {type(e).__name__}: {e}")
         print(render([d]), file=sys.stderr)
@@ -105,7 +106,9 @@ def main(argv: list[str] | None = None) -> int:
             compiled[algo.name] = compile_dataflow(
                 algo,
                 dump_after=args.dump_after,
-                dump=lambda text, name=algo.name: print(f"# {name} after {args.dump_after}\n{text}\n"),
+                dump=lambda text, name=algo.name: print(
+                    f"# {name} after {args.dump_after}\n{text}\n"
+                ),
             )
         except CompilerError as e:
             diags.extend(e.diagnostics)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .dataflow.exprs import render, render_guards, render_name
-from .ir.nodes import CARRY, Var
+from .ir.nodes import CARRY
 from .names import user_name
 
 if TYPE_CHECKING:
@@ -108,8 +108,10 @@ def explain(c: Compiled) -> str:
         if n.kind != "scalar":
             return True
         succ = [g.node(v) for v in g.g.successors(n.id)]
-        return not succ or any(s.kind != "scalar" for s in succ) and not all(
-            s.kind == "yield" and n.id.startswith("scalar:_") for s in succ
+        return (
+            not succ
+            or any(s.kind != "scalar" for s in succ)
+            and not all(s.kind == "yield" and n.id.startswith("scalar:_") for s in succ)
         )
 
     rest = [n for n in g.nodes() if n.kind in ("scalar", "host", "yield") and shown(n)]
@@ -145,6 +147,3 @@ def _py_reason(n) -> str:
 
 def _user(name: str) -> str:
     return user_name(name)
-
-
-del Var

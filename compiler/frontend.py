@@ -63,8 +63,8 @@ from .ir.nodes import (
     StateNew,
     Var,
 )
-from .names import carry_var
 from .ir.prims import AUGOPS, BINOPS, BUILTIN_FUNCS, COMPAREOPS, MATH_FUNCS, UNARYOPS
+from .names import carry_var
 
 __all__ = ["ParsedModule", "parse_module", "translate", "ref_of", "SCALAR_TYPES"]
 
@@ -987,7 +987,9 @@ class _Translator:
         if isinstance(node, cst.UnaryOperation):
             op = UNARYOPS.get(type(node.operator).__name__)
             if op is None:
-                raise self.error(node, f"operator `{_code(node.operator).strip()}` is not supported")
+                raise self.error(
+                    node, f"operator `{_code(node.operator).strip()}` is not supported"
+                )
             return Apply(Prim(op), (self.expr(node.expression, env),), span=sp)
         if isinstance(node, cst.BooleanOperation):
             left = self.expr(node.left, env)
@@ -1013,7 +1015,9 @@ class _Translator:
         if isinstance(node, cst.Tuple):
             if any(isinstance(e, cst.StarredElement) for e in node.elements):
                 raise self.error(node, "starred elements are not supported")
-            return Apply(Prim("tuple"), tuple(self.expr(e.value, env) for e in node.elements), span=sp)
+            return Apply(
+                Prim("tuple"), tuple(self.expr(e.value, env) for e in node.elements), span=sp
+            )
         if isinstance(node, cst.Subscript):
             return self.subscript(node, env)
         rejected = _REJECTED_EXPRESSIONS.get(type(node).__name__)
@@ -1036,9 +1040,7 @@ class _Translator:
                 right = Var(tmp)
             if opname in ("Is", "IsNot"):
                 if not (isinstance(right, Lit) and right.value is None):
-                    raise self.error(
-                        ct, "`is` is only supported against None", "use == for values"
-                    )
+                    raise self.error(ct, "`is` is only supported against None", "use == for values")
                 parts.append(
                     Apply(Prim("is_none" if opname == "Is" else "is_not_none"), (prev,), span=sp)
                 )
@@ -1053,7 +1055,9 @@ class _Translator:
             else:
                 op = COMPAREOPS.get(opname)
                 if op is None:
-                    raise self.error(ct, f"comparison `{_code(ct.operator).strip()}` is not supported")
+                    raise self.error(
+                        ct, f"comparison `{_code(ct.operator).strip()}` is not supported"
+                    )
                 parts.append(Apply(Prim(op), (prev, right), span=sp))
             prev = right
         out = parts[-1]
@@ -1274,8 +1278,7 @@ class _Translator:
             if meth in MUTATORS:
                 raise self.error(
                     node,
-                    f"`{recv}.{meth}(...)` mutates a non-state object; only states can be "
-                    "modified",
+                    f"`{recv}.{meth}(...)` mutates a non-state object; only states can be modified",
                     "accumulate with a State instead (e.g. Distinct, TopK, Median, or your own "
                     "State subclass with @action methods)",
                 )
@@ -1286,9 +1289,7 @@ class _Translator:
             )
         raise self.error(node.func, f"unsupported call `{_code(node.func)}`")
 
-    def call_global(
-        self, node: cst.Call, n: str, obj: Any, env: Env, statement: bool
-    ) -> Expr:
+    def call_global(self, node: cst.Call, n: str, obj: Any, env: Env, statement: bool) -> Expr:
         from looplift.api import Dataflow
         from looplift.state import State
         from looplift.streams import group_by
@@ -1317,7 +1318,23 @@ class _Translator:
                     node, f"wrong number of arguments for `{n}`: {len(args)} given, {want} expected"
                 )
             return Apply(Prim(n), tuple(args), span=sp)
-        if getattr(builtins, n, None) is obj and n in ("list", "dict", "set", "sorted", "sum", "range", "print", "enumerate", "zip", "iter", "next", "open", "input", "eval", "exec"):
+        if getattr(builtins, n, None) is obj and n in (
+            "list",
+            "dict",
+            "set",
+            "sorted",
+            "sum",
+            "range",
+            "print",
+            "enumerate",
+            "zip",
+            "iter",
+            "next",
+            "open",
+            "input",
+            "eval",
+            "exec",
+        ):
             hint = {
                 "sum": "loop and accumulate with `total += x`, or use the Sum state",
                 "range": "loops run over RowStreams and group_by(...)",

@@ -45,9 +45,7 @@ def classify_state_class(cls: type) -> StateClassInfo:
         _CACHE[cls] = info
         return info
     klass = next(s for s in mod.body if isinstance(s, cst.ClassDef))
-    methods = {
-        s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)
-    }
+    methods = {s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)}
     why = ""
     fields: list[tuple[str, str]] = []
     init = methods.get("__init__")
@@ -131,9 +129,7 @@ def _only_machinery(base: type, cls: type) -> bool:
     if base in (State, object):
         return True
     own = vars(base)
-    return "__init__" not in own and not any(
-        n in own for n in (*cls.actions(), *cls.readers())
-    )
+    return "__init__" not in own and not any(n in own for n in (*cls.actions(), *cls.readers()))
 
 
 def _replace(info: StateClassInfo, **kw) -> StateClassInfo:

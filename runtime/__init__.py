@@ -13,7 +13,7 @@
 
 from .api import Dataflow, dataflow
 from .state import State, action
-from .streams import RowStream, Rows, group_by
+from .streams import Rows, RowStream, group_by
 
 __version__ = "0.1.0"
 

@@ -59,9 +59,7 @@ class Dataflow:
         return f"<dataflow {self.__module__}.{self.name}{self.signature}>"
 
 
-def dataflow(
-    fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | None = None
-) -> Any:
+def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | None = None) -> Any:
     """Mark a module-level function as a looplift algorithm.
 
     Use bare (``@dataflow``) or with output column names for a table algorithm

@@ -44,8 +44,7 @@ class Action:
         """Register ``fn`` as the inverse of this action (used as ``@add.undo``)."""
         if fn.__name__ != self.name:
             raise TypeError(
-                f"@{self.name}.undo must decorate a method named {self.name!r}, "
-                f"not {fn.__name__!r}"
+                f"@{self.name}.undo must decorate a method named {self.name!r}, not {fn.__name__!r}"
             )
         self.undo_fn = fn
         return self

@@ -15,7 +15,7 @@ node that produces it (checked by :meth:`DataflowGraph.verify`).
 from __future__ import annotations
 
 from ..analysis import Analysis
-from ..ir.nodes import Apply, Builtin, Lambda, Let, StateCall, StateNew, Var, attr
+from ..ir.nodes import Apply, Builtin, Lambda, Let, StateCall, StateNew, Var
 from ..ir.traverse import walk
 from ..program import Program
 from .exprs import render, render_guards, render_name
@@ -26,10 +26,10 @@ __all__ = ["build_graph"]
 
 def build_graph(prog: Program) -> DataflowGraph:
     a: Analysis = prog.facts["analysis"]
-    scopes = prog.facts["scopes"]
     fn = prog.fn
     g = DataflowGraph(fn.name)
     producer: dict[str, str] = {}
+    read_results = {s.result for s in a.sites if s.kind == "read"}
 
     def scope_text(loops: tuple[str, ...]) -> str:
         from ..passes.analyze_scopes import scope_of
@@ -90,8 +90,9 @@ def build_graph(prog: Program) -> DataflowGraph:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
             needs |= {c for c, _ in act.guards}
         for n in op.map_code:
-            needs |= _refs(a.bound[n].value)
+            needs |= _refs(a.bound[n].value, read_results)
         needs -= set(op.map_code)
+        needs -= set(op.states)
         needs -= {r.result for r in op.reads}
         for d in op.states:
             for x in a.states[d].args:
@@ -123,11 +124,14 @@ def build_graph(prog: Program) -> DataflowGraph:
         for n, b in a.bound.items()
         if n not in skip and b.value is not None and not _is_structural(b.value)
     ]
-    nodes_for = [n for n in wanted if n not in fused_code]
+    # binders inside `if` branches are part of their enclosing `if` unless used elsewhere
+    nodes_for = [n for n in wanted if n not in fused_code and not a.bound[n].guards]
     # fused code still needed outside its operator gets its own node too
     needed = set()
     for n in nodes_for:
-        needed |= _refs(a.bound[n].value)
+        needed |= _refs(a.bound[n].value, read_results)
+    for node in g.of_kind("state"):
+        needed |= set(node.needs)
     for s in a.sites:
         if s.kind in ("yield", "host"):
             needed |= {x.name for x in s.args if isinstance(x, Var)} | {c for c, _ in s.guards}
@@ -138,9 +142,9 @@ def build_graph(prog: Program) -> DataflowGraph:
     while changed:  # ends: each round adds at least one of finitely many binders
         changed = False
         for n in wanted:
-            if n in fused_code and n in needed and n not in nodes_for:
+            if n in needed and n not in nodes_for:
                 nodes_for.append(n)
-                needed |= _refs(a.bound[n].value)
+                needed |= _refs(a.bound[n].value, read_results)
                 changed = True
     code = prog.facts["code"]
     for n in nodes_for:
@@ -150,7 +154,7 @@ def build_graph(prog: Program) -> DataflowGraph:
         if b.guards:
             label += f"   [when {render_guards(b.guards, a)}]"
         nid = f"{kind}:{n}"
-        needs = tuple(sorted(_refs(b.value) | {c for c, _ in b.guards}))
+        needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
         g.add(Node(nid, kind, label, scope_text(b.loops), b.loops, kind != "host", (n,), needs, b))
         producer[n] = nid
 
@@ -186,17 +190,19 @@ def build_graph(prog: Program) -> DataflowGraph:
     return g
 
 
-def _refs(e) -> set[str]:
-    """Variables an expression refers to (inner binders of ``if`` branches excluded)."""
+def _refs(e, external: set[str]) -> set[str]:
+    """Variables an expression refers to.
+
+    Binders inside its ``if`` branches are its own, except ``external`` ones
+    (state reads inside a branch, produced by their state operator).
+    """
     out: set[str] = set()
     inner: set[str] = set()
     for n in walk(e):
         if isinstance(n, Var):
             out.add(n.name)
-        elif isinstance(n, StateCall):
-            out.add(n.state)
         elif isinstance(n, Let):
-            inner.add(n.name)
+            (out if n.name in external else inner).add(n.name)
         elif isinstance(n, Lambda):
             inner.update(n.params)
     return out - inner
@@ -211,9 +217,7 @@ def _is_structural(v) -> bool:
             return True
         if isinstance(v.fn, Builtin) and v.fn.name == "if":
             # effect-only joins (no value) are carried by their effects
-            return all(
-                isinstance(x, Lambda) and _returns_unit(x) for x in v.args[1:]
-            )
+            return all(isinstance(x, Lambda) and _returns_unit(x) for x in v.args[1:])
     return False
 
 
@@ -241,6 +245,3 @@ def _fields(fields: tuple[int, ...], bracket: bool = False) -> str:
     if bracket:
         return f"[{text}]" if fields else ""
     return text if len(fields) != 1 else str(fields[0])
-
-
-del attr

@@ -8,7 +8,19 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from .nodes import Apply, Builtin, CallDataflow, Expr, Function, Lambda, Let, Lit, StateCall, StateNew, Var
+from .nodes import (
+    Apply,
+    Builtin,
+    CallDataflow,
+    Expr,
+    Function,
+    Lambda,
+    Let,
+    Lit,
+    StateCall,
+    StateNew,
+    Var,
+)
 from .traverse import walk
 
 __all__ = ["verify", "CHECKS", "IRInvariantError"]

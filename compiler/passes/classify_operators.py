@@ -53,6 +53,7 @@ def classify_operators(prog: Program) -> Program:
         else:
             k = "action"
         ops.append(dataclasses.replace(op, kind=k))
+
     def input_of(op) -> frozenset:
         return frozenset(a.input_key(loop) for loop in op.inputs)
 

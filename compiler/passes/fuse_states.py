@@ -28,8 +28,8 @@ import networkx as nx
 from ..analysis import Analysis, Site, analyze
 from ..errors import Diagnostic, PassError
 from ..ir.nodes import CARRY, Var
-from ..operators import ActionSite, ReadSite, StateOperator
 from ..names import user_name
+from ..operators import ActionSite, ReadSite, StateOperator
 from ..program import Program
 
 __all__ = ["fuse_states"]
@@ -188,24 +188,26 @@ def _operator(
         for site in a.reads_of(s):
             reads.append(ReadSite(s, site.method, site.result, site.args, site.loops, site.span))
     inputs = tuple(sorted({act.loops[-1] for act in actions if len(act.loops) > len(scope)}))
-    closure = a.closure(used)
     depth = len(scope)
-    map_code = tuple(
-        sorted(
-            n
-            for n in closure
-            if n in a.bound and len(a.bound[n].loops) > depth and a.bound[n].value is not None
-        )
-    )
-    free = tuple(
-        sorted(
-            n
-            for n in closure
-            if n in a.bound
-            and (len(a.bound[n].loops) <= depth or a.bound[n].value is None)
-            and n not in map_code
-        )
-    )
+    own_reads = {r.result for r in reads}
+    read_results = {s.result for s in a.sites if s.kind == "read"}
+    # the map part: per-row binders inside the operator's loops, walked back from
+    # the action arguments and guards; whatever it reaches outside is a free input
+    map_code: set[str] = set()
+    free: set[str] = set()
+    todo = list(used)
+    while todo:
+        n = todo.pop()
+        if n in map_code or n in free or n not in a.bound:
+            continue
+        b = a.bound[n]
+        inside = len(b.loops) > depth and b.value is not None and n not in read_results
+        if inside or (n in own_reads and ordered):
+            map_code.add(n)
+            todo.extend(x for x in a.deps[n] if x not in states)
+            todo.extend(c for c, _ in b.guards)
+        else:
+            free.add(n)
     return StateOperator(
         name=name,
         states=states,
@@ -214,8 +216,8 @@ def _operator(
         inputs=inputs,
         actions=tuple(actions),
         reads=tuple(reads),
-        map_code=map_code,
-        free=free,
+        map_code=tuple(sorted(map_code)),
+        free=tuple(sorted(free)),
         ordered=ordered,
     )
 
