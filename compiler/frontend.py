@@ -167,18 +167,23 @@ class _Stop(Exception):
 # -- the translator --------------------------------------------------------------------
 
 
-def translate(dataflow_obj: Any, parsed: ParsedModule) -> tuple[Function, dict[str, Any]]:
+def translate(
+    dataflow_obj: Any, parsed: ParsedModule, *, partial: bool = False
+) -> tuple[Function, dict[str, Any], list[Diagnostic]]:
     """Translate one ``Dataflow`` into IR.
 
-    Returns the IR function and the table of referenced objects (``ref`` →
-    Python object: callee Dataflows, state classes, host functions).
-    Raises :class:`FrontendError` with every diagnostic found.
+    Returns the IR function, the table of referenced objects (``ref`` →
+    Python object: callee Dataflows, state classes, host functions) and the
+    diagnostics. Raises :class:`FrontendError` with every diagnostic found,
+    unless ``partial``: then the IR (without the statements in error) is
+    returned with the diagnostics, so later passes can find more problems.
     """
     t = _Translator(dataflow_obj, parsed)
     fn = t.run()
-    if t.diags:
-        raise FrontendError(_dedupe(t.diags))
-    return fn, t.refs
+    diags = _dedupe(t.diags)
+    if diags and not partial:
+        raise FrontendError(diags)
+    return fn, t.refs, diags
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -775,7 +780,8 @@ class _Translator:
             params, pre_body = self.group_targets(s.target, src, gattrs, inner)
         else:
             params = self.row_targets(s.target, src, inner)
-        body = self.block(body_stmts, inner, lambda e: UNIT)
+        final: list[Env] = []
+        body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
         for name, val in reversed(pre_body):
             body = Let(name, val, body)
         loop = Apply(
@@ -785,9 +791,10 @@ class _Translator:
         )
         # after the loop: carried values are read back; loop locals go out of scope
         env2 = env.copy()
-        for n, b in inner.names.items():
-            if n not in env.names and b.depth > env.depth:
-                env2.loop_locals[n] = (b, sp)
+        for scope_env in (inner, *final):
+            for n, b in scope_env.names.items():
+                if n not in env.names and b.depth > env.depth:
+                    env2.loop_locals[n] = (b, sp)
         for n in carried:
             env2.names[n] = Binding("value", n, env.names[n].span, depth=env.depth)
         tail = rest(env2)
@@ -1091,42 +1098,48 @@ class _Translator:
             if b.kind == "rows":
                 return Var(b.var, span=sp)
             if b.kind == "state":
-                raise self.error(
+                self.error(
                     node,
                     f"state `{n}` is used as a value",
                     f"call one of its readers, e.g. `{n}.{next(iter(b.cls.readers()), 'value')}()`",
                 )
+                return Lit(None, span=sp)  # reported; go on to find more problems
             if b.kind == "container":
-                raise self.error(
+                self.error(
                     node,
                     f"`{n}` is a list/dict/set; containers are not supported",
                     "accumulate with a State (Distinct, TopK, Median ...) instead",
                 )
+                return Lit(None, span=sp)  # reported; go on to find more problems
         if n in env.loop_locals:
             lb, loop_span = env.loop_locals[n]
             if lb.kind == "maybe":
-                raise self.error(
+                self.error(
                     node,
                     f"`{n}` may be unbound here: it is assigned in only one branch of the "
                     f"`if` at {loop_span}",
                     "assign it before the `if` or in every branch",
                 )
+                return Lit(None, span=sp)  # reported; go on to find more problems
             if lb.kind == "state":
-                raise self.error(
+                self.error(
                     node,
                     f"state `{n}` is created inside the loop at {loop_span} (its scope is one "
                     "iteration of that loop) but used outside that scope",
                     "create the state before the loop, or use it only inside the loop",
                 )
-            raise self.error(
+                return Lit(None, span=sp)  # reported; go on to find more problems
+            self.error(
                 node,
                 f"`{n}` is assigned inside the loop at {loop_span} and read after it; its value "
                 "would be the last iteration's, which depends on row order",
                 "accumulate it with a reduction (`x += ...`, `x = max(x, ...)`) or a State",
             )
+            return Lit(None, span=sp)  # reported; go on to find more problems
         obj = self.global_obj(n)
         if obj is _MISSING:
-            raise self.error(node, f"unknown name `{n}`", "define or import it in the module")
+            self.error(node, f"unknown name `{n}`", "define or import it in the module")
+            return Lit(None, span=sp)
         return self.global_value(node, n, obj)
 
     def global_obj(self, n: str) -> Any:
@@ -1202,6 +1215,8 @@ class _Translator:
                 return self.method_call(node, b, recv, meth, env, statement)
             if recv in env.loop_locals:
                 self.name(func.value, env)  # reports the scope / order problem
+                self.call_args(node, env)
+                raise _Stop()
             obj = self.global_obj(recv)
             if obj is math:
                 if meth not in MATH_FUNCS:
@@ -1213,7 +1228,9 @@ class _Translator:
                     raise self.error(func, f"unknown name `{recv}.{meth}`")
                 return self.call_global(node, f"{recv}.{meth}", target, env, statement)
             if obj is _MISSING:
-                raise self.error(func.value, f"unknown name `{recv}`")
+                self.error(func.value, f"unknown name `{recv}`", "define or import it")
+                self.call_args(node, env)
+                return Lit(None, span=sp)
         if isinstance(func, cst.Name):
             n = func.value
             b = env.names.get(n)
@@ -1221,9 +1238,13 @@ class _Translator:
                 raise self.error(func, f"`{n}` is a local {b.kind} and cannot be called")
             if n in env.loop_locals:
                 self.name(func, env)
+                self.call_args(node, env)
+                raise _Stop()
             obj = self.global_obj(n)
             if obj is _MISSING:
-                raise self.error(func, f"unknown name `{n}`", "define or import it in the module")
+                self.error(func, f"unknown name `{n}`", "define or import it in the module")
+                self.call_args(node, env)
+                return Lit(None, span=sp)
             return self.call_global(node, n, obj, env, statement)
         raise self.error(func, f"unsupported call of `{_code(func)}`")
         del Dataflow  # pragma: no cover

@@ -16,7 +16,7 @@ from typing import Any
 
 from .dataflow.build import build_graph
 from .dataflow.graph import DataflowGraph
-from .errors import CompilerError
+from .errors import CompilerError, FrontendError
 from .frontend import parse_module, translate
 from .ir.nodes import Function
 from .ir.pprint import pformat_function
@@ -62,12 +62,12 @@ class Compiled:
         return explain(self)
 
 
-def frontend(obj: Any) -> tuple[Function, dict[str, Any]]:
+def frontend(obj: Any, *, partial: bool = False) -> tuple[Function, dict[str, Any], list]:
     """Parse and translate one ``Dataflow`` object."""
     path = inspect.getsourcefile(obj.fn)
     if path is None:
         raise TypeError(f"cannot find the source of {obj!r}")
-    return translate(obj, parse_module(path))
+    return translate(obj, parse_module(path), partial=partial)
 
 
 def _loader(refs: dict[str, Any]) -> Callable[[str], Function]:
@@ -76,11 +76,29 @@ def _loader(refs: dict[str, Any]) -> Callable[[str], Function]:
         if obj is None:
             mod, _, qual = ref.partition(":")
             obj = getattr(importlib.import_module(mod), qual)
-        fn, more = frontend(obj)
+        fn, more, _ = frontend(obj)
         refs.update(more)
         return fn
 
     return load
+
+
+def _more_problems(prog: Program) -> list:
+    """Run the passes over IR that had frontend errors, to report their problems too.
+
+    The statements in error were left out, so a pass may also fail for reasons
+    that are not the user's: only its diagnostics are kept.
+    """
+    found = []
+    for step in PIPELINE:
+        try:
+            prog = step(prog)
+        except CompilerError as e:
+            found.extend(e.diagnostics)
+            break
+        except Exception:  # noqa: BLE001 - partial IR; the frontend errors stand
+            break
+    return found
 
 
 def compile_dataflow(
@@ -93,7 +111,9 @@ def compile_dataflow(
     """Compile a ``Dataflow`` through the whole pipeline."""
     if verify is None:
         verify = os.environ.get("LOOPLIFT_VERIFY") == "1"
-    fn, refs = frontend(obj)
+    fn, refs, problems = frontend(obj, partial=True)
+    if problems:
+        raise FrontendError(problems + _more_problems(Program(fn, refs, _loader(refs))))
     if verify:
         verify_ir(fn, "frontend")
     if dump_after == "frontend":
