@@ -1,10 +1,9 @@
+# expect: 19:17 order
 # expect: 20:17 order
-# expect: 21:17 order
-# expect: 24:17 order
 """The clickstream algorithm written with flags and counters instead of a
-state: resetting the counter and setting the "inside an interval" flag are
-order-dependent updates in an unordered loop (three of them; the `+=`
-updates are reduction forms and are not reported on their own)."""
+state: the "inside an interval" flag and the reset of the click counter are
+order-dependent updates in an unordered loop. Each local is reported once,
+at its first such assignment; the `+=` updates alone would be reductions."""
 
 from looplift import RowStream, dataflow, group_by
 

@@ -1,7 +1,7 @@
 # expect: 25:18 argument
-# expect: 34:9 append
-# expect: 34:23 unknown
-# expect: 36:12 action
+# expect: 35:9 append
+# expect: 36:18 unknown
+# expect: 38:20 action
 """Bad calls: wrong arity to a @dataflow function, an undefined helper, a list
 mutated in a loop, and a state action used as a value."""
 
@@ -29,8 +29,10 @@ def clamped_total(xs: RowStream[int]) -> int:
 @dataflow
 def bucketed(xs: RowStream[int]) -> int:
     bucket = make_bucket()
+    total = 0
     c = Count()
     for (x,) in xs:
-        bucket.append(to_bucket(x))
+        bucket.append(x)
+        total += to_bucket(x)
         c.add()
-    return c.add()
+    return total + c.add()

@@ -26,10 +26,10 @@ def parse_or_zero(text: str) -> int:
 
 
 @dataflow
-def first_big(xs: RowStream[int]) -> int:
-    best = 0
+def has_big(xs: RowStream[int]) -> int:
+    found = 0
     for (x,) in xs:
-        best = max(best, x)
-        if best > 100:
+        if x > 100:
+            found += 1
             break
-    return best
+    return found

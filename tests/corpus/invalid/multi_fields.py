@@ -1,8 +1,8 @@
 # expect: 15:13 field
-# expect: 17:13 field
 # expect: 18:13 order
-"""Field-count mismatches on a stream and on a projection, plus an
-order-dependent update in the same unordered loop."""
+# expect: 26:13 field
+"""Field-count mismatches on a group and on a projection, and an
+order-dependent update in another unordered loop."""
 
 from looplift import RowStream, dataflow, group_by
 
@@ -14,6 +14,15 @@ def per_key(rows: RowStream[int, int, int]):
         last = 0
         for a, b in g:
             total += a + b
-        for x, y in g.project(2):
-            last = x + y
+        for (x,) in g.project(2):
+            last = x
         yield k, total, last
+
+
+@dataflow(columns=("k", "pairs"))
+def pairs(rows: RowStream[int, int, int]):
+    for k, g in group_by(0, rows):
+        n = 0
+        for x, y in g.project(2):
+            n += x * y
+        yield k, n
