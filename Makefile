@@ -1,0 +1,41 @@
+# looplift — `make test` is what CI runs; `make check` adds lint.
+
+.DEFAULT_GOAL := help
+.PHONY: help venv test check demo clean
+
+PYTHON ?= python3.11
+VENV   := .venv
+BIN    := $(VENV)/bin
+STAMP  := $(VENV)/.stamp
+
+# Spark's Python workers must run the venv's interpreter (pandas, pyarrow, looplift).
+export PYSPARK_PYTHON := $(abspath $(BIN)/python)
+
+help:  ## list the targets
+	@echo "make venv   create $(VENV) ($(PYTHON)) and install looplift with its test extras"
+	@echo "make test   run the whole test suite (what CI runs)"
+	@echo "make check  ruff, then the test suite"
+	@echo "make demo   compile samples/clickstream.py and explain its plan"
+	@echo "make clean  remove build output and caches (keeps $(VENV))"
+
+venv: $(STAMP)
+
+# Re-installs only when pyproject.toml changes.
+$(STAMP): pyproject.toml
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q -e '.[test]'
+	touch $@
+
+test: $(STAMP)
+	$(BIN)/pytest -q -m "slow or not slow"
+
+check: $(STAMP)
+	$(BIN)/ruff check compiler runtime states shells tests samples
+	$(MAKE) test
+
+demo: $(STAMP)
+	$(BIN)/uda-compile --explain samples/clickstream.py
+
+clean:
+	rm -rf build dist spark-warehouse metastore_db derby.log .pytest_cache .hypothesis .ruff_cache
+	find . -path ./$(VENV) -prune -o -name __pycache__ -type d -exec rm -rf {} +
