@@ -376,9 +376,38 @@ class _Translator:
                 return self.for_stmt(s, flat[i + 1 :], env, rest)
             if isinstance(s, cst.Return):
                 return self.return_stmt(s, flat[i + 1 :], env, top)
+            if self.poisoned(s, env):
+                raise _Stop()  # depends on a statement already reported
             return self.simple(s, env, rest)
         except _Stop:
-            return rest(env)
+            return rest(self.poison(s, env))
+
+    def poison(self, s: cst.CSTNode, env: Env) -> Env:
+        """After a statement in error: the names it would bind are silently unusable,
+        so the problem is reported once, not again at every use."""
+        names = _assigned_names([s], deep=True)
+        if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
+            names.add(s.name.value)
+        if isinstance(s, cst.For):
+            names |= {n.value for n in _walk(s.target) if isinstance(n, cst.Name)}
+        if isinstance(s, (cst.Try, cst.TryStar, cst.With, cst.While)):
+            names |= _assigned_names([x for blk in _walk_blocks(s) for x in blk], deep=True)
+        new = [n for n in names if n not in env.names]
+        if not new:
+            return env
+        env2 = env.copy()
+        for n in new:
+            env2.names[n] = Binding("poison", n, self.span(s), depth=env.depth)
+            env2.loop_locals.pop(n, None)
+        return env2
+
+    def poisoned(self, s: cst.CSTNode, env: Env) -> bool:
+        if not isinstance(s, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr)):
+            return False
+        return any(
+            isinstance(n, cst.Name) and env.names.get(n.value, _NO).kind == "poison"
+            for n in _walk(s)
+        )
 
     def simple(self, s: cst.CSTNode, env: Env, rest: Callable[[Env], Expr]) -> Expr:
         if isinstance(s, cst.Pass):
@@ -396,14 +425,18 @@ class _Translator:
         rejected = _REJECTED_STATEMENTS.get(type(s).__name__)
         if rejected:
             what, hint = rejected
-            sp = self.span(s)
+            self.error(s, what, hint)
             if isinstance(s, (cst.FunctionDef, cst.ClassDef)):
-                sp = self.keyword_span(s)
-            raise self.error(sp, what, hint)
+                # report what else is wrong inside (global / nonlocal ...), not its body
+                for n in _walk(s.body):
+                    if isinstance(n, (cst.Global, cst.Nonlocal)):
+                        self.error(n, *_REJECTED_STATEMENTS[type(n).__name__])
+            else:
+                # find the problems inside the rejected block too
+                for block in _walk_blocks(s):
+                    self.block(list(block), env.copy(), lambda e: UNIT)
+            raise _Stop()
         raise self.error(s, f"unsupported statement `{_code(s).strip()}`")
-
-    def keyword_span(self, s: cst.FunctionDef | cst.ClassDef) -> Span:
-        return self.span(s)
 
     # -- statements ---------------------------------------------------------------
     def expr_stmt(self, s: cst.Expr, env: Env, rest: Callable[[Env], Expr]) -> Expr:
@@ -1091,6 +1124,8 @@ class _Translator:
             return Lit({"True": True, "False": False, "None": None}[n], span=sp)
         b = env.names.get(n)
         if b is not None:
+            if b.kind == "poison":
+                return Lit(None, span=sp)  # its statement was reported
             if b.kind == "value":
                 return Var(b.var, span=sp)
             if b.kind == "carry":
@@ -1234,6 +1269,9 @@ class _Translator:
         if isinstance(func, cst.Name):
             n = func.value
             b = env.names.get(n)
+            if b is not None and b.kind == "poison":
+                self.call_args(node, env)
+                return Lit(None, span=sp)
             if b is not None:
                 raise self.error(func, f"`{n}` is a local {b.kind} and cannot be called")
             if n in env.loop_locals:
@@ -1253,6 +1291,9 @@ class _Translator:
         self, node: cst.Call, b: Binding, recv: str, meth: str, env: Env, statement: bool
     ) -> Expr:
         sp = self.span(node)
+        if b.kind == "poison":
+            self.call_args(node, env)
+            return Lit(None, span=sp)
         if b.kind == "state":
             cls = b.cls
             acts = cls.actions()
@@ -1275,6 +1316,7 @@ class _Translator:
                     node,
                     f"wrong number of arguments ({len(args)}) for `{recv}.{meth}`; "
                     f"{cls.__name__}.{meth} takes {shown}",
+                    f"call it as `{recv}.{meth}{shown}`",
                 ) from None
             if meth in acts and not statement:
                 raise self.error(
@@ -1336,7 +1378,9 @@ class _Translator:
             if len(args) < lo or (hi is not None and len(args) > hi):
                 want = f"{lo}" if lo == hi else f"{lo} or more" if hi is None else f"{lo} to {hi}"
                 raise self.error(
-                    node, f"wrong number of arguments for `{n}`: {len(args)} given, {want} expected"
+                    node,
+                    f"wrong number of arguments for `{n}`: {len(args)} given, {want} expected",
+                    f"see help({n}) for its arguments",
                 )
             return Apply(Prim(n), tuple(args), span=sp)
         if getattr(builtins, n, None) is obj and n in (
@@ -1382,6 +1426,7 @@ class _Translator:
                         node,
                         f"wrong number of arguments ({len(args)}) for host function `{n}`"
                         f"{inspect.signature(obj)}",
+                        f"call it as `{n}{inspect.signature(obj)}`",
                     ) from None
             return Apply(Host(ref, span=self.span(node.func)), tuple(args), span=sp)
         raise self.error(node.func, f"`{n}` is not callable in @dataflow code")
@@ -1400,6 +1445,7 @@ class _Translator:
                 node,
                 f"wrong number of arguments for `{n}`: {len(pos) + len(kw)} given, "
                 f"{len(params)} expected ({', '.join(p.name for p in params)})",
+                f"call it as `{n}({', '.join(p.name for p in params)})`",
             )
         ordered_args: list[cst.BaseExpression] = [a.value for a in pos]
         for p in params[len(pos) :]:
@@ -1435,6 +1481,22 @@ class _Translator:
 # -- module-level helpers ---------------------------------------------------------------
 
 _MISSING = object()
+_NO = Binding("none", "")
+
+
+def _walk_blocks(s: cst.CSTNode) -> list[list[cst.BaseStatement]]:
+    """The statement blocks nested directly in a compound statement."""
+    out = []
+    for attr_name in ("body", "orelse", "finalbody"):
+        part = getattr(s, attr_name, None)
+        if isinstance(part, (cst.Else, cst.Finally)):
+            part = part.body
+        if isinstance(part, cst.BaseSuite) and isinstance(part, cst.IndentedBlock):
+            out.append(list(part.body))
+    for h in getattr(s, "handlers", ()) or ():
+        if isinstance(h.body, cst.IndentedBlock):
+            out.append(list(h.body.body))
+    return out
 
 
 def _group_by() -> Any:

@@ -16,6 +16,7 @@ from typing import Any
 
 from .dataflow.build import build_graph
 from .dataflow.graph import DataflowGraph
+from .dump import dump_stage
 from .errors import CompilerError, FrontendError
 from .frontend import parse_module, translate
 from .ir.nodes import Function
@@ -129,7 +130,7 @@ def compile_dataflow(
         if verify:
             verify_ir(prog.fn, step.__name__)
         if dump_after == step.__name__:
-            dump(pformat_function(prog.fn))
+            dump(dump_stage(prog, step.__name__))
     graph = build_graph(prog)
     if verify:
         graph.verify()

@@ -1,0 +1,11 @@
+"""Shared test setup: IR/graph invariants checked between every stage."""
+
+from __future__ import annotations
+
+import os
+import sys
+
+os.environ.setdefault("LOOPLIFT_VERIFY", "1")
+# Spark's Python workers must run this interpreter (it has pyarrow and pandas).
+os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
+os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
