@@ -39,10 +39,10 @@ def _parser() -> argparse.ArgumentParser:
     return p
 
 
-def load_module(path: str) -> Any:
+def load_module(path: str, name: str | None = None) -> Any:
     """Import a module from a file path (its folder goes on sys.path for its imports)."""
     path = os.path.abspath(path)
-    name = os.path.splitext(os.path.basename(path))[0]
+    name = name or os.path.splitext(os.path.basename(path))[0]
     folder = os.path.dirname(path)
     if folder not in sys.path:
         sys.path.insert(0, folder)

@@ -61,7 +61,7 @@ def _scopes(prog: Program) -> str:
 
 def _classes(prog: Program) -> str:
     lines = [f"kind of {prog.fn.name}: {prog.facts['kind']}"]
-    for ref, info in sorted(prog.facts["classes"].items()):
+    for _ref, info in sorted(prog.facts["classes"].items()):
         tag = "additive" if info.additive else f"action reducer ({info.why})"
         lines.append(f"  class {info.name}: {tag}; undo {dict(info.undo)}")
         for act in info.additive_actions:

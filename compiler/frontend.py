@@ -1028,9 +1028,14 @@ class _Translator:
             op = UNARYOPS.get(type(node.operator).__name__)
             if op is None:
                 raise self.error(
-                    node, f"operator `{_code(node.operator).strip()}` is not supported"
+                    node,
+                    f"operator `{_code(node.operator).strip()}` is not supported",
+                    "bitwise operators are not supported; use arithmetic and comparisons",
                 )
-            return Apply(Prim(op), (self.expr(node.expression, env),), span=sp)
+            operand = self.expr(node.expression, env)
+            if op == "neg" and isinstance(operand, Lit) and type(operand.value) in (int, float):
+                return Lit(-operand.value, span=sp)  # a negative literal
+            return Apply(Prim(op), (operand,), span=sp)
         if isinstance(node, cst.BooleanOperation):
             left = self.expr(node.left, env)
             right = self.expr(node.right, env)
@@ -1251,7 +1256,7 @@ class _Translator:
             if recv in env.loop_locals:
                 self.name(func.value, env)  # reports the scope / order problem
                 self.call_args(node, env)
-                raise _Stop()
+                return Lit(None, span=sp)
             obj = self.global_obj(recv)
             if obj is math:
                 if meth not in MATH_FUNCS:
@@ -1277,7 +1282,7 @@ class _Translator:
             if n in env.loop_locals:
                 self.name(func, env)
                 self.call_args(node, env)
-                raise _Stop()
+                return Lit(None, span=sp)
             obj = self.global_obj(n)
             if obj is _MISSING:
                 self.error(func, f"unknown name `{n}`", "define or import it in the module")

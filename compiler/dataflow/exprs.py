@@ -45,6 +45,13 @@ def render(e: Expr, a: Analysis, depth: int = 0, prec: int = 0) -> str:
         if isinstance(f, Prim):
             return _prim(f.op, args, a, depth, prec)
         if isinstance(f, Builtin) and f.name == "if":
+            then, other = (_branch(x) for x in args[1:])
+            if other is not None and other == args[0]:  # `c and x` is `x if c else c`
+                text = f"{render(args[0], a, depth, 2)} and {render(args[1].body, a, depth, 2)}"
+                return f"({text})" if prec > 2 else text
+            if then is not None and then == args[0]:  # `c or x` is `c if c else x`
+                text = f"{render(args[0], a, depth, 1)} or {render(args[2].body, a, depth, 1)}"
+                return f"({text})" if prec > 1 else text
             c = render(args[0], a, depth, 0)
             t = render(args[1].body, a, depth, 0) if isinstance(args[1], Lambda) else "?"
             o = render(args[2].body, a, depth, 0) if isinstance(args[2], Lambda) else "?"
@@ -60,6 +67,13 @@ def render(e: Expr, a: Analysis, depth: int = 0, prec: int = 0) -> str:
             inner = ", ".join(render(x, a, depth) for x in args)
             return f"{f.name}({inner})"
     return "?"
+
+
+def _branch(lam: Expr) -> Expr | None:
+    """The result of a branch that is just an atom, else None."""
+    if isinstance(lam, Lambda) and isinstance(lam.body, (Var, Lit)):
+        return lam.body
+    return None
 
 
 def render_guards(guards: tuple[tuple[str, bool], ...], a: Analysis) -> str:

@@ -65,6 +65,7 @@ def classify_operators(prog: Program) -> Program:
             if o is not op
             and not o.ordered
             and not op.ordered
+            and o.kind == op.kind
             and o.scope == op.scope
             and o.inputs
             and input_of(o) == input_of(op)

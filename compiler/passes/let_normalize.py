@@ -62,6 +62,7 @@ class _Names:
             return name
         base = _SUFFIX.sub("", name)
         if base.startswith("_"):
+            base = base.rstrip("0123456789") or base  # renormalizing: _t3 -> _t
             while True:
                 k = self.counters.get(base, 0) + 1
                 self.counters[base] = k

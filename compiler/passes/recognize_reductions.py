@@ -150,7 +150,7 @@ def _call(f: StateCall, method: str) -> StateCall:
 def _if_none(x: Var, then: Expr, other: Expr, span) -> Expr:
     from ..ir.nodes import Builtin, Lambda
 
-    t = f"{x.name}.none"
+    t = "_none.1"
     return Let(
         t,
         Apply(Prim("is_none"), (x,)),

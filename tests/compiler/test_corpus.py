@@ -11,9 +11,7 @@ import pytest
 from tests.helpers import CORPUS, SAMPLES, compile_module, expectations
 
 VALID = sorted(p for p in SAMPLES.glob("*.py") if re.search(r"^@dataflow", p.read_text(), re.M))
-VALID += sorted(
-    (CORPUS / "valid").glob("*.py")
-)
+VALID += sorted((CORPUS / "valid").glob("*.py"))
 INVALID = sorted((CORPUS / "invalid").glob("*.py"))
 
 
@@ -42,7 +40,9 @@ def test_invalid_program_is_diagnosed_where_annotated(path: Path) -> None:
             + "\n".join(d.render() for d in diags)
         )
     assert len(got) == len(expected), "unexpected extra diagnostics:\n" + "\n".join(
-        d.render() for d in diags if (d.span.line, d.span.col) not in {(e[0], e[1]) for e in expected}
+        d.render()
+        for d in diags
+        if (d.span.line, d.span.col) not in {(e[0], e[1]) for e in expected}
     )
     for d in diags:
         assert d.span.path == str(path), d.render()
