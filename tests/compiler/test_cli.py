@@ -1,0 +1,134 @@
+"""uda-compile as a user runs it: explain, check, graph, dump-after, exit codes."""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.helpers import ROOT, SAMPLES
+
+CLI = [sys.executable, "-m", "looplift"]
+
+
+def run(*args: str, cwd: Path = ROOT) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "LOOPLIFT_VERIFY": "1"}
+    return subprocess.run([*CLI, *args], capture_output=True, text=True, cwd=cwd, env=env)
+
+
+def test_explain_clickstream_shows_scope_fused_operator_and_parts() -> None:
+    r = run("--explain", "samples/clickstream.py")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    click = out[out.index("algorithm clickstream(") :]
+    assert click.count("group_by(0) of clicks") == 1
+    assert "scope key [clicks[0]]" in click
+    ops = [ln for ln in click.splitlines() if ln.startswith("    ") and "reducer)" in ln]
+    assert len(ops) == 1 and "IntervalSequence (action reducer)" in ops[0], ops
+    assert "actions open, close, insert" in click
+    assert "map part (native" in click and "reduce part (Python)" in click
+    assert "when category == 0: avg_path.seq.open(ts)" in click
+    assert "runs: native except the action reducer" in click
+
+
+def test_explain_average_shows_fusable_additive_states_with_projections() -> None:
+    r = run("--explain", "samples/average.py", "--only", "average")
+    assert r.returncode == 0, r.stderr
+    out = r.stdout
+    assert "Count (additive reducer), scope key [rows[0]]" in out
+    assert "Sum (additive reducer), scope key [rows[0]]" in out
+    assert "fusable with sum.acc" in out and "fusable with count.acc" in out
+    assert "projection add(): n += 1" in out and "projection add(x): total += x" in out
+    assert "runs: fully native (no Python at run time)" in out
+
+
+def test_check_ok_and_python_dash_m_share_the_entry_point() -> None:
+    r = run("--check", "samples/clickstream.py")
+    assert r.returncode == 0 and "2 algorithms OK" in r.stdout
+    exe = shutil.which("uda-compile", path=str(Path(sys.executable).parent))
+    assert exe, "the uda-compile console script is installed next to python"
+    r2 = subprocess.run([exe, "--check", "samples/clickstream.py"], capture_output=True,
+                        text=True, cwd=ROOT)  # fmt: skip
+    assert r2.returncode == 0 and r2.stdout == r.stdout
+
+
+def test_errors_exit_1_with_positions_and_no_traceback(tmp_path: Path) -> None:
+    bad = tmp_path / "bad.py"
+    bad.write_text(
+        "from looplift import RowStream, dataflow\n\n\n"
+        "@dataflow\n"
+        "def f(xs: RowStream[int]) -> int:\n"
+        "    n = 0\n"
+        "    while n < 3:\n"
+        "        n += 1\n"
+        "    for (x,) in xs:\n"
+        "        last = x\n"
+        "    return last\n"
+    )
+    r = run("--check", str(bad))
+    assert r.returncode == 1
+    assert "Traceback" not in r.stderr
+    assert f"{bad}:7:5: error: `while` loops are not supported" in r.stderr
+    assert f"{bad}:11:12: error: `last` is assigned inside the loop" in r.stderr
+    assert "        while n < 3:\n        ^" in r.stderr
+    assert "hint:" in r.stderr and r.stderr.rstrip().endswith("2 errors")
+
+
+def test_syntax_and_import_errors_are_diagnostics(tmp_path: Path) -> None:
+    bad = tmp_path / "syn.py"
+    bad.write_text("def f(:\n    pass\n")
+    r = run("--check", str(bad))
+    assert r.returncode == 1 and "syntax error" in r.stderr and "Traceback" not in r.stderr
+    boom = tmp_path / "boom.py"
+    boom.write_text("import no_such_module_here\n")
+    r = run("--check", str(boom))
+    assert r.returncode == 1 and "ModuleNotFoundError" in r.stderr and "Traceback" not in r.stderr
+    r = run("--check", str(tmp_path / "missing.py"))
+    assert r.returncode == 1 and "no such file" in r.stderr
+
+
+def test_graph_dot_and_dump_after(tmp_path: Path) -> None:
+    out = tmp_path / "g.dot"
+    r = run("samples/clickstream.py", "--graph", str(out))
+    assert r.returncode == 0, r.stderr
+    dot = out.read_text()
+    assert dot.startswith("digraph") and "IntervalSequence" in dot and "cluster_" in dot
+    r = run("samples/clickstream.py", "--only", "avg_path", "--dump-after=let_normalize")
+    assert "# avg_path after let_normalize" in r.stdout and "seq#open(ts)" in r.stdout
+
+
+@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
+def test_graph_svg(tmp_path: Path) -> None:
+    out = tmp_path / "g.svg"
+    r = run("samples/clickstream.py", "--graph", str(out))
+    assert r.returncode == 0, r.stderr
+    assert "<svg" in out.read_text()
+
+
+def test_compiling_a_sample_is_fast_and_never_starts_spark() -> None:
+    code = (
+        "import sys, time\n"
+        "from looplift.compiler.cli import main\n"
+        "t = time.perf_counter(); rc = main(['--check', 'samples/clickstream.py'])\n"
+        "assert rc == 0\n"
+        "assert 'pyspark' not in sys.modules, 'compiling imported pyspark'\n"
+        "print(time.perf_counter() - t)\n"
+    )
+    t0 = time.perf_counter()
+    r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
+    assert r.returncode == 0, r.stderr
+    assert float(r.stdout.strip().splitlines()[-1]) < 1.0
+    assert time.perf_counter() - t0 < 10
+
+
+def test_every_sample_explains() -> None:
+    for path in sorted(SAMPLES.glob("*.py")):
+        if "@dataflow\n" not in path.read_text() and "@dataflow(" not in path.read_text():
+            continue
+        r = run("--explain", str(path))
+        assert r.returncode == 0, f"{path.name}: {r.stderr}"
