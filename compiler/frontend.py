@@ -296,7 +296,11 @@ class _Translator:
             )
             return None
         if p.default is not None:
-            self.error(p.default, f"parameter `{name}`: default values are not supported")
+            self.error(
+                p.default,
+                f"parameter `{name}`: default values are not supported",
+                "pass every argument at the call (SQL literals for scalar parameters)",
+            )
         ann = p.annotation.annotation
         if isinstance(ann, cst.Subscript) and _code(ann.value) in (
             "RowStream",
@@ -700,7 +704,7 @@ class _Translator:
             )
         # no return: join the names assigned in either branch
         assigned = sorted(
-            (_assigned_names(then_stmts) | _assigned_names(else_stmts))
+            (_assigned_names(then_stmts, deep=True) | _assigned_names(else_stmts, deep=True))
             - {n for n, b in env.names.items() if b.kind in ("carry", "state", "rows")}
         )
         outs: dict[str, Env] = {}

@@ -23,10 +23,10 @@ def is_temp(name: str) -> bool:
 
 def user_name(name: str, *, keep_callee: bool = True) -> str:
     """``count.acc`` → ``count.acc`` (or ``acc``); ``x.carry`` → ``x``; ``x_2`` → ``x``."""
-    name = name.removesuffix(CARRY_SUFFIX)
-    if not keep_callee:
-        name = name.split(".")[-1]
     head, _, tail = name.rpartition("_")
     if head and tail.isdigit() and not head.endswith("_"):
         name = head
+    name = name.removesuffix(CARRY_SUFFIX)
+    if not keep_callee:
+        name = name.split(".")[-1]
     return name

@@ -34,67 +34,66 @@ def classify_state_class(cls: type) -> StateClassInfo:
         return _CACHE[cls]
     from .frontend import ref_of
 
-    actions = tuple(cls.actions())
+    acts = cls.actions()
+    actions = tuple(acts)
     readers = tuple(cls.readers())
-    info = StateClassInfo(ref_of(cls), cls.__name__, False, actions, readers)
-    try:
-        src = textwrap.dedent(inspect.getsource(cls))
-        mod = cst.parse_module(src)
-    except (OSError, TypeError, cst.ParserSyntaxError):
-        info = _replace(info, why="its source is not available")
-        _CACHE[cls] = info
-        return info
-    klass = next(s for s in mod.body if isinstance(s, cst.ClassDef))
-    methods = {s.name.value: s for s in klass.body.body if isinstance(s, cst.FunctionDef)}
-    why = ""
-    fields: list[tuple[str, str]] = []
-    init = methods.get("__init__")
-    bases_ok = all(_only_machinery(b, cls) for b in cls.__mro__[1:])
-    if not bases_ok:
-        why = "it inherits from another state class"
-    elif init is None:
-        why = "it has no __init__ initializing its fields"
-    else:
-        fields, why = _init_fields(init)
-    adds: list[AdditiveAction] = []
-    if not why:
-        for name in actions:
-            fn = _last_def(klass, name)
-            if cls.actions()[name].undo_fn is not None:
-                why = f"action `{name}` has an explicit undo"
-                break
-            act, why = _additive_action(fn, {f for f, _ in fields})
-            if act is None:
-                break
-            adds.append(act)
-    rexprs: list[tuple[str, str]] = []
-    if not why:
-        for name in readers:
-            expr, why = _reader_expr(methods.get(name), {f for f, _ in fields})
-            if expr is None:
-                break
-            rexprs.append((name, expr))
     undo = tuple(
         (n, "explicit" if a.undo_fn is not None else "derived" if a.has_undo else "missing")
-        for n, a in cls.actions().items()
+        for n, a in acts.items()
     )
-    if why:
-        info = _replace(info, why=why, undo=undo)
+    info = StateClassInfo(ref_of(cls), cls.__name__, False, actions, readers, undo=undo)
+    why = ""
+    fields: list[tuple[str, str]] = []
+    adds: list[AdditiveAction] = []
+    rexprs: list[tuple[str, str]] = []
+    init = _method_def(getattr(cls, "__init__", None))
+    if init is None:
+        why = "its __init__ is not plain Python source"
     else:
-        info = StateClassInfo(
-            info.ref,
-            info.name,
-            True,
-            actions,
-            readers,
-            tuple(fields),
-            tuple(adds),
-            tuple(rexprs),
-            "",
-            undo,
+        fields, why = _init_fields(init)
+    names = {f for f, _ in fields}
+    for name, act in acts.items():
+        if why:
+            break
+        if act.undo_fn is not None:
+            why = f"action `{name}` has an explicit undo"
+            break
+        fn = _method_def(act.fn)
+        if fn is None:
+            why = f"the source of action `{name}` is not available"
+            break
+        found, why = _additive_action(fn, names)
+        if found is not None:
+            adds.append(found)
+    for name in readers:
+        if why:
+            break
+        expr, why = _reader_expr(_method_def(cls.readers()[name]), names)
+        if expr is not None:
+            rexprs.append((name, expr))
+    if why:
+        info = _replace(info, why=why)
+    else:
+        info = _replace(
+            info,
+            additive=True,
+            fields=tuple(fields),
+            additive_actions=tuple(adds),
+            reader_exprs=tuple(rexprs),
         )
     _CACHE[cls] = info
     return info
+
+
+def _method_def(fn: object) -> cst.FunctionDef | None:
+    """The libcst tree of one method, wherever in the class hierarchy it is defined."""
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))  # type: ignore[arg-type]
+        mod = cst.parse_module(src)
+    except (OSError, TypeError, cst.ParserSyntaxError):
+        return None
+    node = mod.body[0] if mod.body else None
+    return node if isinstance(node, cst.FunctionDef) else None
 
 
 def check_undo(cls: type) -> list[Diagnostic]:
@@ -122,16 +121,6 @@ def check_undo(cls: type) -> list[Diagnostic]:
     return out
 
 
-def _only_machinery(base: type, cls: type) -> bool:
-    """A base class that defines no constructor, action or reader of ``cls``."""
-    from looplift.state import State
-
-    if base in (State, object):
-        return True
-    own = vars(base)
-    return "__init__" not in own and not any(n in own for n in (*cls.actions(), *cls.readers()))
-
-
 def _replace(info: StateClassInfo, **kw) -> StateClassInfo:
     import dataclasses
 
@@ -155,14 +144,6 @@ def _body(fn: cst.FunctionDef) -> list[cst.CSTNode]:
         else:
             out.append(s)
     return out
-
-
-def _last_def(klass: cst.ClassDef, name: str) -> cst.FunctionDef:
-    """The action's own def (the first of possibly two defs named ``name``)."""
-    for s in klass.body.body:
-        if isinstance(s, cst.FunctionDef) and s.name.value == name:
-            return s
-    raise KeyError(name)
 
 
 def _self_name(fn: cst.FunctionDef) -> str:

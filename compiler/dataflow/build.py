@@ -93,6 +93,8 @@ def build_graph(prog: Program) -> DataflowGraph:
             needs |= _refs(a.bound[n].value, read_results)
         needs -= set(op.map_code)
         needs -= set(op.states)
+        row_fields = {p for loop in op.inputs for p in a.loops[loop].params}
+        needs -= row_fields  # they arrive with the rows of the input loops
         needs -= {r.result for r in op.reads}
         for d in op.states:
             for x in a.states[d].args:
@@ -115,7 +117,8 @@ def build_graph(prog: Program) -> DataflowGraph:
         for r in reads:
             producer[r] = nid
         for loop in op.inputs:
-            g.connect(producer[a.loops[loop].params[0]], nid, loop, "rows")
+            for p in (loop, *a.loops[loop].params):
+                g.connect(producer[a.loops[loop].params[0]], nid, p, "rows")
 
     # remaining bindings
     skip = set(producer) | set(a.states) | set(a.streams)

@@ -116,7 +116,12 @@ class DataflowGraph:
             for v in node.needs:
                 if provided.get(v, 0) != 1:
                     problems.append(f"{n} needs {v}, provided {provided.get(v, 0)} times")
-            ins = [self.node(u).loops for u, _ in self.g.in_edges(n)]
+            # joined inputs need comparable scopes; rows of several loops are a union
+            ins = [
+                self.node(u).loops
+                for u, _, d in self.g.in_edges(n, data=True)
+                if d["kind"] != "rows"
+            ]
             for x in ins:
                 for y in ins:
                     if x[: len(y)] != y and y[: len(x)] != x:

@@ -56,7 +56,11 @@ def analyze_scopes(prog: Program) -> Program:
                 )
             )
     for op in prog.facts["operators"]:
-        ins = [scope_of(a, a.bound[n].loops) for n in op.free if n in a.bound]
+        # rows of several loops are a union of actions; other inputs are joined on scope
+        row_fields = {p for loop in op.inputs for p in a.loops[loop].params}
+        ins = [
+            scope_of(a, a.bound[n].loops) for n in op.free if n in a.bound and n not in row_fields
+        ]
         for x in ins:
             for y in ins:
                 if not (x.is_prefix_of(y) or y.is_prefix_of(x)):

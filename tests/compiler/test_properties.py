@@ -129,8 +129,16 @@ class Gen:
             self.lines.append(f"        yield {out}")
         else:
             states, locals_ = self.decls("    ")
-            self.lines.append("    for a, b, c in rows:")
-            self.body("        ", ["a", "b", "c", "t"], states, locals_)
+            if self.draw(st.booleans()):  # loops inside both branches of an `if`
+                self.lines.append(f"    if {self.cond(['t'])}:")
+                self.lines.append("        for a, b, c in rows:")
+                self.body("            ", ["a", "b", "c", "t"], states, locals_)
+                self.lines.append("    else:")
+                self.lines.append("        for a, b, c in rows.project(2, 1, 0):")
+                self.body("            ", ["a", "b", "c", "t"], states, locals_)
+            else:
+                self.lines.append("    for a, b, c in rows:")
+                self.body("        ", ["a", "b", "c", "t"], states, locals_)
             self.lines.append(f"    return ({', '.join(self.reads(states, locals_))},)")
         return "\n".join(self.lines) + "\n"
 
@@ -147,7 +155,7 @@ HEADER = textwrap.dedent(
 ROWS = st.lists(st.tuples(*[st.integers(-6, 6)] * 3), max_size=12)
 
 
-@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(st.data(), ROWS, st.integers(-3, 3))
 def test_random_programs_keep_invariants_and_meaning(data, rows, t) -> None:  # noqa: ANN001
     src = HEADER + Gen(data).program()
