@@ -78,7 +78,12 @@ def _site_inputs(site: Site) -> set[str]:
 def _check_cycles(a: Analysis, deps: nx.DiGraph, diags: list[Diagnostic]) -> set[str]:
     """Report cycles between states, except those confined to one ordered loop."""
     bad: set[str] = set()
-    for cycle in sorted(nx.simple_cycles(deps), key=lambda c: sorted(c)):
+    order = {name: i for i, name in enumerate(a.states)}  # declaration order
+    cycles = []
+    for c in nx.simple_cycles(deps):
+        i = min(range(len(c)), key=lambda j: order[c[j]])
+        cycles.append(c[i:] + c[:i])  # start each cycle at its first-declared state
+    for cycle in sorted(cycles, key=lambda c: [order[x] for x in c]):
         edges = [(cycle[i], cycle[(i + 1) % len(cycle)]) for i in range(len(cycle))]
         sites = [deps.edges[e]["site"] for e in edges]
         loops = {s.loops[-1] for s in sites if s.loops}
