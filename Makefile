@@ -3,7 +3,7 @@
 .DEFAULT_GOAL := help
 .PHONY: help venv test check demo clean
 
-PYTHON ?= python3.11
+PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
 BIN    := $(VENV)/bin
 STAMP  := $(VENV)/.stamp
