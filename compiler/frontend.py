@@ -440,7 +440,11 @@ class _Translator:
                 for block in _walk_blocks(s):
                     self.block(list(block), env.copy(), lambda e: UNIT)
             raise _Stop()
-        raise self.error(s, f"unsupported statement `{_code(s).strip()}`")
+        raise self.error(
+            s,
+            f"unsupported statement `{_code(s).strip()}`",
+            "use assignments, if/elif/else, for loops over streams, yield and return",
+        )
 
     # -- statements ---------------------------------------------------------------
     def expr_stmt(self, s: cst.Expr, env: Env, rest: Callable[[Env], Expr]) -> Expr:
@@ -451,7 +455,11 @@ class _Translator:
             if env.depth == 0 and not isinstance(v.value, type(None)):
                 pass
             if v.value is None or isinstance(v.value, cst.From):
-                raise self.error(v, "`yield` needs a row value; `yield from` is not supported")
+                raise self.error(
+                    v,
+                    "`yield` needs a row value; `yield from` is not supported",
+                    "yield a tuple of values: `yield key, value`",
+                )
             row = self.expr(v.value, env)
             if not (isinstance(row, Apply) and row.fn == Prim("tuple")):
                 row = Apply(Prim("tuple"), (row,), span=row.span)
@@ -468,7 +476,11 @@ class _Translator:
 
     def assign(self, s: cst.Assign, env: Env, rest: Callable[[Env], Expr]) -> Expr:
         if len(s.targets) != 1:
-            raise self.error(s, "chained assignment `a = b = ...` is not supported")
+            raise self.error(
+                s,
+                "chained assignment `a = b = ...` is not supported",
+                "assign each name on its own line",
+            )
         target = s.targets[0].target
         value = s.value
         # state construction: name = StateClass(...)
@@ -521,7 +533,11 @@ class _Translator:
             if b is not None and b.kind == "carry":
                 return self.carry_set(b, value, env, rest, stmt)
             if b is not None and b.kind == "state":
-                raise self.error(target, f"state `{name}` is reassigned")
+                raise self.error(
+                    target,
+                    f"state `{name}` is reassigned",
+                    "a state variable is bound once; give another state its own name",
+                )
             env2 = env.copy()
             env2.names[name] = Binding("value", name, self.span(target), depth=env.depth)
             env2.loop_locals.pop(name, None)
@@ -530,7 +546,11 @@ class _Translator:
             tmp = self.fresh("t")
             elems = [e.value for e in target.elements]
             if any(isinstance(e, cst.StarredElement) for e in target.elements):
-                raise self.error(target, "starred assignment is not supported")
+                raise self.error(
+                    target,
+                    "starred assignment is not supported",
+                    "unpack into exactly as many names as there are values",
+                )
 
             def unpack(k: int, env_k: Env) -> Expr:
                 if k == len(elems):
@@ -547,12 +567,20 @@ class _Translator:
                 f"assignment to `{_code(target)}` mutates an object",
                 "only local names can be assigned; keep accumulating data in a State",
             )
-        raise self.error(target, f"unsupported assignment target `{_code(target)}`")
+        raise self.error(
+            target,
+            f"unsupported assignment target `{_code(target)}`",
+            "assign to a name or a tuple of names",
+        )
 
     def aug_assign(self, s: cst.AugAssign, env: Env, rest: Callable[[Env], Expr]) -> Expr:
         op = AUGOPS.get(type(s.operator).__name__)
         if op is None:
-            raise self.error(s.operator, f"operator `{_code(s.operator).strip()}` is not supported")
+            raise self.error(
+                s.operator,
+                f"operator `{_code(s.operator).strip()}` is not supported",
+                "use +=, -=, *=, /=, //=, %= or **=",
+            )
         target = s.target
         if not isinstance(target, cst.Name):
             raise self.error(
@@ -571,7 +599,11 @@ class _Translator:
             cur = Apply(StateCall(b.var, "get"), (), span=self.span(target))
             return self.carry_set(b, Apply(Prim(op), (cur, rhs), span=self.span(s)), env, rest, s)
         if b.kind != "value":
-            raise self.error(target, f"`{target.value}` is a {b.kind}, not a number")
+            raise self.error(
+                target,
+                f"`{target.value}` is a {b.kind}, not a number",
+                "update only numeric locals with augmented assignment",
+            )
         value = Apply(Prim(op), (Var(b.var, span=self.span(target)), rhs), span=self.span(s))
         return Let(target.value, value, rest(env), span=self.span(s))
 
@@ -649,10 +681,15 @@ class _Translator:
                     node,
                     f"state constructor argument `{_code(node)}` must be a constant or a "
                     "scalar parameter",
+                    "pass literals or scalar parameters to state constructors",
                 )
         name = target.value
         if name in env.names and env.names[name].kind in ("state", "carry"):
-            raise self.error(target, f"state `{name}` is reassigned")
+            raise self.error(
+                target,
+                f"state `{name}` is reassigned",
+                "a state variable is bound once; give another state its own name",
+            )
         env2 = env.copy()
         env2.names[name] = Binding("state", name, self.span(target), cls=cls, depth=env.depth)
         env2.loop_locals.pop(name, None)
@@ -668,7 +705,11 @@ class _Translator:
             )
         if self.has_yield:
             if s.value is not None:
-                raise self.error(s, "a table algorithm (one that yields) cannot `return` a value")
+                raise self.error(
+                    s,
+                    "a table algorithm (one that yields) cannot `return` a value",
+                    "yield rows; a table algorithm returns nothing",
+                )
             return UNIT
         return self.expr(s.value, env) if s.value is not None else UNIT
 
@@ -762,7 +803,7 @@ class _Translator:
         self, s: cst.For, after: list[cst.CSTNode], env: Env, rest: Callable[[Env], Expr]
     ) -> Expr:
         if s.asynchronous:
-            raise self.error(s, "`async for` is not supported")
+            raise self.error(s, "`async for` is not supported", "use a plain `for` loop")
         if s.orelse is not None:
             raise self.error(s.orelse, "`for ... else` is not supported", "drop the `else` block")
         sp = self.span(s)
@@ -853,14 +894,22 @@ class _Translator:
             )
         st = self.try_stream(args[1].value, env)
         if st is None:
-            raise self.error(args[1].value, f"`{_code(args[1].value)}` is not a RowStream")
+            raise self.error(
+                args[1].value,
+                f"`{_code(args[1].value)}` is not a RowStream",
+                "group a RowStream parameter, a group or a projection",
+            )
         sexpr, src = st
         key = self.field_indices(args[0].value, src)
         order_by = None
         if "order_by" in kws:
             ob = self.field_indices(kws["order_by"], src)
             if len(ob) != 1:
-                raise self.error(kws["order_by"], "order_by takes one field index")
+                raise self.error(
+                    kws["order_by"],
+                    "order_by takes one field index",
+                    "write `group_by(0, rows, order_by=2)`",
+                )
             order_by = ob[0]
         tuple_key = isinstance(args[0].value, cst.Tuple)
         gattrs = {"key": key, "order_by": order_by, "tuple_key": tuple_key}
@@ -877,12 +926,17 @@ class _Translator:
         for e in elems:
             v = _int_literal(e)
             if v is None:
-                raise self.error(e, f"field index `{_code(e)}` must be an integer literal")
+                raise self.error(
+                    e,
+                    f"field index `{_code(e)}` must be an integer literal",
+                    "field indices are integer literals, e.g. `group_by(0, rows)`",
+                )
             if not -src.arity <= v < src.arity:
                 raise self.error(
                     e,
                     f"field index {v} is out of range: the stream has {src.arity} field"
                     f"{'s' if src.arity != 1 else ''}",
+                    "fields are numbered from 0",
                 )
             out.append(v % src.arity)
         return tuple(out)
@@ -894,10 +948,15 @@ class _Translator:
             raise self.error(
                 target,
                 "a group_by loop unpacks (key, group): `for key, group in group_by(...)`",
+                "write `for key, group in group_by(0, rows):`",
             )
         kt, gt = target.elements[0].value, target.elements[1].value
         if not isinstance(gt, cst.Name):
-            raise self.error(gt, "the group must be bound to a name")
+            raise self.error(
+                gt,
+                "the group must be bound to a name",
+                "write `for key, group in group_by(0, rows):`",
+            )
         pre: list[tuple[str, Expr]] = []
         if isinstance(kt, cst.Name):
             kname = kt.value
@@ -909,16 +968,25 @@ class _Translator:
                     kt,
                     f"the group key has {n} field{'s' if n != 1 else ''} but is unpacked "
                     f"into {len(kt.elements)} names",
+                    "unpack one name per key field",
                 )
             kname = self.fresh("key")
             for i, el in enumerate(kt.elements):
                 if not isinstance(el.value, cst.Name):
-                    raise self.error(el, "unpack the key into plain names")
+                    raise self.error(
+                        el,
+                        "unpack the key into plain names",
+                        "write `for (a, b), group in group_by((0, 1), rows):`",
+                    )
                 nm = el.value.value
                 inner.names[nm] = Binding("value", nm, self.span(el.value), depth=inner.depth)
                 pre.append((nm, Apply(Prim("nth"), (Var(kname), Lit(i)))))
         else:
-            raise self.error(kt, "the group key must be bound to a name or a tuple of names")
+            raise self.error(
+                kt,
+                "the group key must be bound to a name or a tuple of names",
+                "write `for key, group in ...` or `for (a, b), group in group_by((0, 1), rows)`",
+            )
         inner.names[gt.value] = Binding(
             "rows",
             gt.value,
@@ -939,12 +1007,15 @@ class _Translator:
                     target,
                     f"the stream has {src.arity} fields; unpack them: "
                     f"`for {', '.join(f'f{i}' for i in range(src.arity))} in ...`",
+                    "unpack one name per field",
                 )
         elif isinstance(target, (cst.Tuple, cst.List)):
             names = []
             for el in target.elements:
                 if not isinstance(el.value, cst.Name) or isinstance(el, cst.StarredElement):
-                    raise self.error(el, "unpack each field into a plain name")
+                    raise self.error(
+                        el, "unpack each field into a plain name", "write `for a, b in rows:`"
+                    )
                 names.append(el.value.value)
             if len(names) != src.arity:
                 raise self.error(
@@ -955,7 +1026,9 @@ class _Translator:
                     "with `.project(i, j)`",
                 )
         else:
-            raise self.error(target, "unsupported loop target")
+            raise self.error(
+                target, "unsupported loop target", "unpack one name per field: `for a, b in rows:`"
+            )
         for n, ty in zip(names, src.types, strict=False):
             inner.names[n] = Binding("value", n, self.span(target), types=(ty,), depth=inner.depth)
         return names
@@ -977,17 +1050,24 @@ class _Translator:
                 return None
             iexpr, ib = inner
             if any(a.keyword is not None for a in node.args) or not node.args:
-                raise self.error(node, "project takes field indices: `.project(1, 2)`")
+                raise self.error(
+                    node, "project takes field indices: `.project(1, 2)`", "write `g.project(1, 2)`"
+                )
             idx = []
             for a in node.args:
                 v = _int_literal(a.value)
                 if v is None:
-                    raise self.error(a.value, "project takes integer literal field indices")
+                    raise self.error(
+                        a.value,
+                        "project takes integer literal field indices",
+                        "write `g.project(1, 2)`",
+                    )
                 if not -ib.arity <= v < ib.arity:
                     raise self.error(
                         a.value,
                         f"field index {v} is out of range: the stream has {ib.arity} field"
                         f"{'s' if ib.arity != 1 else ''}",
+                        "fields are numbered from 0",
                     )
                 idx.append(v % ib.arity)
             expr = Apply(Builtin("project", (("fields", tuple(idx)),)), (iexpr,))
@@ -1008,7 +1088,7 @@ class _Translator:
         if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
             v = ast.literal_eval(node.value)
             if isinstance(v, complex):
-                raise self.error(node, "complex numbers are not supported")
+                raise self.error(node, "complex numbers are not supported", "use int or float")
             return Lit(v, span=sp)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             v = ast.literal_eval(_code(node))
@@ -1063,7 +1143,9 @@ class _Translator:
             return self.call(node, env, statement=False)
         if isinstance(node, cst.Tuple):
             if any(isinstance(e, cst.StarredElement) for e in node.elements):
-                raise self.error(node, "starred elements are not supported")
+                raise self.error(
+                    node, "starred elements are not supported", "list the elements explicitly"
+                )
             return Apply(
                 Prim("tuple"), tuple(self.expr(e.value, env) for e in node.elements), span=sp
             )
@@ -1072,7 +1154,11 @@ class _Translator:
         rejected = _REJECTED_EXPRESSIONS.get(type(node).__name__)
         if rejected:
             raise self.error(node, *rejected)
-        raise self.error(node, f"unsupported expression `{_code(node)}`")
+        raise self.error(
+            node,
+            f"unsupported expression `{_code(node)}`",
+            "use literals, names, arithmetic, comparisons, calls and conditional expressions",
+        )
 
     def comparison(self, node: cst.Comparison, env: Env) -> Expr:
         sp = self.span(node)
@@ -1098,6 +1184,7 @@ class _Translator:
                     raise self.error(
                         ct.comparator,
                         "`in` is only supported against a literal tuple: `x in (1, 2, 3)`",
+                        "compare against a literal tuple: `x in (1, 2, 3)`",
                     )
                 elems = right.args if isinstance(right, Apply) else ()
                 parts.append(Apply(Prim(COMPAREOPS[opname]), (prev, *elems), span=sp))
@@ -1105,7 +1192,9 @@ class _Translator:
                 op = COMPAREOPS.get(opname)
                 if op is None:
                     raise self.error(
-                        ct, f"comparison `{_code(ct.operator).strip()}` is not supported"
+                        ct,
+                        f"comparison `{_code(ct.operator).strip()}` is not supported",
+                        "use ==, !=, <, <=, >, >=, `is None`, `is not None` or `in (...)`",
                     )
                 parts.append(Apply(Prim(op), (prev, right), span=sp))
             prev = right
@@ -1119,10 +1208,18 @@ class _Translator:
 
     def subscript(self, node: cst.Subscript, env: Env) -> Expr:
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
-            raise self.error(node, "only indexing with an integer literal is supported: `t[0]`")
+            raise self.error(
+                node,
+                "only indexing with an integer literal is supported: `t[0]`",
+                "index tuples with a constant, e.g. `t[0]`",
+            )
         idx = _int_literal(node.slice[0].slice.value)
         if idx is None:
-            raise self.error(node.slice[0], "only indexing with an integer literal is supported")
+            raise self.error(
+                node.slice[0],
+                "only indexing with an integer literal is supported",
+                "index tuples with a constant, e.g. `t[0]`",
+            )
         base = self.expr(node.value, env)
         return Apply(Prim("nth"), (base, Lit(idx)), span=self.span(node))
 
@@ -1225,9 +1322,15 @@ class _Translator:
         out = []
         for a in call.args:
             if a.star:
-                raise self.error(a, "*args / **kwargs in calls are not supported")
+                raise self.error(
+                    a,
+                    "*args / **kwargs in calls are not supported",
+                    "pass each argument explicitly",
+                )
             if a.keyword is not None:
-                raise self.error(a, "keyword arguments are not supported here")
+                raise self.error(
+                    a, "keyword arguments are not supported here", "pass arguments positionally"
+                )
             out.append(self.expr(a.value, env))
         return out
 
@@ -1264,12 +1367,18 @@ class _Translator:
             obj = self.global_obj(recv)
             if obj is math:
                 if meth not in MATH_FUNCS:
-                    raise self.error(func, f"`math.{meth}` is not supported")
+                    raise self.error(
+                        func,
+                        f"`math.{meth}` is not supported",
+                        "use math.sqrt, log, exp, floor, ceil, ... or a host function",
+                    )
                 return Apply(Prim(f"math.{meth}"), tuple(self.call_args(node, env)), span=sp)
             if isinstance(obj, types.ModuleType):
                 target = getattr(obj, meth, _MISSING)
                 if target is _MISSING:
-                    raise self.error(func, f"unknown name `{recv}.{meth}`")
+                    raise self.error(
+                        func, f"unknown name `{recv}.{meth}`", "check the module attribute's name"
+                    )
                 return self.call_global(node, f"{recv}.{meth}", target, env, statement)
             if obj is _MISSING:
                 self.error(func.value, f"unknown name `{recv}`", "define or import it")
@@ -1282,7 +1391,11 @@ class _Translator:
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             if b is not None:
-                raise self.error(func, f"`{n}` is a local {b.kind} and cannot be called")
+                raise self.error(
+                    func,
+                    f"`{n}` is a local {b.kind} and cannot be called",
+                    "call module-level functions, @dataflow functions or state methods",
+                )
             if n in env.loop_locals:
                 self.name(func, env)
                 self.call_args(node, env)
@@ -1293,7 +1406,11 @@ class _Translator:
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             return self.call_global(node, n, obj, env, statement)
-        raise self.error(func, f"unsupported call of `{_code(func)}`")
+        raise self.error(
+            func,
+            f"unsupported call of `{_code(func)}`",
+            "call a @dataflow function, a state's method, a builtin, math.* or a module-level function",
+        )
         del Dataflow  # pragma: no cover
 
     def method_call(
@@ -1344,6 +1461,7 @@ class _Translator:
                     node,
                     "a projected stream can only be iterated, grouped, bound to a name or "
                     "passed to a @dataflow function",
+                    "iterate it with `for`, group it, or pass it to a @dataflow function",
                 )
             raise self.error(node.func, f"streams have no method `{meth}`", "use .project(...)")
         if b.kind in ("container", "value", "carry"):
@@ -1359,7 +1477,11 @@ class _Translator:
                 f"method calls are only supported on states; `{recv}.{meth}` is not",
                 "use builtins (str, len, abs ...) or a host function",
             )
-        raise self.error(node.func, f"unsupported call `{_code(node.func)}`")
+        raise self.error(
+            node.func,
+            f"unsupported call `{_code(node.func)}`",
+            "call a @dataflow function, a state's method, a builtin, math.* or a module-level function",
+        )
 
     def call_global(self, node: cst.Call, n: str, obj: Any, env: Env, statement: bool) -> Expr:
         from looplift.api import Dataflow
@@ -1423,7 +1545,11 @@ class _Translator:
             )
         if callable(obj) and isinstance(obj, (types.FunctionType, types.BuiltinFunctionType)):
             if not getattr(obj, "__module__", None) or "<locals>" in obj.__qualname__:
-                raise self.error(node, f"host function `{n}` is not importable")
+                raise self.error(
+                    node,
+                    f"host function `{n}` is not importable",
+                    "define host functions at module level so Spark workers can import them",
+                )
             ref = ref_of(obj)
             self.refs[ref] = obj
             args = self.call_args(node, env)
@@ -1438,7 +1564,11 @@ class _Translator:
                         f"call it as `{n}{inspect.signature(obj)}`",
                     ) from None
             return Apply(Host(ref, span=self.span(node.func)), tuple(args), span=sp)
-        raise self.error(node.func, f"`{n}` is not callable in @dataflow code")
+        raise self.error(
+            node.func,
+            f"`{n}` is not callable in @dataflow code",
+            "call a @dataflow function, a State class, a builtin, math.* or a module-level function",
+        )
 
     def dataflow_call(self, node: cst.Call, n: str, obj: Any, env: Env) -> Expr:
         sp = self.span(node)
@@ -1448,7 +1578,9 @@ class _Translator:
         pos = [a for a in node.args if a.keyword is None]
         kw = {a.keyword.value: a for a in node.args if a.keyword is not None}
         if any(a.star for a in node.args):
-            raise self.error(node, "*args / **kwargs in calls are not supported")
+            raise self.error(
+                node, "*args / **kwargs in calls are not supported", "pass each argument explicitly"
+            )
         if len(pos) + len(kw) != len(params) or len(pos) > len(params):
             raise self.error(
                 node,
@@ -1459,19 +1591,32 @@ class _Translator:
         ordered_args: list[cst.BaseExpression] = [a.value for a in pos]
         for p in params[len(pos) :]:
             if p.name not in kw:
-                raise self.error(node, f"missing argument `{p.name}` for `{n}`")
+                raise self.error(
+                    node,
+                    f"missing argument `{p.name}` for `{n}`",
+                    "pass every parameter of the called function",
+                )
             ordered_args.append(kw.pop(p.name).value)
         if kw:
-            raise self.error(node, f"unexpected keyword argument `{next(iter(kw))}` for `{n}`")
+            raise self.error(
+                node,
+                f"unexpected keyword argument `{next(iter(kw))}` for `{n}`",
+                "use the parameter names of the called function",
+            )
         args = []
+        from looplift.api import rowstream_fields
+
         for p, a in zip(params, ordered_args, strict=True):
-            ann = p.annotation
-            is_rows = type(ann).__name__ == "_RowStreamAlias"
+            fields = rowstream_fields(p.annotation, obj.fn)
             st = self.try_stream(a, env)
-            if is_rows:
+            if fields is not None:
                 if st is None:
-                    raise self.error(a, f"argument `{p.name}` of `{n}` must be a stream")
-                want = len(ann.fields)
+                    raise self.error(
+                        a,
+                        f"argument `{p.name}` of `{n}` must be a stream",
+                        "pass a RowStream, a group or a projection like `g.project(1, 2)`",
+                    )
+                want = len(fields)
                 if st[1].arity != want:
                     raise self.error(
                         a,
@@ -1482,7 +1627,11 @@ class _Translator:
                 args.append(st[0])
             else:
                 if st is not None:
-                    raise self.error(a, f"argument `{p.name}` of `{n}` is a scalar, not a stream")
+                    raise self.error(
+                        a,
+                        f"argument `{p.name}` of `{n}` is a scalar, not a stream",
+                        "pass a value; to aggregate a stream, call an aggregate on it first",
+                    )
                 args.append(self.expr(a, env))
         return Apply(CallDataflow(ref, span=self.span(node.func)), tuple(args), span=sp)
 

@@ -71,8 +71,26 @@ def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | N
 
 
 def _is_rowstream(annotation: Any, fn: Callable[..., Any]) -> bool:
-    if isinstance(annotation, _RowStreamAlias):
-        return True
+    return rowstream_fields(annotation, fn) is not None
+
+
+def rowstream_fields(annotation: Any, fn: Callable[..., Any]) -> tuple[Any, ...] | None:
+    """The field types of a ``RowStream[...]`` annotation (also when it is a string,
+    as under ``from __future__ import annotations``), or None for other annotations."""
     if isinstance(annotation, str):
-        return annotation.replace(" ", "").startswith("RowStream[")
-    return False
+        text = annotation.replace(" ", "")
+        if not (text.startswith("RowStream[") or text.startswith("looplift.RowStream[")):
+            return None
+        try:
+            annotation = eval(annotation, fn.__globals__)  # noqa: S307 - the user's own annotation
+        except Exception:  # noqa: BLE001 - unresolvable names: count the fields
+            inner = text[text.index("[") + 1 : -1]
+            depth, n = 0, 1
+            for ch in inner:
+                depth += ch == "["
+                depth -= ch == "]"
+                n += ch == "," and depth == 0
+            return (Any,) * n
+    if isinstance(annotation, _RowStreamAlias):
+        return annotation.fields
+    return None
