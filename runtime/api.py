@@ -27,9 +27,16 @@ class Dataflow:
         self.columns = tuple(columns) if columns is not None else None
         self.signature = inspect.signature(fn)
         self._compiled: Any = None
+        self._backend: Any = None
+        self._module: Any = None
 
     # -- reference semantics -------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
+        spark_kind = _spark_kind([*args, *kwargs.values()])
+        if spark_kind == "dataframe":
+            return self._call_dataframe(*args, **kwargs)
+        if spark_kind == "column":
+            return self._call_columns(*args, **kwargs)
         bound = self.signature.bind(*args, **kwargs)
         for name, value in bound.arguments.items():
             ann = self.signature.parameters[name].annotation
@@ -48,6 +55,66 @@ class Dataflow:
 
             self._compiled = compile_dataflow(self)
         return self._compiled
+
+    def backend(self) -> Any:
+        """The generated Spark plan module (tables, aggregates) or SQL function (scalars)."""
+        if self._backend is None:
+            from .compiler.backend import backend_for
+
+            self._backend = backend_for(self.compile())
+        return self._backend
+
+    def plan_module(self) -> Any:
+        """The generated plan as an imported module (``plan(spark, df, *scalars)``)."""
+        if self._module is None:
+            import types
+
+            gen = self.backend()
+            mod = types.ModuleType(f"looplift_plan_{self.name}")
+            mod.__file__ = f"<looplift plan of {self.name}>"
+            exec(compile(gen.source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102
+            self._module = mod
+        return self._module
+
+    def _call_dataframe(self, *args: Any, **kwargs: Any) -> Any:
+        bound = self.signature.bind(*args, **kwargs)
+        if self.compile().kind == "scalar":
+            raise TypeError(
+                f"`{self.name}` is a scalar algorithm: call it with Columns, "
+                f"e.g. df.select({self.name}(df.col))"
+            )
+        frames = [v for v in bound.arguments.values() if _is_dataframe(v)]
+        spark = frames[0].sparkSession
+        return self.plan_module().plan(spark, *bound.args)
+
+    def _call_columns(self, *args: Any, **kwargs: Any) -> Any:
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+
+        from .spark import register_pycalls
+
+        if self.compile().kind != "scalar":
+            raise TypeError(
+                f"`{self.name}` is a {self.compile().kind} algorithm: call it with a DataFrame"
+                + (
+                    f", or use `{self.name}.agg(...)` in groupBy().agg"
+                    if self.compile().kind == "aggregate"
+                    else ""
+                )
+            )
+        bound = self.signature.bind(*args, **kwargs)
+        fn = self.backend()
+        spark = SparkSession.getActiveSession()
+        if spark is None:
+            raise RuntimeError("looplift: no active SparkSession to register the function in")
+        register_pycalls(spark, [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
+                                 for c in fn.pycalls])  # fmt: skip
+        key = (id(spark), fn.name)
+        if key not in _SQL_FUNCTIONS:
+            spark.sql(fn.create_sql())
+            _SQL_FUNCTIONS.add(key)
+        cols = [v if _is_column(v) else F.lit(v) for v in bound.args]
+        return F.call_function(fn.name, *cols).alias(self.name)
 
     def explain(self, file: Any = None) -> str:
         """Print (and return) the dataflow graph with native and Python parts marked."""
@@ -68,6 +135,27 @@ def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | N
     if fn is not None:
         return Dataflow(fn, columns)
     return lambda f: Dataflow(f, columns)
+
+
+_SQL_FUNCTIONS: set[tuple[int, str]] = set()
+
+
+def _is_dataframe(v: Any) -> bool:
+    mod = type(v).__module__
+    return mod.startswith("pyspark.sql") and type(v).__name__ == "DataFrame"
+
+
+def _is_column(v: Any) -> bool:
+    mod = type(v).__module__
+    return mod.startswith("pyspark.sql") and type(v).__name__ == "Column"
+
+
+def _spark_kind(values: list[Any]) -> str | None:
+    if any(_is_dataframe(v) for v in values):
+        return "dataframe"
+    if any(_is_column(v) for v in values):
+        return "column"
+    return None
 
 
 def _is_rowstream(annotation: Any, fn: Callable[..., Any]) -> bool:

@@ -1,15 +1,49 @@
-"""Spark-side runtime of looplift: sessions, and helpers that generated plans call.
+"""Spark-side runtime of looplift: sessions, and the helpers generated plans call.
+
+Generated plan modules (see ``shells/plan.py.j2``) import this module as
+``ll``; it needs pyspark and pyarrow, never the compiler.
 
 >>> # spark = local_session()            # local[2], UI off, PYSPARK_PYTHON set
 """
 
 from __future__ import annotations
 
+import datetime
+import importlib
+import math
 import os
 import sys
+import warnings
+import weakref
+from collections.abc import Callable, Sequence
 from typing import Any
 
-__all__ = ["local_session"]
+from .sqltext import quote_ident, sql_literal, sql_string
+
+__all__ = [
+    "local_session",
+    "entry",
+    "join_on_keys",
+    "union_all",
+    "default_row",
+    "ActionReducer",
+    "OrderedReducer",
+    "Carry",
+    "sort_key",
+    "import_ref",
+    "register_pycalls",
+    "expr_binder",
+    "DataflowInputError",
+]
+
+PARAM_MARK = "\x01"
+
+# the reducers give their Arrow UDF type explicitly (their arity varies per plan)
+warnings.filterwarnings("ignore", message="It is preferred to specify type hints for arrow UDF")
+
+
+class DataflowInputError(ValueError):
+    """The input DataFrame does not fit the algorithm's RowStream."""
 
 
 def local_session(
@@ -40,3 +74,371 @@ def local_session(
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("FATAL")  # expected errors (traps) would flood the log
     return session
+
+
+# -- entry projection ---------------------------------------------------------------------
+
+_COMPATIBLE = {
+    "int": {"bigint", "int", "smallint", "tinyint"},
+    "float": {"double", "float", "bigint", "int", "smallint", "tinyint"},
+    "str": {"string"},
+    "bool": {"boolean"},
+    "datetime": {"timestamp", "timestamp_ntz"},
+    "date": {"date"},
+}
+_CAST = {
+    "int": "BIGINT",
+    "float": "DOUBLE",
+    "str": "STRING",
+    "bool": "BOOLEAN",
+    "datetime": "TIMESTAMP",
+    "date": "DATE",
+}
+
+
+def entry(df: Any, name: str, types: Sequence[str]) -> Any:
+    """The entry projection: positional fields ``f0..fn``, types checked, nulls refused.
+
+    A null in a field that is not ``Optional`` raises at run time with a message
+    naming the column; a column of the wrong type is refused before running.
+    """
+    from pyspark.sql import functions as F
+
+    fields = df.schema.fields
+    if len(fields) != len(types):
+        have = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in fields)
+        raise DataflowInputError(
+            f"`{name}` is a RowStream[{', '.join(types)}] ({len(types)} fields) but the DataFrame "
+            f"has {len(fields)} columns ({have}); select the columns in field order"
+        )
+    cols = []
+    for i, (f, t) in enumerate(zip(fields, types, strict=True)):
+        optional = t.startswith("Optional[")
+        base = t[len("Optional[") : -1] if optional else t
+        actual = f.dataType.simpleString()
+        if actual.startswith("decimal") and base == "float":
+            actual = "double"
+        if actual not in _COMPATIBLE[base]:
+            raise DataflowInputError(
+                f"column {f.name!r} (field {i} of `{name}`) is {actual}, but the field is {t}"
+            )
+        ref = quote_ident(f.name)
+        value = ref if actual == _CAST[base].lower() else f"CAST({ref} AS {_CAST[base]})"
+        if not optional and f.nullable:
+            msg = sql_string(
+                f"looplift: column {f.name!r} (field {i} of `{name}`, {t}) is null; "
+                f"declare the field Optional[{base}] to allow nulls"
+            )
+            value = f"CASE WHEN {ref} IS NULL THEN raise_error({msg}) ELSE {value} END"
+        cols.append(F.expr(value).alias(f"f{i}"))
+    return df.select(*cols)
+
+
+def join_on_keys(left: Any, right: Any, keys: list[str]) -> Any:
+    """Join on scope-key columns; a key may be None (group_by groups None too)."""
+    if not keys:
+        return left.crossJoin(right)
+    renamed = right
+    for k in keys:
+        renamed = renamed.withColumnRenamed(k, f"__r_{k}")
+    cond = [left[k].eqNullSafe(renamed[f"__r_{k}"]) for k in keys]
+    out = left.join(renamed, on=cond, how="inner")
+    return out.drop(*[f"__r_{k}" for k in keys])
+
+
+def union_all(dfs: list[Any]) -> Any:
+    out = dfs[0]
+    for d in dfs[1:]:
+        out = out.union(d)
+    return out
+
+
+def default_row(spark: Any, df: Any, defaults: list[tuple[str, Any]]) -> Any:
+    """``df`` (at most one row, a global aggregate) or, when empty, one row of defaults."""
+    from pyspark.sql import functions as F
+
+    marked = df.withColumn("__present", F.lit(True))
+    one = spark.range(1).select()
+    joined = one.join(marked, on=F.lit(True), how="left")
+    cols = [
+        F.when(F.col("__present").isNull(), F.lit(v)).otherwise(F.col(quote_ident(c))).alias(c)
+        for c, v in defaults
+    ]
+    return joined.select(*cols)
+
+
+# -- values crossing into Python -------------------------------------------------------------
+
+
+def _pylist(arr: Any) -> list[Any]:
+    out = arr.to_pylist()
+    if out and isinstance(next((x for x in out if x is not None), None), datetime.datetime):
+        out = [
+            x.astimezone(datetime.UTC).replace(tzinfo=None)
+            if isinstance(x, datetime.datetime) and x.tzinfo is not None
+            else x
+            for x in out
+        ]
+    return out
+
+
+def _out(value: Any, spark_type: str) -> Any:
+    """A Python value as the declared Spark type expects it."""
+    if value is None:
+        return None
+    if hasattr(value, "item") and not isinstance(value, (list, tuple)):
+        value = value.item()  # numpy scalars
+    if spark_type == "bigint":
+        if isinstance(value, float) and value.is_integer():
+            return int(value)
+        if isinstance(value, bool) or not isinstance(value, int):
+            raise TypeError(f"looplift: a reader returned {value!r} where an int was expected")
+        return value
+    if spark_type == "double":
+        if isinstance(value, (int, float)) and not isinstance(value, bool):
+            return float(value)
+        raise TypeError(
+            f"looplift: a reader returned {value!r} ({type(value).__name__}); annotate the "
+            "reader's return type so the plan knows its column type"
+        )
+    if spark_type.startswith("array<"):
+        inner = spark_type[len("array<") : -1]
+        return [_out(v, inner) for v in value]
+    return value
+
+
+class ActionReducer:
+    """The reduce part of an action state: apply each row's signed actions to a fresh
+    state per scope key, then evaluate the readers (one grouped Arrow aggregate).
+
+    ``sites`` lists (action name, number of arguments) per action site. ``packed``:
+    the sites are exclusive and the map part sent one code column (the site number)
+    and one argument column; otherwise one marker column and the argument columns
+    per site. A trailing ``_sign`` column is optional (incremental mode).
+    """
+
+    def __init__(
+        self,
+        cls: type,
+        ctor: tuple[Any, ...],
+        sites: list[tuple[str, int]],
+        packed: bool,
+        readers: list[str],
+        types: list[str],
+        signed: bool = False,
+    ) -> None:
+        self.cls, self.ctor, self.sites, self.packed = cls, tuple(ctor), sites, packed
+        self.readers, self.types, self.signed = readers, types, signed
+        self._udf: Any = None
+
+    def fresh(self) -> tuple[Any, ...]:
+        state = self.cls(*self.ctor)
+        return tuple(
+            _out(getattr(state, r)(), t) for r, t in zip(self.readers, self.types, strict=True)
+        )
+
+    def apply(self, cols: list[Any]) -> Any:
+        """Fold one scope key's columns (pyarrow arrays) into a fresh state."""
+        state = self.cls(*self.ctor)
+        signs = _pylist(cols[-1]) if self.signed else None
+        if self.packed:
+            codes, args = cols[0], cols[1]
+            batch = getattr(self.cls, "batch_apply", None)
+            names = [m for m, _ in self.sites]
+            if batch is not None:
+                import numpy as np
+                import pyarrow.compute as pc
+
+                valid = pc.is_valid(codes)
+                if not pc.all(valid).as_py():
+                    codes, args = codes.filter(valid), args.filter(valid)
+                    if signs is not None:
+                        signs = [s for s, v in zip(signs, valid.to_pylist(), strict=True) if v]
+                order = self.cls.codes() if hasattr(self.cls, "codes") else names
+                lut = np.array([list(order).index(m) for m in names], dtype=np.int64)
+                code_np = lut[codes.to_numpy(zero_copy_only=False).astype(np.int64)]
+                arg_values = (
+                    args.to_numpy(zero_copy_only=False) if _numeric(args) else _pylist(args)
+                )
+                batch(code_np, arg_values, signs, state=state, ctor_args=self.ctor)
+            else:
+                bound = [getattr(state, m) for m in names]
+                sgn = signs or [1] * len(codes)
+                for c, a, s in zip(_pylist(codes), _pylist(args), sgn, strict=True):
+                    if c is not None:
+                        bound[c].apply(s, a)
+        else:
+            lists = [_pylist(c) for c in (cols[:-1] if self.signed else cols)]
+            n = len(lists[0]) if lists else 0
+            sgn = signs or [1] * n
+            pos = 0
+            for method, nargs in self.sites:
+                marks = lists[pos]
+                argl = lists[pos + 1 : pos + 1 + nargs]
+                pos += 1 + nargs
+                act = getattr(state, method)
+                for r in range(n):
+                    if marks[r] is not None:
+                        act.apply(sgn[r], *[a[r] for a in argl])
+        return {
+            f"_{i + 1}": _out(getattr(state, r)(), t)
+            for i, (r, t) in enumerate(zip(self.readers, self.types, strict=True))
+        }
+
+    @property
+    def udf(self) -> Any:
+        if self._udf is None:
+            from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+            fields = ", ".join(f"_{i + 1}: {t}" for i, t in enumerate(self.types))
+            reducer = self
+
+            def reduce_group(*cols: Any) -> Any:
+                return reducer.apply(list(cols))
+
+            self._udf = arrow_udf(
+                reduce_group, f"struct<{fields}>", functionType=ArrowUDFType.GROUPED_AGG
+            )
+        return self._udf
+
+
+def _numeric(arr: Any) -> bool:
+    import pyarrow as pa
+
+    return pa.types.is_integer(arr.type) or pa.types.is_floating(arr.type)
+
+
+class OrderedReducer:
+    """Run an ordered loop's body (generated Python) over one scope key's rows."""
+
+    def __init__(
+        self, fn: Callable[..., tuple], nfields: int, nfree: int, types: list[str]
+    ) -> None:
+        self.fn, self.nfields, self.nfree, self.types = fn, nfields, nfree, types
+        self._udf: Any = None
+
+    @property
+    def udf(self) -> Any:
+        if self._udf is None:
+            from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+            fields = ", ".join(f"_{i + 1}: {t}" for i, t in enumerate(self.types))
+            me = self
+
+            def reduce_group(*cols: Any) -> Any:
+                lists = [_pylist(c) for c in cols]
+                rows = list(zip(*lists[: me.nfields], strict=True))
+                free = [lst[0] if lst else None for lst in lists[me.nfields :]]
+                result = me.fn(rows, *free)
+                return {
+                    f"_{i + 1}": _out(v, t)
+                    for i, (v, t) in enumerate(zip(result, me.types, strict=True))
+                }
+
+            self._udf = arrow_udf(
+                reduce_group, f"struct<{fields}>", functionType=ArrowUDFType.GROUPED_AGG
+            )
+        return self._udf
+
+
+class Carry:
+    """A loop-carried local inside an ordered loop (updated in row order)."""
+
+    __slots__ = ("v",)
+
+    def __init__(self, value: Any) -> None:
+        self.v = value
+
+    def add(self, x: Any) -> None:
+        self.v = self.v + x
+
+    def sub(self, x: Any) -> None:
+        self.v = self.v - x
+
+    def max(self, x: Any) -> None:
+        self.v = max(self.v, x)
+
+    def min(self, x: Any) -> None:
+        self.v = min(self.v, x)
+
+    def set(self, x: Any) -> None:
+        self.v = x
+
+    def get(self) -> Any:
+        return self.v
+
+
+def sort_key(order: list[int]) -> Callable[[tuple], tuple]:
+    """Rows sorted by ``order`` fields, None first (as ``group_by(..., order_by=)`` does)."""
+
+    def key(row: tuple) -> tuple:
+        return tuple(
+            (row[i] is not None, row[i]) if row[i] is not None else (False, 0) for i in order
+        )
+
+    return key
+
+
+def import_ref(ref: str) -> Any:
+    """The object named ``module:qualname``."""
+    mod, _, qual = ref.partition(":")
+    obj: Any = importlib.import_module(mod)
+    for part in qual.split("."):
+        obj = getattr(obj, part)
+    return obj
+
+
+# -- Python functions called from SQL ------------------------------------------------------------
+
+_PRIM_IMPLS: dict[str, Callable[..., Any]] = {"round": round, "str": str}
+_REGISTERED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
+
+
+def _impl(kind: str, ref: str) -> Callable[..., Any]:
+    if kind == "host":
+        return import_ref(ref)
+    if ref.startswith("math."):
+        return getattr(math, ref[5:])
+    return _PRIM_IMPLS[ref]
+
+
+def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
+    """Register the vectorized Python functions a plan's SQL calls by name."""
+    if not pycalls:
+        return
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+    done = _REGISTERED.setdefault(spark, set())
+    for name, kind, ref, _arg_types, rtype in pycalls:
+        if name in done:
+            continue
+        fn = _impl(kind, ref)
+
+        def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype) -> Any:
+            import pyarrow as pa
+
+            cols = [_pylist(a) for a in arrays]
+            out = [_out(_fn(*xs), _t) for xs in zip(*cols, strict=True)]
+            from pyspark.sql.pandas.types import to_arrow_type
+            from pyspark.sql.types import _parse_datatype_string
+
+            return pa.array(out, type=to_arrow_type(_parse_datatype_string(_t)))
+
+        spark.udf.register(name, arrow_udf(call, rtype, functionType=ArrowUDFType.SCALAR))
+        done.add(name)
+
+
+def expr_binder(params: dict[str, Any]) -> Callable[[str], Any]:
+    """``F.expr`` with the plan's scalar parameters bound as SQL literals."""
+    from pyspark.sql import functions as F
+
+    literals = {f"{PARAM_MARK}{k}{PARAM_MARK}": sql_literal(v) for k, v in params.items()}
+
+    def expr(sql: str) -> Any:
+        for mark, lit in literals.items():
+            sql = sql.replace(mark, lit)
+        if PARAM_MARK in sql:
+            raise ValueError("looplift: a scalar parameter of the plan was not given")
+        return F.expr(sql)
+
+    return expr

@@ -1,0 +1,140 @@
+"""Render IR as Python source: the body of an ordered loop, run by a Python reducer.
+
+>>> py_name("count.carry")
+'v_count__carry'
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..ir.nodes import (
+    CARRY,
+    Apply,
+    Builtin,
+    Expr,
+    Host,
+    Lambda,
+    Let,
+    Lit,
+    Prim,
+    StateCall,
+    StateNew,
+    Var,
+    attr,
+)
+from ..ir.prims import PRIMS
+from .sql import BackendError
+
+__all__ = ["py_name", "PyEmitter"]
+
+_BIN = {
+    "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
+    "pow": "**", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+}  # fmt: skip
+
+
+def py_name(name: str) -> str:
+    return "v_" + re.sub(r"\W", "__", name)
+
+
+class PyEmitter:
+    """Emits Python statements for let-normal IR (no loops inside)."""
+
+    def __init__(self, class_alias: dict[str, str], host_alias: dict[str, str]) -> None:
+        self.class_alias = class_alias  # state class ref -> name in the generated module
+        self.host_alias = host_alias
+
+    def block(self, e: Expr, indent: str, out: list[str]) -> None:
+        while isinstance(e, Let):
+            self.binding(e.name, e.value, indent, out)
+            e = e.body
+        if not (isinstance(e, Lit) and e.value is None):
+            out.append(f"{indent}{self.expr(e)}")
+
+    def binding(self, name: str, v: Expr, indent: str, out: list[str]) -> None:
+        target = "_" if name == "_" else py_name(name)
+        if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "if":
+            # branches may hold effects: a real if statement, its value in `target`
+            out.append(f"{indent}if {self.expr(v.args[0])}:")
+            for lam in v.args[1:]:
+                assert isinstance(lam, Lambda)
+                body = lam.body
+                sub: list[str] = []
+                self._branch(body, target, indent + "    ", sub)
+                out.extend(sub or [f"{indent}    pass"])
+                if lam is v.args[1]:
+                    out.append(f"{indent}else:")
+            return
+        if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "smap":
+            raise BackendError(
+                "a loop inside an ordered loop is not supported by the Spark backend"
+            )
+        if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "yield":
+            out.append(f"{indent}_out.append({self.expr(v.args[0])})")
+            return
+        out.append(f"{indent}{target} = {self.expr(v)}")
+
+    def _branch(self, e: Expr, target: str, indent: str, out: list[str]) -> None:
+        while isinstance(e, Let):
+            self.binding(e.name, e.value, indent, out)
+            e = e.body
+        out.append(f"{indent}{target} = {self.expr(e)}")
+
+    def expr(self, e: Expr) -> str:
+        if isinstance(e, Var):
+            return py_name(e.name)
+        if isinstance(e, Lit):
+            return repr(e.value)
+        if isinstance(e, Apply):
+            f = e.fn
+            args = [self.expr(x) for x in e.args if not isinstance(x, Lambda)]
+            if isinstance(f, Prim):
+                op = f.op
+                if op in _BIN:
+                    return f"({args[0]} {_BIN[op]} {args[1]})"
+                if op == "neg":
+                    return f"(-{args[0]})"
+                if op == "pos":
+                    return f"(+{args[0]})"
+                if op == "not":
+                    return f"(not {args[0]})"
+                if op == "is_none":
+                    return f"({args[0]} is None)"
+                if op == "is_not_none":
+                    return f"({args[0]} is not None)"
+                if op in ("in", "not_in"):
+                    word = "in" if op == "in" else "not in"
+                    return f"({args[0]} {word} ({', '.join(args[1:])},))"
+                if op == "tuple":
+                    return f"({', '.join(args)}{',' if len(args) == 1 else ''})"
+                if op == "nth":
+                    return f"{args[0]}[{args[1]}]"
+                if op.startswith("math."):
+                    return f"math.{op[5:]}({', '.join(args)})"
+                if op in PRIMS:
+                    return f"{op}({', '.join(args)})"
+            if isinstance(f, Builtin) and f.name == "if":
+                c = self.expr(e.args[0])
+                t = self._lam(e.args[1])
+                o = self._lam(e.args[2])
+                return f"({t} if {c} else {o})"
+            if isinstance(f, StateCall):
+                return f"{py_name(f.state)}.{f.method}({', '.join(args)})"
+            if isinstance(f, StateNew):
+                if f.cls == CARRY:
+                    return f"_ll.Carry({', '.join(args)})"
+                return f"{self.class_alias[f.cls]}({', '.join(args)})"
+            if isinstance(f, Host):
+                return f"{self.host_alias[f.ref]}({', '.join(args)})"
+            if isinstance(f, Builtin) and f.name == "project":
+                fields = attr(f, "fields")
+                return f"[tuple(r[i] for i in {fields!r}) for r in {args[0]}]"
+        raise BackendError(f"no Python translation for {e!r:.80}")
+
+    def _lam(self, lam: Expr) -> str:
+        assert isinstance(lam, Lambda)
+        e = lam.body
+        if isinstance(e, Let):
+            raise BackendError("effects inside a conditional expression")
+        return self.expr(e)

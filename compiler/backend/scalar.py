@@ -1,0 +1,62 @@
+"""Scalar algorithms as Spark SQL functions (``CREATE TEMPORARY FUNCTION ... RETURN``).
+
+Spark inlines SQL functions during analysis, so a compiled scalar algorithm is
+one native expression in the caller's projection: the optimizer sees it like
+any built-in (constant folding, pushdown, codegen).
+"""
+
+from __future__ import annotations
+
+import hashlib
+from dataclasses import dataclass
+
+from ..analysis import Analysis
+from ..ir.nodes import Let, Var
+from ..program import Program
+from .sql import BackendError, PyCall, SqlRenderer, quote_ident
+from .types import infer_types, spark_type
+
+__all__ = ["ScalarFunction", "scalar_function"]
+
+
+@dataclass(frozen=True)
+class ScalarFunction:
+    name: str  # the SQL function name (unique per compiled body)
+    params: tuple[tuple[str, str], ...]  # (SQL parameter name, Spark type)
+    return_type: str
+    body: str  # the SQL expression
+    pycalls: tuple[PyCall, ...]
+
+    def create_sql(self, name: str | None = None) -> str:
+        params = ", ".join(f"{quote_ident(n)} {t.upper()}" for n, t in self.params)
+        return (
+            f"CREATE OR REPLACE TEMPORARY FUNCTION {quote_ident(name or self.name)}({params}) "
+            f"RETURNS {self.return_type.upper()} RETURN {self.body}"
+        )
+
+
+def scalar_function(prog: Program) -> ScalarFunction:
+    a: Analysis = prog.facts["analysis"]
+    ty = infer_types(a, prog.refs)
+    fn = prog.fn
+    names = {p.name: f"p{i}" for i, p in enumerate(fn.params)}
+
+    def resolve(n: str) -> str | None:
+        if n in names:
+            return quote_ident(names[n])
+        b = a.bound.get(n)
+        if b is None:
+            raise BackendError(f"unknown value {n}")
+        return None  # inline every binding: the body is one expression
+
+    r = SqlRenderer(a, ty, resolve, prog.refs, {})
+    tail = fn.body
+    while isinstance(tail, Let):
+        tail = tail.body
+    body = r.expr(tail)
+    rtype = spark_type(ty.of(tail) if isinstance(tail, Var) else ty.of(tail))
+    params = tuple((names[p.name], spark_type(p.types[0])) for p in fn.params)
+    digest = hashlib.sha1(f"{params}{rtype}{body}".encode()).hexdigest()[:10]
+    return ScalarFunction(
+        f"looplift_{fn.name}_{digest}", params, rtype, body, tuple(r.pycalls.values())
+    )

@@ -1,0 +1,354 @@
+"""Render IR values as Spark SQL expressions with CPython's semantics.
+
+The plan runs with ANSI mode on, so integer overflow and division by zero
+raise, as in Python (which has no 64-bit overflow: there the plan raises
+where Python would give a big int, never a wrapped value). Python's floor
+division and modulo become ``pmod`` arithmetic, ``round`` is banker's
+``bround``, ``+`` on strings is ``concat``, truthiness follows Python, and
+comparisons with None raise as they do in Python.
+
+Where no native expression is exact (``round(x, n)`` on floats, ``str`` of a
+float, some ``math`` functions) the expression calls a registered vectorized
+Python function; host functions are called the same way.
+
+>>> quote_ident("a`b")
+'`a``b`'
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from looplift.sqltext import quote_ident, sql_string
+from looplift.sqltext import sql_literal as _sql_literal
+
+from ..analysis import Analysis
+from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
+from .types import Typing, spark_type
+
+__all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
+
+
+class BackendError(Exception):
+    """The program uses something the Spark backend cannot run."""
+
+
+def sql_literal(v: Any) -> str:
+    try:
+        return _sql_literal(v)
+    except (TypeError, ValueError) as e:
+        raise BackendError(str(e)) from None
+
+
+@dataclass(frozen=True)
+class PyCall:
+    """A vectorized Python function the SQL calls by name (registered per session)."""
+
+    name: str
+    kind: str  # "prim" (a PRIMS entry) or "host" (module:qualname)
+    ref: str
+    arg_types: tuple[str, ...]
+    return_type: str
+
+
+@dataclass
+class SqlRenderer:
+    a: Analysis
+    ty: Typing
+    resolve: Callable[[str], str | None]  # binder -> column reference, or None to inline it
+    refs: dict[str, Any] = field(default_factory=dict)
+    pycalls: dict[str, PyCall] = field(default_factory=dict)
+    depth: int = 0
+
+    # -- entry points -------------------------------------------------------------
+    def expr(self, e: Expr) -> str:
+        self.depth += 1
+        if self.depth > 200:
+            raise BackendError("expression too deeply nested")
+        try:
+            return self._expr(e)
+        finally:
+            self.depth -= 1
+
+    def cond(self, e: Expr) -> str:
+        """Python truthiness of ``e`` as a SQL boolean."""
+        return self._truthy(self.expr(e), self.ty.of(e) if not isinstance(e, Var) else self._t(e))
+
+    def guards(self, guards: tuple[tuple[str, bool], ...]) -> str:
+        parts = []
+        for c, taken in guards:
+            text = self.cond(Var(c))
+            parts.append(text if taken else f"(NOT {text})")
+        return " AND ".join(parts) if parts else "TRUE"
+
+    # -- internals -----------------------------------------------------------------
+    def _t(self, e: Expr) -> Any:
+        return self.ty.of(e)
+
+    def _expr(self, e: Expr) -> str:
+        if isinstance(e, Lit):
+            return sql_literal(e.value)
+        if isinstance(e, Var):
+            ref = self.resolve(e.name)
+            if ref is not None:
+                return ref
+            b = self.a.bound.get(e.name)
+            if b is None or b.value is None:
+                raise BackendError(f"no column for {e.name}")
+            return self._expr(b.value)
+        if isinstance(e, Let):
+            while isinstance(e, Let):
+                e = e.body
+            return self._expr(e)
+        if isinstance(e, Apply):
+            f = e.fn
+            if isinstance(f, Prim):
+                return self._prim(f.op, e.args)
+            if isinstance(f, Builtin) and f.name == "if":
+                c = self.cond(e.args[0])
+                t = self._branch(e.args[1])
+                o = self._branch(e.args[2])
+                return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
+            if isinstance(f, Host):
+                return self._pycall("host", f.ref, e.args)
+        raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
+
+    def _branch(self, lam: Expr) -> str:
+        assert isinstance(lam, Lambda)
+        return self._expr(lam.body)
+
+    def _truthy(self, sql: str, t: Any) -> str:
+        if t == "bool":
+            return sql
+        if t in ("int", "float"):
+            return f"({sql} != 0)"
+        if t == "str":
+            return f"({sql} != '')"
+        if t == "none":
+            return "FALSE"
+        if isinstance(t, tuple):
+            return "TRUE"
+        return f"CAST({sql} AS BOOLEAN)"
+
+    def _raise_if_null(self, args: tuple[Expr, ...], sql: str, what: str) -> str:
+        nullable = [self._expr(x) for x in args if self.ty.may_be_null(x)]
+        if not nullable:
+            return sql
+        test = " OR ".join(f"{x} IS NULL" for x in nullable)
+        msg = sql_string(f"looplift: {what} with None (Python raises TypeError)")
+        return f"(CASE WHEN {test} THEN raise_error({msg}) ELSE {sql} END)"
+
+    def _prim(self, op: str, args: tuple[Expr, ...]) -> str:
+        ts = [self._t(x) for x in args]
+        x = [self._expr(a) for a in args] if op not in ("nth",) else []
+        if op == "add":
+            if "str" in ts:
+                return self._raise_if_null(args, f"concat({x[0]}, {x[1]})", "string concatenation")
+            return self._raise_if_null(args, f"({x[0]} + {x[1]})", "`+`")
+        if op in ("sub", "mul"):
+            sym = {"sub": "-", "mul": "*"}[op]
+            if op == "mul" and "str" in ts:
+                s, n = (x[0], x[1]) if ts[0] == "str" else (x[1], x[0])
+                return f"repeat({s}, CAST(greatest({n}, 0L) AS INT))"
+            return self._raise_if_null(args, f"({x[0]} {sym} {x[1]})", f"`{sym}`")
+        if op == "truediv":
+            return self._raise_if_null(
+                args, f"(CAST({x[0]} AS DOUBLE) / CAST({x[1]} AS DOUBLE))", "`/`"
+            )
+        if op == "floordiv":
+            if all(t in ("int", "bool") for t in ts):
+                body = f"(({x[0]} - pmod({x[0]}, {x[1]})) div {x[1]})"
+            else:
+                body = f"CAST(floor(CAST({x[0]} AS DOUBLE) / {x[1]}) AS DOUBLE)"
+            return self._raise_if_null(args, body, "`//`")
+        if op == "mod":
+            if "str" in ts:
+                raise BackendError("`%` string formatting is not supported; use str() and +")
+            if all(t in ("int", "bool") for t in ts):
+                return self._raise_if_null(args, f"pmod({x[0]}, {x[1]})", "`%`")
+            body = (
+                f"(CASE WHEN {x[1]} = 0 THEN raise_error('float modulo') "
+                f"ELSE pmod(CAST({x[0]} AS DOUBLE), {x[1]}) END)"
+            )
+            return self._raise_if_null(args, body, "`%`")
+        if op == "pow":
+            if all(t in ("int", "bool") for t in ts) and isinstance(args[1], Lit):
+                return f"CAST(power({x[0]}, {x[1]}) AS BIGINT)"
+            return self._raise_if_null(args, f"power({x[0]}, {x[1]})", "`**`")
+        if op == "neg":
+            return self._raise_if_null(args, f"(- {x[0]})", "unary `-`")
+        if op == "pos":
+            return x[0]
+        if op == "not":
+            return f"(NOT {self._truthy(x[0], ts[0])})"
+        if op == "eq":
+            if self.ty.may_be_null(args[0]) or self.ty.may_be_null(args[1]):
+                return f"({x[0]} <=> {x[1]})"
+            return f"({x[0]} = {x[1]})"
+        if op == "ne":
+            if self.ty.may_be_null(args[0]) or self.ty.may_be_null(args[1]):
+                return f"(NOT ({x[0]} <=> {x[1]}))"
+            return f"({x[0]} != {x[1]})"
+        if op in ("lt", "le", "gt", "ge"):
+            sym = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
+            return self._raise_if_null(args, f"({x[0]} {sym} {x[1]})", f"comparison `{sym}`")
+        if op == "is_none":
+            return f"({x[0]} IS NULL)"
+        if op == "is_not_none":
+            return f"({x[0]} IS NOT NULL)"
+        if op in ("in", "not_in"):
+            if self.ty.may_be_null(args[0]):
+                body = " OR ".join(f"({x[0]} <=> {y})" for y in x[1:]) or "FALSE"
+            else:
+                body = f"{x[0]} IN ({', '.join(x[1:])})" if x[1:] else "FALSE"
+            return f"({body})" if op == "in" else f"(NOT ({body}))"
+        if op == "tuple":
+            inner = ", ".join(f"'_{i + 1}', {v}" for i, v in enumerate(x))
+            return f"named_struct({inner})"
+        if op == "nth":
+            return self._nth(args[0], args[1])
+        if op == "abs":
+            return self._raise_if_null(args, f"abs({x[0]})", "abs()")
+        if op in ("min", "max"):
+            fn = "least" if op == "min" else "greatest"
+            return self._raise_if_null(args, f"{fn}({', '.join(x)})", f"{op}()")
+        if op == "round":
+            if len(args) == 1:
+                if ts[0] in ("int", "bool"):
+                    return x[0]
+                return self._raise_if_null(
+                    args, f"CAST(bround(CAST({x[0]} AS DOUBLE), 0) AS BIGINT)", "round()"
+                )
+            if ts[0] in ("int", "bool") and isinstance(args[1], Lit) and args[1].value >= 0:
+                return x[0]
+            return self._pycall("prim", "round", args)
+        if op == "int":
+            if ts[0] == "str":
+                return f"CAST(trim({x[0]}) AS BIGINT)"
+            return self._raise_if_null(args, f"CAST({x[0]} AS BIGINT)", "int()")
+        if op == "float":
+            if ts[0] == "str":
+                return f"CAST(trim({x[0]}) AS DOUBLE)"
+            return self._raise_if_null(args, f"CAST({x[0]} AS DOUBLE)", "float()")
+        if op == "str":
+            t = ts[0]
+            if t == "str":
+                return x[0] if not self.ty.may_be_null(args[0]) else f"coalesce({x[0]}, 'None')"
+            if t == "bool":
+                return f"(CASE WHEN {x[0]} IS NULL THEN 'None' WHEN {x[0]} THEN 'True' ELSE 'False' END)"
+            if t == "int":
+                return f"coalesce(CAST({x[0]} AS STRING), 'None')"
+            return self._pycall("prim", "str", args)
+        if op == "bool":
+            return f"coalesce({self._truthy(x[0], ts[0])}, FALSE)"
+        if op == "len":
+            return f"char_length({x[0]})"
+        if op.startswith("math."):
+            return self._math(op[5:], args, x)
+        raise BackendError(f"no SQL translation for operator {op}")
+
+    def _nth(self, base: Expr, idx: Expr) -> str:
+        assert isinstance(idx, Lit)
+        i = idx.value
+        target = base
+        while isinstance(target, Var) and self.resolve(target.name) is None:
+            b = self.a.bound.get(target.name)
+            if b is None or b.value is None:
+                break
+            target = b.value
+        if isinstance(target, Apply) and target.fn == Prim("tuple"):
+            return self._expr(target.args[i])
+        if isinstance(target, Apply) and isinstance(target.fn, Builtin) and target.fn.name == "if":
+            c = self.cond(target.args[0])
+            parts = []
+            for lam in target.args[1:]:
+                assert isinstance(lam, Lambda)
+                body = lam.body
+                while isinstance(body, Let):
+                    body = body.body
+                parts.append(self._nth(body, idx) if not isinstance(body, Lit) else "NULL")
+            return f"(CASE WHEN {c} THEN {parts[0]} ELSE {parts[1]} END)"
+        t = self.ty.of(base) if isinstance(base, Var) else "any"
+        n = len(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
+        if n is not None and i < 0:
+            i += n
+        return f"{self._expr(base)}.{quote_ident('_' + str(i + 1))}"
+
+    def _math(self, name: str, args: tuple[Expr, ...], x: list[str]) -> str:
+        d = [f"CAST({v} AS DOUBLE)" for v in x]
+        domain = sql_string("looplift: math domain error (Python raises ValueError)")
+        if name == "sqrt":
+            return f"(CASE WHEN {d[0]} < 0 THEN raise_error({domain}) ELSE sqrt({d[0]}) END)"
+        if name in ("log", "log2", "log10"):
+            if name == "log" and len(x) == 2:
+                body = f"(ln({d[0]}) / ln({d[1]}))"
+                test = f"{d[0]} <= 0 OR {d[1]} <= 0"
+            else:
+                fn = {"log": "ln", "log2": "log2", "log10": "log10"}[name]
+                body, test = f"{fn}({d[0]})", f"{d[0]} <= 0"
+            return f"(CASE WHEN {test} THEN raise_error({domain}) ELSE {body} END)"
+        if name == "log1p":
+            return f"(CASE WHEN {d[0]} <= -1 THEN raise_error({domain}) ELSE log1p({d[0]}) END)"
+        if name in ("floor", "ceil"):
+            return f"CAST({name}({d[0]}) AS BIGINT)"
+        if name == "trunc":
+            return f"CAST({d[0]} AS BIGINT)"
+        if name == "fabs":
+            return f"abs({d[0]})"
+        if name == "isnan":
+            return f"isnan({d[0]})"
+        if name == "isinf":
+            return f"(abs({d[0]}) = CAST('Infinity' AS DOUBLE))"
+        if name == "isfinite":
+            return f"(NOT isnan({d[0]}) AND abs({d[0]}) != CAST('Infinity' AS DOUBLE))"
+        if name in ("exp", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh", "degrees",
+                    "radians", "atan"):  # fmt: skip
+            return f"{name}({d[0]})"
+        if name in ("asin", "acos"):
+            return f"(CASE WHEN abs({d[0]}) > 1 THEN raise_error({domain}) ELSE {name}({d[0]}) END)"
+        if name in ("atan2", "hypot"):
+            return f"{name}({d[0]}, {d[1]})"
+        if name == "pow":
+            return f"power({d[0]}, {d[1]})"
+        if name == "fmod":
+            return f"({d[0]} % {d[1]})"
+        return self._pycall("prim", f"math.{name}", args)
+
+    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...]) -> str:
+        import hashlib
+
+        arg_types = tuple(spark_type(self._t(a)) for a in args)
+        if kind == "prim":
+            from ..ir.prims import PRIMS  # noqa: F401 - the runtime looks the primitive up
+
+            rtype = {"round": spark_type(self._t(args[0])), "str": "string"}.get(ref, "double")
+            if ref.startswith("math.") and ref[5:] in ("copysign",):
+                rtype = "double"
+        else:
+            import inspect
+
+            from .types import py_type
+
+            fn = self.refs.get(ref)
+            try:
+                ann = inspect.signature(fn).return_annotation
+            except (TypeError, ValueError):
+                ann = inspect.Signature.empty
+            t, _ = py_type(ann)
+            if t == "any":
+                raise BackendError(
+                    f"host function `{ref.rsplit(':', 1)[-1]}` needs a return type annotation "
+                    "(e.g. `-> str`) so Spark knows the column type"
+                )
+            rtype = spark_type(t)
+        digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
+        base = ref.replace(":", "_").replace(".", "_")
+        name = f"looplift_{kind}_{base}_{digest}"
+        call = self.pycalls.get(name)
+        if call is None:
+            call = PyCall(name, kind, ref, arg_types, rtype)
+            self.pycalls[name] = call
+        inner = ", ".join(self._expr(a) for a in args)
+        return f"{name}({inner})"

@@ -1,0 +1,337 @@
+"""Type inference over let-normal IR, for Python-exact code generation.
+
+Types are small values: ``"int"``, ``"float"``, ``"str"``, ``"bool"``,
+``"datetime"``, ``"date"``, ``"none"``, ``"any"``; ``("tuple", (t1, ...))``
+and ``("list", t)``. Nullability is tracked beside the type: a value may be
+None when it comes from an ``Optional`` field, a reader that can return None,
+or an ``if`` with a None branch.
+
+>>> unify("int", "float")
+'float'
+"""
+
+from __future__ import annotations
+
+import inspect
+import typing
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..analysis import Analysis
+from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+
+__all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
+
+Type = Any
+
+_NUM = ("bool", "int", "float")
+
+
+def unify(a: Type, b: Type) -> Type:
+    if a == b:
+        return a
+    if a == "none":
+        return b
+    if b == "none":
+        return a
+    if a in _NUM and b in _NUM:
+        return _NUM[max(_NUM.index(a), _NUM.index(b))]
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "tuple":
+        if len(a[1]) == len(b[1]):
+            return ("tuple", tuple(unify(x, y) for x, y in zip(a[1], b[1], strict=True)))
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "list":
+        return ("list", unify(a[1], b[1]))
+    return "any"
+
+
+def spark_type(t: Type) -> str:
+    """Spark DDL type of a looplift type (``any`` values travel as double)."""
+    if isinstance(t, tuple):
+        if t[0] == "list":
+            return f"array<{spark_type(t[1])}>"
+        inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
+        return f"struct<{inner}>"
+    return {
+        "int": "bigint",
+        "float": "double",
+        "str": "string",
+        "bool": "boolean",
+        "datetime": "timestamp",
+        "date": "date",
+        "none": "double",
+        "any": "double",
+    }[t]
+
+
+def py_type(annotation: Any) -> tuple[Type, bool]:
+    """(type, nullable) from a Python annotation (reader or host function returns)."""
+    if annotation is inspect.Signature.empty or annotation is None:
+        return ("any", True) if annotation is inspect.Signature.empty else ("none", True)
+    if isinstance(annotation, str):
+        text = annotation.replace(" ", "")
+        nullable = "None" in text or "Optional" in text
+        for key, t in (("list[", None), ("tuple[", None)):
+            if text.startswith(key):
+                return ("any", True)
+        for name in ("bool", "int", "float", "str"):
+            if text.split("|")[0].removeprefix("Optional[").rstrip("]") == name:
+                return name, nullable
+        return "any", True
+    origin = typing.get_origin(annotation)
+    args = typing.get_args(annotation)
+    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
+        rest = [a for a in args if a is not type(None)]
+        t, _ = py_type(rest[0]) if len(rest) == 1 else ("any", True)
+        return t, True
+    if origin is list:
+        return ("list", py_type(args[0])[0] if args else "any"), False
+    if origin is tuple:
+        return ("tuple", tuple(py_type(x)[0] for x in args)), False
+    import datetime
+
+    table = {
+        bool: "bool",
+        int: "int",
+        float: "float",
+        str: "str",
+        datetime.datetime: "datetime",
+        datetime.date: "date",
+    }
+    return table.get(annotation, "any"), False
+
+
+@dataclass
+class Typing:
+    types: dict[str, Type] = field(default_factory=dict)
+    nullable: set[str] = field(default_factory=set)
+
+    def of(self, e: Expr) -> Type:
+        if isinstance(e, Var):
+            return self.types.get(e.name, "any")
+        if isinstance(e, Lit):
+            return _lit_type(e.value)
+        return "any"
+
+    def may_be_null(self, e: Expr) -> bool:
+        if isinstance(e, Var):
+            return e.name in self.nullable
+        return isinstance(e, Lit) and e.value is None
+
+
+def _lit_type(v: Any) -> Type:
+    import datetime
+
+    if v is None:
+        return "none"
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, int):
+        return "int"
+    if isinstance(v, float):
+        return "float"
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, datetime.datetime):
+        return "datetime"
+    if isinstance(v, datetime.date):
+        return "date"
+    return "any"
+
+
+def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
+    """Infer the type of every binder (forward, in program order)."""
+    ty = Typing()
+    for p in a.fn.params:
+        if p.kind == "scalar":
+            ty.types[p.name] = p.types[0]
+    fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
+
+    def field_type(src: str, i: int) -> tuple[Type, bool]:
+        t = fields[src][i]
+        if t.startswith("Optional["):
+            return t[len("Optional[") : -1], True
+        return t, False
+
+    state_arg: dict[str, Type] = {}
+    for site in a.sites:
+        if site.kind == "action" and site.args:
+            pass  # filled lazily below, once argument types are known
+    for name, b in a.bound.items():
+        if b.value is None:
+            # a loop parameter: a field, a group key, or a group
+            loop = next((lp for lp in a.loops.values() if name in lp.params), None)
+            if loop is None:
+                continue
+            if loop.kind == "rows":
+                i = loop.params.index(name)
+                t, null = field_type(loop.source, loop.fields[i])
+            elif name == loop.params[0]:
+                parts = [field_type(loop.source, f) for f in loop.key]
+                t = parts[0][0] if len(parts) == 1 else ("tuple", tuple(p[0] for p in parts))
+                null = any(p[1] for p in parts) and len(parts) == 1
+            else:
+                continue
+            ty.types[name] = t
+            if null:
+                ty.nullable.add(name)
+            continue
+        t, null = _value_type(b.value, ty, a, refs, state_arg)
+        ty.types[name] = t
+        if null:
+            ty.nullable.add(name)
+        if isinstance(b.value, Apply) and isinstance(b.value.fn, StateCall):
+            pass
+    return ty
+
+
+def _value_type(
+    v: Expr, ty: Typing, a: Analysis, refs: dict[str, Any], state_arg: dict[str, Type]
+) -> tuple[Type, bool]:
+    if isinstance(v, Var):
+        return ty.types.get(v.name, "any"), v.name in ty.nullable
+    if isinstance(v, Lit):
+        return _lit_type(v.value), v.value is None
+    if isinstance(v, Let):
+        while isinstance(v, Let):
+            v = v.body
+        return _value_type(v, ty, a, refs, state_arg)
+    if not isinstance(v, Apply):
+        return "any", True
+    f = v.fn
+    args = v.args
+    if isinstance(f, Prim):
+        return _prim_type(f.op, args, ty)
+    if isinstance(f, Builtin) and f.name == "if":
+        ts = []
+        nulls = False
+        for lam in args[1:]:
+            assert isinstance(lam, Lambda)
+            t, n = _value_type(lam.body, ty, a, refs, state_arg)
+            ts.append(t)
+            nulls = nulls or n or t == "none"
+        return unify(ts[0], ts[1]), nulls
+    if isinstance(f, StateCall):
+        return _reader_type(f, a, refs, ty)
+    if isinstance(f, Host):
+        fn = refs.get(f.ref)
+        try:
+            ann = inspect.signature(fn).return_annotation
+        except (TypeError, ValueError):
+            ann = inspect.Signature.empty
+        return py_type(ann)
+    return "any", True
+
+
+def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
+    ts = [ty.of(x) for x in args]
+    null = any(ty.may_be_null(x) for x in args)
+    if op in ("add", "sub", "mul"):
+        if op == "add" and "str" in ts:
+            return "str", null
+        if op == "sub" and ts and ts[0] in ("datetime", "date"):
+            return "any", null
+        return _num(ts), null
+    if op == "truediv":
+        return "float", null
+    if op in ("floordiv", "mod"):
+        return _num(ts), null
+    if op == "pow":
+        t = _num(ts)
+        if t == "int" and not (isinstance(args[1], Lit) and args[1].value >= 0):
+            return "float", null  # a negative exponent gives a float
+        return t, null
+    if op in ("neg", "pos", "abs"):
+        return ("int" if ts[0] == "bool" else ts[0]), null
+    if op in ("not", "eq", "ne", "lt", "le", "gt", "ge", "is_none", "is_not_none", "in", "not_in"):
+        return "bool", False
+    if op in ("min", "max"):
+        t = ts[0]
+        for x in ts[1:]:
+            t = unify(t, x)
+        return t, null
+    if op == "round":
+        if len(args) == 1:
+            return "int", null
+        return ts[0], null
+    if op in ("int", "len"):
+        return "int", null
+    if op in ("float", "str", "bool"):
+        return op, False if op in ("str", "bool") else null
+    if op == "tuple":
+        return ("tuple", tuple(ts)), False
+    if op == "nth":
+        t = ts[0]
+        i = args[1].value if isinstance(args[1], Lit) else 0
+        if isinstance(t, tuple) and t[0] == "tuple" and -len(t[1]) <= i < len(t[1]):
+            return t[1][i], True
+        return "any", True
+    if op.startswith("math."):
+        name = op[5:]
+        if name in ("floor", "ceil", "trunc"):
+            return "int", null
+        if name in ("isnan", "isinf", "isfinite"):
+            return "bool", null
+        return "float", null
+    return "any", True
+
+
+def _num(ts: list[Type]) -> Type:
+    out = "int"
+    for t in ts:
+        if t == "float":
+            return "float"
+        if t not in ("int", "bool"):
+            return t if t in ("str",) else "any" if t != "none" else out
+    return out
+
+
+# readers whose type follows the argument type of the state's actions
+_ARG_TYPED = {
+    ("Max", "value"): "arg",
+    ("Min", "value"): "arg",
+    ("Sum", "value"): "arg",
+    ("TopK", "values"): "list",
+    ("Distinct", "values"): "list",
+    ("Median", "value"): "float",
+}
+
+
+def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) -> tuple[Type, bool]:
+    decl = a.states.get(f.state)
+    if decl is None:
+        return "any", True
+    if decl.cls == CARRY:
+        init = decl.args[0] if decl.args else None
+        t = ty.of(init) if init is not None else "any"
+        for s in a.actions_of(f.state):
+            if s.args:
+                t = unify(t, ty.of(s.args[0]))
+        return t, ty.may_be_null(init) if init is not None else True
+    cls = refs.get(decl.cls)
+    key = (getattr(cls, "__name__", ""), f.method)
+    arg_t: Type = "none"
+    for s in a.actions_of(f.state):
+        if s.args:
+            arg_t = unify(arg_t, ty.of(s.args[0]))
+    if arg_t == "none":
+        arg_t = "int"
+    if key in _ARG_TYPED:
+        how = _ARG_TYPED[key]
+        if how == "arg":
+            return arg_t, key[0] != "Sum"
+        if how == "list":
+            return ("list", arg_t), False
+        return how, True
+    reader = getattr(cls, f.method, None)
+    try:
+        hints = typing.get_type_hints(reader)
+        ann = hints.get("return", inspect.Signature.empty)
+    except Exception:  # noqa: BLE001 - unresolvable annotations: fall back to the raw one
+        try:
+            ann = inspect.signature(reader).return_annotation
+        except (TypeError, ValueError):
+            ann = inspect.Signature.empty
+    t, null = py_type(ann)
+    if t == "any" and key[0] in ("Count",):
+        return "int", False
+    return t, null
