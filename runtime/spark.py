@@ -62,6 +62,7 @@ def local_session(
         SparkSession.builder.master(master)
         .appName(app_name)
         .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
         .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
         .config("spark.default.parallelism", "2")
         .config("spark.sql.ansi.enabled", "true")
@@ -73,6 +74,12 @@ def local_session(
         builder = builder.config(k, v)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("FATAL")  # expected errors (traps) would flood the log
+    try:  # Spark logs every failed query's context at ERROR through its own logger
+        jvm = session.sparkContext._jvm
+        level = jvm.org.apache.logging.log4j.Level.OFF
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel("SQLQueryContextLogger", level)
+    except Exception:  # noqa: BLE001 - logging only
+        pass
     return session
 
 
@@ -200,6 +207,11 @@ def _out(value: Any, spark_type: str) -> Any:
         raise TypeError(
             f"looplift: a reader returned {value!r} ({type(value).__name__}); annotate the "
             "reader's return type so the plan knows its column type"
+        )
+    if spark_type == "string" and not isinstance(value, str):
+        raise TypeError(
+            f"looplift: a host function returned {value!r} ({type(value).__name__}) where str "
+            "was assumed; annotate its return type"
         )
     if spark_type.startswith("array<"):
         inner = spark_type[len("array<") : -1]
@@ -402,8 +414,26 @@ def _impl(kind: str, ref: str) -> Callable[..., Any]:
     return _PRIM_IMPLS[ref]
 
 
+_MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
+
+
+def prepare_session(spark: Any) -> None:
+    """Session settings plans rely on.
+
+    Spark 4.3's MergeSubplans rule fails with an internal error when it tries to
+    merge a Python aggregate with another aggregate over the same input
+    (``UnevaluableAggregateFunc.aggBufferAttributes``), which looplift plans do
+    whenever a native and a Python reducer share one scope: the rule is excluded.
+    """
+    current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
+    if _MERGE_SUBPLANS not in current:
+        rules = ",".join(x for x in (current, _MERGE_SUBPLANS) if x)
+        spark.conf.set("spark.sql.optimizer.excludedRules", rules)
+
+
 def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
     """Register the vectorized Python functions a plan's SQL calls by name."""
+    prepare_session(spark)
     if not pycalls:
         return
     from pyspark.sql.functions import ArrowUDFType, arrow_udf

@@ -192,6 +192,8 @@ class _Planner:
     def _independent(self, op: StateOperator) -> bool:
         """Its map part needs nothing computed at its own scope (so it can be a base)."""
         fk = self.frame_key(op.scope)
+        if any(self.frame_key(a.loops) == fk for a in op.actions):
+            return False  # actions at the scope itself need the scope's frame
         for n in op.free:
             b = self.a.bound.get(n)
             if b is None or b.value is None:
@@ -208,7 +210,7 @@ class _Planner:
         b = self.a.bound.get(name)
         if b is None or b.value is None:
             return False
-        if self.frame_key(b.loops) == fk and b.loops:
+        if self.frame_key(b.loops) == fk:
             return True
         return any(self._depends_on_frame(d, fk, seen) for d in self.a.deps.get(name, ()))
 
@@ -359,7 +361,6 @@ class _Planner:
 
     def _additive(self, group: list[StateOperator], keys: tuple[str, ...]) -> tuple[str, list[str]]:
         """Native sums of the sign-weighted projections, then the readers."""
-        aggs: list[str] = []  # (sql of sum, column)
         field_cols: dict[tuple[str, str], tuple[str, Any, str]] = {}
         parts: dict[Any, list[tuple[str, str]]] = {}
         for op in group:
@@ -487,10 +488,7 @@ class _Planner:
                     sites.append((a.method, len(a.args)))
             src = self.frames[fk].var if fk_inputs else src
             readers = [(rd.method, rd.result) for rd in op.reads if rd.result != "_"]
-            rtypes = []
-            for m, res in readers:
-                t = self.ty.types.get(res, "any")
-                rtypes.append(spark_type(t))
+            rtypes = [spark_type(self.ty.types.get(res, "any")) for _, res in readers]
             ctor = tuple(x.value for x in self.a.states[s].args if isinstance(x, Lit))
             if len(ctor) != len(self.a.states[s].args):
                 raise BackendError(f"state `{s}`: constructor arguments must be constants")

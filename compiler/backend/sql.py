@@ -244,6 +244,10 @@ class SqlRenderer:
         if op == "bool":
             return f"coalesce({self._truthy(x[0], ts[0])}, FALSE)"
         if op == "len":
+            if isinstance(ts[0], tuple) and ts[0][0] == "list":
+                return f"size({x[0]})"
+            if isinstance(ts[0], tuple):
+                return f"{len(ts[0][1])}L"
             return f"char_length({x[0]})"
         if op.startswith("math."):
             return self._math(op[5:], args, x)
@@ -337,12 +341,9 @@ class SqlRenderer:
             except (TypeError, ValueError):
                 ann = inspect.Signature.empty
             t, _ = py_type(ann)
-            if t == "any":
-                raise BackendError(
-                    f"host function `{ref.rsplit(':', 1)[-1]}` needs a return type annotation "
-                    "(e.g. `-> str`) so Spark knows the column type"
-                )
-            rtype = spark_type(t)
+            # an unannotated host function is taken to return str (checked per value at run
+            # time: anything else fails with a message asking for an annotation)
+            rtype = spark_type(t) if t != "any" else "string"
         digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
         base = ref.replace(":", "_").replace(".", "_")
         name = f"looplift_{kind}_{base}_{digest}"

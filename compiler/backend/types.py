@@ -70,9 +70,8 @@ def py_type(annotation: Any) -> tuple[Type, bool]:
     if isinstance(annotation, str):
         text = annotation.replace(" ", "")
         nullable = "None" in text or "Optional" in text
-        for key, t in (("list[", None), ("tuple[", None)):
-            if text.startswith(key):
-                return ("any", True)
+        if text.startswith(("list[", "tuple[")):
+            return ("any", True)
         for name in ("bool", "int", "float", "str"):
             if text.split("|")[0].removeprefix("Optional[").rstrip("]") == name:
                 return name, nullable
@@ -218,7 +217,8 @@ def _value_type(
             ann = inspect.signature(fn).return_annotation
         except (TypeError, ValueError):
             ann = inspect.Signature.empty
-        return py_type(ann)
+        t, null = py_type(ann)
+        return (t if t != "any" else "str"), null
     return "any", True
 
 

@@ -6,8 +6,8 @@
   projection expressions recorded) or *action reducer* (needs its Python);
   every action must have an undo, explicit or derivable;
 - each state operator: ``additive`` / ``action`` / ``ordered`` n:1 reducer,
-  and which operators of one scope over one input can fuse into one
-  aggregate;
+  and which operators of one kind, scope and input, neither using the
+  other's result, can fuse into one aggregate;
 - every other binding: scalar 1:1 (native), host call (Python), and each
   ``yield``: 1:n emission, or a filter when guarded inside a per-row loop.
 
@@ -57,6 +57,15 @@ def classify_operators(prog: Program) -> Program:
     def input_of(op) -> frozenset:
         return frozenset(a.input_key(loop) for loop in op.inputs)
 
+    def needs(op) -> set[str]:
+        """Every value the operator's map part depends on, transitively."""
+        return a.closure(set(op.free))
+
+    reads_of = {op.name: {r.result for r in op.reads} for op in ops}
+    depends = {
+        (x.name, y.name): bool(needs(x) & reads_of[y.name]) for x in ops for y in ops if x is not y
+    }
+
     fused = []
     for op in ops:
         mates = tuple(
@@ -69,6 +78,8 @@ def classify_operators(prog: Program) -> Program:
             and o.scope == op.scope
             and o.inputs
             and input_of(o) == input_of(op)
+            and not depends[(o.name, op.name)]
+            and not depends[(op.name, o.name)]
         )
         fused.append(dataclasses.replace(op, fusable_with=mates))
     code = {}
