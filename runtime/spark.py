@@ -28,6 +28,7 @@ __all__ = [
     "default_row",
     "ActionReducer",
     "OrderedReducer",
+    "OrderedRows",
     "Carry",
     "sort_key",
     "import_ref",
@@ -77,7 +78,9 @@ def local_session(
     try:  # Spark logs every failed query's context at ERROR through its own logger
         jvm = session.sparkContext._jvm
         level = jvm.org.apache.logging.log4j.Level.OFF
-        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel("SQLQueryContextLogger", level)
+        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
+            "SQLQueryContextLogger", level
+        )
     except Exception:  # noqa: BLE001 - logging only
         pass
     return session
@@ -243,11 +246,15 @@ class ActionReducer:
         self.readers, self.types, self.signed = readers, types, signed
         self._udf: Any = None
 
+    def _read(self, state: Any) -> list[Any]:
+        out = []
+        for r, t in zip(self.readers, self.types, strict=True):
+            name, args = (r, ()) if isinstance(r, str) else (r[0], tuple(r[1]))
+            out.append(_out(getattr(state, name)(*args), t))
+        return out
+
     def fresh(self) -> tuple[Any, ...]:
-        state = self.cls(*self.ctor)
-        return tuple(
-            _out(getattr(state, r)(), t) for r, t in zip(self.readers, self.types, strict=True)
-        )
+        return tuple(self._read(self.cls(*self.ctor)))
 
     def apply(self, cols: list[Any]) -> Any:
         """Fold one scope key's columns (pyarrow arrays) into a fresh state."""
@@ -292,10 +299,7 @@ class ActionReducer:
                 for r in range(n):
                     if marks[r] is not None:
                         act.apply(sgn[r], *[a[r] for a in argl])
-        return {
-            f"_{i + 1}": _out(getattr(state, r)(), t)
-            for i, (r, t) in enumerate(zip(self.readers, self.types, strict=True))
-        }
+        return {f"_{i + 1}": v for i, v in enumerate(self._read(state))}
 
     @property
     def udf(self) -> Any:
@@ -341,7 +345,7 @@ class OrderedReducer:
                 lists = [_pylist(c) for c in cols]
                 rows = list(zip(*lists[: me.nfields], strict=True))
                 free = [lst[0] if lst else None for lst in lists[me.nfields :]]
-                result = me.fn(rows, *free)
+                result, _rows = me.fn(rows, *free)
                 return {
                     f"_{i + 1}": _out(v, t)
                     for i, (v, t) in enumerate(zip(result, me.types, strict=True))
@@ -351,6 +355,63 @@ class OrderedReducer:
                 reduce_group, f"struct<{fields}>", functionType=ArrowUDFType.GROUPED_AGG
             )
         return self._udf
+
+
+class OrderedRows:
+    """The rows an ordered loop yields, per scope key (``groupBy().applyInArrow``)."""
+
+    def __init__(self, fn: Callable[..., tuple], nfields: int, nkeys: int, schema: str) -> None:
+        self.fn, self.nfields, self.nkeys, self.ddl = fn, nfields, nkeys, schema
+        self._arrow: Any = None
+
+    @property
+    def schema(self) -> str:
+        """The output schema (DDL); resolves the Arrow schema on the driver, before pickling."""
+        if self._arrow is None:
+            self._arrow = _arrow_schema(self.ddl)
+        return self.ddl
+
+    def apply(self, *args: Any) -> Any:
+        import pyarrow as pa
+
+        table = args[-1]  # (key, table) or (table,)
+        cols = [_pylist(c) for c in table.columns[self.nkeys :]]
+        rows = list(zip(*cols[: self.nfields], strict=True))
+        free = [c[0] if c else None for c in cols[self.nfields :]]
+        _readers, out = self.fn(rows, *free)
+        fields = list(self._arrow)
+        types = [_split_schema(self.ddl)[i].split(" ", 1)[1] for i in range(len(fields))]
+        columns = list(zip(*out, strict=True)) if out else [() for _ in fields]
+        data = {
+            f.name: [_out(v, t) for v in col]
+            for f, t, col in zip(fields, types, columns, strict=True)
+        }
+        return pa.Table.from_pydict(data, schema=self._arrow)
+
+
+def _split_schema(schema: str) -> list[str]:
+    parts, depth, cur = [], 0, ""
+    for ch in schema:
+        if ch == "," and depth == 0:
+            parts.append(cur.strip())
+            cur = ""
+            continue
+        depth += ch == "<"
+        depth -= ch == ">"
+        cur += ch
+    if cur.strip():
+        parts.append(cur.strip())
+    return parts
+
+
+def _arrow_schema(schema: str) -> Any:
+    import pyarrow as pa
+    from pyspark.sql.pandas.types import to_arrow_type
+    from pyspark.sql.types import StructType, _parse_datatype_string
+
+    st = _parse_datatype_string(schema)
+    assert isinstance(st, StructType)
+    return pa.schema([pa.field(f.name, to_arrow_type(f.dataType), True) for f in st.fields])
 
 
 class Carry:
@@ -437,25 +498,61 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
     if not pycalls:
         return
     from pyspark.sql.functions import ArrowUDFType, arrow_udf
+    from pyspark.sql.pandas.types import to_arrow_type
 
     done = _REGISTERED.setdefault(spark, set())
     for name, kind, ref, _arg_types, rtype in pycalls:
         if name in done:
             continue
         fn = _impl(kind, ref)
+        arrow_type = to_arrow_type(spark._parse_ddl(rtype) if hasattr(spark, "_parse_ddl")
+                                   else _ddl(spark, rtype))  # fmt: skip
 
-        def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype) -> Any:
+        def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype,
+                 _at: Any = arrow_type) -> Any:  # fmt: skip
             import pyarrow as pa
 
             cols = [_pylist(a) for a in arrays]
             out = [_out(_fn(*xs), _t) for xs in zip(*cols, strict=True)]
-            from pyspark.sql.pandas.types import to_arrow_type
-            from pyspark.sql.types import _parse_datatype_string
-
-            return pa.array(out, type=to_arrow_type(_parse_datatype_string(_t)))
+            return pa.array(out, type=_at)
 
         spark.udf.register(name, arrow_udf(call, rtype, functionType=ArrowUDFType.SCALAR))
         done.add(name)
+
+
+def _ddl(spark: Any, ddl: str) -> Any:
+    """A DDL type string as a pyspark DataType (parsed on the driver)."""
+    from pyspark.sql.types import _parse_datatype_string
+
+    return _parse_datatype_string(ddl)
+
+
+def ship(refs: list[str]) -> None:
+    """Make the user's modules (states, host functions) reach Spark's Python workers.
+
+    Modules that workers cannot import (a script's own module, a file loaded by
+    path) are pickled by value with the functions and classes that use them.
+    """
+    from pyspark import cloudpickle
+
+    for ref in refs:
+        mod_name = ref.partition(":")[0]
+        mod = sys.modules.get(mod_name)
+        if mod is None or mod_name.startswith(("looplift", "pyspark", "builtins")):
+            continue
+        path = getattr(mod, "__file__", None) or ""
+        if "site-packages" in path or "dist-packages" in path or not path:
+            continue
+        if mod_name in _SHIPPED:
+            continue
+        try:
+            cloudpickle.register_pickle_by_value(mod)
+        except ValueError:
+            continue
+        _SHIPPED.add(mod_name)
+
+
+_SHIPPED: set[str] = set()
 
 
 def expr_binder(params: dict[str, Any]) -> Callable[[str], Any]:

@@ -84,6 +84,7 @@ class _Planner:
         self.pycalls: dict[str, PyCall] = {}
         self.python_ops: list[str] = []
         self.uses = self._count_uses()
+        self._ordered_fns: dict[str, dict[str, Any]] = {}
         stream = self.fn.stream_params
         if len(stream) > 1:
             raise BackendError(
@@ -487,17 +488,40 @@ class _Planner:
                         cols.append(f"F.expr({_pystr(f'CASE WHEN {guard} THEN {r.expr(x)} END')})")
                     sites.append((a.method, len(a.args)))
             src = self.frames[fk].var if fk_inputs else src
-            readers = [(rd.method, rd.result) for rd in op.reads if rd.result != "_"]
+            readers = []
+            for rd in op.reads:
+                if rd.result == "_":
+                    continue
+                if not all(isinstance(x, Lit) for x in rd.args):
+                    raise BackendError(
+                        f"reader `{_user(s)}.{rd.method}(...)` takes a computed argument; the "
+                        "Spark backend passes constant reader arguments only"
+                    )
+                margs = tuple(x.value for x in rd.args)
+                readers.append(((rd.method, margs) if margs else rd.method, rd.result))
             rtypes = [spark_type(self.ty.types.get(res, "any")) for _, res in readers]
-            ctor = tuple(x.value for x in self.a.states[s].args if isinstance(x, Lit))
-            if len(ctor) != len(self.a.states[s].args):
-                raise BackendError(f"state `{s}`: constructor arguments must be constants")
+            ctor_items = []
+            for x in self.a.states[s].args:
+                if isinstance(x, Lit):
+                    ctor_items.append(repr(x.value))
+                elif isinstance(x, Var) and x.name in self._scalar_params():
+                    ctor_items.append(x.name)  # a scalar parameter of the plan
+                else:
+                    raise BackendError(
+                        f"state `{_user(s)}`: constructor arguments must be constants or "
+                        "scalar parameters"
+                    )
+            ctor = "(" + ", ".join(ctor_items) + ("," if len(ctor_items) == 1 else "") + ")"
             udf = self.fresh("_reducer")
-            self.reducers.append(
-                f"{udf} = ll.ActionReducer({alias}, ctor={ctor!r}, sites={sites!r}, "
+            line = (
+                f"{udf} = ll.ActionReducer({alias}, ctor={ctor}, sites={sites!r}, "
                 f"packed={packed!r}, readers={[m for m, _ in readers]!r}, "
                 f"types={rtypes!r})  # {_user(s)}: {cls.__name__}"
             )
+            if any(isinstance(x, Var) for x in self.a.states[s].args):
+                self.emit(line)  # built per call: it depends on the plan's parameters
+            else:
+                self.reducers.append(line)
             self.python_ops.append(f"{_user(s)} ({cls.__name__} reducer)")
             col = self.fresh("_r")
             udf_cols.append(f"{udf}.udf({', '.join(cols)}).alias({col!r})")
@@ -522,74 +546,101 @@ class _Planner:
             out = fill
         return out, reads
 
-    def _ordered(self, op: StateOperator, keys: tuple[str, ...]) -> tuple[str, list[str]]:
-        """The ordered loop runs in Python per scope key, rows sorted by the order field."""
-        loops = {a.loops[-1] for a in op.actions if a.loops}
+    def _ordered_function(self, op: StateOperator) -> dict[str, Any]:
+        """Generate (once) the Python function running an ordered loop for one scope key.
+
+        It takes the scope key's rows (all source fields) and the loop's free values,
+        sorts the rows by the order field (ties by the remaining fields), runs the
+        loop body, and returns (the readers after the loop, the rows it yielded).
+        """
+        if op.name in self._ordered_fns:
+            return self._ordered_fns[op.name]
+        from ..ir.traverse import free_vars
+
         loop_name = op.name.removeprefix("ordered.")
         lp = self.a.loops[loop_name]
         group_loop = self.a.loops[lp.parent] if lp.parent else None
         if group_loop is None or group_loop.order_by is None:
             raise BackendError("an ordered loop must iterate a group of group_by(..., order_by=)")
-        del loops
-        # the loop body (IR) as Python
         v = self.a.bound[loop_name].value
         assert isinstance(v, Apply)
         lam = v.args[0]
         assert isinstance(lam, Lambda)
-        fn_name = self.fresh("_ordered_loop")
         emitter = PyEmitter(self._all_class_aliases(), self._host_aliases())
         body: list[str] = []
         emitter.block(lam.body, "        ", body)
-        # values the body needs from outside the loop (other than the op's states)
-        free = sorted(
-            n
-            for n in op.free
-            if n not in lam.params and n in self.a.bound and self.a.bound[n].value is not None
-        )
-        free_params = sorted(
-            n for n in op.free if n in {p.name for p in self.fn.params if p.kind == "scalar"}
-        )
+        needed = set(free_vars(lam)) - set(op.states)
+        for st in op.states:
+            needed |= {x.name for x in self.a.states[st].args if isinstance(x, Var)}
+        needed -= set(self.a.streams)
+        free = sorted(n for n in needed if n in self.a.bound or n in self._scalar_params())
         nfields = len(self.source.types)
         field_order = [group_loop.order_by] + [
             i for i in range(nfields) if i != group_loop.order_by
         ]
         proj = [lp.fields[lp.params.index(p)] for p in lam.params]
         ctor_lines = []
-        for s in op.states:
-            decl = self.a.states[s]
+        for st in op.states:
+            decl = self.a.states[st]
             args = ", ".join(emitter.expr(x) for x in decl.args)
-            if decl.cls == CARRY:
-                ctor_lines.append(f"    {py_name(s)} = _ll.Carry({args})")
-            else:
-                ctor_lines.append(f"    {py_name(s)} = {self._import_class(decl.cls)}({args})")
-        readers = [(rd.state, rd.method, rd.result) for rd in op.reads
+            cls = "_ll.Carry" if decl.cls == CARRY else self._import_class(decl.cls)
+            ctor_lines.append(f"    {py_name(st)} = {cls}({args})")
+        readers = [(rd.state, rd.method, rd.args, rd.result) for rd in op.reads
                    if rd.result != "_" and len(self.a.bound[rd.result].loops) <= len(op.scope)]  # fmt: skip
-        ret = ", ".join(f"{py_name(s)}.{m}()" for s, m, _ in readers)
-        src_lines = [
-            f"def {fn_name}(rows, {', '.join(py_name(n) for n in [*free, *free_params]) or '_unused=None'}):",
-            f'    """The ordered loop at line {lp.span.line}, run over one scope key\'s rows."""',
-            *ctor_lines,
-            "    _out = []",
-            f"    for _row in sorted(rows, key=_ll.sort_key({field_order!r})):",
-            f"        {', '.join(py_name(p) for p in lam.params)}{',' if len(lam.params) == 1 else ''} = "
-            f"{', '.join(f'_row[{i}]' for i in proj)}{',' if len(proj) == 1 else ''}",
-            *body,
-            f"    return ({ret}{',' if len(readers) == 1 else ''})",
-        ]
-        self.reducers.append("\n".join(src_lines))
-        rtypes = [spark_type(self.ty.types.get(res, "any")) for _, _, res in readers]
-        udf = self.fresh("_ordered")
+        ret = ", ".join(
+            f"{py_name(st)}.{m}({', '.join(emitter.expr(x) for x in args)})"
+            for st, m, args, _ in readers
+        )
+        fn_name = self.fresh("_ordered_loop")
+        targets = ", ".join(py_name(p) for p in lam.params) + ("," if len(lam.params) == 1 else "")
+        values = ", ".join(f"_row[{i}]" for i in proj) + ("," if len(proj) == 1 else "")
+        params = ", ".join(py_name(n) for n in free)
         self.reducers.append(
-            f"{udf} = ll.OrderedReducer({fn_name}, nfields={nfields}, nfree={len(free) + len(free_params)}, "
-            f"types={rtypes!r})"
+            "\n".join(
+                [
+                    f"def {fn_name}(rows{', ' + params if params else ''}):",
+                    f'    """The ordered loop at line {lp.span.line}, over one scope key\'s rows."""',
+                    *ctor_lines,
+                    "    _out = []",
+                    f"    for _row in sorted(rows, key=_ll.sort_key({field_order!r})):",
+                    f"        {targets} = {values}",
+                    *body,
+                    f"    return ({ret}{',' if len(readers) == 1 else ''}), _out",
+                ]
+            )
         )
         self.python_ops.append(f"ordered loop at line {lp.span.line}")
+        info = {"fn": fn_name, "free": free, "readers": readers, "nfields": nfields, "loop": lp}
+        self._ordered_fns[op.name] = info
+        return info
+
+    def _ordered_op_of(self, loops: tuple[str, ...]) -> StateOperator | None:
+        for op in self.ops:
+            if op.ordered and op.name.removeprefix("ordered.") in loops:
+                return op
+        return None
+
+    def _scalar_params(self) -> set[str]:
+        return {p.name for p in self.fn.params if p.kind == "scalar"}
+
+    def _ordered_inputs(self, info: dict[str, Any]) -> list[str]:
         r = self.renderer(R)
-        cols = [f"F.col('f{i}')" for i in range(nfields)]
-        for n in free:
+        cols = [f"F.col('f{i}')" for i in range(info["nfields"])]
+        for n in info["free"]:
             cols.append(f"F.expr({_pystr(r.expr(Var(n)))})")
-        for n in free_params:
-            cols.append(f"F.expr({_pystr(f'{PARAM_MARK}{n}{PARAM_MARK}')})")
+        return cols
+
+    def _ordered(self, op: StateOperator, keys: tuple[str, ...]) -> tuple[str, list[str]]:
+        """The ordered loop's readers: Python per scope key, rows sorted by the order field."""
+        info = self._ordered_function(op)
+        readers = info["readers"]
+        rtypes = [spark_type(self.ty.types.get(res, "any")) for *_, res in readers]
+        udf = self.fresh("_ordered")
+        self.reducers.append(
+            f"{udf} = ll.OrderedReducer({info['fn']}, nfields={info['nfields']}, "
+            f"nfree={len(info['free'])}, types={rtypes!r})"
+        )
+        cols = self._ordered_inputs(info)
         src = self.frame(R).var
         agg = self.fresh("A")
         col = self.fresh("_r")
@@ -601,11 +652,34 @@ class _Planner:
         out = self.fresh("A")
         outs = [f"F.col({k!r})" for k in keys]
         reads = []
-        for i, (_, _, res) in enumerate(readers):
+        for i, (*_, res) in enumerate(readers):
             outs.append(f"F.col('{col}._{i + 1}').alias({self.col_for(res)!r})")
             reads.append(res)
         self.emit(f"{out} = {agg}.select({', '.join(outs)})")
         return out, reads
+
+    def _ordered_rows(self, op: StateOperator, names: list[str], types: list[str]) -> str:
+        """The rows an ordered loop yields: Python per scope key (grouped map)."""
+        info = self._ordered_function(op)
+        keys = self.key_cols(self.frame_key(op.scope))
+        cols = self._ordered_inputs(info)
+        src = self.frame(R).var
+        inp = self.fresh("R")
+        aliased = [f"{c}.alias('_i{i}')" for i, c in enumerate(cols)]
+        self.emit(f"{inp} = {src}.select({', '.join([*(repr(k) for k in keys), *aliased])})")
+        schema = ", ".join(f"{quote_ident(n)} {t}" for n, t in zip(names, types, strict=True))
+        udf = self.fresh("_ordered_rows")
+        self.reducers.append(
+            f"{udf} = ll.OrderedRows({info['fn']}, nfields={info['nfields']}, "
+            f"nkeys={len(keys)}, schema={schema!r})"
+        )
+        out = self.fresh("Y")
+        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ".groupBy()"
+        self.emit(
+            f"{out} = {inp}{grouping}.applyInArrow({udf}.apply, {udf}.schema)"
+            "  # rows yielded inside an ordered loop: Python per scope key"
+        )
+        return out
 
     # -- imports --------------------------------------------------------------------
     def _import_class(self, cref: str) -> str:
@@ -648,7 +722,12 @@ class _Planner:
             yields = [s for s, _ in self.prog.facts["yields"]]
             parts = []
             width = None
+            ordered_yields: dict[str, list] = {}
             for site in yields:
+                op = self._ordered_op_of(site.loops)
+                if op is not None:
+                    ordered_yields.setdefault(op.name, []).append(site)
+                    continue
                 fk = self.frame_key(site.loops)
                 r = self.renderer(fk)
                 row = site.args[0]
@@ -661,6 +740,9 @@ class _Planner:
                     raise BackendError(
                         "every `yield` of a table algorithm must give the same number of fields"
                     )
+            for op_name, sites in ordered_yields.items():
+                n = len(_tuple_items(sites[0].args[0], self.a))
+                width = n if width is None else width
             names = list(fn.columns) if fn.columns else [f"_{i + 1}" for i in range(width or 0)]
             if width is not None and len(names) != width:
                 raise BackendError(
@@ -674,6 +756,10 @@ class _Planner:
                 )
                 where = f".where(F.expr({_pystr(guard)}))" if guard else ""
                 selects.append(f"{fr.var}{where}.select({cols})")
+            for op_name, sites in ordered_yields.items():
+                op = next(o for o in self.ops if o.name == op_name)
+                ytypes = [spark_type(t) for t in _row_types(sites, self.a, self.ty, len(names))]
+                selects.append(self._ordered_rows(op, names, ytypes))
             if selects:
                 self.emit(f"out = ll.union_all([{', '.join(selects)}])")
             else:
@@ -726,6 +812,7 @@ class _Planner:
                 for c in sorted(self.pycalls.values(), key=lambda c: c.name)
             ],
             "steps": [line.replace("F.expr(", "E(") for line in self.lines],
+            "refs": sorted({*self.refs, self.fn.ref}),
             "digest": hashlib.sha1("\n".join(self.lines).encode()).hexdigest()[:12],
         }
         return tmpl.render(**ctx)
@@ -758,6 +845,14 @@ def _tuple_items(row: Expr, a: Analysis) -> list[Expr]:
             continue
         break
     return [row]
+
+
+def _row_types(sites: list, a: Analysis, ty: Typing, width: int) -> list[Any]:
+    out: list[Any] = ["none"] * width
+    for site in sites:
+        for i, x in enumerate(_tuple_items(site.args[0], a)):
+            out[i] = unify(out[i], ty.of(x))
+    return out
 
 
 def _exclusive(acts: tuple) -> bool:

@@ -276,6 +276,11 @@ class SqlRenderer:
             return f"(CASE WHEN {c} THEN {parts[0]} ELSE {parts[1]} END)"
         t = self.ty.of(base) if isinstance(base, Var) else "any"
         n = len(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
+        if n is None:
+            raise BackendError(
+                f"indexing `[{i}]` a value whose type is not a known tuple; if it comes from a "
+                "host function, annotate its return type (e.g. `-> tuple[str, str]`)"
+            )
         if n is not None and i < 0:
             i += n
         return f"{self._expr(base)}.{quote_ident('_' + str(i + 1))}"
