@@ -740,7 +740,7 @@ class _Planner:
                     raise BackendError(
                         "every `yield` of a table algorithm must give the same number of fields"
                     )
-            for op_name, sites in ordered_yields.items():
+            for sites in ordered_yields.values():
                 n = len(_tuple_items(sites[0].args[0], self.a))
                 width = n if width is None else width
             names = list(fn.columns) if fn.columns else [f"_{i + 1}" for i in range(width or 0)]
