@@ -29,6 +29,7 @@ class Dataflow:
         self._compiled: Any = None
         self._backend: Any = None
         self._module: Any = None
+        self._agg: Any = None
 
     # -- reference semantics -------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -116,6 +117,47 @@ class Dataflow:
         cols = [v if _is_column(v) else F.lit(v) for v in bound.args]
         return F.call_function(fn.name, *cols).alias(self.name)
 
+    def agg(self, *columns: Any, **scalars: Any) -> Any:
+        """This aggregate as one aggregate Column, for ``df.groupBy(...).agg(...)``.
+
+        ``columns`` name the input columns bound to the RowStream's fields, in order
+        (strings or column references); scalar parameters are given by keyword.
+        """
+        from pyspark.sql import SparkSession
+        from pyspark.sql import functions as F
+
+        from .spark import ActionReducer, import_ref, register_pycalls
+        from .sqltext import quote_ident, sql_literal
+
+        if self._agg is None:
+            from .compiler.backend.aggexpr import agg_expression
+
+            self._agg = agg_expression(self.compile().program)
+        expr = self._agg
+        spark = SparkSession.getActiveSession()
+        if spark is None:
+            raise RuntimeError("looplift: no active SparkSession")
+        register_pycalls(spark, [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
+                                 for c in expr.pycalls])  # fmt: skip
+        for name, spec in expr.reducers:
+            key = (id(spark), name)
+            if key not in _SQL_FUNCTIONS:
+                kw = dict(spec)
+                reducer = ActionReducer(import_ref(kw.pop("cls")), **kw)
+                spark.udf.register(name, reducer.udf)
+                _SQL_FUNCTIONS.add(key)
+        sql = expr.sql
+        for i, c in enumerate(columns):
+            name = c if isinstance(c, str) else _column_name(c)
+            sql = sql.replace(f"\x02{i}\x02", quote_ident(name))
+        for k, v in scalars.items():
+            sql = sql.replace(f"\x01{k}\x01", sql_literal(v))
+        if "\x02" in sql or "\x01" in sql:
+            raise TypeError(
+                f"`{self.name}.agg` needs one column per field and every scalar parameter"
+            )
+        return F.expr(sql).alias(self.name)
+
     def explain(self, file: Any = None) -> str:
         """Print (and return) the dataflow graph with native and Python parts marked."""
         text = self.compile().explain()
@@ -138,6 +180,16 @@ def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | N
 
 
 _SQL_FUNCTIONS: set[tuple[int, str]] = set()
+
+
+def _column_name(c: Any) -> str:
+    """The name of a plain column reference (``F.col("x")``, ``df.x``)."""
+    text = str(c)
+    if text.startswith("Column<'") and text.endswith("'>"):
+        inner = text[len("Column<'") : -2]
+        if inner.replace("_", "").replace(".", "").isalnum():
+            return inner.split(".")[-1]
+    raise TypeError(f"pass column names (or plain column references) to .agg, not {text}")
 
 
 def _is_dataframe(v: Any) -> bool:

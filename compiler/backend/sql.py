@@ -107,6 +107,9 @@ class SqlRenderer:
             if isinstance(f, Prim):
                 return self._prim(f.op, e.args)
             if isinstance(f, Builtin) and f.name == "if":
+                short = self._and_or(e)
+                if short is not None:
+                    return short
                 c = self.cond(e.args[0])
                 t = self._branch(e.args[1])
                 o = self._branch(e.args[2])
@@ -114,6 +117,43 @@ class SqlRenderer:
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
+
+    def _and_or(self, e: Apply) -> str | None:
+        """``x and y`` / ``x or y`` on booleans as SQL AND / OR (the optimizer likes them)."""
+        c, then, other = e.args
+        if not (isinstance(then, Lambda) and isinstance(other, Lambda)):
+            return None
+        if self._t(c) != "bool":
+            return None
+        if other.body == c and self._safe_bool(then.body):
+            return f"({self.expr(c)} AND {self._branch(then)})"
+        if then.body == c and self._safe_bool(other.body):
+            return f"({self.expr(c)} OR {self._branch(other)})"
+        return None
+
+    _SAFE = frozenset(("eq", "ne", "lt", "le", "gt", "ge", "not", "is_none", "is_not_none",
+                       "in", "not_in"))  # fmt: skip
+
+    def _safe_bool(self, e: Expr, depth: int = 0) -> bool:
+        """A boolean expression that cannot raise (so SQL may evaluate it eagerly)."""
+        while isinstance(e, Let):
+            e = e.body
+        if depth > 20:
+            return False
+        if isinstance(e, Lit):
+            return isinstance(e.value, bool)
+        if isinstance(e, Var):
+            b = self.a.bound.get(e.name)
+            if self._t(e) != "bool":
+                return False
+            if b is None or b.value is None or self.resolve(e.name) is not None:
+                return True
+            return self._safe_bool(b.value, depth + 1)
+        if isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.op in self._SAFE:
+            if any(self.ty.may_be_null(x) for x in e.args) and e.fn.op in ("lt", "le", "gt", "ge"):
+                return False
+            return all(isinstance(x, (Var, Lit)) for x in e.args)
+        return False
 
     def _branch(self, lam: Expr) -> str:
         assert isinstance(lam, Lambda)

@@ -152,9 +152,18 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
         return t, False
 
     state_arg: dict[str, Type] = {}
-    for site in a.sites:
-        if site.kind == "action" and site.args:
-            pass  # filled lazily below, once argument types are known
+    # values nested in `if` branches are bound after the `if` that uses them: iterate to a
+    # fixed point (ends: types only move up the finite lattice none < int < float < any)
+    for _ in range(6):
+        before = (dict(ty.types), set(ty.nullable))
+        _infer_pass(a, refs, ty, field_type, state_arg)
+        if (ty.types, ty.nullable) == before:
+            break
+    return ty
+
+
+def _infer_pass(a: Analysis, refs: dict[str, Any], ty: Typing, field_type: Any,
+                state_arg: dict[str, Type]) -> None:  # fmt: skip
     for name, b in a.bound.items():
         if b.value is None:
             # a loop parameter: a field, a group key, or a group
@@ -178,9 +187,6 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
         ty.types[name] = t
         if null:
             ty.nullable.add(name)
-        if isinstance(b.value, Apply) and isinstance(b.value.fn, StateCall):
-            pass
-    return ty
 
 
 def _value_type(
