@@ -375,7 +375,8 @@ class _Planner:
                 spec = next(x for x in info.additive_actions if x.method == act.method)
                 fk = self.frame_key(act.loops)
                 r = self.renderer(fk)
-                env = {p: r.expr(x) for p, x in zip(spec.params, act.args, strict=True)}
+                env = {p: _not_null(r.expr(x), self.ty.may_be_null(x), f"{_user(act.state)}.{act.method}")
+                       for p, x in zip(spec.params, act.args, strict=True)}  # fmt: skip
                 envt = {p: self.ty.of(x) for p, x in zip(spec.params, act.args, strict=True)}
                 guard = r.guards(act.guards) if act.guards else None
                 for fname, sign, text in spec.updates:
@@ -845,6 +846,16 @@ def _tuple_items(row: Expr, a: Analysis) -> list[Expr]:
             continue
         break
     return [row]
+
+
+def _not_null(sql: str, nullable: bool, what: str) -> str:
+    """An action argument that may be None: Python's ``self.f += None`` raises."""
+    if not nullable:
+        return sql
+    from .sql import sql_string
+
+    msg = sql_string(f"looplift: {what}(None): a state's += with None raises TypeError in Python")
+    return f"(CASE WHEN {sql} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
 
 
 def _row_types(sites: list, a: Analysis, ty: Typing, width: int) -> list[Any]:

@@ -42,6 +42,16 @@ def sql_literal(v: Any) -> str:
         raise BackendError(str(e)) from None
 
 
+def _int_power(x: str, y: str) -> str:
+    """``x ** y`` on 64-bit ints, exact, raising on overflow (Python's result is an int)."""
+    return (
+        f"(CASE WHEN {y} = 0 THEN 1L WHEN {x} = 0 THEN 0L WHEN {x} = 1 THEN 1L "
+        f"WHEN {x} = -1 THEN (CASE WHEN {y} % 2 = 0 THEN 1L ELSE -1L END) "
+        f"WHEN {y} > 64 THEN raise_error('looplift: integer power overflows 64 bits') "
+        f"ELSE aggregate(sequence(1, CAST({y} AS INT)), 1L, (acc, i) -> acc * {x}) END)"
+    )
+
+
 @dataclass(frozen=True)
 class PyCall:
     """A vectorized Python function the SQL calls by name (registered per session)."""
@@ -74,7 +84,7 @@ class SqlRenderer:
 
     def cond(self, e: Expr) -> str:
         """Python truthiness of ``e`` as a SQL boolean."""
-        return self._truthy(self.expr(e), self.ty.of(e) if not isinstance(e, Var) else self._t(e))
+        return self._truthy(self.expr(e), self._t(e), self.ty.may_be_null(e))
 
     def guards(self, guards: tuple[tuple[str, bool], ...]) -> str:
         parts = []
@@ -159,7 +169,9 @@ class SqlRenderer:
         assert isinstance(lam, Lambda)
         return self._expr(lam.body)
 
-    def _truthy(self, sql: str, t: Any) -> str:
+    def _truthy(self, sql: str, t: Any, nullable: bool = False) -> str:
+        if nullable and t != "none":
+            return f"coalesce({self._truthy(sql, t)}, FALSE)"  # None is falsy
         if t == "bool":
             return sql
         if t in ("int", "float"):
@@ -199,30 +211,43 @@ class SqlRenderer:
             )
         if op == "floordiv":
             if all(t in ("int", "bool") for t in ts):
-                body = f"(({x[0]} - pmod({x[0]}, {x[1]})) div {x[1]})"
+                # truncating division, one less when the signs differ and it is inexact
+                # (never overflows where Python's result fits in 64 bits)
+                body = (
+                    f"(CASE WHEN ({x[0]} % {x[1]}) != 0 AND (({x[0]} < 0) != ({x[1]} < 0)) "
+                    f"THEN ({x[0]} div {x[1]}) - 1 ELSE {x[0]} div {x[1]} END)"
+                )
             else:
                 body = f"CAST(floor(CAST({x[0]} AS DOUBLE) / {x[1]}) AS DOUBLE)"
             return self._raise_if_null(args, body, "`//`")
         if op == "mod":
             if "str" in ts:
                 raise BackendError("`%` string formatting is not supported; use str() and +")
-            if all(t in ("int", "bool") for t in ts):
-                return self._raise_if_null(args, f"pmod({x[0]}, {x[1]})", "`%`")
+            # Python's remainder has the sign of the divisor
+            a0, b0 = (x[0], x[1]) if all(t in ("int", "bool") for t in ts) else (
+                f"CAST({x[0]} AS DOUBLE)", f"CAST({x[1]} AS DOUBLE)")  # fmt: skip
             body = (
-                f"(CASE WHEN {x[1]} = 0 THEN raise_error('float modulo') "
-                f"ELSE pmod(CAST({x[0]} AS DOUBLE), {x[1]}) END)"
+                f"(CASE WHEN ({a0} % {b0}) != 0 AND ((({a0} % {b0}) < 0) != ({b0} < 0)) "
+                f"THEN ({a0} % {b0}) + {b0} ELSE ({a0} % {b0}) END)"
             )
             return self._raise_if_null(args, body, "`%`")
         if op == "pow":
-            if all(t in ("int", "bool") for t in ts) and isinstance(args[1], Lit):
-                return f"CAST(power({x[0]}, {x[1]}) AS BIGINT)"
+            if all(t in ("int", "bool") for t in ts):
+                exact = _int_power(x[0], x[1])
+                if isinstance(args[1], Lit) and args[1].value >= 0:
+                    return self._raise_if_null(args, exact, "`**`")
+                body = (
+                    f"(CASE WHEN {x[1]} >= 0 THEN CAST({exact} AS DOUBLE) "
+                    f"ELSE power({x[0]}, {x[1]}) END)"
+                )
+                return self._raise_if_null(args, body, "`**`")
             return self._raise_if_null(args, f"power({x[0]}, {x[1]})", "`**`")
         if op == "neg":
             return self._raise_if_null(args, f"(- {x[0]})", "unary `-`")
         if op == "pos":
             return x[0]
         if op == "not":
-            return f"(NOT {self._truthy(x[0], ts[0])})"
+            return f"(NOT {self._truthy(x[0], ts[0], self.ty.may_be_null(args[0]))})"
         if op == "eq":
             if self.ty.may_be_null(args[0]) or self.ty.may_be_null(args[1]):
                 return f"({x[0]} <=> {x[1]})"
@@ -282,7 +307,7 @@ class SqlRenderer:
                 return f"coalesce(CAST({x[0]} AS STRING), 'None')"
             return self._pycall("prim", "str", args)
         if op == "bool":
-            return f"coalesce({self._truthy(x[0], ts[0])}, FALSE)"
+            return self._truthy(x[0], ts[0], True)
         if op == "len":
             if isinstance(ts[0], tuple) and ts[0][0] == "list":
                 return f"size({x[0]})"
