@@ -108,6 +108,9 @@ class Dataflow:
         spark = SparkSession.getActiveSession()
         if spark is None:
             raise RuntimeError("looplift: no active SparkSession to register the function in")
+        from .spark import ship
+
+        ship([c.ref for c in fn.pycalls if c.kind == "host"])
         register_pycalls(spark, [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
                                  for c in fn.pycalls])  # fmt: skip
         key = (id(spark), fn.name)

@@ -219,6 +219,10 @@ def _out(value: Any, spark_type: str) -> Any:
     if spark_type.startswith("array<"):
         inner = spark_type[len("array<") : -1]
         return [_out(v, inner) for v in value]
+    if spark_type.startswith("struct<") and isinstance(value, tuple):
+        inner = _split_schema(spark_type[len("struct<") : -1])
+        return {f.split(":")[0].strip(): _out(v, f.split(":", 1)[1].strip())
+                for f, v in zip(inner, value, strict=True)}  # fmt: skip
     return value
 
 
@@ -505,18 +509,23 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
         if name in done:
             continue
         fn = _impl(kind, ref)
-        arrow_type = to_arrow_type(spark._parse_ddl(rtype) if hasattr(spark, "_parse_ddl")
-                                   else _ddl(spark, rtype))  # fmt: skip
+        struct = f"struct<v: {rtype}, e: string>"
+        arrow_type = to_arrow_type(_ddl(spark, struct))
 
         def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype,
-                 _at: Any = arrow_type) -> Any:  # fmt: skip
+                 _at: Any = arrow_type, _name: str = ref) -> Any:  # fmt: skip
             import pyarrow as pa
 
             cols = [_pylist(a) for a in arrays]
-            out = [_out(_fn(*xs), _t) for xs in zip(*cols, strict=True)]
+            out = []
+            for xs in zip(*cols, strict=True):
+                try:
+                    out.append({"v": _out(_fn(*xs), _t), "e": None})
+                except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used
+                    out.append({"v": None, "e": f"looplift: {_name}: {type(exc).__name__}: {exc}"})
             return pa.array(out, type=_at)
 
-        spark.udf.register(name, arrow_udf(call, rtype, functionType=ArrowUDFType.SCALAR))
+        spark.udf.register(name, arrow_udf(call, struct, functionType=ArrowUDFType.SCALAR))
         done.add(name)
 
 

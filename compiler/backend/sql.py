@@ -401,19 +401,10 @@ class SqlRenderer:
             if ref.startswith("math.") and ref[5:] in ("copysign",):
                 rtype = "double"
         else:
-            import inspect
+            from .types import host_return_type
 
-            from .types import py_type
-
-            fn = self.refs.get(ref)
-            try:
-                ann = inspect.signature(fn).return_annotation
-            except (TypeError, ValueError):
-                ann = inspect.Signature.empty
-            t, _ = py_type(ann)
-            # an unannotated host function is taken to return str (checked per value at run
-            # time: anything else fails with a message asking for an annotation)
-            rtype = spark_type(t) if t != "any" else "string"
+            t, _ = host_return_type(self.refs.get(ref), [self._t(a) for a in args])
+            rtype = spark_type(t)
         digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
         base = ref.replace(":", "_").replace(".", "_")
         name = f"looplift_{kind}_{base}_{digest}"
@@ -422,4 +413,7 @@ class SqlRenderer:
             call = PyCall(name, kind, ref, arg_types, rtype)
             self.pycalls[name] = call
         inner = ", ".join(self._expr(a) for a in args)
-        return f"{name}({inner})"
+        # Spark evaluates Python functions for every row, whichever CASE branch is taken:
+        # the function returns (value, error) and the error is raised only where used
+        call = f"{name}({inner})"
+        return f"(CASE WHEN {call}.e IS NOT NULL THEN raise_error({call}.e) ELSE {call}.v END)"

@@ -218,14 +218,42 @@ def _value_type(
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
     if isinstance(f, Host):
-        fn = refs.get(f.ref)
-        try:
-            ann = inspect.signature(fn).return_annotation
-        except (TypeError, ValueError):
-            ann = inspect.Signature.empty
-        t, null = py_type(ann)
-        return (t if t != "any" else "str"), null
+        return host_return_type(refs.get(f.ref), [ty.of(x) for x in args])
     return "any", True
+
+
+# return types of common unannotated library functions
+_KNOWN_HOSTS: dict[str, Any] = {
+    "posixpath:splitext": ("tuple", ("str", "str")),
+    "posixpath:split": ("tuple", ("str", "str")),
+    "ntpath:splitext": ("tuple", ("str", "str")),
+    "ntpath:split": ("tuple", ("str", "str")),
+    "posixpath:basename": "str",
+    "posixpath:dirname": "str",
+    "posixpath:join": "str",
+    "posixpath:normpath": "str",
+    "builtins:ord": "int",
+    "builtins:chr": "str",
+    "builtins:hash": "int",
+}
+
+
+def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
+    """A host function's result type: its annotation, a known library signature, or str."""
+    try:
+        ann = inspect.signature(fn).return_annotation
+    except (TypeError, ValueError):
+        ann = inspect.Signature.empty
+    t, null = py_type(ann)
+    if t != "any":
+        return t, null
+    ref = f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', '')}"
+    if ref == "builtins:divmod":
+        num = _num(arg_types)
+        return ("tuple", (num, num)), False
+    if ref in _KNOWN_HOSTS:
+        return _KNOWN_HOSTS[ref], False
+    return "str", True  # unannotated: assumed str, checked per value at run time
 
 
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
