@@ -161,9 +161,26 @@ class Dataflow:
             )
         return F.expr(sql).alias(self.name)
 
-    def explain(self, file: Any = None) -> str:
-        """Print (and return) the dataflow graph with native and Python parts marked."""
-        text = self.compile().explain()
+    def explain(self, *args: Any, file: Any = None) -> str:
+        """Print (and return) the dataflow graph with native and Python parts marked.
+
+        Given the call's arguments (a DataFrame and scalars), also Spark's physical
+        plan of the compiled call, each operator marked ``[native]`` or ``[Python]``.
+        """
+        compiled = self.compile()
+        parts = [compiled.explain()]
+        try:
+            backend = self.backend()
+        except Exception as e:  # noqa: BLE001 - explain what cannot run, do not fail
+            parts.append(f"spark backend: not available ({e})")
+            backend = None
+        if backend is not None and compiled.kind != "scalar":
+            py = ", ".join(backend.python_ops) or "none"
+            parts.append(f"spark plan: generated module, Python operators: {py}")
+        if args:
+            out = self(*args)
+            parts.append("spark physical plan:\n" + mark_plan(physical_plan(out)))
+        text = "\n".join(parts)
         print(text, file=file)
         return text
 
@@ -183,6 +200,40 @@ def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | N
 
 
 _SQL_FUNCTIONS: set[tuple[int, str]] = set()
+
+
+_PYTHON_NODES = ("ArrowAggregatePython", "FlatMapGroupsInArrow", "ArrowEvalPython",
+                 "BatchEvalPython", "FlatMapGroupsInPandas", "AggregateInPandas", "MapInArrow",
+                 "MapInPandas", "PythonUDF")  # fmt: skip
+
+
+def physical_plan(df: Any) -> str:
+    """Spark's executed physical plan of a DataFrame, as text (the final adaptive plan
+    once the query ran, without the initial one)."""
+    text = str(df._jdf.queryExecution().executedPlan().toString())
+    return text.split("+- == Initial Plan ==")[0].rstrip()
+
+
+def mark_plan(plan: str) -> str:
+    """Mark each physical operator as native or Python."""
+    out = []
+    for line in plan.splitlines():
+        stripped = line.lstrip(" :+-*()0123456789")
+        if not stripped:
+            out.append(line)
+            continue
+        tag = "[Python]" if any(n in stripped.split(" ")[0] for n in _PYTHON_NODES) else "[native]"
+        out.append(f"{line}   {tag}")
+    return "\n".join(out)
+
+
+def python_operator_count(df: Any) -> int:
+    """How many operators of a DataFrame's physical plan run Python."""
+    return sum(
+        1
+        for line in physical_plan(df).splitlines()
+        if any(n in line.lstrip(" :+-*()0123456789").split(" ")[0] for n in _PYTHON_NODES)
+    )
 
 
 def _column_name(c: Any) -> str:
