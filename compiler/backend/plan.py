@@ -474,12 +474,17 @@ class _Planner:
                 code = " ".join(
                     f"WHEN {r.guards(a.guards)} THEN {i}" for i, a in enumerate(op.actions)
                 )
-                arg = " ".join(
-                    f"WHEN {r.guards(a.guards)} THEN {r.expr(a.args[0])}"
-                    for i, a in enumerate(op.actions)
-                )
+                arg_sql = [r.expr(a.args[0]) for a in op.actions]
+                if len(set(arg_sql)) == 1:
+                    arg = arg_sql[0]  # every action takes the same argument: no CASE needed
+                else:
+                    whens = " ".join(
+                        f"WHEN {r.guards(a.guards)} THEN {x}"
+                        for a, x in zip(op.actions, arg_sql, strict=True)
+                    )
+                    arg = f"CASE {whens} END"
                 cols.append(f"F.expr({_pystr(f'CASE {code} END')})")
-                cols.append(f"F.expr({_pystr(f'CASE {arg} END')})")
+                cols.append(f"F.expr({_pystr(arg)})")
                 sites = [(a.method, 1) for a in op.actions]
             else:
                 for a in op.actions:
