@@ -1,0 +1,1 @@
+"""Differential tests of compiled algorithms on Spark against the CPython reference."""

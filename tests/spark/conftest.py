@@ -1,0 +1,13 @@
+"""tests/spark: a one-line summary of what the differential comparisons found."""
+
+from __future__ import annotations
+
+from typing import Any
+
+
+def pytest_terminal_summary(terminalreporter: Any) -> None:
+    from tests.spark.harness import VERDICTS
+
+    if VERDICTS:
+        found = ", ".join(f"{n} {what}" for what, n in sorted(VERDICTS.items()))
+        terminalreporter.write_line(f"spark differential comparisons: {found}")
