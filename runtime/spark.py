@@ -249,6 +249,7 @@ class ActionReducer:
         self.cls, self.ctor, self.sites, self.packed = cls, tuple(ctor), sites, packed
         self.readers, self.types, self.signed = readers, types, signed
         self._udf: Any = None
+        self._schema: Any = None
 
     def _read(self, state: Any) -> list[Any]:
         out = []
@@ -304,6 +305,58 @@ class ActionReducer:
                     if marks[r] is not None:
                         act.apply(sgn[r], *[a[r] for a in argl])
         return {f"_{i + 1}": v for i, v in enumerate(self._read(state))}
+
+    def grouped(self) -> bool:
+        """Can whole partitions be reduced at once (the state offers grouped readers)?"""
+        g = getattr(self.cls, "grouped_reader", None)
+        return bool(
+            self.packed
+            and not self.signed
+            and not self.ctor
+            and g is not None
+            and all(isinstance(r, str) and g(r) is not None for r in self.readers)
+        )
+
+    def partitions(self, batches: Any) -> Any:
+        """mapInArrow: all rows of a hash partition (key, code, argument) → one row per key.
+
+        Every key's rows are in one partition (the plan repartitions by key), so the
+        state's grouped readers see whole groups; rows without an action (code NULL)
+        still make their key appear, with a fresh state's readers.
+        """
+        import numpy as np
+        import pyarrow as pa
+
+        tables = [pa.Table.from_batches([b]) for b in batches]
+        if not tables:
+            return
+        table = pa.concat_tables(tables)
+        if table.num_rows == 0:
+            return
+        keys = table.column(0).to_numpy()
+        codes_col = table.column(1)
+        codes = codes_col.fill_null(99).to_numpy().astype(np.int64)
+        names = [m for m, _ in self.sites]
+        order = list(self.cls.codes()) if hasattr(self.cls, "codes") else names
+        lut = np.array([order.index(m) for m in names] + [99] * 100, dtype=np.int64)
+        codes = lut[np.minimum(codes, len(lut) - 1)]
+        args = table.column(2).fill_null(0).to_numpy()
+        out: dict[str, Any] = {}
+        ukeys = None
+        for i, (r, t) in enumerate(zip(self.readers, self.types, strict=True)):
+            ukeys, values = self.cls.grouped_reader(r)(keys, codes, args)
+            vals = [
+                None if (isinstance(v, float) and math.isnan(v)) else v for v in values.tolist()
+            ]
+            out[f"_{i + 1}"] = [_out(v, t) for v in vals]
+        yield pa.RecordBatch.from_pydict({"k": ukeys.tolist(), **out}, schema=self._schema)
+
+    def partition_schema(self, key_type: str) -> str:
+        """The output schema of :meth:`partitions` (resolved on the driver)."""
+        fields = ", ".join(f"_{i + 1} {t}" for i, t in enumerate(self.types))
+        ddl = f"k {key_type}, {fields}"
+        self._schema = _arrow_schema(ddl)
+        return ddl
 
     @property
     def udf(self) -> Any:

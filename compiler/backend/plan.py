@@ -529,6 +529,8 @@ class _Planner:
             else:
                 self.reducers.append(line)
             self.python_ops.append(f"{_user(s)} ({cls.__name__} reducer)")
+            if self._can_reduce_partitions(op, cls, packed, keys, readers, fk_inputs):
+                return self._reduce_partitions(udf, src, cols, keys, readers)
             col = self.fresh("_r")
             udf_cols.append(f"{udf}.udf({', '.join(cols)}).alias({col!r})")
             for i, (_, res) in enumerate(readers):
@@ -551,6 +553,46 @@ class _Planner:
             self.emit(f"{fill} = ll.default_row(spark, {out}, [{pairs}])")
             out = fill
         return out, reads
+
+    def _can_reduce_partitions(self, op, cls, packed, keys, readers, fk_inputs) -> bool:  # noqa: ANN001
+        """Whole hash partitions reduced at once: one key column, numeric arguments, and
+        grouped readers offered by the state class (IntervalSequence does)."""
+        grouped = getattr(cls, "grouped_reader", None)
+        if not (packed and len(keys) == 1 and grouped is not None and len(fk_inputs) == 1):
+            return False
+        if self.a.states[op.states[0]].args:
+            return False
+        if any(not isinstance(m, str) or grouped(m) is None for m, _ in readers):
+            return False
+        key_t = self.ty.types.get(self._key_param(keys[0]), "any")
+        arg_ts = {self.ty.of(a.args[0]) for a in op.actions}
+        return key_t == "int" and arg_ts <= {"int", "float"}
+
+    def _key_param(self, col: str) -> str:
+        i = int(col[1:])
+        for lp in self.a.loops.values():
+            if lp.kind == "group" and lp.key == (i,):
+                return lp.params[0]
+        return ""
+
+    def _reduce_partitions(
+        self, udf: str, src: str, cols: list[str], keys: tuple[str, ...], readers: list
+    ) -> tuple[str, list[str]]:
+        (key,) = keys
+        part = self.fresh("P")
+        self.emit(
+            f"{part} = {src}.select(F.col({key!r}).alias('k'), {cols[0]}.alias('c'), "
+            f"{cols[1]}.alias('a')).repartition('k')  # map part native; one shuffle by key"
+        )
+        out = self.fresh("A")
+        sel = [f"F.col('k').alias({key!r})"] + [
+            f"F.col('_{i + 1}').alias({self.col_for(res)!r})" for i, (_, res) in enumerate(readers)
+        ]
+        self.emit(
+            f"{out} = {part}.mapInArrow({udf}.partitions, {udf}.partition_schema('bigint'))"
+            f".select({', '.join(sel)})  # reduce part: each partition's keys at once (Python)"
+        )
+        return out, [res for _, res in readers]
 
     def _ordered_function(self, op: StateOperator) -> dict[str, Any]:
         """Generate (once) the Python function running an ordered loop for one scope key.
