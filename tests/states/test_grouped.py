@@ -7,7 +7,6 @@ import math
 import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from looplift.states import IntervalSequence
 from looplift.states.interval import grouped_average_closed_size
 
