@@ -20,6 +20,7 @@ import textwrap
 import libcst as cst
 
 from .errors import Diagnostic
+from .frontend import _is_name, _mentions, _walk
 from .ir.nodes import Span
 from .operators import AdditiveAction, StateClassInfo
 
@@ -213,10 +214,6 @@ def _reader_expr(fn: cst.FunctionDef | None, fields: set[str]) -> tuple[str | No
     return _code(expr), ""
 
 
-def _is_name(node: cst.CSTNode, name: str) -> bool:
-    return isinstance(node, cst.Name) and node.value == name
-
-
 def _is_number(node: cst.CSTNode) -> bool:
     if isinstance(node, (cst.Integer, cst.Float)):
         return True
@@ -225,15 +222,3 @@ def _is_number(node: cst.CSTNode) -> bool:
         and isinstance(node.operator, cst.Minus)
         and isinstance(node.expression, (cst.Integer, cst.Float))
     )
-
-
-def _walk(node: cst.CSTNode):
-    stack = [node]
-    while stack:
-        n = stack.pop()
-        yield n
-        stack.extend(n.children)
-
-
-def _mentions(node: cst.CSTNode, name: str) -> bool:
-    return any(_is_name(n, name) for n in _walk(node))

@@ -19,6 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .sqltext import quote_ident, sql_literal, sql_string
+from .state import Carry
 
 __all__ = [
     "local_session",
@@ -469,33 +470,6 @@ def _arrow_schema(schema: str) -> Any:
     st = _parse_datatype_string(schema)
     assert isinstance(st, StructType)
     return pa.schema([pa.field(f.name, to_arrow_type(f.dataType), True) for f in st.fields])
-
-
-class Carry:
-    """A loop-carried local inside an ordered loop (updated in row order)."""
-
-    __slots__ = ("v",)
-
-    def __init__(self, value: Any) -> None:
-        self.v = value
-
-    def add(self, x: Any) -> None:
-        self.v = self.v + x
-
-    def sub(self, x: Any) -> None:
-        self.v = self.v - x
-
-    def max(self, x: Any) -> None:
-        self.v = max(self.v, x)
-
-    def min(self, x: Any) -> None:
-        self.v = min(self.v, x)
-
-    def set(self, x: Any) -> None:
-        self.v = x
-
-    def get(self) -> Any:
-        return self.v
 
 
 def sort_key(order: list[int]) -> Callable[[tuple], tuple]:

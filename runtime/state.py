@@ -27,7 +27,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Action", "State", "action", "additive_fields"]
+__all__ = ["Action", "Carry", "State", "action", "additive_fields"]
 
 
 class Action:
@@ -205,3 +205,34 @@ def _derive_additive_undo(fn: Callable[..., None]) -> Callable[..., None] | None
     namespace: dict[str, Any] = {}
     exec(code, fn.__globals__, namespace)
     return namespace[func.name]
+
+
+class Carry:
+    """A loop-carried local as a pseudo-state: its updates are recorded as actions.
+
+    The compiler turns ``x += e`` / ``x = max(x, e)`` ... in unordered loops into
+    library states; what remains (in ordered loops) runs as a Carry, in row order.
+    """
+
+    __slots__ = ("v",)
+
+    def __init__(self, value: Any) -> None:
+        self.v = value
+
+    def add(self, x: Any) -> None:
+        self.v = self.v + x
+
+    def sub(self, x: Any) -> None:
+        self.v = self.v - x
+
+    def max(self, x: Any) -> None:
+        self.v = max(self.v, x)
+
+    def min(self, x: Any) -> None:
+        self.v = min(self.v, x)
+
+    def set(self, x: Any) -> None:
+        self.v = x
+
+    def get(self) -> Any:
+        return self.v

@@ -11,6 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from looplift.state import Carry
+
 from .nodes import (
     CARRY,
     Apply,
@@ -30,31 +32,6 @@ from .nodes import (
 from .prims import PRIMS
 
 __all__ = ["evaluate", "Carry"]
-
-
-class Carry:
-    """The ``carry`` pseudo-state: a loop-carried local, updated in loop order."""
-
-    def __init__(self, value: Any) -> None:
-        self.v = value
-
-    def add(self, x: Any) -> None:
-        self.v = self.v + x
-
-    def sub(self, x: Any) -> None:
-        self.v = self.v - x
-
-    def max(self, x: Any) -> None:
-        self.v = max(self.v, x)
-
-    def min(self, x: Any) -> None:
-        self.v = min(self.v, x)
-
-    def set(self, x: Any) -> None:
-        self.v = x
-
-    def get(self) -> Any:
-        return self.v
 
 
 def evaluate(fn: Function, refs: dict[str, Any], args: list[Any]) -> Any:
