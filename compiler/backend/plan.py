@@ -31,6 +31,7 @@ from ..names import is_temp
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .pycode import PyEmitter, py_name
+from .shells import render
 from .sql import BackendError, PyCall, SqlRenderer, quote_ident
 from .types import Typing, infer_types, py_type, spark_type, unify
 
@@ -85,6 +86,7 @@ class _Planner:
         self.python_ops: list[str] = []
         self.uses = self._count_uses()
         self._ordered_fns: dict[str, dict[str, Any]] = {}
+        self._const_memo: dict[str, bool] = {}
         stream = self.fn.stream_params
         if len(stream) > 1:
             raise BackendError(
@@ -178,7 +180,7 @@ class _Planner:
         # a group frame (or G): based on its first independent operator, else distinct keys
         keys = self.key_cols(fk)
         for op in self.ops:
-            if self.frame_key(op.scope) == fk and not op.ordered and self._independent(op):
+            if self.frame_key(op.scope) == fk and self._independent(op):
                 self._materialize_op(op)
                 return self.frames[fk]
         var = self.fresh("G" if fk == () else "S")
@@ -195,7 +197,12 @@ class _Planner:
         fk = self.frame_key(op.scope)
         if any(self.frame_key(a.loops) == fk for a in op.actions):
             return False  # actions at the scope itself need the scope's frame
-        for n in op.free:
+        free = set(op.free)
+        for st in op.states:
+            free |= {x.name for x in self.a.states[st].args if isinstance(x, Var)}
+        for n in free:
+            if self._constant(n):
+                continue
             b = self.a.bound.get(n)
             if b is None or b.value is None:
                 continue
@@ -235,6 +242,8 @@ class _Planner:
             return self._loop_param(name, fk)
         if name in self.a.streams:
             raise BackendError(f"stream `{name}` used as a value")
+        if self._constant(name):
+            return None  # a constant (of literals and parameters): inlined wherever used
         home = self.home(name)
         v = b.value
         is_read = isinstance(v, Apply) and isinstance(v.fn, StateCall)
@@ -247,6 +256,29 @@ class _Planner:
         if home != fk:
             self.import_into(fk, home, name)
         return quote_ident(self.col_for(name))
+
+    def _constant(self, name: str, depth: int = 0) -> bool:
+        """Is the value a pure function of literals and scalar parameters?"""
+        if name in self._const_memo:
+            return self._const_memo[name]
+        b = self.a.bound.get(name)
+        v = b.value if b is not None else None
+        ok = False
+        if name in self._scalar_params():
+            ok = True
+        elif v is None or b.guards or depth > 30:
+            ok = False
+        elif isinstance(v, Lit):
+            ok = True
+        elif isinstance(v, Var):
+            ok = self._constant(v.name, depth + 1)
+        elif isinstance(v, Apply) and isinstance(v.fn, Prim):
+            ok = all(
+                isinstance(x, Lit) or (isinstance(x, Var) and self._constant(x.name, depth + 1))
+                for x in v.args
+            )
+        self._const_memo[name] = ok
+        return ok
 
     def _loop_param(self, name: str, fk: Any) -> str:
         for lp in self.a.loops.values():
@@ -519,10 +551,17 @@ class _Planner:
                     )
             ctor = "(" + ", ".join(ctor_items) + ("," if len(ctor_items) == 1 else "") + ")"
             udf = self.fresh("_reducer")
-            line = (
-                f"{udf} = ll.ActionReducer({alias}, ctor={ctor}, sites={sites!r}, "
-                f"packed={packed!r}, readers={[m for m, _ in readers]!r}, "
-                f"types={rtypes!r})  # {_user(s)}: {cls.__name__}"
+            line = render(
+                "action_reducer.py.j2",
+                var=udf,
+                cls=alias,
+                ctor=ctor,
+                sites=repr(sites),
+                packed=repr(packed),
+                readers=repr([m for m, _ in readers]),
+                types=repr(rtypes),
+                state=_user(s),
+                cls_name=cls.__name__,
             )
             if any(isinstance(x, Var) for x in self.a.states[s].args):
                 self.emit(line)  # built per call: it depends on the plan's parameters
@@ -642,19 +681,18 @@ class _Planner:
         fn_name = self.fresh("_ordered_loop")
         targets = ", ".join(py_name(p) for p in lam.params) + ("," if len(lam.params) == 1 else "")
         values = ", ".join(f"_row[{i}]" for i in proj) + ("," if len(proj) == 1 else "")
-        params = ", ".join(py_name(n) for n in free)
         self.reducers.append(
-            "\n".join(
-                [
-                    f"def {fn_name}(rows{', ' + params if params else ''}):",
-                    f'    """The ordered loop at line {lp.span.line}, over one scope key\'s rows."""',
-                    *ctor_lines,
-                    "    _out = []",
-                    f"    for _row in sorted(rows, key=_ll.sort_key({field_order!r})):",
-                    f"        {targets} = {values}",
-                    *body,
-                    f"    return ({ret}{',' if len(readers) == 1 else ''}), _out",
-                ]
+            render(
+                "ordered_loop.py.j2",
+                name=fn_name,
+                params=[py_name(n) for n in free],
+                line=lp.span.line,
+                ctors=[c.strip() for c in ctor_lines],
+                order=repr(field_order),
+                targets=targets,
+                values=values,
+                body=body,
+                readers=ret + ("," if len(readers) == 1 else ""),
             )
         )
         self.python_ops.append(f"ordered loop at line {lp.span.line}")
@@ -685,8 +723,15 @@ class _Planner:
         rtypes = [spark_type(self.ty.types.get(res, "any")) for *_, res in readers]
         udf = self.fresh("_ordered")
         self.reducers.append(
-            f"{udf} = ll.OrderedReducer({info['fn']}, nfields={info['nfields']}, "
-            f"nfree={len(info['free'])}, types={rtypes!r})"
+            render(
+                "ordered_reducer.py.j2",
+                rows=False,
+                var=udf,
+                fn=info["fn"],
+                nfields=info["nfields"],
+                nfree=len(info["free"]),
+                types=repr(rtypes),
+            )
         )
         cols = self._ordered_inputs(info)
         src = self.frame(R).var
@@ -718,8 +763,15 @@ class _Planner:
         schema = ", ".join(f"{quote_ident(n)} {t}" for n, t in zip(names, types, strict=True))
         udf = self.fresh("_ordered_rows")
         self.reducers.append(
-            f"{udf} = ll.OrderedRows({info['fn']}, nfields={info['nfields']}, "
-            f"nkeys={len(keys)}, schema={schema!r})"
+            render(
+                "ordered_reducer.py.j2",
+                rows=True,
+                var=udf,
+                fn=info["fn"],
+                nfields=info["nfields"],
+                nkeys=len(keys),
+                schema=repr(schema),
+            )
         )
         out = self.fresh("Y")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ".groupBy()"
@@ -835,15 +887,6 @@ class _Planner:
                           tuple(self.pycalls.values()), tuple(self.python_ops))  # fmt: skip
 
     def _render(self, columns: tuple[str, ...]) -> str:
-        from jinja2 import Environment, PackageLoader, StrictUndefined
-
-        env = Environment(
-            loader=PackageLoader("looplift.shells", ""),
-            undefined=StrictUndefined,
-            keep_trailing_newline=True,
-            autoescape=False,
-        )
-        tmpl = env.get_template("plan.py.j2")
         params = [p for p in self.fn.params]
         ctx = {
             "name": self.fn.name,
@@ -863,7 +906,7 @@ class _Planner:
             "refs": sorted({*self.refs, self.fn.ref}),
             "digest": hashlib.sha1("\n".join(self.lines).encode()).hexdigest()[:12],
         }
-        return tmpl.render(**ctx)
+        return render("plan.py.j2", **ctx) + "\n"
 
 
 # -- helpers --------------------------------------------------------------------------

@@ -28,10 +28,14 @@ class ScalarFunction:
     pycalls: tuple[PyCall, ...]
 
     def create_sql(self, name: str | None = None) -> str:
-        params = ", ".join(f"{quote_ident(n)} {t.upper()}" for n, t in self.params)
-        return (
-            f"CREATE OR REPLACE TEMPORARY FUNCTION {quote_ident(name or self.name)}({params}) "
-            f"RETURNS {self.return_type.upper()} RETURN {self.body}"
+        from .shells import render
+
+        return render(
+            "scalar_function.sql.j2",
+            name=quote_ident(name or self.name),
+            params=[f"{quote_ident(n)} {t.upper()}" for n, t in self.params],
+            return_type=self.return_type.upper(),
+            body=self.body,
         )
 
 
