@@ -25,15 +25,15 @@ import re
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..analysis import Analysis, Loop
-from ..ir.nodes import CARRY, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, StateNew, Var
+from ..analysis import Analysis
+from ..ir.nodes import CARRY, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
 from ..names import is_temp
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .pycode import PyEmitter, py_name
 from .shells import render
 from .sql import BackendError, PyCall, SqlRenderer, quote_ident
-from .types import Typing, infer_types, py_type, spark_type, unify
+from .types import Typing, infer_types, spark_type, unify
 
 __all__ = ["generate_plan", "PlanModule", "PARAM_MARK"]
 
@@ -983,7 +983,6 @@ def _py_expr_sql(text: str, env: dict[str, str], envt: dict[str, Any]) -> tuple[
 
     tree = ast.parse(text, mode="eval").body
     names: dict[str, Any] = {}
-    counter = [0]
 
     def conv(n: ast.AST) -> Expr:
         if isinstance(n, ast.Constant):
@@ -1029,7 +1028,6 @@ def _py_expr_sql(text: str, env: dict[str, str], envt: dict[str, Any]) -> tuple[
             return Apply(Prim(n.func.id), tuple(conv(x) for x in n.args))
         raise BackendError(f"cannot translate `{ast.unparse(n)}` in a state's expression")
 
-    del counter
     ir = conv(tree)
     from ..analysis import Analysis as _A
     from ..ir.nodes import Function
@@ -1047,5 +1045,3 @@ def _py_expr_sql(text: str, env: dict[str, str], envt: dict[str, Any]) -> tuple[
 def _if(c: Expr, t: Expr, o: Expr) -> Expr:
     return Apply(Builtin("if"), (c, Lambda((), t), Lambda((), o)))
 
-
-del StateNew, py_type, Loop
