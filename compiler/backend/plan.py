@@ -32,7 +32,7 @@ from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .pycode import PyEmitter, py_name
 from .shells import render
-from .sql import BackendError, PyCall, SqlRenderer, quote_ident
+from .sql import BackendError, PyCall, SqlRenderer, quote_ident, sql_literal
 from .types import Typing, infer_types, spark_type, unify
 
 __all__ = ["generate_plan", "PlanModule", "PARAM_MARK"]
@@ -180,7 +180,7 @@ class _Planner:
         # a group frame (or G): based on its first independent operator, else distinct keys
         keys = self.key_cols(fk)
         for op in self.ops:
-            if self.frame_key(op.scope) == fk and self._independent(op):
+            if self.frame_key(op.scope) == fk and op.actions and self._independent(op):
                 self._materialize_op(op)
                 return self.frames[fk]
         var = self.fresh("G" if fk == () else "S")
@@ -353,6 +353,9 @@ class _Planner:
     def _materialize_op(self, op: StateOperator) -> None:
         if op.name in self.op_done:
             return
+        if not op.actions:
+            self._unused_state(op)
+            return
         group = [op]
         if op.kind in ("additive", "action") and not op.ordered:
             for mate in self.ops:
@@ -383,6 +386,38 @@ class _Planner:
             self.emit(f"{new} = ll.join_on_keys({fr.var}, {result}, {list(keys)!r})")
         fr.var = new
         fr.cols.update(reads)
+
+    def _unused_state(self, op: StateOperator) -> None:
+        """A state no action reaches: its readers are a fresh state's, constants per scope."""
+        fk = self.frame_key(op.scope)
+        fr = self.frame(fk)
+        reads = []
+        for rd in op.reads:
+            if rd.result == "_" or op.classes[0] == CARRY:
+                continue
+            cls = self.refs[op.classes[0]]
+            try:
+                ctor = [x.value for x in self.a.states[rd.state].args]
+                value = getattr(cls(*ctor), rd.method)(*[x.value for x in rd.args])
+            except Exception as e:  # noqa: BLE001 - a constructor needing parameters, say
+                raise BackendError(
+                    f"state `{_user(rd.state)}` receives no action and its fresh reader "
+                    f"`{rd.method}()` could not be evaluated at compile time: {e}"
+                ) from None
+            t = spark_type(self.ty.types.get(rd.result, "any"))
+            col = self.col_for(rd.result)
+            new = self.fresh("G" if fk == () else "S")
+            self.emit(
+                f"{new} = {fr.var}.withColumn({col!r}, F.expr({_pystr(f'CAST({sql_literal(value)} AS {t})')}))"
+                f"  # {_user(rd.state)} receives no action: a fresh state's reader"
+            )
+            fr.var = new
+            fr.cols.add(rd.result)
+            reads.append(rd.result)
+        self.op_done[op.name] = {r: fk for r in reads}
+        allreads = self.op_done.setdefault("__reads__", {})
+        for r in reads:
+            allreads[r] = fk
 
     def _inputs(self, op: StateOperator) -> list[tuple[Any, list]]:
         """(input frame, action sites) for each input granularity of the operator."""
@@ -1044,4 +1079,3 @@ def _py_expr_sql(text: str, env: dict[str, str], envt: dict[str, Any]) -> tuple[
 
 def _if(c: Expr, t: Expr, o: Expr) -> Expr:
     return Apply(Builtin("if"), (c, Lambda((), t), Lambda((), o)))
-
