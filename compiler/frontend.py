@@ -452,8 +452,6 @@ class _Translator:
         if isinstance(v, (cst.SimpleString, cst.ConcatenatedString)):
             return rest(env)  # docstring
         if isinstance(v, cst.Yield):
-            if env.depth == 0 and not isinstance(v.value, type(None)):
-                pass
             if v.value is None or isinstance(v.value, cst.From):
                 raise self.error(
                     v,
@@ -1349,8 +1347,6 @@ class _Translator:
         return None
 
     def call(self, node: cst.Call, env: Env, statement: bool) -> Expr:
-        from looplift.api import Dataflow
-
         sp = self.span(node)
         func = node.func
         # method calls: state actions / readers, stream methods, mutation
@@ -1411,7 +1407,6 @@ class _Translator:
             f"unsupported call of `{_code(func)}`",
             "call a @dataflow function, a state's method, a builtin, math.* or a module-level function",
         )
-        del Dataflow  # pragma: no cover
 
     def method_call(
         self, node: cst.Call, b: Binding, recv: str, meth: str, env: Env, statement: bool
@@ -1452,8 +1447,6 @@ class _Translator:
                     f"call it as a statement and read the state with a reader "
                     f"({', '.join(sorted(readers)) or 'none'})",
                 )
-            if meth in readers and b.depth < env.depth:
-                pass  # checked by the order analysis (read inside an updating loop)
             return Apply(StateCall(b.var, meth, span=self.span(node.func)), tuple(args), span=sp)
         if b.kind == "rows":
             if meth == "project":

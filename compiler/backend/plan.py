@@ -419,14 +419,6 @@ class _Planner:
         for r in reads:
             allreads[r] = fk
 
-    def _inputs(self, op: StateOperator) -> list[tuple[Any, list]]:
-        """(input frame, action sites) for each input granularity of the operator."""
-        by_frame: dict[Any, list] = {}
-        for act in op.actions:
-            fk = self.frame_key(act.loops)
-            by_frame.setdefault(fk, []).append(act)
-        return list(by_frame.items())
-
     def _additive(self, group: list[StateOperator], keys: tuple[str, ...]) -> tuple[str, list[str]]:
         """Native sums of the sign-weighted projections, then the readers."""
         field_cols: dict[tuple[str, str], tuple[str, Any, str]] = {}
@@ -907,14 +899,7 @@ class _Planner:
                 tail = tail.body
             g = self.frame(())
             r = self.renderer(())
-            if (
-                isinstance(tail, Var)
-                and self.ty.types.get(tail.name)
-                and isinstance(self.ty.types[tail.name], tuple)
-            ):
-                sql = r.expr(tail)
-            else:
-                sql = r.expr(tail)
+            sql = r.expr(tail)
             g = self.frames[()]
             self.emit(f"out = {g.var}.select(F.expr({_pystr(sql)}).alias({fn.name!r}))")
             columns = (fn.name,)

@@ -395,11 +395,7 @@ class SqlRenderer:
 
         arg_types = tuple(spark_type(self._t(a)) for a in args)
         if kind == "prim":
-            from ..ir.prims import PRIMS  # noqa: F401 - the runtime looks the primitive up
-
             rtype = {"round": spark_type(self._t(args[0])), "str": "string"}.get(ref, "double")
-            if ref.startswith("math.") and ref[5:] in ("copysign",):
-                rtype = "double"
         else:
             from .types import host_return_type
 
