@@ -30,6 +30,7 @@ class Dataflow:
         self._backend: Any = None
         self._module: Any = None
         self._agg: Any = None
+        self._algorithm: Any = None
 
     # -- reference semantics -------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
@@ -76,6 +77,61 @@ class Dataflow:
             exec(compile(gen.source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102
             self._module = mod
         return self._module
+
+    def algorithm(self) -> Any:
+        """This algorithm compiled, as :class:`looplift.registry.Algorithm` (what
+        ``looplift.register`` and ``looplift.sql`` use, and what builds write)."""
+        if self._algorithm is None:
+            from .registry import Algorithm
+
+            compiled = self.compile()
+            prog = compiled.program
+            params = tuple((p.name, p.kind, tuple(p.types)) for p in prog.fn.params)
+            gen = self.backend()
+            ref = prog.fn.ref
+            pycalls = [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
+                       for c in gen.pycalls]  # fmt: skip
+            if compiled.kind == "scalar":
+                self._algorithm = Algorithm(
+                    name=self.name,
+                    kind="scalar",
+                    ref=ref,
+                    params=params,
+                    output=((self.name, gen.return_type),),
+                    refs=tuple(sorted({ref, *(c[2] for c in pycalls if c[1] == "host")})),
+                    scalar={"function": gen.name, "create": gen.create_sql(), "pycalls": pycalls},
+                )
+            else:
+                agg, agg_error = None, None
+                if compiled.kind == "aggregate":
+                    from .compiler.backend.aggexpr import agg_expression
+                    from .compiler.backend.sql import BackendError
+
+                    try:
+                        e = agg_expression(prog)
+                        agg = {
+                            "sql": e.sql,
+                            "reducers": [[n, dict(spec)] for n, spec in e.reducers],
+                            "pycalls": [
+                                [c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
+                                for c in e.pycalls
+                            ],  # fmt: skip
+                            "return_type": e.return_type,
+                        }
+                    except BackendError as err:
+                        agg_error = str(err)
+                self._algorithm = Algorithm(
+                    name=self.name,
+                    kind=compiled.kind,
+                    ref=ref,
+                    params=params,
+                    output=tuple(zip(gen.columns, gen.output_types, strict=True)),
+                    refs=tuple(self.plan_module().REFS),
+                    agg=agg,
+                    agg_error=agg_error,
+                    _plan=self.plan_module,
+                )
+        return self._algorithm
 
     def _call_dataframe(self, *args: Any, **kwargs: Any) -> Any:
         bound = self.signature.bind(*args, **kwargs)

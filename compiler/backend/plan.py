@@ -49,6 +49,7 @@ class PlanModule:
     columns: tuple[str, ...]
     pycalls: tuple[PyCall, ...]
     python_ops: tuple[str, ...]  # operators that run Python (for explain)
+    output_types: tuple[str, ...] = ()  # Spark DDL type per output column
 
 
 @dataclass
@@ -893,6 +894,10 @@ class _Planner:
                 schema = ", ".join(f"{n} double" for n in names)
                 self.emit(f"out = spark.createDataFrame([], {schema!r})")
             columns = tuple(names)
+            all_sites = [*yields]
+            otypes = tuple(
+                spark_type(t) for t in _row_types(all_sites, self.a, self.ty, len(names))
+            )
         else:
             tail = fn.body
             while isinstance(tail, Let):
@@ -903,8 +908,9 @@ class _Planner:
             g = self.frames[()]
             self.emit(f"out = {g.var}.select(F.expr({_pystr(sql)}).alias({fn.name!r}))")
             columns = (fn.name,)
+            otypes = (spark_type(self.ty.of(tail)),)
         return PlanModule(fn.name, kind, self._render(columns), columns,
-                          tuple(self.pycalls.values()), tuple(self.python_ops))  # fmt: skip
+                          tuple(self.pycalls.values()), tuple(self.python_ops), otypes)  # fmt: skip
 
     def _render(self, columns: tuple[str, ...]) -> str:
         params = [p for p in self.fn.params]
