@@ -12,9 +12,21 @@
 """
 
 from .api import Dataflow, dataflow
+from .sqlapi import LoopliftSQLError, register, sql
 from .state import State, action
 from .streams import Rows, RowStream, group_by
 
 __version__ = "0.1.0"
 
-__all__ = ["Dataflow", "RowStream", "Rows", "State", "action", "dataflow", "group_by"]
+__all__ = [
+    "Dataflow",
+    "LoopliftSQLError",
+    "RowStream",
+    "Rows",
+    "State",
+    "action",
+    "dataflow",
+    "group_by",
+    "register",
+    "sql",
+]

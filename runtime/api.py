@@ -32,6 +32,13 @@ class Dataflow:
         self._agg: Any = None
         self._algorithm: Any = None
 
+    def __getstate__(self) -> dict[str, Any]:
+        """Pickle (to Spark's workers) without the compiled artifacts, which hold modules."""
+        state = dict(self.__dict__)
+        for k in ("_compiled", "_backend", "_module", "_agg", "_algorithm"):
+            state[k] = None
+        return state
+
     # -- reference semantics -------------------------------------------------
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         spark_kind = _spark_kind([*args, *kwargs.values()])
