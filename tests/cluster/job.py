@@ -1,0 +1,171 @@
+"""The job ``spark-submit`` runs on the standalone cluster: the built clickstream in Spark SQL.
+
+    spark-submit --master spark://127.0.0.1:PORT --py-files OUT/clickstream.zip \\
+        tests/cluster/job.py INPUT_PARQUET OUTPUT_DIR [--executors 2]
+
+Registers the build package ``clickstream`` (shipped in the zip), reads the clicks
+(``user_id, pagetype, ts`` bigints) as the temp view ``clicks`` and writes
+
+* ``OUTPUT_DIR/clickstream/`` — ``SELECT * FROM clickstream(TABLE(clicks))`` (parquet),
+* ``OUTPUT_DIR/avg_path/`` — ``SELECT user_id, avg_path(pagetype, ts) AS avg_clicks
+  FROM clicks GROUP BY user_id`` (parquet),
+* ``OUTPUT_DIR/run.json`` — the master URL, the application id, which executors
+  completed how many tasks (from the driver's status store), and timings.
+
+It waits until ``--executors`` executors have registered before running anything,
+and exits 3 if fewer than that many completed tasks. The job imports nothing from
+the repository: only pyspark, looplift (installed where the executors' Python
+runs) and the shipped package.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+import time
+from typing import Any
+
+TABLE_SQL = "SELECT * FROM clickstream(TABLE(clicks))"
+AGG_SQL = "SELECT user_id, avg_path(pagetype, ts) AS avg_clicks FROM clicks GROUP BY user_id"
+
+
+def session(app_name: str, executors: int, shuffle_partitions: int) -> Any:
+    from pyspark.sql import SparkSession
+
+    spark = (
+        SparkSession.builder.appName(app_name)
+        .config("spark.sql.shuffle.partitions", str(shuffle_partitions))
+        .config("spark.default.parallelism", str(shuffle_partitions))
+        # one core per executor: ask for exactly the cluster, and start no job before
+        # every executor has registered
+        .config("spark.cores.max", str(executors))
+        .config("spark.executor.cores", "1")
+        .config("spark.executor.memory", "768m")
+        .config("spark.scheduler.minRegisteredResourcesRatio", "1.0")
+        .config("spark.scheduler.maxRegisteredResourcesWaitingTime", "60s")
+        # no locality wait: tasks spread over both executors instead of queueing
+        # behind the one holding the map output
+        .config("spark.locality.wait", "0")
+        .config("spark.ui.enabled", "false")
+        .config("spark.ui.showConsoleProgress", "false")
+        .config("spark.sql.ansi.enabled", "true")
+        .config("spark.sql.execution.arrow.pyspark.enabled", "true")
+        .config("spark.sql.session.timeZone", "UTC")
+        .getOrCreate()
+    )
+    spark.sparkContext.setLogLevel("WARN")
+    return spark
+
+
+def executor_tasks(spark: Any) -> list[dict[str, Any]]:
+    """Every executor (not the driver) the application's status store knows, with its tasks."""
+    store = spark.sparkContext._jsc.sc().statusStore()
+    seq = store.executorList(True)
+    out = []
+    for i in range(seq.size()):
+        e = seq.apply(i)
+        if e.id() == "driver":
+            continue
+        out.append(
+            {
+                "id": e.id(),
+                "host_port": e.hostPort(),
+                "completed_tasks": e.completedTasks(),
+                "failed_tasks": e.failedTasks(),
+                "total_tasks": e.totalTasks(),
+            }
+        )
+    return sorted(out, key=lambda e: e["id"])
+
+
+def wait_for_executors(spark: Any, n: int, timeout: float) -> int:
+    deadline = time.monotonic() + timeout
+    while True:
+        have = len(executor_tasks(spark))
+        if have >= n or time.monotonic() > deadline:
+            return have
+        time.sleep(0.25)
+
+
+def main(argv: list[str] | None = None) -> int:
+    p = argparse.ArgumentParser(description="looplift's clickstream on a Spark cluster")
+    p.add_argument("input", help="parquet dir of clicks(user_id, pagetype, ts)")
+    p.add_argument("output", help="dir for the results and run.json")
+    p.add_argument("--executors", type=int, default=2, help="executors to wait for (and use)")
+    p.add_argument("--shuffle-partitions", type=int, default=4)
+    p.add_argument("--app-name", default="looplift-cluster-job")
+    args = p.parse_args(argv)
+
+    started_at = time.time()  # the caller compares it with its own clock: JVM start-up
+    t0 = time.perf_counter()
+    timings: dict[str, float] = {}
+
+    def lap(name: str, since: float) -> float:
+        now = time.perf_counter()
+        timings[name] = round(now - since, 3)
+        return now
+
+    spark = session(args.app_name, args.executors, args.shuffle_partitions)
+    sc = spark.sparkContext
+    registered = wait_for_executors(spark, args.executors, timeout=90)
+    t = lap("session_and_executors", t0)
+    if registered < args.executors:
+        print(f"job: only {registered} of {args.executors} executors registered", file=sys.stderr)
+        return 3
+
+    import clickstream  # the build package, from --py-files
+
+    clickstream.register(spark)
+    import looplift
+
+    t = lap("register", t)
+    clicks = spark.read.parquet(args.input)
+    clicks.createOrReplaceTempView("clicks")
+    table, agg = looplift.sql(spark, TABLE_SQL), looplift.sql(spark, AGG_SQL)
+    t = lap("plan", t)
+    for name, df in (("clickstream", table), ("avg_path", agg)):
+        df.write.mode("overwrite").parquet(os.path.join(args.output, name))
+        t = lap(name, t)
+
+    # the status store is fed by the listener bus asynchronously: let it catch up
+    deadline = time.monotonic() + 5
+    while True:
+        executors = executor_tasks(spark)
+        worked = [e for e in executors if e["completed_tasks"] > 0]
+        if len(worked) >= args.executors or time.monotonic() > deadline:
+            break
+        time.sleep(0.2)
+    timings["job"] = round(time.perf_counter() - t0, 3)
+    run = {
+        "master": sc.master,
+        "app_id": sc.applicationId,
+        "app_name": sc.appName,
+        "spark_version": spark.version,
+        "python": sys.executable,
+        "looplift_file": looplift.__file__,
+        "clickstream_file": clickstream.__file__,
+        "executor_count": sc._jsc.sc().getExecutorMemoryStatus().size() - 1,  # minus the driver
+        "executors": executors,
+        "executors_with_tasks": len(worked),
+        "started_at": started_at,
+        "timings": timings,
+        "queries": {"clickstream": TABLE_SQL, "avg_path": AGG_SQL},
+    }
+    os.makedirs(args.output, exist_ok=True)
+    with open(os.path.join(args.output, "run.json"), "w", encoding="utf-8") as f:
+        json.dump(run, f, indent=2)
+    print(json.dumps(run))
+    spark.stop()
+    if len(worked) < args.executors:
+        print(
+            f"job: only {len(worked)} of {args.executors} executors completed tasks",
+            file=sys.stderr,
+        )
+        return 3
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
