@@ -4,6 +4,7 @@
     uda-compile samples/clickstream.py --graph clickstream.svg
     uda-compile samples/clickstream.py --check
     uda-compile samples/clickstream.py --dump-after=fuse_states
+    uda-compile samples/clickstream.py -o build     # build/clickstream/ and build/clickstream.zip
 
 Exit 0 on success, 1 with diagnostics (``path:line:col: error: ...``) on errors.
 """
@@ -78,6 +79,10 @@ def main(argv: list[str] | None = None) -> int:
         print(f"uda-compile: no such file: {args.file}", file=sys.stderr)
         return 1
     try:
+        if args.output:
+            from .build import package_name
+
+            package_name(args.file)  # before importing it under that name
         parse_module(os.path.abspath(args.file))
         module = load_module(args.file)
     except CompilerError as e:
@@ -129,16 +134,57 @@ def main(argv: list[str] | None = None) -> int:
     if args.graph:
         _write_graph(args.graph, list(compiled.values()))
     if args.output:
-        print("uda-compile: -o (build packages) arrives with the Spark backend", file=sys.stderr)
-        return 1
+        return _build(args.file, args.output, algos, list(compiled.values()))
     if not (args.explain or args.graph or args.dump_after):
         print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
     return 0
 
 
+def _build(path: str, out: str, algos: list[Any], compiled: list[Any]) -> int:
+    """``-o OUT``: write the build package and its zip (see :mod:`looplift.compiler.build`)."""
+    from .build import build_package, write_build
+    from .errors import CompilerError, render
+
+    draw = _draw if shutil.which("dot") else None
+    try:
+        build = build_package(path, algos, graph_dot(compiled), draw)
+        written = write_build(out, build)
+    except CompilerError as e:
+        print(render(e.diagnostics), file=sys.stderr)
+        return 1
+    except (OSError, ValueError) as e:
+        print(f"uda-compile: {e}", file=sys.stderr)
+        return 1
+    for note in build.notes:
+        print(f"uda-compile: note: {note}", file=sys.stderr)
+    if draw is None:
+        print(
+            "uda-compile: note: no graph.svg (Graphviz's `dot` is not installed)", file=sys.stderr
+        )
+    kinds = ", ".join(f"{n} ({k})" for n, k in build.algorithms)
+    print(f"{path}: wrote {written[0]}{os.sep} and {written[1]}: {kinds}")
+    return 0
+
+
+def graph_dot(compiled: list[Any]) -> str:
+    """The dataflow graphs of compiled algorithms as one Graphviz picture."""
+    return _merge_dot([c.graph.to_dot() for c in compiled])
+
+
+def _draw(dot: str, fmt: str) -> bytes:
+    """Graphviz's rendering of ``dot`` as ``fmt`` (svg, png)."""
+    exe = shutil.which("dot")
+    if exe is None:
+        raise SystemExit(
+            "uda-compile: drawing .svg/.png needs Graphviz's `dot` (apt-get install graphviz); "
+            "or write .dot"
+        )
+    return subprocess.run([exe, f"-T{fmt}"], input=dot.encode(), check=True,
+                          capture_output=True).stdout  # fmt: skip
+
+
 def _write_graph(out: str, compiled: list[Any]) -> None:
-    body = [c.graph.to_dot() for c in compiled]
-    dot = _merge_dot(body)
+    dot = graph_dot(compiled)
     ext = os.path.splitext(out)[1].lower()
     if ext == ".dot":
         with open(out, "w", encoding="utf-8") as f:
@@ -146,13 +192,9 @@ def _write_graph(out: str, compiled: list[Any]) -> None:
         return
     if ext not in (".svg", ".png"):
         raise SystemExit(f"uda-compile: --graph wants .dot, .svg or .png, not {ext!r}")
-    exe = shutil.which("dot")
-    if exe is None:
-        raise SystemExit(
-            "uda-compile: drawing .svg/.png needs Graphviz's `dot` (apt-get install graphviz); "
-            "or write .dot"
-        )
-    subprocess.run([exe, f"-T{ext[1:]}", "-o", out], input=dot.encode(), check=True)
+    data = _draw(dot, ext[1:])
+    with open(out, "wb") as f:
+        f.write(data)
 
 
 def _merge_dot(graphs: list[str]) -> str:

@@ -1,0 +1,614 @@
+"""``uda-compile X.py -o OUT``: a build package that runs without the compiler.
+
+For a module file ``X.py`` the build writes
+
+- ``OUT/X/``, an importable package:
+
+  - ``source.py``: a byte copy of ``X.py`` (the reference functions, host
+    functions and state classes travel with the build);
+  - ``plan_<name>.py`` per table or aggregate algorithm: the generated PySpark
+    plan, its references to ``X`` pointed at ``X.source``;
+  - ``manifest.json``: every algorithm as :meth:`looplift.registry.Algorithm.to_json`;
+  - ``functions.sql``: the scalar algorithms as ``CREATE TEMPORARY FUNCTION``;
+  - ``__init__.py``: ``ALGORITHMS``, ``register(spark)`` and ``run(spark, name, df)``;
+  - ``graph.dot`` (and ``graph.svg`` when Graphviz's ``dot`` is installed);
+  - ``_vendor/``: modules next to ``X.py`` that it imports (``from count import
+    count``), copied; ``X`` imports its source with those names resolving there;
+
+- ``OUT/X.zip``: the same package at the zip's root, for ``spark-submit --py-files``.
+
+The output is deterministic (same input, same bytes) and is written to a
+temporary directory first, so a failed build leaves nothing behind.
+"""
+
+from __future__ import annotations
+
+import ast
+import hashlib
+import io
+import json
+import keyword
+import os
+import re
+import shutil
+import sys
+import tempfile
+import tokenize
+import zipfile
+from collections.abc import Callable
+from dataclasses import dataclass, field
+from typing import Any
+
+from .backend.sql import BackendError
+from .errors import CompilerError, Diagnostic
+from .ir.nodes import Span
+
+__all__ = [
+    "Build",
+    "build_package",
+    "package_name",
+    "sibling_modules",
+    "write_build",
+    "zip_package",
+]
+
+FORMAT = 1
+ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
+_TAKEN = {"looplift", "pyspark", "py4j", "pyarrow", "pandas", "numpy"}  # what builds import
+_REF = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):([A-Za-z_][\w.]*)\Z")
+
+
+@dataclass
+class Build:
+    """The files of one build package, by path inside ``OUT/<name>/``."""
+
+    name: str
+    files: dict[str, bytes]
+    algorithms: list[tuple[str, str]]  # (name, kind)
+    vendored: tuple[str, ...] = ()
+    notes: list[str] = field(default_factory=list)
+
+
+# -- the package ----------------------------------------------------------------------------------
+
+
+def build_package(
+    path: str,
+    dataflows: list[Any],
+    graph_dot: str,
+    draw: Callable[[str, str], bytes] | None = None,
+) -> Build:
+    """The build of module file ``path`` whose ``@dataflow`` objects are ``dataflows``.
+
+    ``graph_dot`` is the module's dataflow graph; ``draw(dot, "svg")`` renders it
+    (``None``: no ``graph.svg``). Raises :class:`CompilerError` with one diagnostic per
+    algorithm the Spark backend cannot run.
+    """
+    import looplift
+
+    path = os.path.abspath(path)
+    name = package_name(path)
+    with open(path, "rb") as f:
+        source = f.read()
+    siblings = sibling_modules(path)
+    relocate = {name: f"{name}.source", **{s: f"{name}._vendor.{s}" for s in siblings}}
+
+    defs = {
+        n.name: (n.lineno, n.col_offset + 1)
+        for n in ast.parse(source).body
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
+    }
+    algorithms, backends, diags = [], {}, []
+    for df in sorted(dataflows, key=lambda d: d.name):
+        try:
+            backends[df.name] = df.backend()
+            algorithms.append(df.algorithm())
+        except CompilerError as e:
+            diags.extend(e.diagnostics)
+        except BackendError as e:  # what the Spark backend cannot run
+            line, col = defs.get(df.name, (df.fn.__code__.co_firstlineno, 1))
+            msg = f"`{df.name}` cannot be built for Spark: {e}"
+            diags.append(Diagnostic(Span(path, line, col), msg))
+    if diags:
+        raise CompilerError(diags)
+
+    files: dict[str, bytes] = {"source.py": source}
+    entries = []
+    for alg in algorithms:
+        entry = rewrite_refs(alg.to_json(), relocate)
+        if alg.kind != "scalar":
+            module = f"plan_{alg.name}"
+            entry["plan_module"] = f"{name}.{module}"
+            plan = relocate_source(backends[alg.name].source, relocate)
+            files[f"{module}.py"] = tidy_python(plan).encode()
+        entries.append(entry)
+    manifest = {
+        "format": FORMAT,
+        "looplift_version": looplift.__version__,
+        "module": name,
+        "source_sha256": hashlib.sha256(source).hexdigest(),
+        "algorithms": entries,
+    }
+    files["manifest.json"] = (json.dumps(manifest, indent=2, sort_keys=True) + "\n").encode()
+    files["functions.sql"] = functions_sql(name, algorithms, backends).encode()
+    files["__init__.py"] = init_source(name, algorithms, bool(siblings)).encode()
+    files["graph.dot"] = graph_dot.encode()
+    if draw is not None:
+        files["graph.svg"] = draw(graph_dot, "svg")
+    for sib, where in siblings.items():
+        files.update(_vendor_files(sib, where))
+    notes = []
+    if siblings:
+        files["_vendor/__init__.py"] = vendor_init_source(name, sorted(siblings)).encode()
+        notes.append(
+            f"vendored the modules next to {os.path.basename(path)} that it imports: "
+            f"{', '.join(sorted(siblings))} (as {name}._vendor.*)"
+        )
+    return Build(
+        name,
+        dict(sorted(files.items())),
+        [(a.name, a.kind) for a in algorithms],
+        tuple(sorted(siblings)),
+        notes,
+    )
+
+
+def package_name(path: str) -> str:
+    """The build package's name for module file ``path`` (its stem), if it can be one."""
+    path = os.path.abspath(path)
+    name = os.path.splitext(os.path.basename(path))[0]
+    problem = None
+    if not name.isidentifier() or keyword.iskeyword(name):
+        problem = f"`{name}` is not a Python package name, so the build cannot be imported"
+    elif name in _TAKEN or name in sys.stdlib_module_names:
+        problem = f"a build package named `{name}` would hide the module `{name}` it needs"
+    if problem:
+        hint = "rename the file (letters, digits and underscores, not a module name in use)"
+        raise CompilerError(Diagnostic(Span(path, 0, 0), problem, hint=hint))
+    return name
+
+
+def functions_sql(name: str, algorithms: list[Any], backends: dict[str, Any]) -> str:
+    """``functions.sql``: each scalar algorithm that is plain SQL as a SQL function."""
+    plain = [a for a in algorithms if a.kind == "scalar" and not backends[a.name].pycalls]
+    other = [a for a in algorithms if a not in plain]
+    lines = [
+        f"-- Spark SQL functions of the looplift build `{name}` (generated by uda-compile).",
+        "-- Run each statement with spark.sql(...) to call the scalar algorithms from SQL.",
+    ]
+    if other:
+        why = ", ".join(
+            f"{a.name} ({a.kind}{' calling Python' if a.kind == 'scalar' else ''})" for a in other
+        )
+        lines.append(f"-- Not here, use `from {name} import register; register(spark)`: {why}.")
+    if not plain:
+        lines.append("-- (no scalar algorithm of this module is plain SQL)")
+    text = "\n".join(lines) + "\n"
+    stmts = [backends[a.name].create_sql(name=a.name).strip() for a in plain]
+    return text + "".join(f"{s};\n" for s in stmts)
+
+
+def _signature(alg: Any) -> str:
+    params = []
+    for pname, kind, types in alg.params:
+        ty = f"RowStream[{', '.join(types)}]" if kind == "rows" else (types[0] if types else "?")
+        params.append(f"{pname}: {ty}")
+    out = ", ".join(f"{c} {t}" for c, t in alg.output)
+    return f"{alg.name}({', '.join(params)}) -> {out}"
+
+
+def init_source(name: str, algorithms: list[Any], vendored: bool) -> str:
+    """The package's ``__init__.py``."""
+    listing = "\n".join(f"- {a.kind} {_signature(a)}" for a in algorithms)
+    table = next((a.name for a in algorithms if a.kind == "table"), None)
+    example = ""
+    if table is not None:
+        example = (
+            f'    looplift.sql(spark, "SELECT * FROM {table}(TABLE(...))")\n'
+            f'    run(spark, "{table}", df)  # the compiled plan over a DataFrame\n'
+        )
+    vendor = ""
+    if vendored:
+        vendor = (
+            "\nfrom ._vendor import load as _load_source\n"
+            "\nALGORITHMS = load_manifest(__name__)\n"
+            "# the modules next to the source that it imports resolve to the copies in _vendor\n"
+            '_load_source(f"{__name__}.source")\n'
+        )
+    else:
+        vendor = "\nALGORITHMS = load_manifest(__name__)\n"
+    return (
+        f'"""looplift build of `{name}.py` (generated by uda-compile; do not edit).\n'
+        "\n"
+        "Algorithms (kind, signature, output columns):\n"
+        "\n"
+        f"{listing}\n"
+        "\n"
+        "Use::\n"
+        "\n"
+        f"    from {name} import register, run\n"
+        "\n"
+        "    register(spark)  # then looplift.sql(spark, ...) and spark.sql(...) call them\n"
+        f"{example}"
+        '"""\n'
+        "\n"
+        "from looplift.registry import load_manifest\n"
+        f"{vendor}"
+        "\n"
+        '__all__ = ["ALGORITHMS", "register", "run"]\n'
+        "\n"
+        "\n"
+        "def register(spark, **renames):\n"
+        '    """Register every algorithm with ``spark`` (``looplift.register``).\n'
+        "\n"
+        "    ``renames`` registers an algorithm under another SQL name instead of its own,\n"
+        '    e.g. ``register(spark, my_sum="sum")`` for a name Spark already has.\n'
+        '    """\n'
+        "    import looplift\n"
+        "\n"
+        "    renamed = {new: ALGORITHMS[a] if isinstance(a, str) else a for new, a in renames.items()}\n"
+        "    moved = {a.name for a in renamed.values()}\n"
+        "    rest = [a for n, a in ALGORITHMS.items() if n not in moved]\n"
+        "    return looplift.register(spark, *rest, **renamed)\n"
+        "\n"
+        "\n"
+        "def run(spark, name, df, *scalars):\n"
+        '    """The compiled plan of table or aggregate algorithm ``name`` over ``df``."""\n'
+        "    return ALGORITHMS[name].plan().plan(spark, df, *scalars)\n"
+    )
+
+
+def vendor_init_source(name: str, siblings: list[str]) -> str:
+    """``_vendor/__init__.py``: import the source with its siblings' names resolving here."""
+    names = ", ".join(f'"{s}"' for s in siblings) + ("," if len(siblings) == 1 else "")
+    return f'''"""Modules next to `{name}.py` that it imports, vendored: {", ".join(siblings)}.
+
+`{name}.source` imports them by their own top-level names (``import {siblings[0]}``).
+:func:`load` imports it with those names resolving to the copies here, without
+putting them on ``sys.path``: afterwards they are ``{name}._vendor.{siblings[0]}``, ...,
+and their top-level names are left as they were.
+"""
+
+import importlib
+import importlib.abc
+import importlib.util
+import sys
+
+NAMES = ({names})
+
+
+class _Vendored(importlib.abc.MetaPathFinder, importlib.abc.Loader):
+    """Imports a vendored top-level name as this package's submodule of that name."""
+
+    def __init__(self):
+        self.specs = {{}}
+
+    def find_spec(self, fullname, path=None, target=None):
+        if fullname.partition(".")[0] not in NAMES:
+            return None
+        return importlib.util.spec_from_loader(fullname, self)
+
+    def create_module(self, spec):
+        module = importlib.import_module(f"{{__name__}}.{{spec.name}}")
+        self.specs[spec.name] = module.__spec__
+        return module
+
+    def exec_module(self, module):
+        # the import system gave the module the alias's spec; it keeps its own
+        module.__spec__ = self.specs.pop(module.__spec__.name)
+
+
+def _ours(name):
+    return name.partition(".")[0] in NAMES
+
+
+def load(source):
+    """Import module ``source`` with the vendored names resolving to this package."""
+    saved = {{n: m for n, m in sys.modules.items() if _ours(n)}}
+    for n in saved:
+        del sys.modules[n]
+    finder = _Vendored()
+    sys.meta_path.insert(0, finder)
+    try:
+        return importlib.import_module(source)
+    finally:
+        sys.meta_path.remove(finder)
+        for n in [n for n in sys.modules if _ours(n)]:
+            del sys.modules[n]
+        sys.modules.update(saved)
+'''
+
+
+# -- references to the user's modules -------------------------------------------------------------
+
+
+def _relocated(ref: str, relocate: dict[str, str]) -> str | None:
+    m = _REF.match(ref)
+    if m is None:
+        return None
+    mod = _relocated_module(m.group(1), relocate)
+    return None if mod is None else f"{mod}:{m.group(2)}"
+
+
+def _relocated_module(mod: str, relocate: dict[str, str]) -> str | None:
+    top, dot, rest = mod.partition(".")
+    if top not in relocate:
+        return None
+    return relocate[top] + dot + rest
+
+
+def rewrite_refs(value: Any, relocate: dict[str, str]) -> Any:
+    """A JSON value with every ``module:qualname`` string of a relocated module rewritten."""
+    if isinstance(value, str):
+        return _relocated(value, relocate) or value
+    if isinstance(value, list):
+        return [rewrite_refs(v, relocate) for v in value]
+    if isinstance(value, dict):
+        return {k: rewrite_refs(v, relocate) for k, v in value.items()}
+    return value
+
+
+def relocate_source(source: str, relocate: dict[str, str]) -> str:
+    """Generated Python with references to relocated modules rewritten.
+
+    ``"m:q"`` string literals (``REFS``, ``PYCALLS``, ``import_ref(...)``), ```m:q```
+    in the module docstring, and ``import m`` / ``from m import ...`` statements.
+    """
+    lines = source.splitlines(keepends=True)
+    edits: list[tuple[int, int, int, int, str]] = []  # (row, col, end row, end col, text)
+    first_string = True
+    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
+        if tok.type != tokenize.STRING:
+            if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENCODING):
+                first_string = False
+            continue
+        text = tok.string
+        value = ast.literal_eval(text)
+        new = _relocated(value, relocate) if isinstance(value, str) else None
+        if new is not None:
+            q = text[0]
+            plain = q in "'\"" and text[-1] == q and "\\" not in text and q not in new
+            edits.append((*tok.start, *tok.end, f"{q}{new}{q}" if plain else repr(new)))
+        elif first_string:  # the module docstring names the algorithm's reference
+            doc = re.sub(
+                r"`([\w.]+):",
+                lambda m: f"`{_relocated_module(m.group(1), relocate) or m.group(1)}:",
+                text,
+            )
+            if doc != text:
+                edits.append((*tok.start, *tok.end, doc))
+        first_string = False
+    for node in ast.walk(ast.parse(source)):
+        new_stmt = _relocated_import(node, relocate)
+        if new_stmt is not None:
+            if node.lineno != node.end_lineno:
+                raise ValueError(f"cannot relocate a multi-line import: {ast.unparse(node)}")
+            edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset,
+                          new_stmt))  # fmt: skip
+    for row, col, erow, ecol, text in sorted(edits, reverse=True):
+        before = lines[row - 1][:col]
+        after = lines[erow - 1][ecol:]
+        lines[row - 1 : erow] = [before + text + after]
+    return "".join(lines)
+
+
+def _relocated_import(node: ast.AST, relocate: dict[str, str]) -> str | None:
+    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+        mod = _relocated_module(node.module, relocate)
+        if mod is None:
+            return None
+        names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
+        return f"from {mod} import {names}"
+    if isinstance(node, ast.Import):
+        if not any(_relocated_module(a.name, relocate) for a in node.names):
+            return None
+        parts = []
+        for a in node.names:
+            mod = _relocated_module(a.name, relocate)
+            if mod is None:
+                parts.append(f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
+            elif a.asname or "." not in a.name:
+                parts.append(f"import {mod} as {a.asname or a.name}")
+            else:
+                raise ValueError(f"cannot relocate `import {a.name}`; use `from ... import`")
+        return "; ".join(parts)
+    return None
+
+
+# -- tidy generated Python --------------------------------------------------------------------
+
+
+def tidy_python(source: str) -> str:
+    """Generated Python made lint-clean without changing what it does.
+
+    The leading imports are sorted into sections (``__future__``, standard library,
+    others) with imports that nothing uses dropped (unless marked ``noqa``), and
+    locals that are assigned but never read get a leading underscore.
+    """
+    return _unused_locals(_sorted_imports(source))
+
+
+def _sorted_imports(source: str) -> str:
+    tree = ast.parse(source)
+    body = tree.body
+    start = 1 if body and isinstance(body[0], ast.Expr) and isinstance(
+        getattr(body[0], "value", None), ast.Constant) else 0  # fmt: skip
+    block = []
+    for stmt in body[start:]:
+        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
+            break
+        block.append(stmt)
+    if not block:
+        return source
+    lines = source.splitlines(keepends=True)
+    if any(s.lineno != s.end_lineno for s in block):
+        return source
+    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    sections: dict[int, list[tuple[tuple[Any, ...], str]]] = {}
+    for stmt in block:
+        text = lines[stmt.lineno - 1].strip()
+        bound = [(a.asname or a.name.partition(".")[0]) for a in stmt.names]
+        if "noqa" not in text and not any(b in used for b in bound):
+            continue
+        if isinstance(stmt, ast.ImportFrom):
+            mod = "." * stmt.level + (stmt.module or "")
+            key = (1, mod.lower(), text)
+        else:
+            mod = stmt.names[0].name
+            key = (0, mod.lower(), text)
+        top = mod.partition(".")[0]
+        if top == "__future__":
+            section = 0
+        elif top in sys.stdlib_module_names:
+            section = 1
+        elif mod.startswith("."):
+            section = 3
+        else:
+            section = 2
+        sections.setdefault(section, []).append((key, text))
+    groups = ["".join(t + "\n" for _, t in sorted(items)) for _, items in sorted(sections.items())]
+    first, last = block[0].lineno - 1, block[-1].end_lineno
+    rest = "".join(lines[last:]).lstrip("\n")
+    gap = "\n\n" if rest.startswith(("def ", "class ", "async def ", "@")) else "\n"
+    return "".join(lines[:first]) + "\n".join(groups) + (gap + rest if rest else "")
+
+
+def _unused_locals(source: str) -> str:
+    tree = ast.parse(source)
+    loaded = {
+        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
+    }
+    every = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
+    renames: dict[str, set[tuple[int, int]]] = {}
+    for fn in ast.walk(tree):
+        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
+            continue
+        for n in ast.walk(fn):
+            if (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in loaded
+                    and not n.id.startswith("_") and f"_{n.id}" not in every):  # fmt: skip
+                renames.setdefault(n.id, set()).add((n.lineno, n.col_offset))
+    if not renames:
+        return source
+    globals_ = {n.id for s in tree.body for n in ast.walk(s)
+                if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
+                and isinstance(n, ast.Name)}  # fmt: skip
+    lines = source.splitlines(keepends=True)
+    for name, places in renames.items():
+        if name in globals_:
+            continue
+        for row, col in sorted(places, reverse=True):
+            line = lines[row - 1]
+            lines[row - 1] = line[:col] + "_" + line[col:]
+    return "".join(lines)
+
+
+# -- vendored siblings ------------------------------------------------------------------------
+
+
+def _imported_tops(tree: ast.AST) -> list[str]:
+    out = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            out.extend(a.name.partition(".")[0] for a in node.names)
+        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+            out.append(node.module.partition(".")[0])
+    return out
+
+
+def sibling_modules(path: str) -> dict[str, str]:
+    """Modules next to ``path`` that it imports, directly or through each other.
+
+    Top-level name → the module file or package folder. ``uda-compile`` puts the
+    module's folder first on ``sys.path``, so these are what the module imported.
+    """
+    path = os.path.abspath(path)
+    folder = os.path.dirname(path)
+    stem = os.path.splitext(os.path.basename(path))[0]
+    found: dict[str, str] = {}
+    todo = [path]
+    while todo:
+        with open(todo.pop(), "rb") as f:
+            tree = ast.parse(f.read())
+        for top in _imported_tops(tree):
+            if top == stem or top in found:
+                continue
+            mod_file = os.path.join(folder, f"{top}.py")
+            pkg = os.path.join(folder, top)
+            if os.path.isfile(mod_file):
+                found[top] = mod_file
+                todo.append(mod_file)
+            elif os.path.isdir(pkg) and os.path.isfile(os.path.join(pkg, "__init__.py")):
+                found[top] = pkg
+                todo.extend(os.path.join(pkg, p) for p in _package_files(pkg) if p.endswith(".py"))
+    return found
+
+
+def _package_files(folder: str) -> list[str]:
+    """Files of a package folder (relative, ``/``-separated, sorted), without caches."""
+    out = []
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
+        rel = os.path.relpath(root, folder)
+        for f in files:
+            if f.endswith((".pyc", ".pyo")) or f.startswith("."):
+                continue
+            out.append(f if rel == "." else f"{rel.replace(os.sep, '/')}/{f}")
+    return sorted(out)
+
+
+def _vendor_files(name: str, where: str) -> dict[str, bytes]:
+    if os.path.isfile(where):
+        with open(where, "rb") as f:
+            return {f"_vendor/{name}.py": f.read()}
+    out = {}
+    for rel in _package_files(where):
+        with open(os.path.join(where, *rel.split("/")), "rb") as f:
+            out[f"_vendor/{name}/{rel}"] = f.read()
+    return out
+
+
+# -- writing ------------------------------------------------------------------------------------
+
+
+def zip_package(name: str, files: dict[str, bytes]) -> bytes:
+    """The package as a zip with ``name/`` at its root, byte-for-byte reproducible."""
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w", zipfile.ZIP_DEFLATED) as zf:
+        for rel in sorted(files):
+            info = zipfile.ZipInfo(f"{name}/{rel}", date_time=ZIP_EPOCH)
+            info.compress_type = zipfile.ZIP_DEFLATED
+            info.create_system = 3  # unix, so the permissions below are read
+            info.external_attr = 0o644 << 16
+            zf.writestr(info, files[rel], compresslevel=9)
+    return buf.getvalue()
+
+
+def write_build(out: str, build: Build) -> list[str]:
+    """Write ``out/<name>/`` and ``out/<name>.zip``; returns the two paths.
+
+    Everything is written into a temporary directory inside ``out`` and moved into
+    place at the end; a previous build of the same module is replaced.
+    """
+    os.makedirs(out, exist_ok=True)
+    pkg_dir = os.path.join(out, build.name)
+    zip_path = os.path.join(out, f"{build.name}.zip")
+    if os.path.exists(pkg_dir) and not os.path.isfile(os.path.join(pkg_dir, "manifest.json")):
+        if not os.path.isdir(pkg_dir) or os.listdir(pkg_dir):
+            raise FileExistsError(f"{pkg_dir} exists and is not a looplift build; not replacing it")
+    tmp = tempfile.mkdtemp(prefix=f".{build.name}-", dir=out)
+    try:
+        staged = os.path.join(tmp, build.name)
+        for rel, data in build.files.items():
+            target = os.path.join(staged, *rel.split("/"))
+            os.makedirs(os.path.dirname(target), exist_ok=True)
+            with open(target, "wb") as f:
+                f.write(data)
+        with open(os.path.join(tmp, "package.zip"), "wb") as f:
+            f.write(zip_package(build.name, build.files))
+        if os.path.exists(pkg_dir):
+            os.rename(pkg_dir, os.path.join(tmp, "previous"))
+        os.rename(staged, pkg_dir)
+        os.replace(os.path.join(tmp, "package.zip"), zip_path)
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    return [pkg_dir, zip_path]
