@@ -34,6 +34,17 @@ class AggExpression:
 FIELD = "\x02"
 
 
+def _refuse_nested(name: str, value: str, guard: str | None, reads: dict[str, str]) -> None:
+    """An action fed by another state's result (a second pass over the rows) would nest
+    aggregate functions, which SQL does not allow."""
+    text = value + (guard or "")
+    if any(r in text for r in reads.values()) or "sum(" in text or "looplift_udaf_" in text:
+        raise BackendError(
+            f"`{name}` feeds one state's result into another state over the same rows "
+            "(two passes); call it on a DataFrame instead"
+        )
+
+
 def agg_expression(prog: Program) -> AggExpression:
     a: Analysis = prog.facts["analysis"]
     fn = prog.fn
@@ -95,6 +106,7 @@ def agg_expression(prog: Program) -> AggExpression:
                             v, _ = _py_expr_sql(text, penv, pt)
                             v = f"(- {v})" if sign == "-" else v
                             g = r.guards(act.guards) if act.guards else None
+                            _refuse_nested(fn.name, v, g, reads)
                             terms.append(f"CASE WHEN {g} THEN {v} ELSE 0 END" if g else v)
                     total = f"coalesce(sum({' + '.join(terms) or '0'}), 0)"
                     env[f"self.{fname}"] = f"({init} + {total})" if init not in ("0",) else total
@@ -111,6 +123,7 @@ def agg_expression(prog: Program) -> AggExpression:
             arg = " ".join(
                 f"WHEN {r.guards(x.guards)} THEN {r.expr(x.args[0])}" for x in op.actions
             )
+            _refuse_nested(fn.name, code + arg, None, reads)
             readers = [rd for rd in op.reads if rd.result != "_"]
             name = f"looplift_udaf_{fn.name}_{s.replace('.', '_')}"
             spec = {
@@ -132,5 +145,8 @@ def agg_expression(prog: Program) -> AggExpression:
     while isinstance(tail, Let):
         tail = tail.body
     sql = r.expr(tail)
+    if "sum(" not in sql and not any(name in sql for name, _ in reducers):
+        # no state is read: still one value per group (and one row without rows)
+        sql = f"(CASE WHEN count(1) >= 0 THEN {sql} END)"
     t = ty.of(tail) if isinstance(tail, (Var, Lit)) else "any"
     return AggExpression(sql, tuple(reducers), tuple(r.pycalls.values()), spark_type(t))

@@ -71,6 +71,9 @@ class SqlRenderer:
     refs: dict[str, Any] = field(default_factory=dict)
     pycalls: dict[str, PyCall] = field(default_factory=dict)
     depth: int = 0
+    # conditions of the enclosing if-branches: Python calls (which Spark evaluates on every
+    # row, whatever the branch) get their arguments only where the branch is taken
+    conds: list[str] = field(default_factory=list)
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -121,8 +124,16 @@ class SqlRenderer:
                 if short is not None:
                     return short
                 c = self.cond(e.args[0])
-                t = self._branch(e.args[1])
-                o = self._branch(e.args[2])
+                self.conds.append(f"coalesce({c}, FALSE)")
+                try:
+                    t = self._branch(e.args[1])
+                finally:
+                    self.conds.pop()
+                self.conds.append(f"(NOT coalesce({c}, FALSE))")
+                try:
+                    o = self._branch(e.args[2])
+                finally:
+                    self.conds.pop()
                 return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
@@ -409,6 +420,9 @@ class SqlRenderer:
             call = PyCall(name, kind, ref, arg_types, rtype)
             self.pycalls[name] = call
         inner = ", ".join(self._expr(a) for a in args)
+        if self.conds:
+            taken = " AND ".join(self.conds)
+            inner = ", ".join(f"(CASE WHEN {taken} THEN {self._expr(a)} END)" for a in args)
         # Spark evaluates Python functions for every row, whichever CASE branch is taken:
         # the function returns (value, error) and the error is raised only where used
         call = f"{name}({inner})"
