@@ -321,7 +321,7 @@ os.environ["PYSPARK_PYTHON"] = sys.executable
 build = sys.argv[1]
 from looplift.spark import local_session
 
-spark = local_session(app_name="looplift-build-test")
+spark = local_session(app_name="looplift-build-test", shuffle_partitions=2)
 clicks = [(1, 0, 10), (1, 5, 11), (1, 1, 12), (2, 0, 1), (2, 3, 2), (2, 4, 3), (2, 1, 4), (3, 7, 1)]
 pairs = [(1, 10), (2, 5), (1, -3), (3, 0)]
 t = datetime.datetime
@@ -335,15 +335,16 @@ def rows(df):
 def check(where, run):
     # import the three packages, run the plans named in `run` on Spark and every
     # reference function (the vendored siblings must import)
-    import average, clickstream, orders as orders_pkg
+    import average, clickstream, mode, orders as orders_pkg
 
     out = {"where": where, "file": clickstream.__file__}
     out["algorithms"] = {
-        p.__name__: sorted(p.ALGORITHMS) for p in (average, clickstream, orders_pkg)
+        p.__name__: sorted(p.ALGORITHMS) for p in (average, clickstream, mode, orders_pkg)
     }
     cases = {
         "clickstream": (clickstream, clicks, "user_id bigint, pagetype bigint, ts bigint", ()),
         "average": (average, pairs, "k bigint, v bigint", ()),
+        "favourite_page": (mode, clicks, "user_id bigint, page bigint, ts bigint", ()),
         "order_report": (orders_pkg, orders, "customer bigint, ts timestamp, cents bigint", (1000,)),
     }
     for name, (pkg, data, schema, scalars) in cases.items():
@@ -359,15 +360,16 @@ def check(where, run):
 
 
 sys.path.insert(0, build)
-results = [check("folder", {"clickstream", "order_report"})]
+results = [check("folder", {"clickstream", "order_report", "average"})]
 
 # the same packages from their zips only
 sys.path.remove(build)
-for m in [m for m in sys.modules if m.split(".")[0] in ("average", "clickstream", "orders")]:
+packages = ("average", "clickstream", "mode", "orders")
+for m in [m for m in sys.modules if m.split(".")[0] in packages]:
     del sys.modules[m]
-for name in ("average", "clickstream", "orders"):
+for name in packages:
     sys.path.insert(0, os.path.join(build, name + ".zip"))
-results.append(check("zip", {"average"}))
+results.append(check("zip", {"favourite_page"}))  # a State class of the module
 
 # registered for SQL, still without the compiler
 import looplift
@@ -414,7 +416,7 @@ def test_runs_without_the_compiler_from_folder_and_zip(built, tmp_path) -> None:
     assert zipped["file"].startswith(str(build / "clickstream.zip"))
     for res in (folder, zipped):
         assert res["algorithms"]["clickstream"] == ["avg_path", "clickstream"]
-        for name in ("clickstream", "average", "order_report"):
+        for name in ("clickstream", "average", "favourite_page", "order_report"):
             got, ref = res[name]
             assert got == ref and got, (res["where"], name)
         assert res["compiler"] == []
