@@ -152,7 +152,7 @@ def _build(path: str, out: str, algos: list[Any], compiled: list[Any]) -> int:
     except CompilerError as e:
         print(render(e.diagnostics), file=sys.stderr)
         return 1
-    except (OSError, ValueError) as e:
+    except (OSError, ValueError, subprocess.CalledProcessError) as e:
         print(f"uda-compile: {e}", file=sys.stderr)
         return 1
     for note in build.notes:
