@@ -249,8 +249,6 @@ def sql(spark: Any, query: str) -> Any:
     Scalar parameters take literals (or constant expressions).
     """
     reg = _REGISTRY.get(spark, {})
-    if not reg:
-        return spark.sql(query)
     splicer = _Splicer(spark, reg, query)
     try:
         return splicer.run()
@@ -282,11 +280,9 @@ class _Splicer:
         tree = self.parse()
         calls = self.calls(tree)
         if not calls:
-            return (
-                self.spark.sql(self.query)
-                if not self.outer_ctes
-                else self.spark.sql(self.resolve(self.with_ctes(tree).sql(dialect="spark")))
-            )
+            if not self.outer_ctes:
+                return self.execute(self.query, tree)
+            return self.execute(self.resolve(self.with_ctes(tree).sql(dialect="spark")), tree)
         for c in calls:  # table calls first: their views must exist when other calls are typed
             if c.alg.kind == "table" and _attached(c.node, tree):
                 self.splice_table(c, tree)
@@ -294,7 +290,35 @@ class _Splicer:
             if c.alg.kind != "table" and _attached(c.node, tree):
                 self.splice_expression(c, tree)
         text = self.resolve(self.with_ctes(tree).sql(dialect="spark"))
-        return self.spark.sql(text)
+        return self.execute(text, tree)
+
+    def execute(self, text: str, tree: Any) -> Any:
+        """``spark.sql(text)``; an unknown function is reported at its call in the query."""
+        try:
+            return self.spark.sql(text)
+        except Exception as e:
+            m = re.search(r"UNRESOLVED_ROUTINE\] Cannot resolve routine `([^`]+)`", str(e))
+            if m is None:
+                raise
+            import difflib
+
+            from sqlglot import exp
+
+            name = m.group(1).split(".")[-1]
+            node = next((n for n in tree.walk() if isinstance(n, exp.Func)
+                         and str(n.name if isinstance(n, exp.Anonymous) else n.sql_name()).lower()
+                         == name.lower()), None)  # fmt: skip
+            close = difflib.get_close_matches(name.lower(), list(self.reg), n=1)
+            hint = f"; did you mean `{self.reg[close[0]].name}`?" if close else ""
+            known = ", ".join(sorted(a.name for a in self.reg.values())) or "none"
+            start = (node.meta or {}).get("start") if node is not None else None
+            raise LoopliftSQLError(
+                f"unknown function `{name}`{hint} (registered algorithms: {known}; register "
+                "more with looplift.register(spark, ...))",
+                self.query,
+                start,
+                _call_end(self.query, start),
+            ) from None
 
     def drop_views(self) -> None:
         for v in self.views:

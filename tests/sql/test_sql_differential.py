@@ -200,7 +200,9 @@ def test_grouped_aggregate_matches_python(spark: Any, case: Case) -> None:
 
     def body(inputs: tuple) -> None:
         rows, scalars = inputs
-        scalars = tuple(coerce_value(v, ft) for v, ft in zip(scalars, scalar_types(algo), strict=True))
+        scalars = tuple(
+            coerce_value(v, ft) for v, ft in zip(scalars, scalar_types(algo), strict=True)
+        )
         groups: dict[int, list] = defaultdict(list)
         for i, r in enumerate(rows):
             groups[i % 3].append(r)
