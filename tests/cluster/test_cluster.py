@@ -48,7 +48,10 @@ def test_clickstream_on_standalone_cluster(tmp_path, cluster):
     status = cluster.status()
     assert [w["state"] for w in status["workers"]] == ["ALIVE", "ALIVE"]
 
-    done = workload.submit(cluster, zip_path, tmp_path / "clicks", tmp_path / "out", executors=2)
+    done = workload.submit(
+        cluster, zip_path, tmp_path / "clicks", tmp_path / "out", executors=2,
+        conf=workload.QUICK_JVM,
+    )  # fmt: skip
     run = done.run
 
     # the work ran on the cluster's executors, both of them
