@@ -116,9 +116,10 @@ def main(argv: list[str] | None = None) -> int:
         return 3
 
     import clickstream  # the build package, from --py-files
-
-    clickstream.register(spark)
     import looplift
+    from clickstream import register
+
+    register(spark)  # looplift.register of every algorithm of the build
 
     t = lap("register", t)
     clicks = spark.read.parquet(args.input)

@@ -135,8 +135,10 @@ def _env(root: Path) -> dict[str, str]:
         # master and workers only schedule: a client-compiler-only JVM starts ~35% faster
         SPARK_DAEMON_JAVA_OPTS="-XX:TieredStopAtLevel=1 -XX:+UseSerialGC",
     )
-    env.pop("SPARK_MASTER_HOST", None)
-    env.pop("PYSPARK_SUBMIT_ARGS", None)
+    # nothing of a SparkSession this process may run elsewhere
+    for k in ("SPARK_MASTER_HOST", "PYSPARK_SUBMIT_ARGS", "PYSPARK_GATEWAY_PORT",
+              "PYSPARK_GATEWAY_SECRET"):  # fmt: skip
+        env.pop(k, None)
     return env
 
 

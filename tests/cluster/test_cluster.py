@@ -6,7 +6,7 @@
 CPython reference (``samples/clickstream.py`` called on lists of tuples), both
 executors must have completed tasks, and after the cluster is stopped none of the
 processes it started (daemons, executors, Python workers, the driver) may be left.
-About 80 s on an idle 2-core machine, most of it JVM start-up.
+About 40 s on a 2-core machine (70 s when it is busy), most of it JVM start-up.
 """
 
 from __future__ import annotations
