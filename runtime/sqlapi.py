@@ -30,6 +30,18 @@ from .sqltext import quote_ident, sql_literal, sql_string
 
 __all__ = ["LoopliftSQLError", "register", "registered", "sql"]
 
+
+def _arrow_udf(fn: Any, rtype: str, kind: str) -> Any:
+    """``arrow_udf`` with an explicit function type (without Spark's nudge toward hints)."""
+    import warnings
+
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+    with warnings.catch_warnings():
+        warnings.simplefilter("ignore", UserWarning)
+        return arrow_udf(fn, rtype, functionType=getattr(ArrowUDFType, kind))
+
+
 _REGISTRY: weakref.WeakKeyDictionary[Any, dict[str, Algorithm]] = weakref.WeakKeyDictionary()
 _NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*\Z")
 _COUNTER = itertools.count()
@@ -158,8 +170,6 @@ def _register_plain(spark: Any, alg: Algorithm) -> None:
 
 def _reference_udaf(alg: Algorithm) -> Any:
     """A grouped Arrow aggregate: the group's rows through the reference function."""
-    from pyspark.sql.functions import ArrowUDFType, arrow_udf
-
     from .spark import _out, _pylist
 
     ref, nfields, rtype = alg.reference(), len(alg.fields), alg.output[0][1]
@@ -172,7 +182,7 @@ def _reference_udaf(alg: Algorithm) -> Any:
         args = [rows if k == "rows" else next(scalars) for k in order]
         return _out(ref(*args), rtype)
 
-    return arrow_udf(reduce_group, rtype, functionType=ArrowUDFType.GROUPED_AGG)
+    return _arrow_udf(reduce_group, rtype, "GROUPED_AGG")
 
 
 def _param_order(alg: Algorithm) -> list[str]:
@@ -601,10 +611,10 @@ class _Splicer:
                 f"CAST(({text}) AS {_CAST[base]})")  # fmt: skip
             if not optional and nullable:
                 msg = sql_string(
-                    f"looplift: argument {i + 1} of {call.alg.name} ({text}) is null, but "
-                    f"{label} is {t}; declare it Optional[{base}] or filter the nulls"
+                    f"looplift: {call.alg.name} argument {i + 1} ({text}) is null; {label} is "
+                    f"{t} (declare it Optional[{base}] or filter the nulls)"
                 )
-                value = f"CASE WHEN ({text}) IS NULL THEN raise_error({msg}) ELSE {value} END"
+                value = f"coalesce({value}, raise_error({msg}))"
             out.append(value)
         return out
 
@@ -842,7 +852,6 @@ def _register_once(spark: Any, name: str, make: Any) -> None:
 def _reducer_list_udf(spec: dict[str, Any]) -> Any:
     """Arrow scalar function: per group, the list of (code, arg) pairs → the readers."""
     import pyarrow as pa
-    from pyspark.sql.functions import ArrowUDFType, arrow_udf
 
     from .spark import ActionReducer, _arrow_schema, import_ref
 
@@ -866,13 +875,12 @@ def _reducer_list_udf(spec: dict[str, Any]) -> Any:
             out.append(reducer.apply([items.field("c"), items.field("a")]))
         return pa.array(out, type=out_type)
 
-    return arrow_udf(finish, rtype, functionType=ArrowUDFType.SCALAR)
+    return _arrow_udf(finish, rtype, "SCALAR")
 
 
 def _reference_list_udf(alg: Algorithm) -> Any:
     """Arrow scalar function: per group, the list of rows → the reference function's value."""
     import pyarrow as pa
-    from pyspark.sql.functions import ArrowUDFType, arrow_udf
 
     from .spark import _arrow_schema, _out, _pylist
 
@@ -891,4 +899,4 @@ def _reference_list_udf(alg: Algorithm) -> Any:
             out.append(_out(fn(*args), rtype))
         return pa.array(out, type=out_type)
 
-    return arrow_udf(finish, rtype, functionType=ArrowUDFType.SCALAR)
+    return _arrow_udf(finish, rtype, "SCALAR")

@@ -243,7 +243,7 @@ def test_errors_name_the_call_and_its_position(spark: Any, reg: dict, query: str
 def test_null_in_a_field_names_the_argument(spark: Any, reg: dict) -> None:
     spark.createDataFrame([(1, None, 10)], "user_id bigint, pagetype bigint, ts bigint") \
         .createOrReplaceTempView("nulls")  # fmt: skip
-    with pytest.raises(Exception, match=r"argument 1 of avg_path \(pagetype\) is null"):
+    with pytest.raises(Exception, match=r"avg_path argument 1 \(pagetype\) is null"):
         looplift.sql(spark, "SELECT avg_path(pagetype, ts) FROM nulls").collect()
 
 
