@@ -27,3 +27,12 @@ def tag_report(rows: RowStream[str, int], tag: str):
 def quoted(s: str) -> str:
     """``s`` between characters SQL must escape."""
     return "'" + s + "`;\\"
+
+
+@dataflow
+def scaled_total(rows: RowStream[int], factor: float) -> float:
+    """The sum of the values times ``factor``."""
+    total = 0.0
+    for (v,) in rows:
+        total += v * factor
+    return total

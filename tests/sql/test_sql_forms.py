@@ -293,3 +293,19 @@ def test_hostile_column_names_and_literals(spark: Any, reg: dict) -> None:
     assert sorted(r[0] for r in got) == sorted(algos.quoted(s) for s, _ in strings)
     got = _rows(spark.sql("SELECT quoted(`na``me`) FROM strs"))  # the plain SQL function
     assert sorted(r[0] for r in got) == sorted(algos.quoted(s) for s, _ in strings)
+
+
+def test_scalar_parameter_literals_keep_python_types(spark: Any, reg: dict) -> None:
+    rows = [("a", 1), ("b", 2)]
+    spark.createDataFrame(rows, "name string, v bigint").createOrReplaceTempView("tags")
+    vs = [(v,) for _, v in rows]
+    assert _rows(looplift.sql(spark, "SELECT scaled_total(v, 1.5) FROM tags")) == [
+        (algos.scaled_total(vs, 1.5),)
+    ]
+    assert _rows(looplift.sql(spark, "SELECT scaled_total(v, 2) FROM tags")) == [
+        (algos.scaled_total(vs, 2.0),)
+    ]
+    with pytest.raises(LoopliftSQLError, match="is str, got Decimal"):
+        looplift.sql(spark, "SELECT tag_total(name, v, 1.5) FROM tags")
+    with pytest.raises(LoopliftSQLError, match="is NULL"):
+        looplift.sql(spark, "SELECT scaled_total(v, NULL) FROM tags")
