@@ -224,6 +224,21 @@ class Dataflow:
             )
         return F.expr(sql).alias(self.name)
 
+    def incremental(self, spark: Any, checkpoint: str, *scalars: Any) -> Any:
+        """A view of this algorithm's result maintained over signed batches
+        (:class:`looplift.incremental.IncrementalView`), stored in ``checkpoint``;
+        reopening the same directory resumes where it stopped."""
+        from .incremental import IncrementalView
+
+        return IncrementalView(self, spark, checkpoint, *scalars)
+
+    def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any) -> Any:
+        """Signed output changes over a streaming DataFrame of signed rows (Structured
+        Streaming, per-scope-key state in Spark's state store)."""
+        from .incremental import stream
+
+        return stream(self, streaming_df, sign, *scalars)
+
     def explain(self, *args: Any, file: Any = None) -> str:
         """Print (and return) the dataflow graph with native and Python parts marked.
 

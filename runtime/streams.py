@@ -49,13 +49,28 @@ class RowStream(metaclass=_RowStreamMeta):
 class Rows:
     """A finite stream of tuples (the Python reference representation)."""
 
-    __slots__ = ("_rows",)
+    __slots__ = ("_rows", "_signs")
 
-    def __init__(self, rows: Iterable[Any]):
+    def __init__(self, rows: Iterable[Any], signs: list[int] | None = None):
         self._rows = [tuple(r) if not isinstance(r, tuple) else r for r in rows]
+        # incremental replay only (looplift.delta): the sign of each row
+        self._signs = signs
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(self._rows)
+        if self._signs is None:
+            return iter(self._rows)
+        return self._signed()
+
+    def _signed(self) -> Iterator[tuple[Any, ...]]:
+        from .delta import current_sign, set_sign
+
+        before = current_sign()
+        try:
+            for r, s in zip(self._rows, self._signs, strict=True):
+                set_sign(s)
+                yield r
+        finally:
+            set_sign(before)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -65,12 +80,15 @@ class Rows:
 
     def project(self, *fields: int) -> Rows:
         """The substream of the chosen fields, in the given order."""
-        return Rows(tuple(r[i] for i in fields) for r in self._rows)
+        return Rows((tuple(r[i] for i in fields) for r in self._rows), self._signs)
 
     def sorted_by(self, field: int) -> Rows:
         n = len(self._rows[0]) if self._rows else 0
         order = [field] + [i for i in range(n) if i != field]
-        return Rows(sorted(self._rows, key=lambda r: tuple(_sort_key(r[i]) for i in order)))
+        idx = sorted(range(len(self._rows)),
+                     key=lambda j: tuple(_sort_key(self._rows[j][i]) for i in order))  # fmt: skip
+        signs = [self._signs[j] for j in idx] if self._signs is not None else None
+        return Rows([self._rows[j] for j in idx], signs)
 
 
 def _sort_key(v: Any) -> tuple[int, Any]:
@@ -88,9 +106,14 @@ def group_by(
     remaining fields).
     """
     groups: dict[Any, list[tuple[Any, ...]]] = {}
-    for row in stream:
+    signs: dict[Any, list[int]] | None = (
+        {} if isinstance(stream, Rows) and stream._signs is not None else None
+    )
+    for j, row in enumerate(stream._rows if signs is not None else stream):  # type: ignore[union-attr]
         k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
         groups.setdefault(k, []).append(row)
+        if signs is not None:
+            signs.setdefault(k, []).append(stream._signs[j])  # type: ignore[union-attr,index]
     for k, rows in groups.items():
-        sub = Rows(rows)
+        sub = Rows(rows, signs[k] if signs is not None else None)
         yield k, (sub.sorted_by(order_by) if order_by is not None else sub)

@@ -1,0 +1,154 @@
+"""Signed replay: run an algorithm's reference code over signed rows on restored states.
+
+The per-scope-key step of incremental maintenance (:mod:`looplift.incremental`):
+
+- *state mode* — for algorithms whose states all live in the scope of one top-level
+  ``group_by`` and are fed by one loop over its rows (the thesis' shape, e.g. the
+  clickstream): the reference function runs over the delta rows of one key only.
+  Inside :func:`replay`, every ``State`` the code constructs is the stored one (by
+  construction order within the key), iterating a signed :class:`~looplift.Rows`
+  sets the current row's sign, and an action under sign −1 runs its undo. The code
+  after the loop then reads the updated states: the key's new output rows. Work is
+  proportional to the delta, whatever the key's history.
+- *rows mode* — everything else (loop-carried locals, ordered loops, nested
+  ``group_by``, global aggregates): the key's live rows are kept and the reference
+  recomputes the key's output from them.
+"""
+
+from __future__ import annotations
+
+import threading
+from dataclasses import dataclass
+from typing import Any
+
+__all__ = ["Shape", "replay", "shape_of", "signed_sign"]
+
+_LOCAL = threading.local()
+
+
+class _Replay:
+    """The active replay: restored states (by construction order) and the current sign."""
+
+    def __init__(self, states: list[Any]) -> None:
+        self.stored = list(states)
+        self.built: list[Any] = []
+        self.restored: set[int] = set()
+        self.sign = 1
+
+
+def active() -> _Replay | None:
+    return getattr(_LOCAL, "replay", None)
+
+
+def current_sign() -> int:
+    r = active()
+    return r.sign if r is not None else 1
+
+
+def replay(fn: Any, rows: list[tuple], signs: list[int], states: list[Any], args: list[Any],
+           rows_index: int) -> tuple[list[Any], Any]:  # fmt: skip
+    """Run ``fn`` (a ``@dataflow``) over signed ``rows`` with ``states`` restored; returns
+    (the states after, in construction order; the function's result)."""
+    from .streams import Rows
+
+    ctx = _Replay(states)
+    prev = active()
+    _LOCAL.replay = ctx
+    try:
+        call = list(args)
+        call.insert(rows_index, Rows(rows, signs))
+        result = fn(*call)
+    finally:
+        _LOCAL.replay = prev
+    return ctx.built, result
+
+
+def new_state(cls: type) -> Any:
+    """``State.__new__`` under a replay: the next stored state of this class, if any."""
+    ctx = active()
+    if ctx is None:
+        return None
+    i = len(ctx.built)
+    if i < len(ctx.stored) and type(ctx.stored[i]) is cls:
+        obj = ctx.stored[i]
+        ctx.restored.add(id(obj))
+        ctx.built.append(obj)
+        return obj
+    return None
+
+
+def created(obj: Any) -> None:
+    ctx = active()
+    if ctx is not None and id(obj) not in ctx.restored:
+        ctx.built.append(obj)
+
+
+def is_restored(obj: Any) -> bool:
+    ctx = active()
+    return ctx is not None and id(obj) in ctx.restored
+
+
+def set_sign(sign: int) -> None:
+    ctx = active()
+    if ctx is not None:
+        ctx.sign = sign
+
+
+def signed_sign(value: Any, column: str) -> int:
+    if value in (1, -1) and not isinstance(value, bool):
+        return int(value)
+    raise ValueError(f"looplift: {column} must be +1 or -1, got {value!r}")
+
+
+# -- which mode an algorithm allows ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Shape:
+    kind: str  # table | aggregate
+    key: tuple[int, ...]  # fields of the top-level group_by key; () = one global key
+    mode: str  # "state" | "rows"
+    rows_index: int  # position of the RowStream parameter
+    why: str  # why rows mode (for explain)
+
+
+def shape_of(dataflow: Any) -> Shape:
+    """The scope key incremental maintenance partitions by, and the mode it can use."""
+    compiled = dataflow.compile()
+    prog = compiled.program
+    kind = compiled.kind
+    if kind == "scalar":
+        raise TypeError(f"`{dataflow.name}` is a scalar algorithm: nothing to maintain")
+    a = prog.facts["analysis"]
+    params = [p for p in prog.fn.params]
+    rows_index = next(i for i, p in enumerate(params) if p.kind == "rows")
+    if sum(1 for p in params if p.kind == "rows") != 1:
+        raise TypeError(f"`{dataflow.name}` takes several RowStreams")
+    tops = [lp for lp in a.loops.values() if lp.parent is None]
+    yields = [s for s, _ in prog.facts.get("yields", ())]
+    top = tops[0] if len(tops) == 1 else None
+    if kind != "table" or top is None or top.kind != "group" or top.ordered:
+        return Shape(kind, (), "rows", rows_index, "no single top-level group_by: one global key")
+    if not yields or any(not s.loops or s.loops[0] != top.name for s in yields):
+        return Shape(kind, (), "rows", rows_index, "rows are yielded outside the group_by")
+    ops = prog.facts["operators"]
+    below = [lp for lp in a.loops.values() if lp.parent == top.name]
+    why = ""
+    if not below or any(lp.kind != "rows" or lp.ordered for lp in below):
+        why = "nested or ordered loops inside the group_by"
+    elif any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops):
+        why = "loop-carried locals (only State objects can be restored)"
+    elif any(o.scope != (top.name,) for o in ops):
+        why = "states outside the group_by's scope"
+    elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
+        why = "a loop over all rows"
+    return Shape(kind, tuple(top.key), "rows" if why else "state", rows_index, why)
+
+
+# -- one key's step -----------------------------------------------------------------------------
+
+
+def outputs(kind: str, result: Any) -> list[tuple]:
+    if kind == "aggregate":
+        return [(result,)]
+    return list(result)

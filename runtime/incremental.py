@@ -1,0 +1,411 @@
+"""Incremental maintenance: ``f.incremental(spark, checkpoint=DIR)`` and ``f.stream(df)``.
+
+A view keeps, per scope key (the fields of the algorithm's top-level ``group_by``, or
+one global key), the key's live input rows with their multiplicities, its states
+(state mode, :mod:`looplift.delta`) and its current output rows. ``apply(delta)``
+touches only the keys present in the delta:
+
+1. the delta is netted per row and checked: a delete must take back a live row
+   (Flink's contract); otherwise the whole batch is refused and nothing changes;
+2. per affected key the step runs (signed replay on the stored states, or the
+   reference over the key's live rows), giving the key's new output rows;
+3. the changes (old rows retracted, new rows inserted, ``_sign`` −1/+1), the new
+   states and the batch number are committed in one SQLite transaction in the
+   checkpoint directory, so a crash at any point leaves the previous batch or the
+   new one, never half of it. ``version`` counts committed batches.
+
+``f.stream(streaming_df, sign="_sign")`` runs the same step in Spark Structured
+Streaming (``applyInPandasWithState`` keyed by the scope key), with the per-key
+state in Spark's state store (RocksDB), checkpointed by Spark.
+"""
+
+from __future__ import annotations
+
+import os
+import pickle
+import sqlite3
+from collections import Counter
+from typing import Any
+
+from .delta import Shape, outputs, replay, shape_of
+
+__all__ = ["DeltaError", "IncrementalView", "stream"]
+
+SIGN = "_sign"
+CDF = {"insert": 1, "delete": -1, "update_preimage": -1, "update_postimage": 1}
+_PICKLE = 4
+
+
+class DeltaError(ValueError):
+    """A batch that cannot be applied (nothing was applied)."""
+
+
+def _dumps(v: Any) -> bytes:
+    return pickle.dumps(v, protocol=_PICKLE)
+
+
+class KeyStep:
+    """One scope key's step, shared by the view (driver) and the stream (workers)."""
+
+    def __init__(self, dataflow: Any, shape: Shape, scalars: tuple) -> None:
+        self.fn, self.shape, self.scalars = dataflow, shape, tuple(scalars)
+
+    def fresh_output(self) -> list[tuple]:
+        """The result on no rows (an aggregate still has its one row)."""
+        return outputs(self.shape.kind, self._call([])) if self.shape.kind == "aggregate" else []
+
+    def _call(self, rows: list[tuple]) -> Any:
+        args = list(self.scalars)
+        args.insert(self.shape.rows_index, rows)
+        return self.fn(*args)
+
+    def run(self, live: Counter, states: list[Any] | None, delta: Counter) -> tuple[list, list]:
+        """New (states, output rows) of a key whose live rows are now ``live`` (already
+        updated with ``delta``)."""
+        if not live:
+            return [], self.fresh_output()
+        if self.shape.mode == "state":
+            rows, signs = [], []
+            for sign in (1, -1):  # inserts first: an undo never precedes its action
+                for r, n in delta.items():
+                    if (n > 0) == (sign > 0):
+                        rows.extend([r] * abs(n))
+                        signs.extend([sign] * abs(n))
+            args = list(self.scalars)
+            built, result = replay(self.fn, rows, signs, states or [], args, self.shape.rows_index)
+            return built, outputs(self.shape.kind, result)
+        return [], outputs(self.shape.kind, self._call(list(live.elements())))
+
+
+class IncrementalView:
+    """The maintained result of one algorithm over signed batches (see module docs)."""
+
+    def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any) -> None:
+        self.dataflow, self.spark = dataflow, spark
+        self.shape = shape_of(dataflow)
+        self.step = KeyStep(dataflow, self.shape, scalars)
+        alg = dataflow.algorithm()
+        self.fields = alg.fields
+        self.columns = [n for n, _ in alg.output]
+        self.types = [t for _, t in alg.output]
+        os.makedirs(checkpoint, exist_ok=True)
+        self.path = os.path.join(checkpoint, "looplift-view.sqlite")
+        self.db = sqlite3.connect(self.path, isolation_level=None)
+        self.db.execute("PRAGMA journal_mode=WAL")
+        self.db.execute("PRAGMA synchronous=FULL")
+        self._init(alg, scalars)
+
+    # -- storage -----------------------------------------------------------------------
+    def _init(self, alg: Any, scalars: tuple) -> None:
+        db = self.db
+        db.execute("CREATE TABLE IF NOT EXISTS meta (name TEXT PRIMARY KEY, value BLOB)")
+        db.execute("CREATE TABLE IF NOT EXISTS live (k BLOB, r BLOB, n INTEGER, "
+                   "PRIMARY KEY (k, r)) WITHOUT ROWID")  # fmt: skip
+        db.execute("CREATE TABLE IF NOT EXISTS keys (k BLOB PRIMARY KEY, states BLOB, out BLOB)")
+        ident = _dumps((alg.ref, alg.params, alg.output, self.shape, tuple(scalars)))
+        row = db.execute("SELECT value FROM meta WHERE name = 'ident'").fetchone()
+        if row is None:
+            db.execute("BEGIN IMMEDIATE")
+            db.execute("INSERT INTO meta VALUES ('ident', ?), ('version', 0)", (ident,))
+            db.execute("COMMIT")
+        elif pickle.loads(row[0])[:2] != pickle.loads(ident)[:2]:
+            raise DeltaError(
+                f"checkpoint {os.path.dirname(self.path)} belongs to another algorithm "
+                f"({pickle.loads(row[0])[0]}), not {alg.ref}"
+            )
+
+    @property
+    def version(self) -> int:
+        """How many batches are committed."""
+        return int(self.db.execute("SELECT value FROM meta WHERE name = 'version'").fetchone()[0])
+
+    # -- API -----------------------------------------------------------------------------
+    def apply(self, delta_df: Any) -> Any:
+        """Apply a batch of signed rows; returns the output changes (columns + ``_sign``)."""
+        rows, signs = self._collect(delta_df)
+        changes = self.apply_rows(rows, signs)
+        return self._frame(changes, with_sign=True)
+
+    def apply_rows(self, rows: list[tuple], signs: list[int]) -> list[tuple]:
+        """:meth:`apply` on Python rows; returns the change rows (values..., sign)."""
+        by_key: dict[Any, Counter] = {}
+        key = self.shape.key
+        for r, s in zip(rows, signs, strict=True):
+            k = tuple(r[i] for i in key)
+            by_key.setdefault(k, Counter())[r] += s
+        db = self.db
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            changes = self._apply_keys(by_key)
+            version = self.version + 1
+            db.execute("UPDATE meta SET value = ? WHERE name = 'version'", (version,))
+            _crash_point("commit", version)
+            db.execute("COMMIT")
+        except BaseException:
+            if db.in_transaction:
+                db.execute("ROLLBACK")
+            raise
+        return changes
+
+    def _apply_keys(self, by_key: dict[Any, Counter]) -> list[tuple]:
+        db = self.db
+        plans = []
+        for k, d in by_key.items():  # check the whole batch before changing anything
+            d = Counter({r: n for r, n in d.items() if n})
+            kb = _dumps(k)
+            for r, n in d.items():
+                if n < 0:
+                    have = db.execute("SELECT n FROM live WHERE k = ? AND r = ?",
+                                      (kb, _dumps(r))).fetchone()  # fmt: skip
+                    if (have[0] if have else 0) + n < 0:
+                        raise DeltaError(
+                            f"delete of a row that is not live: {r!r} "
+                            f"({-n} deleted, {have[0] if have else 0} live); nothing was applied"
+                        )
+            plans.append((k, kb, d))
+        changes: list[tuple] = []
+        fresh = self.step.fresh_output()
+        for n_done, (_k, kb, d) in enumerate(plans):
+            if not d:
+                continue
+            row = db.execute("SELECT states, out FROM keys WHERE k = ?", (kb,)).fetchone()
+            states = pickle.loads(row[0]) if row and row[0] else []
+            old = pickle.loads(row[1]) if row else (fresh if self.shape.key == () else [])
+            for r, n in d.items():
+                rb = _dumps(r)
+                db.execute("INSERT INTO live VALUES (?, ?, ?) ON CONFLICT (k, r) DO UPDATE "
+                           "SET n = n + excluded.n", (kb, rb, n))  # fmt: skip
+            db.execute("DELETE FROM live WHERE k = ? AND n = 0", (kb,))
+            if self.shape.mode == "state":
+                alive = db.execute("SELECT 1 FROM live WHERE k = ? LIMIT 1", (kb,)).fetchone()
+                live = Counter({"_": 1}) if alive else Counter()
+            else:
+                live = Counter({pickle.loads(rb): n for rb, n in db.execute(
+                    "SELECT r, n FROM live WHERE k = ?", (kb,))})  # fmt: skip
+            new_states, new = self.step.run(live, states, d)
+            if not live and self.shape.key != ():
+                db.execute("DELETE FROM keys WHERE k = ?", (kb,))
+            else:
+                db.execute("INSERT OR REPLACE INTO keys VALUES (?, ?, ?)",
+                           (kb, _dumps(new_states) if new_states else None, _dumps(new)))  # fmt: skip
+            changes.extend(_diff(old, new))
+            if n_done == 0:
+                _crash_point("apply", self.version + 1)
+        return changes
+
+    def result(self) -> Any:
+        """The current full result as a DataFrame."""
+        return self._frame(self.result_rows(), with_sign=False)
+
+    def result_rows(self) -> list[tuple]:
+        out: list[tuple] = []
+        for (blob,) in self.db.execute("SELECT out FROM keys"):
+            out.extend(pickle.loads(blob))
+        if self.shape.key == () and not out:
+            return self.step.fresh_output()
+        return out
+
+    def close(self) -> None:
+        self.db.close()
+
+    # -- DataFrames ------------------------------------------------------------------------
+    def _collect(self, df: Any) -> tuple[list[tuple], list[int]]:
+        cols = list(df.columns)
+        if SIGN in cols:
+            sign_col, cdf = SIGN, False
+        elif "_change_type" in cols:
+            sign_col, cdf = "_change_type", True
+        else:
+            raise DeltaError(
+                f"a delta needs a `{SIGN}` column (+1 insert, -1 delete) or Delta Lake's "
+                "`_change_type`; got columns " + ", ".join(cols)
+            )
+        data = [c for c in cols if c != sign_col and c not in ("_commit_version",
+                                                                 "_commit_timestamp")]  # fmt: skip
+        from .spark import _CAST, entry
+
+        entry(df.select(*data), self.dataflow.name, list(self.fields))  # types, before running
+        casts = []
+        for c, t in zip(data, self.fields, strict=True):
+            base = t.removeprefix("Optional[").rstrip("]") if t.startswith("Optional[") else t
+            casts.append(df[c].cast(_CAST[base]) if base in _CAST else df[c])
+        pairs = df.select(*casts, df[sign_col].alias("__s"))
+        rows, signs = [], []
+        for r in pairs.collect():
+            v = r[-1]
+            if cdf:
+                if v not in CDF:
+                    raise DeltaError(f"unknown _change_type {v!r} (expected {', '.join(CDF)})")
+                s = CDF[v]
+            elif v in (1, -1) and not isinstance(v, bool):
+                s = int(v)
+            else:
+                raise DeltaError(f"`{SIGN}` must be +1 or -1, got {v!r}")
+            values = tuple(r[:-1])
+            for i, x in enumerate(values):
+                if x is None and not self.fields[i].startswith("Optional["):
+                    raise DeltaError(f"column {data[i]!r} (field {i}) is null in the delta")
+            rows.append(_py_row(values, self.fields))
+            signs.append(s)
+        return rows, signs
+
+    def _frame(self, rows: list[tuple], with_sign: bool) -> Any:
+        schema = ", ".join(f"`{c}` {t}" for c, t in zip(self.columns, self.types, strict=True))
+        if with_sign:
+            schema += f", `{SIGN}` int"
+        from .spark import _out
+
+        data = []
+        for r in rows:
+            vals = [_out(v, t) for v, t in zip(r, self.types, strict=False)]
+            data.append(tuple(vals) + ((r[-1],) if with_sign else ()))
+        return self.spark.createDataFrame(data, schema)
+
+
+def _py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
+    out = []
+    for v, t in zip(values, fields, strict=True):
+        base = t.removeprefix("Optional[").rstrip("]")
+        if base == "float" and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        out.append(v)
+    return tuple(out)
+
+
+def _diff(old: list[tuple], new: list[tuple]) -> list[tuple]:
+    """Retractions of rows that went away, inserts of rows that came (multisets)."""
+    orig = {_freeze(r): r for r in [*old, *new]}
+    o, n = Counter(map(_freeze, old)), Counter(map(_freeze, new))
+    out = [(*orig[r], -1) for r, c in (o - n).items() for _ in range(c)]
+    out += [(*orig[r], 1) for r, c in (n - o).items() for _ in range(c)]
+    return out
+
+
+def _freeze(v: Any) -> Any:
+    """A hashable stand-in for an output row (lists, e.g. a TopK reader, become tuples)."""
+    if isinstance(v, (list, tuple)):
+        return (type(v).__name__, tuple(_freeze(x) for x in v))
+    if isinstance(v, float) and v != v:
+        return ("nan",)
+    return v
+
+
+def _crash_point(where: str, version: int) -> None:
+    """Tests kill the process here (``LOOPLIFT_CRASH_AT=apply:3``) to check atomicity."""
+    want = os.environ.get("LOOPLIFT_CRASH_AT")
+    if want and want == f"{where}:{version}":
+        import signal
+
+        os.kill(os.getpid(), signal.SIGKILL)
+
+
+# -- Structured Streaming -------------------------------------------------------------------------
+
+
+def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) -> Any:
+    """Signed output changes of ``dataflow`` over a streaming DataFrame of signed rows.
+
+    Per scope key, the live rows, states and output rows are kept in Spark's state
+    store (``applyInPandasWithState``); use the RocksDB provider for large state
+    (``spark.sql.streaming.stateStore.providerClass``, set here when unset).
+    """
+    import pandas as pd
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    from .spark import ship
+
+    spark = streaming_df.sparkSession
+    provider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+    if not spark.conf.get("spark.sql.streaming.stateStore.providerClass", None) or \
+            "HDFSBackedStateStoreProvider" in spark.conf.get(
+                "spark.sql.streaming.stateStore.providerClass", ""):  # fmt: skip
+        spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
+    shape = shape_of(dataflow)
+    alg = dataflow.algorithm()
+    ship(list(alg.refs))
+    fields = alg.fields
+    cols = [c for c in streaming_df.columns if c != sign]
+    if sign not in streaming_df.columns:
+        raise DeltaError(f"the stream has no `{sign}` column")
+    if len(cols) != len(fields):
+        raise DeltaError(
+            f"`{dataflow.name}` takes {len(fields)} fields; the stream has columns "
+            + ", ".join(cols)
+            + f" besides `{sign}`"
+        )
+    step = KeyStep(dataflow, shape, scalars)
+    names = [n for n, _ in alg.output]
+    types = [t for _, t in alg.output]
+    out_schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
+    out_schema += f", `{SIGN}` int"
+    keyed = streaming_df.select(
+        *[streaming_df[c] for c in cols], streaming_df[sign].cast("int").alias("__s")
+    )
+    key_cols = [cols[i] for i in shape.key]
+    if not key_cols:
+        from pyspark.sql import functions as F
+
+        keyed = keyed.withColumn("__k", F.lit(0))
+        key_cols = ["__k"]
+    nfields = len(cols)
+
+    def func(key: Any, pdfs: Any, state: Any) -> Any:
+        from .spark import _out
+
+        live: Counter
+        if state.exists:
+            live_b, states_b, out_b = state.get
+            live, states, old = pickle.loads(live_b), pickle.loads(states_b), pickle.loads(out_b)
+        else:
+            live, states, old = Counter(), [], step.fresh_output()
+        d: Counter = Counter()
+        for pdf in pdfs:
+            for rec in pdf.itertuples(index=False, name=None):
+                r = _py_row(tuple(None if _isnan(x) else _item(x) for x in rec[:nfields]),
+                            fields)  # fmt: skip
+                d[r] += int(rec[nfields])
+        d = Counter({r: n for r, n in d.items() if n})
+        for r, n in d.items():
+            if live[r] + n < 0:
+                raise DeltaError(f"delete of a row that is not live: {r!r}")
+            live[r] += n
+        live = Counter({r: n for r, n in live.items() if n > 0})
+        new_states, new = step.run(live, states, d)
+        if live or shape.key == ():
+            state.update((_dumps(live), _dumps(new_states), _dumps(new)))
+        else:
+            state.remove()
+        changes = _diff(old, new)
+        if changes:
+            yield pd.DataFrame(
+                [
+                    tuple(_out(v, t) for v, t in zip(c[:-1], types, strict=True)) + (c[-1],)
+                    for c in changes
+                ],  # fmt: skip
+                columns=[*names, SIGN],
+            )
+
+    return keyed.groupBy(*key_cols).applyInPandasWithState(
+        func,
+        out_schema,
+        "live binary, states binary, out binary",
+        "append",
+        GroupStateTimeout.NoTimeout,
+    )
+
+
+def _isnan(x: Any) -> bool:
+    try:
+        import pandas as pd
+
+        return x is None or (not isinstance(x, (str, bytes)) and bool(pd.isna(x)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _item(x: Any) -> Any:
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if hasattr(x, "to_pydatetime"):
+        x = x.to_pydatetime()
+    return x
