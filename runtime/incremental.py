@@ -21,6 +21,7 @@ state in Spark's state store (RocksDB), checkpointed by Spark.
 
 from __future__ import annotations
 
+import datetime
 import os
 import pickle
 import sqlite3
@@ -62,6 +63,12 @@ class KeyStep:
     def run(self, live: Counter, states: list[Any] | None, delta: Counter) -> tuple[list, list]:
         """New (states, output rows) of a key whose live rows are now ``live`` (already
         updated with ``delta``)."""
+        new_states, out = self._run(live, states, delta)
+        for row in out:
+            _check_int64(row)
+        return new_states, out
+
+    def _run(self, live: Counter, states: list[Any] | None, delta: Counter) -> tuple[list, list]:
         if not live:
             return [], self.fresh_output()
         if self.shape.mode == "state":
@@ -108,11 +115,19 @@ class IncrementalView:
             db.execute("BEGIN IMMEDIATE")
             db.execute("INSERT INTO meta VALUES ('ident', ?), ('version', 0)", (ident,))
             db.execute("COMMIT")
-        elif pickle.loads(row[0])[:2] != pickle.loads(ident)[:2]:
-            raise DeltaError(
-                f"checkpoint {os.path.dirname(self.path)} belongs to another algorithm "
-                f"({pickle.loads(row[0])[0]}), not {alg.ref}"
-            )
+        else:
+            stored = pickle.loads(row[0])
+            if stored[:2] != (alg.ref, alg.params):
+                raise DeltaError(
+                    f"checkpoint {os.path.dirname(self.path)} belongs to another algorithm "
+                    f"({stored[0]}), not {alg.ref}"
+                )
+            if tuple(stored[4]) != tuple(scalars):  # its results were computed with those
+                raise DeltaError(
+                    f"checkpoint {os.path.dirname(self.path)} holds `{self.dataflow.name}` with "
+                    f"the scalar arguments {tuple(stored[4])!r}, not {tuple(scalars)!r}; reopen "
+                    "it with the same arguments (or use a new checkpoint)"
+                )
 
     @property
     def version(self) -> int:
@@ -130,7 +145,19 @@ class IncrementalView:
         """:meth:`apply` on Python rows; returns the change rows (values..., sign)."""
         by_key: dict[Any, Counter] = {}
         key = self.shape.key
+        rows, signs = list(rows), list(signs)
+        if len(rows) != len(signs):
+            raise DeltaError(f"{len(rows)} rows but {len(signs)} signs")
+        n = len(self.fields)
         for r, s in zip(rows, signs, strict=True):
+            if not isinstance(r, tuple | list) or len(r) != n:
+                raise DeltaError(
+                    f"`{self.dataflow.name}` takes rows of {n} fields "
+                    f"({', '.join(self.fields)}); got {r!r}"
+                )
+            if s not in (1, -1) or isinstance(s, bool):
+                raise DeltaError(f"a sign must be +1 or -1, got {s!r} (row {r!r})")
+            r = _py_row(tuple(r), self.fields)
             k = tuple(r[i] for i in key)
             by_key.setdefault(k, Counter())[r] += s
         db = self.db
@@ -245,7 +272,7 @@ class IncrementalView:
             for i, x in enumerate(values):
                 if x is None and not self.fields[i].startswith("Optional["):
                     raise DeltaError(f"column {data[i]!r} (field {i}) is null in the delta")
-            rows.append(_py_row(values, self.fields))
+            rows.append(_py_row(tuple(_naive_utc(x) for x in values), self.fields))
             signs.append(s)
         return rows, signs
 
@@ -257,9 +284,28 @@ class IncrementalView:
 
         data = []
         for r in rows:
-            vals = [_out(v, t) for v, t in zip(r, self.types, strict=False)]
+            vals = [_aware_utc(_out(v, t)) for v, t in zip(r, self.types, strict=False)]
             data.append(tuple(vals) + ((r[-1],) if with_sign else ()))
         return self.spark.createDataFrame(data, schema)
+
+
+def _naive_utc(v: Any) -> Any:
+    """A collected TIMESTAMP (PySpark gives the machine's local time) as naive UTC, the
+    reference's convention (the session time zone is UTC)."""
+    if isinstance(v, datetime.datetime):
+        return v.astimezone(datetime.UTC).replace(tzinfo=None)
+    return v
+
+
+def _aware_utc(v: Any) -> Any:
+    """A naive UTC datetime as createDataFrame must get it (it reads naive ones as local)."""
+    if isinstance(v, datetime.datetime) and v.tzinfo is None:
+        return v.replace(tzinfo=datetime.UTC)
+    if isinstance(v, list):
+        return [_aware_utc(x) for x in v]
+    if isinstance(v, dict):
+        return {k: _aware_utc(x) for k, x in v.items()}
+    return v
 
 
 def _py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
@@ -268,8 +314,22 @@ def _py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
         base = t.removeprefix("Optional[").rstrip("]")
         if base == "float" and isinstance(v, int) and not isinstance(v, bool):
             v = float(v)
+        elif base == "float" and v == 0.0:
+            v = 0.0  # -0.0 == 0.0: one row (rows are stored by their pickled bytes)
+        elif base == "int" and isinstance(v, float) and v.is_integer():
+            v = int(v)  # a nullable int column comes to pandas as float64
         out.append(v)
     return tuple(out)
+
+
+def _check_int64(value: Any) -> None:
+    """An int output beyond 64 bits is an error, as in the compiled plan (SPEC §4)."""
+    if isinstance(value, int) and not isinstance(value, bool):
+        if not -(2**63) <= value < 2**63:
+            raise OverflowError(f"looplift: the result {value} does not fit in 64 bits")
+    elif isinstance(value, (list, tuple)):
+        for v in value:
+            _check_int64(v)
 
 
 def _diff(old: list[tuple], new: list[tuple]) -> list[tuple]:
