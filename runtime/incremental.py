@@ -55,6 +55,14 @@ class KeyStep:
         """The result on no rows (an aggregate still has its one row)."""
         return outputs(self.shape.kind, self._call([])) if self.shape.kind == "aggregate" else []
 
+    def initial_output(self) -> list[tuple]:
+        """The output before any row, the base the first changes apply to: none when the
+        reference raises on no rows (an aggregate whose value needs a row)."""
+        try:
+            return self.fresh_output()
+        except Exception:  # noqa: BLE001 - there was no result to retract
+            return []
+
     def _call(self, rows: list[tuple]) -> Any:
         args = list(self.scalars)
         args.insert(self.shape.rows_index, rows)
@@ -191,13 +199,15 @@ class IncrementalView:
                         )
             plans.append((k, kb, d))
         changes: list[tuple] = []
-        fresh = self.step.fresh_output()
         for n_done, (_k, kb, d) in enumerate(plans):
             if not d:
                 continue
             row = db.execute("SELECT states, out FROM keys WHERE k = ?", (kb,)).fetchone()
             states = pickle.loads(row[0]) if row and row[0] else []
-            old = pickle.loads(row[1]) if row else (fresh if self.shape.key == () else [])
+            if row:
+                old = pickle.loads(row[1])
+            else:
+                old = self.step.initial_output() if self.shape.key == () else []
             for r, n in d.items():
                 rb = _dumps(r)
                 db.execute("INSERT INTO live VALUES (?, ?, ?) ON CONFLICT (k, r) DO UPDATE "
@@ -417,7 +427,7 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
             live_b, states_b, out_b = state.get
             live, states, old = pickle.loads(live_b), pickle.loads(states_b), pickle.loads(out_b)
         else:
-            live, states, old = Counter(), [], step.fresh_output()
+            live, states, old = Counter(), [], step.initial_output()
         d: Counter = Counter()
         for pdf in pdfs:
             for rec in pdf.itertuples(index=False, name=None):
