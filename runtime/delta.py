@@ -127,17 +127,36 @@ def shape_of(dataflow: Any) -> Shape:
     tops = [lp for lp in a.loops.values() if lp.parent is None]
     yields = [s for s, _ in prog.facts.get("yields", ())]
     top = tops[0] if len(tops) == 1 else None
+    ops = prog.facts["operators"]
+    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered
+               for lp in a.loops.values())  # fmt: skip
+    carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
+    # an action outside the loops over rows (``s.add(10)`` before the loop) would run
+    # again on every replay: only per-row actions can be replayed
+    per_row = all(any(a.loops[lp].kind == "rows" for lp in site.loops if lp in a.loops)
+                  for o in ops for site in getattr(o, "actions", ()))  # fmt: skip
+    if kind == "aggregate" and a.loops and flat and ops and not carry and per_row \
+            and all(o.scope == () for o in ops):  # fmt: skip
+        # unordered loops over all rows feeding states, read after the loops: the
+        # states are restored and the delta replayed (one global key)
+        return Shape(kind, (), "state", rows_index, "")
+    if kind == "table" and top is not None and top.kind == "rows" and not top.ordered \
+            and flat and not ops and yields:  # fmt: skip
+        # a map over rows (each row's outputs depend on it alone): one key per row
+        nfields = len(dataflow.algorithm().fields)
+        return Shape(kind, tuple(range(nfields)), "rows", rows_index, "a map over rows")
     if kind != "table" or top is None or top.kind != "group" or top.ordered:
         return Shape(kind, (), "rows", rows_index, "no single top-level group_by: one global key")
     if not yields or any(not s.loops or s.loops[0] != top.name for s in yields):
         return Shape(kind, (), "rows", rows_index, "rows are yielded outside the group_by")
-    ops = prog.facts["operators"]
     below = [lp for lp in a.loops.values() if lp.parent == top.name]
     why = ""
     if not below or any(lp.kind != "rows" or lp.ordered for lp in below):
         why = "nested or ordered loops inside the group_by"
     elif any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops):
         why = "loop-carried locals (only State objects can be restored)"
+    elif not per_row:
+        why = "an action outside the loop over the group's rows"
     elif any(o.scope != (top.name,) for o in ops):
         why = "states outside the group_by's scope"
     elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):

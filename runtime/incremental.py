@@ -228,7 +228,7 @@ class IncrementalView:
             changes.extend(_diff(old, new))
             if n_done == 0:
                 _crash_point("apply", self.version + 1)
-        return changes
+        return _net(changes)
 
     def result(self) -> Any:
         """The current full result as a DataFrame."""
@@ -348,6 +348,20 @@ def _diff(old: list[tuple], new: list[tuple]) -> list[tuple]:
     o, n = Counter(map(_freeze, old)), Counter(map(_freeze, new))
     out = [(*orig[r], -1) for r, c in (o - n).items() for _ in range(c)]
     out += [(*orig[r], 1) for r, c in (n - o).items() for _ in range(c)]
+    return out
+
+
+def _net(changes: list[tuple]) -> list[tuple]:
+    """A batch's changes netted over its keys: a row one key retracts and another
+    inserts (two input rows mapped to equal output rows) is no change."""
+    orig: dict[Any, tuple] = {}
+    tally: Counter = Counter()
+    for c in changes:
+        f = _freeze(c[:-1])
+        orig.setdefault(f, c[:-1])
+        tally[f] += c[-1]
+    out = [(*orig[f], -1) for f, n in tally.items() if n < 0 for _ in range(-n)]
+    out += [(*orig[f], 1) for f, n in tally.items() if n > 0 for _ in range(n)]
     return out
 
 
