@@ -155,6 +155,8 @@ def shape_of(dataflow: Any) -> Shape:
         why = "nested or ordered loops inside the group_by"
     elif any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops):
         why = "loop-carried locals (only State objects can be restored)"
+    elif any(tuple(s.loops) != (top.name,) for s in yields):
+        why = "rows are yielded inside the loop over the group's rows"
     elif not per_row:
         why = "an action outside the loop over the group's rows"
     elif any(o.scope != (top.name,) for o in ops):
