@@ -410,9 +410,24 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
     alg = dataflow.algorithm()
     ship(list(alg.refs))
     fields = alg.fields
-    cols = [c for c in streaming_df.columns if c != sign]
-    if sign not in streaming_df.columns:
-        raise DeltaError(f"the stream has no `{sign}` column")
+    from pyspark.sql import functions as F
+
+    all_cols = list(streaming_df.columns)
+    if sign in all_cols and sign != "_change_type":
+        sign_expr = streaming_df[sign]
+        cols = [c for c in all_cols if c != sign]
+    elif "_change_type" in all_cols:  # Delta Lake's change data feed, as is
+        ct = streaming_df["_change_type"]
+        sign_expr = F.lit(0)
+        for kind, v in CDF.items():
+            sign_expr = F.when(ct == kind, F.lit(v)).otherwise(sign_expr)
+        sign = "_change_type"
+        cols = [c for c in all_cols if c not in (sign, "_commit_version", "_commit_timestamp")]
+    else:
+        raise DeltaError(
+            f"the stream has no `{sign}` column (+1 insert, -1 delete) nor Delta Lake's "
+            "`_change_type`; got columns " + ", ".join(all_cols)
+        )
     if len(cols) != len(fields):
         raise DeltaError(
             f"`{dataflow.name}` takes {len(fields)} fields; the stream has columns "
@@ -424,13 +439,17 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
     types = [t for _, t in alg.output]
     out_schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
     out_schema += f", `{SIGN}` int"
-    keyed = streaming_df.select(
-        *[streaming_df[c] for c in cols], streaming_df[sign].cast("int").alias("__s")
-    )
+    from .spark import _CAST, entry
+
+    entry(streaming_df.select(*cols), dataflow.name, list(fields))  # column types, up front
+    casts = []
+    for c, t in zip(cols, fields, strict=True):
+        base = t.removeprefix("Optional[").rstrip("]")
+        casts.append(streaming_df[c].cast(_CAST[base]).alias(c) if base in _CAST else
+                     streaming_df[c])  # fmt: skip
+    keyed = streaming_df.select(*casts, sign_expr.alias("__s"))
     key_cols = [cols[i] for i in shape.key]
     if not key_cols:
-        from pyspark.sql import functions as F
-
         keyed = keyed.withColumn("__k", F.lit(0))
         key_cols = ["__k"]
     nfields = len(cols)
@@ -443,13 +462,23 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
             live_b, states_b, out_b = state.get
             live, states, old = pickle.loads(live_b), pickle.loads(states_b), pickle.loads(out_b)
         else:
-            live, states, old = Counter(), [], step.initial_output()
+            # a stream's changes sum to its result from nothing: an aggregate's first
+            # change inserts its value (a view's start from its value on no rows)
+            live, states, old = Counter(), [], []
         d: Counter = Counter()
         for pdf in pdfs:
             for rec in pdf.itertuples(index=False, name=None):
                 r = _py_row(tuple(None if _isnan(x) else _item(x) for x in rec[:nfields]),
                             fields)  # fmt: skip
-                d[r] += int(rec[nfields])
+                s = None if _isnan(rec[nfields]) else _item(rec[nfields])
+                if s not in (1, -1) or isinstance(s, bool):
+                    if sign == "_change_type":
+                        raise DeltaError(f"unknown _change_type (expected {', '.join(CDF)})")
+                    raise DeltaError(f"`{sign}` must be +1 or -1, got {s!r} (row {r!r})")
+                for i, x in enumerate(r):
+                    if x is None and not fields[i].startswith("Optional["):
+                        raise DeltaError(f"column {cols[i]!r} (field {i}) is null in the stream")
+                d[r] += int(s)
         d = Counter({r: n for r, n in d.items() if n})
         for r, n in d.items():
             if live[r] + n < 0:
