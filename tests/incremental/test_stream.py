@@ -8,8 +8,10 @@ from the same checkpoint: only the new files are read, and the summed changes st
 equal the reference (the per-key state came back from Spark's state store, RocksDB).
 
 Algorithms: the clickstream (signed replay on states per user), ``session_stats``
-(recompute per user from its stored rows; timestamps in and out, a scalar), and
-``avg_path`` (an aggregate: one global key).
+(recompute per user from its stored rows; timestamps in and out, a scalar),
+``avg_path`` (an aggregate over a state: one global key), and (``slow``)
+``sensor_report`` (Optional[float], a float scalar) and ``reading_summary`` (a struct
+value recomputed from all rows).
 """
 
 from __future__ import annotations
@@ -188,7 +190,12 @@ def input_rows(query: Any) -> int:
     return sum(p["numInputRows"] for p in query.recentProgress)
 
 
-@pytest.mark.parametrize("name", list(CASES))
+SLOW = {"sensor_report", "reading_summary"}  # Optional fields, a scalar, a struct value
+
+
+@pytest.mark.parametrize(
+    "name", [pytest.param(n, marks=[pytest.mark.slow] if n in SLOW else []) for n in CASES]
+)
 def test_stream_restarts_from_its_checkpoint(spark: Any, tmp_path: Path, name: str) -> None:
     run = Run(spark, name, tmp_path)
     algo, scalars = run.case.algo, run.scalars
