@@ -16,7 +16,12 @@ touches only the keys present in the delta:
 
 ``f.stream(streaming_df, sign="_sign")`` runs the same step in Spark Structured
 Streaming (``applyInPandasWithState`` keyed by the scope key), with the per-key
-state in Spark's state store (RocksDB), checkpointed by Spark.
+state in Spark's state store (RocksDB), checkpointed by Spark. Both take ``_sign`` or
+Delta Lake's ``_change_type``; a batch's changes are netted over its keys.
+
+Float sums in states are kept in arrival order and deletes are subtracted, so after
+values of very different magnitudes were added and taken back a result may differ
+from a from-scratch run by rounding (as Flink's retracting ``SUM(DOUBLE)``).
 """
 
 from __future__ import annotations
@@ -147,7 +152,7 @@ class IncrementalView:
         """Apply a batch of signed rows; returns the output changes (columns + ``_sign``)."""
         rows, signs = self._collect(delta_df)
         changes = self.apply_rows(rows, signs)
-        return self._frame(changes, with_sign=True)
+        return self._frame(changes, with_sign=True, spark=delta_df.sparkSession)
 
     def apply_rows(self, rows: list[tuple], signs: list[int]) -> list[tuple]:
         """:meth:`apply` on Python rows; returns the change rows (values..., sign)."""
@@ -288,7 +293,7 @@ class IncrementalView:
             signs.append(s)
         return rows, signs
 
-    def _frame(self, rows: list[tuple], with_sign: bool) -> Any:
+    def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
         schema = ", ".join(f"`{c}` {t}" for c, t in zip(self.columns, self.types, strict=True))
         if with_sign:
             schema += f", `{SIGN}` int"
@@ -298,7 +303,14 @@ class IncrementalView:
         for r in rows:
             vals = [_aware_utc(_out(v, t)) for v, t in zip(r, self.types, strict=False)]
             data.append(tuple(vals) + ((r[-1],) if with_sign else ()))
-        return self.spark.createDataFrame(data, schema)
+        spark = spark or self.spark
+        if spark is None:
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.getActiveSession()
+        if spark is None:
+            raise RuntimeError("looplift: no SparkSession (pass one to incremental())")
+        return spark.createDataFrame(data, schema)
 
 
 def _naive_utc(v: Any) -> Any:
