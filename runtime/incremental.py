@@ -30,7 +30,7 @@ import datetime
 import os
 import pickle
 import sqlite3
-from collections import Counter
+from collections import Counter, OrderedDict
 from typing import Any
 
 from .delta import Shape, outputs, replay, shape_of
@@ -38,6 +38,7 @@ from .delta import Shape, outputs, replay, shape_of
 __all__ = ["DeltaError", "IncrementalView", "stream"]
 
 SIGN = "_sign"
+_CACHE_KEYS = 50_000  # unpickled states kept between batches (keys most recently changed)
 CDF = {"insert": 1, "delete": -1, "update_preimage": -1, "update_postimage": 1}
 _PICKLE = 4
 
@@ -112,7 +113,11 @@ class IncrementalView:
         self.path = os.path.join(checkpoint, "looplift-view.sqlite")
         self.db = sqlite3.connect(self.path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
-        self.db.execute("PRAGMA synchronous=FULL")
+        # WAL + NORMAL: a commit survives the process being killed at any point (only a
+        # power loss may lose the last committed batch)
+        self.db.execute("PRAGMA synchronous=NORMAL")
+        self._cache: OrderedDict[bytes, list] = OrderedDict()  # key -> states after the last commit
+        self._cache_version = -1
         self._init(alg, scalars)
 
     # -- storage -----------------------------------------------------------------------
@@ -175,16 +180,25 @@ class IncrementalView:
             by_key.setdefault(k, Counter())[r] += s
         db = self.db
         db.execute("BEGIN IMMEDIATE")
+        self._pending: dict[bytes, list] = {}
         try:
+            if self.version != self._cache_version:  # another view object wrote meanwhile
+                self._cache.clear()
             changes = self._apply_keys(by_key)
             version = self.version + 1
             db.execute("UPDATE meta SET value = ? WHERE name = 'version'", (version,))
             _crash_point("commit", version)
             db.execute("COMMIT")
         except BaseException:
+            self._cache.clear()  # replay changed state objects in place: forget them all
             if db.in_transaction:
                 db.execute("ROLLBACK")
             raise
+        for kb, states in self._pending.items():  # committed: keep them unpickled
+            self._cache[kb] = states
+        self._cache_version = version
+        while len(self._cache) > _CACHE_KEYS:
+            self._cache.popitem(last=False)
         return changes
 
     def _apply_keys(self, by_key: dict[Any, Counter]) -> list[tuple]:
@@ -208,8 +222,13 @@ class IncrementalView:
         for _k, kb, d in plans:
             if not d:
                 continue
-            row = db.execute("SELECT states, out FROM keys WHERE k = ?", (kb,)).fetchone()
-            states = pickle.loads(row[0]) if row and row[0] else []
+            cached = self._cache.pop(kb, None)
+            if cached is not None:
+                row = db.execute("SELECT NULL, out FROM keys WHERE k = ?", (kb,)).fetchone()
+                states = cached
+            else:
+                row = db.execute("SELECT states, out FROM keys WHERE k = ?", (kb,)).fetchone()
+                states = pickle.loads(row[0]) if row and row[0] else []
             if row:
                 old = pickle.loads(row[1])
             else:
@@ -218,7 +237,9 @@ class IncrementalView:
                 rb = _dumps(r)
                 db.execute("INSERT INTO live VALUES (?, ?, ?) ON CONFLICT (k, r) DO UPDATE "
                            "SET n = n + excluded.n", (kb, rb, n))  # fmt: skip
-            db.execute("DELETE FROM live WHERE k = ? AND n = 0", (kb,))
+            for r, n in d.items():
+                if n < 0:  # a row whose last copy went: drop it (by key and row, no scan)
+                    db.execute("DELETE FROM live WHERE k = ? AND r = ? AND n = 0", (kb, _dumps(r)))
             if self.shape.mode == "state":
                 alive = db.execute("SELECT 1 FROM live WHERE k = ? LIMIT 1", (kb,)).fetchone()
                 live = Counter({"_": 1}) if alive else Counter()
@@ -231,6 +252,8 @@ class IncrementalView:
             else:
                 db.execute("INSERT OR REPLACE INTO keys VALUES (?, ?, ?)",
                            (kb, _dumps(new_states) if new_states else None, _dumps(new)))  # fmt: skip
+            if new_states and self.shape.mode == "state":
+                self._pending[kb] = new_states
             changes.extend(_diff(old, new))
             if first:  # (tests: a crash with the first key's rows and states written)
                 _crash_point("apply", self.version + 1)
@@ -275,7 +298,9 @@ class IncrementalView:
             casts.append(df[c].cast(_CAST[base]) if base in _CAST else df[c])
         pairs = df.select(*casts, df[sign_col].alias("__s"))
         rows, signs = [], []
-        for r in pairs.collect():
+        table = pairs.toArrow()
+        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+        for r in zip(*columns, strict=True):
             v = r[-1]
             if cdf:
                 if v not in CDF:
