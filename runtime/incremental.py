@@ -48,7 +48,14 @@ class DeltaError(ValueError):
 
 
 def _dumps(v: Any) -> bytes:
-    return pickle.dumps(v, protocol=_PICKLE)
+    try:
+        return pickle.dumps(v, protocol=_PICKLE)
+    except (pickle.PicklingError, AttributeError, TypeError):
+        # a user's State class that its module no longer names (a script's module,
+        # a module loaded twice): pickled by value
+        from pyspark import cloudpickle
+
+        return cloudpickle.dumps(v, protocol=_PICKLE)
 
 
 class KeyStep:

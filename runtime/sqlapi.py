@@ -773,24 +773,10 @@ def _call_end(query: str, start: int | None) -> int | None:
     i = query.find("(", start)
     if i < 0:
         return None
-    depth, quote = 0, None
-    while i < len(query):
-        ch = query[i]
-        if quote:
-            if ch == "\\" and quote != "`":
-                i += 1
-            elif ch == quote:
-                quote = None
-        elif ch in "'\"`":
-            quote = ch
-        elif ch == "(":
-            depth += 1
-        elif ch == ")":
-            depth -= 1
-            if depth == 0:
-                return i
-        i += 1
-    return None
+    try:
+        return _split_call(query, i)[1] - 1
+    except ValueError:
+        return None
 
 
 def _first(e: Exception) -> str:
