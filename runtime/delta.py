@@ -25,7 +25,7 @@ import threading
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Shape", "replay", "shape_of", "signed_sign"]
+__all__ = ["Shape", "replay", "shape_of"]
 
 _LOCAL = threading.local()
 
@@ -96,12 +96,6 @@ def set_sign(sign: int) -> None:
     ctx = active()
     if ctx is not None:
         ctx.sign = sign
-
-
-def signed_sign(value: Any, column: str) -> int:
-    if value in (1, -1) and not isinstance(value, bool):
-        return int(value)
-    raise ValueError(f"looplift: {column} must be +1 or -1, got {value!r}")
 
 
 # -- which mode an algorithm allows ---------------------------------------------------------------

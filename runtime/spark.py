@@ -325,7 +325,6 @@ class ActionReducer:
         state's grouped readers see whole groups; rows without an action (code NULL)
         still make their key appear, with a fresh state's readers.
         """
-        import numpy as np
         import pyarrow as pa
 
         tables = [pa.Table.from_batches([b]) for b in batches]
@@ -334,23 +333,30 @@ class ActionReducer:
         table = pa.concat_tables(tables)
         if table.num_rows == 0:
             return
-        keys = table.column(0).to_numpy()
-        codes_col = table.column(1)
-        codes = codes_col.fill_null(99).to_numpy().astype(np.int64)
+        ukeys, columns = self.grouped_read(
+            table.column(0).to_numpy(), table.column(1), table.column(2)
+        )
+        out = {f"_{i + 1}": values for i, values in enumerate(columns)}
+        yield pa.RecordBatch.from_pydict({"k": ukeys.tolist(), **out}, schema=self._schema)
+
+    def grouped_read(self, keys: Any, codes: Any, args: Any) -> tuple[Any, list[list[Any]]]:
+        """The readers of a fresh state per key, for all keys at once (:meth:`grouped`):
+        ``keys`` a numpy array, ``codes``/``args`` Arrow arrays of the (code, argument)
+        pairs. Returns the keys present and, per reader, its values (None for NaN)."""
+        import numpy as np
+
         names = [m for m, _ in self.sites]
         order = list(self.cls.codes()) if hasattr(self.cls, "codes") else names
         lut = np.array([order.index(m) for m in names] + [99] * 100, dtype=np.int64)
-        codes = lut[np.minimum(codes, len(lut) - 1)]
-        args = table.column(2).fill_null(0).to_numpy()
-        out: dict[str, Any] = {}
-        ukeys = None
-        for i, (r, t) in enumerate(zip(self.readers, self.types, strict=True)):
-            ukeys, values = self.cls.grouped_reader(r)(keys, codes, args)
-            vals = [
-                None if (isinstance(v, float) and math.isnan(v)) else v for v in values.tolist()
-            ]
-            out[f"_{i + 1}"] = [_out(v, t) for v in vals]
-        yield pa.RecordBatch.from_pydict({"k": ukeys.tolist(), **out}, schema=self._schema)
+        code_np = codes.fill_null(99).to_numpy(zero_copy_only=False).astype(np.int64)
+        code_np = lut[np.minimum(code_np, len(lut) - 1)]
+        arg_np = args.fill_null(0).to_numpy(zero_copy_only=False)
+        ukeys, columns = None, []
+        for r, t in zip(self.readers, self.types, strict=True):
+            ukeys, values = self.cls.grouped_reader(r)(keys, code_np, arg_np)
+            columns.append([_out(None if isinstance(v, float) and math.isnan(v) else v, t)
+                            for v in values.tolist()])  # fmt: skip
+        return ukeys, columns
 
     def partition_schema(self, key_type: str) -> str:
         """The output schema of :meth:`partitions` (resolved on the driver)."""

@@ -197,7 +197,6 @@ def _reference_udtf(spark: Any, alg: Algorithm) -> Any:
 
     schema = _output_schema(spark, alg)
     ref, order = alg.reference(), _param_order(alg)
-    names = [f.name for f in schema.fields]
     ftypes = [f.dataType.simpleString() for f in schema.fields]
 
     class ReferenceTable:
@@ -222,7 +221,6 @@ def _reference_udtf(spark: Any, alg: Algorithm) -> Any:
                 yield tuple(_out(v, t) for v, t in zip(r, ftypes, strict=True))
 
     ReferenceTable.__name__ = f"looplift_{alg.name}"
-    del names
     return udtf(ReferenceTable)
 
 
@@ -230,8 +228,9 @@ def _output_schema(spark: Any, alg: Algorithm) -> Any:
     """A table algorithm's output schema, as its compiled plan produces it."""
     from pyspark.sql.types import StructType
 
-    ddl = ", ".join(f"f{i} {_SPARK[t.removeprefix('Optional[').rstrip(']')]}"
-                    for i, t in enumerate(alg.fields))  # fmt: skip
+    from .spark import _CAST
+
+    ddl = ", ".join(f"f{i} {_CAST.get(_base(t), 'DOUBLE')}" for i, t in enumerate(alg.fields))
     empty = spark.createDataFrame([], ddl)
     scalars = [_zero(t) for _, t in alg.scalar_params]
     out = alg.plan().plan(spark, empty, *scalars)
@@ -239,12 +238,13 @@ def _output_schema(spark: Any, alg: Algorithm) -> Any:
     return out.schema
 
 
+def _base(t: str) -> str:
+    """``int`` of ``Optional[int]``."""
+    return t[len("Optional[") : -1] if t.startswith("Optional[") else t
+
+
 def _zero(t: str) -> Any:
-    return {"int": 0, "float": 0.0, "str": "", "bool": False}.get(t.removeprefix("Optional["))
-
-
-_SPARK = {"int": "bigint", "float": "double", "str": "string", "bool": "boolean",
-          "datetime": "timestamp", "date": "date", "Any": "double", "any": "double"}  # fmt: skip
+    return {"int": 0, "float": 0.0, "str": "", "bool": False}.get(_base(t))
 
 
 # -- looplift.sql: splicing ----------------------------------------------------------------------
@@ -874,33 +874,21 @@ def _reducer_list_udf(spec: dict[str, Any]) -> Any:
 def _grouped_lists(reducer: Any, lists: Any) -> list[Any]:
     """All groups' (code, arg) lists at once through the state's grouped readers: one
     vectorized pass instead of a state object per group."""
-    import math
-
     import numpy as np
     import pyarrow as pa
-
-    from .spark import _out
 
     n = len(lists)
     lengths = lists.value_lengths().fill_null(0).to_numpy(zero_copy_only=False)
     flat = lists.flatten()
     keys = np.repeat(np.arange(n, dtype=np.int64), lengths)
-    names = [m for m, _ in reducer.sites]
-    order = list(reducer.cls.codes()) if hasattr(reducer.cls, "codes") else names
-    lut = np.array([order.index(m) for m in names] + [99] * 100, dtype=np.int64)
-    codes = flat.field("c").fill_null(99).to_numpy(zero_copy_only=False).astype(np.int64)
-    codes = lut[np.minimum(codes, len(lut) - 1)]
-    args = flat.field("a").fill_null(0).to_numpy(zero_copy_only=False)
     fresh = reducer.fresh()
-    columns = []
-    for j, (r, t) in enumerate(zip(reducer.readers, reducer.types, strict=True)):
-        values: list[Any] = [fresh[j]] * n
-        if len(keys):
-            ukeys, got = reducer.cls.grouped_reader(r)(keys, codes, args)
-            for k, v in zip(ukeys.tolist(), got.tolist(), strict=True):
-                values[k] = _out(None if isinstance(v, float) and math.isnan(v) else v, t)
-        columns.append(pa.array(values))
-    return columns
+    out = [[fresh[j]] * n for j in range(len(reducer.readers))]
+    if len(keys):
+        ukeys, columns = reducer.grouped_read(keys, flat.field("c"), flat.field("a"))
+        for values, got in zip(out, columns, strict=True):
+            for k, v in zip(ukeys.tolist(), got, strict=True):
+                values[k] = v
+    return [pa.array(values) for values in out]
 
 
 def _reference_list_udf(alg: Algorithm) -> Any:
