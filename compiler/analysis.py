@@ -88,8 +88,10 @@ class StateDecl:
     span: Span
 
 
-@dataclass
+@dataclass(frozen=True)
 class Analysis:
+    """What one walk of the let-normal IR found (built by :func:`analyze`, then read-only)."""
+
     fn: Function
     loops: dict[str, Loop] = field(default_factory=dict)
     bound: dict[str, Bound] = field(default_factory=dict)

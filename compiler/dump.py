@@ -1,6 +1,6 @@
 """Text dumps of the program after a stage (``--dump-after`` and the golden tests).
 
-Transforming passes dump the IR; analysis passes dump the facts they made.
+Transforming passes dump the IR; analysis passes dump the results they made.
 """
 
 from __future__ import annotations
@@ -23,9 +23,9 @@ def dump_stage(prog: Program, stage: str) -> str:
 
 
 def _operators(prog: Program, with_kind: bool) -> str:
-    a = prog.facts["analysis"]
+    a = prog.analysis
     lines = [f"operators of {prog.fn.name}:"]
-    for op in prog.facts["operators"]:
+    for op in prog.operators:
         kind = f" kind={op.kind}" if with_kind else ""
         lines.append(f"  {op.name}: states={list(op.states)} scope={list(op.scope)}{kind}")
         lines.append(f"    inputs={list(op.inputs)} free={list(op.free)}")
@@ -42,8 +42,8 @@ def _operators(prog: Program, with_kind: bool) -> str:
 
 
 def _scopes(prog: Program) -> str:
-    a = prog.facts["analysis"]
-    scopes = prog.facts["scopes"]
+    a = prog.analysis
+    scopes = prog.scopes.of_binder
     lines = [f"scopes of {prog.fn.name}:"]
     for name, lp in a.loops.items():
         lines.append(
@@ -54,22 +54,22 @@ def _scopes(prog: Program) -> str:
         if name.startswith("_loop"):
             continue
         lines.append(f"  {name}: {scopes[name].text()}")
-    for op, sc in prog.facts["operator_scopes"].items():
+    for op, sc in prog.scopes.of_operator.items():
         lines.append(f"  operator {op}: {sc.text()}")
     return "\n".join(lines)
 
 
 def _classes(prog: Program) -> str:
-    lines = [f"kind of {prog.fn.name}: {prog.facts['kind']}"]
-    for _ref, info in sorted(prog.facts["classes"].items()):
+    lines = [f"kind of {prog.fn.name}: {prog.kind}"]
+    for _ref, info in sorted(prog.kinds.classes.items()):
         tag = "additive" if info.additive else f"action reducer ({info.why})"
         lines.append(f"  class {info.name}: {tag}; undo {dict(info.undo)}")
         for act in info.additive_actions:
             lines.append(f"    {act.method}{act.params}: {list(act.updates)}")
         for r, e in info.reader_exprs:
             lines.append(f"    reader {r} = {e}")
-    for name, code in sorted(prog.facts["code"].items()):
+    for name, code in sorted(prog.kinds.code.items()):
         lines.append(f"  {name}: {code}")
-    for site, cls in prog.facts["yields"]:
-        lines.append(f"  yield at {site.span}: {cls}")
+    for y in prog.kinds.yields:
+        lines.append(f"  yield at {y.site.span}: {y.form}")
     return "\n".join(lines)

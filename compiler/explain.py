@@ -21,13 +21,13 @@ __all__ = ["explain"]
 
 def explain(c: Compiled) -> str:
     prog, g = c.program, c.graph
-    a = prog.facts["analysis"]
+    a = prog.analysis
     fn = prog.fn
-    classes = prog.facts["classes"]
+    classes = prog.kinds.classes
     out: list[str] = []
     sig = ", ".join(f"{p.name}: {p.type_text()}" for p in fn.params)
     out.append(f"algorithm {fn.name}({sig})")
-    kind = prog.facts["kind"]
+    kind = prog.kind
     what = {
         "scalar": "scalar (1:1): one native expression per row",
         "aggregate": "aggregate (n:1): one value per call (per group when used in GROUP BY)",

@@ -55,7 +55,7 @@ class Compiled:
 
     @property
     def kind(self) -> str:
-        return self.program.facts["kind"]
+        return self.program.kind
 
     def explain(self) -> str:
         from .explain import explain

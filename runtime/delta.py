@@ -117,15 +117,15 @@ def shape_of(dataflow: Any) -> Shape:
     kind = compiled.kind
     if kind == "scalar":
         raise TypeError(f"`{dataflow.name}` is a scalar algorithm: nothing to maintain")
-    a = prog.facts["analysis"]
+    a = prog.analysis
     params = [p for p in prog.fn.params]
     rows_index = next(i for i, p in enumerate(params) if p.kind == "rows")
     if sum(1 for p in params if p.kind == "rows") != 1:
         raise TypeError(f"`{dataflow.name}` takes several RowStreams")
     tops = [lp for lp in a.loops.values() if lp.parent is None]
-    yields = [s for s, _ in prog.facts.get("yields", ())]
+    yields = [y.site for y in prog.kinds.yields]
     top = tops[0] if len(tops) == 1 else None
-    ops = prog.facts["operators"]
+    ops = prog.operators
     flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered
                for lp in a.loops.values())  # fmt: skip
     carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)

@@ -46,13 +46,13 @@ def _refuse_nested(name: str, value: str, guard: str | None, reads: dict[str, st
 
 
 def agg_expression(prog: Program) -> AggExpression:
-    a: Analysis = prog.facts["analysis"]
+    a: Analysis = prog.analysis
     fn = prog.fn
-    if prog.facts["kind"] != "aggregate":
+    if prog.kind != "aggregate":
         raise BackendError(f"`{fn.name}` is not an aggregate algorithm")
     ty = infer_types(a, prog.refs)
-    ops = prog.facts["operators"]
-    classes = prog.facts["classes"]
+    ops = prog.operators
+    classes = prog.kinds.classes
     for op in ops:
         if (
             op.scope

@@ -67,11 +67,11 @@ def generate_plan(prog: Program) -> PlanModule:
 class _Planner:
     def __init__(self, prog: Program) -> None:
         self.prog = prog
-        self.a: Analysis = prog.facts["analysis"]
+        self.a: Analysis = prog.analysis
         self.fn = prog.fn
         self.refs = prog.refs
-        self.classes: dict[str, StateClassInfo] = prog.facts["classes"]
-        self.ops: tuple[StateOperator, ...] = prog.facts["operators"]
+        self.classes: dict[str, StateClassInfo] = prog.kinds.classes
+        self.ops: tuple[StateOperator, ...] = prog.operators
         self.ty: Typing = infer_types(self.a, prog.refs)
         self.lines: list[str] = []
         self.reducers: list[str] = []
@@ -835,7 +835,7 @@ class _Planner:
     # -- the whole plan ---------------------------------------------------------------
     def run(self) -> PlanModule:
         fn = self.fn
-        kind = self.prog.facts["kind"]
+        kind = self.prog.kind
         if kind == "scalar":
             raise BackendError("scalar algorithms compile to SQL functions, not plans")
         src = self.source
@@ -847,7 +847,7 @@ class _Planner:
         self.frames[R] = _Frame("R0", ())
         columns: tuple[str, ...]
         if kind == "table":
-            yields = [s for s, _ in self.prog.facts["yields"]]
+            yields = [y.site for y in self.prog.kinds.yields]
             parts = []
             width = None
             ordered_yields: dict[str, list] = {}
@@ -917,7 +917,7 @@ class _Planner:
         ctx = {
             "name": self.fn.name,
             "ref": self.fn.ref,
-            "kind": self.prog.facts["kind"],
+            "kind": self.prog.kind,
             "columns": list(columns),
             "params": [(p.name, p.kind, list(p.types)) for p in params],
             "signature": ", ".join(p.name for p in params),

@@ -40,7 +40,7 @@ class ScalarFunction:
 
 
 def scalar_function(prog: Program) -> ScalarFunction:
-    a: Analysis = prog.facts["analysis"]
+    a: Analysis = prog.analysis
     ty = infer_types(a, prog.refs)
     fn = prog.fn
     names = {p.name: f"p{i}" for i, p in enumerate(fn.params)}

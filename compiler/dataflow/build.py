@@ -6,8 +6,8 @@ One node per operator: sources and scalar parameters; one ``group_by`` or
 reduce part per scope key); one ``scalar`` or ``host`` node per remaining
 binding; one ``yield`` node per ``yield``; one ``return`` node.
 
-Assumes: ``classify_operators`` ran (facts ``analysis``, ``operators``,
-``scopes``, ``code``, ``yields``).
+Assumes: ``classify_operators`` ran (``Program.analysis``, ``operators``,
+``scopes``, ``kinds``).
 Guarantees: every variable a node needs arrives on exactly one arc from the
 node that produces it (checked by :meth:`DataflowGraph.verify`).
 """
@@ -25,7 +25,7 @@ __all__ = ["build_graph"]
 
 
 def build_graph(prog: Program) -> DataflowGraph:
-    a: Analysis = prog.facts["analysis"]
+    a: Analysis = prog.analysis
     fn = prog.fn
     g = DataflowGraph(fn.name)
     producer: dict[str, str] = {}
@@ -78,7 +78,7 @@ def build_graph(prog: Program) -> DataflowGraph:
 
     # state operators
     fused_code: set[str] = set()
-    for op in prog.facts["operators"]:
+    for op in prog.operators:
         nid = f"state:{op.name}"
         reads = tuple(r.result for r in op.reads if r.result != "_")
         classes = ", ".join(
@@ -149,7 +149,7 @@ def build_graph(prog: Program) -> DataflowGraph:
                 nodes_for.append(n)
                 needed |= _refs(a.bound[n].value, read_results)
                 changed = True
-    code = prog.facts["code"]
+    code = prog.kinds.code
     for n in nodes_for:
         b = a.bound[n]
         kind = "host" if code.get(n) == "host" else "scalar"
@@ -162,7 +162,8 @@ def build_graph(prog: Program) -> DataflowGraph:
         producer[n] = nid
 
     # yields
-    for i, (site, cls) in enumerate(prog.facts["yields"]):
+    for i, y in enumerate(prog.kinds.yields):
+        site, cls = y.site, y.form
         nid = f"yield:{i}"
         needs = {x.name for x in site.args if isinstance(x, Var)} | {c for c, _ in site.guards}
         label = f"yield {render(site.args[0], a)}"
@@ -176,7 +177,7 @@ def build_graph(prog: Program) -> DataflowGraph:
 
     # return
     if fn.returns == "rows":
-        ret_needs = tuple(f"yield:{i}" for i in range(len(prog.facts["yields"])))
+        ret_needs = tuple(f"yield:{i}" for i in range(len(prog.kinds.yields)))
         label = "rows " + (f"({', '.join(fn.columns)})" if fn.columns else "")
     else:
         ret_needs = (tail,) if tail else ()

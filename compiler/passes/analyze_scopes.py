@@ -5,10 +5,10 @@ is the concatenation of the keys of the enclosing ``group_by`` loops (as
 source fields); a per-row loop contributes the row itself (``row``), so a
 state created inside a ``group_by`` loop exists once per group key.
 
-Records ``facts['scopes']``: binder → :class:`Scope`, and each operator's
+Records :attr:`Program.scopes`: binder → :class:`Scope`, and each operator's
 scope. The IR is unchanged.
 
-Assumes: states fused (``facts['operators']``).
+Assumes: states fused (:attr:`Program.operators`).
 Guarantees: every state call happens inside the scope that created its state
 (a state is never used outside it); the inputs of every operator have
 comparable scopes (one is a prefix of the other), which is what makes a
@@ -17,30 +17,15 @@ join on the shorter scope key possible (thesis §5.2.3).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
-
 from ..analysis import Analysis
 from ..errors import Diagnostic, PassError
-from ..program import Program
+from ..program import Program, Scope, Scopes
 
 __all__ = ["analyze_scopes", "Scope"]
 
 
-@dataclass(frozen=True)
-class Scope:
-    loops: tuple[str, ...]
-    key: tuple[str, ...]  # e.g. ("clicks[0]",) or ("clicks[0]", "row")
-    key_vars: tuple[str, ...]  # the group key parameters that hold it
-
-    def text(self) -> str:
-        return "global" if not self.loops else f"[{', '.join(self.key)}]"
-
-    def is_prefix_of(self, other: Scope) -> bool:
-        return other.loops[: len(self.loops)] == self.loops
-
-
 def analyze_scopes(prog: Program) -> Program:
-    a: Analysis = prog.facts["analysis"]
+    a: Analysis = prog.analysis
     scopes = {n: scope_of(a, b.loops) for n, b in a.bound.items()}
     diags: list[Diagnostic] = []
     for site in a.sites:
@@ -55,7 +40,7 @@ def analyze_scopes(prog: Program) -> Program:
                     "create the state in the scope (loop) where it is used",
                 )
             )
-    for op in prog.facts["operators"]:
+    for op in prog.operators:
         # rows of several loops are a union of actions; other inputs are joined on scope
         row_fields = {p for loop in op.inputs for p in a.loops[loop].params}
         ins = [
@@ -73,8 +58,8 @@ def analyze_scopes(prog: Program) -> Program:
                     )
     if diags:
         raise PassError(diags)
-    op_scopes = {op.name: scope_of(a, op.scope) for op in prog.facts["operators"]}
-    return prog.with_facts(scopes=scopes, operator_scopes=op_scopes)
+    op_scopes = {op.name: scope_of(a, op.scope) for op in prog.operators}
+    return prog.with_(scopes_=Scopes(scopes, op_scopes))
 
 
 def scope_of(a: Analysis, loops: tuple[str, ...]) -> Scope:

@@ -12,9 +12,9 @@
   ``yield``: 1:n emission, or a filter when guarded inside a per-row loop.
 
 Assumes: states fused and scopes analysed.
-Guarantees: ``facts['kind']``, ``facts['classes']`` (ref → StateClassInfo),
-``facts['operators']`` with ``kind`` and ``fusable_with`` set,
-``facts['code']`` (binder → ``scalar`` | ``host``), ``facts['yields']``.
+Guarantees: :attr:`Program.kinds` (the algorithm's kind, ref → StateClassInfo,
+binder → ``scalar`` | ``host``, the yields with their forms) and
+:attr:`Program.operators` with ``kind`` and ``fusable_with`` set.
 """
 
 from __future__ import annotations
@@ -24,14 +24,14 @@ import dataclasses
 from ..analysis import Analysis
 from ..errors import Diagnostic, PassError
 from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim
-from ..program import Program
+from ..program import Kinds, Program, YieldSite
 from ..state_classes import check_undo, classify_state_class
 
 __all__ = ["classify_operators"]
 
 
 def classify_operators(prog: Program) -> Program:
-    a: Analysis = prog.facts["analysis"]
+    a: Analysis = prog.analysis
     fn = prog.fn
     kind = "table" if fn.returns == "rows" else "aggregate" if fn.stream_params else "scalar"
     diags: list[Diagnostic] = []
@@ -45,7 +45,7 @@ def classify_operators(prog: Program) -> Program:
     if diags:
         raise PassError(diags)
     ops = []
-    for op in prog.facts["operators"]:
+    for op in prog.operators:
         if op.ordered:
             k = "ordered"
         elif all(c != CARRY and classes[c].additive for c in op.classes):
@@ -97,9 +97,9 @@ def classify_operators(prog: Program) -> Program:
         if s.kind != "yield":
             continue
         in_rows = bool(s.loops) and a.loops[s.loops[-1]].kind == "rows"
-        yields.append((s, "filter" if (in_rows and s.guards) else "1:n" if in_rows else "1:1"))
-    return prog.with_facts(
-        kind=kind, classes=classes, operators=tuple(fused), code=code, yields=tuple(yields)
+        yields.append(YieldSite(s, "filter" if (in_rows and s.guards) else "1:n" if in_rows else "1:1"))
+    return prog.with_(
+        operators=tuple(fused), kinds_=Kinds(kind, classes, code, tuple(yields))
     )
 
 

@@ -8,7 +8,7 @@ Transforms the let-normal IR's scattered state calls::
         let _ = if(_t1, \\() -> let _ = seq#open(ts) in None, ...) in None, clicks) in
     seq#average_closed_size()
 
-into one ``StateOperator`` per state (``facts['operators']``): constructor,
+into one ``StateOperator`` per state (:attr:`Program.operators`): constructor,
 action sites with their guards and argument atoms, the minimal per-row code
 computing them (``map_code``), the loops feeding it (``inputs``) and its
 readers. The IR itself is unchanged.
@@ -50,7 +50,7 @@ def fuse_states(prog: Program) -> Program:
             ops.append(_operator(a, name, (name,), prog, ordered=False))
     for loop, members in groups.items():
         ops.append(_operator(a, f"ordered.{loop}", tuple(sorted(members)), prog, ordered=True))
-    return prog.with_facts(analysis=a, operators=tuple(ops))
+    return prog.with_(analysis_=a, operators=tuple(ops))
 
 
 def _state_deps(a: Analysis) -> nx.DiGraph:

@@ -179,4 +179,4 @@ def test_random_programs_keep_invariants_and_meaning(data, rows, t) -> None:  # 
         compiled = pipeline.compile_dataflow(algo, verify=True)
         compiled.graph.verify()
         assert compiled.kind == ("table" if "yield" in src else "aggregate")
-        assert not [op for op in compiled.program.facts["operators"] if op.ordered]
+        assert not [op for op in compiled.program.operators if op.ordered]
