@@ -10,9 +10,12 @@ The API contract under test (SPEC §5):
   fields ``_1.._n`` when the value is a tuple).
 - *scalar* (no RowStream parameter): ``algo(col, ...)`` is a Column;
   ``df.select(algo(...))`` equals ``algo(a, ...)`` row by row.
-- Where Python raises, collecting the compiled result raises too. A Python int
-  result outside the 64-bit range counts as "Python raises" (the compiled plan
-  must fail rather than wrap).
+- Where Python raises, collecting the compiled result raises too, with an error
+  that stands for the same Python exception class (:func:`same_error_class`: a
+  ``ZeroDivisionError`` matched by Spark's ``DIVIDE_BY_ZERO`` passes, matched by
+  an ``AnalysisException`` or a ``ValueError`` it fails). A Python int result
+  outside the 64-bit range counts as "Python raises" ``OverflowError`` (the
+  compiled plan must fail rather than wrap).
 
 Comparison rules (``same``): floats to 1e-9 relative (1e-12 absolute), an int
 and a float of equal value are equal (Spark may type a median as double), None
@@ -33,6 +36,7 @@ import decimal
 import doctest
 import inspect
 import math
+import re
 import types
 import typing
 from collections import Counter
@@ -717,6 +721,77 @@ def mirrors_at_call(error: BaseException | None, python_error: BaseException) ->
     return isinstance(error, expected)
 
 
+# Spark error conditions and the Python exception each stands for (ANSI mode).
+SPARK_CONDITIONS = {
+    "DIVIDE_BY_ZERO": "ZeroDivisionError",
+    "INTERVAL_DIVIDED_BY_ZERO": "ZeroDivisionError",
+    "REMAINDER_BY_ZERO": "ZeroDivisionError",
+    "ARITHMETIC_OVERFLOW": "OverflowError",
+    "BINARY_ARITHMETIC_OVERFLOW": "OverflowError",
+    "CAST_OVERFLOW": "OverflowError",
+    "CAST_OVERFLOW_IN_TABLE_INSERT": "OverflowError",
+    "NUMERIC_VALUE_OUT_OF_RANGE": "OverflowError",
+    "CAST_INVALID_INPUT": "ValueError",
+    "INVALID_ARRAY_INDEX": "IndexError",
+    "INVALID_ARRAY_INDEX_IN_ELEMENT_AT": "IndexError",
+}
+_NAMED = re.compile(r"\b([A-Z][A-Za-z]*(?:Error|Exception|Overflow))\b")
+_RAISED_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Overflow))(?::|$)", re.M)
+
+
+def _builtin_exception(name: str) -> bool:
+    obj = getattr(builtins, name, None)
+    return isinstance(obj, type) and issubclass(obj, BaseException)
+
+
+def python_error_of(error: BaseException) -> str | None:
+    """The Python exception class a compiled run's error stands for, or None when it
+    stands for none (a plan that Spark could not analyse, an internal failure).
+
+    - a plain Python exception (raised while building the plan or in the driver): its class;
+    - a Python worker's error (``PythonException``): the class on the traceback's last line;
+    - an ANSI error condition (``DIVIDE_BY_ZERO`` ...): :data:`SPARK_CONDITIONS`;
+    - ``raise_error`` (``USER_RAISED_EXCEPTION``): the Python class its message names
+      (``looplift: ... (Python raises TypeError)``, ``ZeroDivisionError: ...``), or
+      ``OverflowError`` for looplift's 64-bit overflow checks;
+    - ``AnalysisException`` and any other Spark error: None.
+    """
+    module = type(error).__module__
+    if not module.startswith(("pyspark", "py4j")):
+        return "OverflowError" if isinstance(error, OverflowError) else type(error).__name__
+    from pyspark.errors import AnalysisException, PythonException
+
+    if isinstance(error, AnalysisException):
+        return None
+    message = str(error)
+    if isinstance(error, PythonException):
+        raised = _RAISED_LINE.findall(message)
+        name = raised[-1].rsplit(".", 1)[-1] if raised else None
+        return "OverflowError" if name == Int64Overflow.__name__ else name
+    condition = getattr(error, "getCondition", lambda: None)() or ""
+    if condition in SPARK_CONDITIONS:
+        return SPARK_CONDITIONS[condition]
+    if condition.startswith("USER_RAISED_EXCEPTION"):
+        named = [n for n in _NAMED.findall(message) if _builtin_exception(n)]
+        if named:
+            return named[0]
+        if "64 bits" in message or "overflow" in message.lower():
+            return "OverflowError"
+    return None
+
+
+def same_error_class(python_error: BaseException, compiled_error: BaseException) -> bool:
+    """Does the compiled run's error stand for the class Python raised (or a base
+    class of it other than ``Exception``)? An ``Int64Overflow`` reference stands for
+    ``OverflowError``."""
+    got = python_error_of(compiled_error)
+    if got is None:
+        return False
+    want = OverflowError if isinstance(python_error, Int64Overflow) else type(python_error)
+    accepted = {c.__name__ for c in want.__mro__} - {"Exception", "BaseException", "object"}
+    return got in accepted
+
+
 def describe(algo: Dataflow, rows: Any, scalars: Any) -> str:
     return f"{algo.__module__}.{algo.name}: rows={list(rows)!r} scalars={tuple(scalars)!r}"
 
@@ -739,6 +814,13 @@ def judge(
                 f"{context}\nthe reference raises {type(want.error).__name__}: {want.error}\n"
                 f"but the compiled run returned {got.value!r}"
             )
+        if not same_error_class(want.error, got.error):
+            raise AssertionError(
+                f"{context}\nthe reference raises {type(want.error).__name__}: {want.error}\n"
+                f"but the compiled run raised {type(got.error).__name__} (standing for "
+                f"{python_error_of(got.error) or 'no Python exception'}): "
+                f"{str(got.error)[:2000]}"
+            ) from got.error
         return "both raised"
     if got.raised:
         if allow_overflow and overflow_allowed(got.error, rows, scalars):

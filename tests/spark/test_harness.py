@@ -371,3 +371,38 @@ def test_call_time_errors(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
     monkeypatch.setattr(harness, "call_algorithm", missing)
     with pytest.raises(harness.CallError):
         expect_same_or_both_raise(spark, summary, [("a", 1)], (-1,))
+
+
+def test_error_classes_are_compared(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """Both sides raising is not enough: the compiled error must stand for Python's class."""
+    from pyspark.errors import AnalysisException
+
+    try:
+        spark.sql("SELECT no_such_column").collect()
+    except AnalysisException as e:
+        analysis = e
+    assert harness.python_error_of(analysis) is None
+    assert not harness.same_error_class(ZeroDivisionError("division by zero"), analysis)
+    try:
+        spark.sql("SELECT 1 / 0").collect()
+    except Exception as e:  # noqa: BLE001 - Spark's DIVIDE_BY_ZERO
+        divide = e
+    assert harness.python_error_of(divide) == "ZeroDivisionError"
+    assert harness.same_error_class(ZeroDivisionError("division by zero"), divide)
+    assert not harness.same_error_class(ValueError("bad"), divide)
+    try:
+        spark.sql("SELECT raise_error('looplift: `+` with None (Python raises TypeError)')").collect()
+    except Exception as e:  # noqa: BLE001 - USER_RAISED_EXCEPTION
+        raised = e
+    assert harness.python_error_of(raised) == "TypeError"
+    assert harness.same_error_class(harness.Int64Overflow("big"), OverflowError("x"))
+
+    def wrong_class(algo: Any, *args: Any) -> Any:  # raises, but not what Python raises
+        fail = F.raise_error(F.lit("ValueError: not a division"))
+        return args[0].select(fail.alias("k"), fail.cast("double").alias("ratio"))
+
+    from pyspark.sql import functions as F
+
+    monkeypatch.setattr(harness, "call_algorithm", wrong_class)
+    with pytest.raises(AssertionError, match="reference raises ZeroDivisionError"):
+        expect_same_or_both_raise(spark, T.ratios, [(1, 1, 0)])
