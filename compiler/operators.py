@@ -63,6 +63,8 @@ class AdditiveAction:
     method: str
     params: tuple[str, ...]
     updates: tuple[tuple[str, str, str], ...]  # (field, '+'|'-', python expression text)
+    # the same increments as IR: ``self.f`` is ``Var("self.f")``, a parameter ``p`` is ``Var("p")``
+    update_exprs: tuple[tuple[str, str, Expr], ...] = ()
 
 
 @dataclass(frozen=True)
@@ -77,5 +79,6 @@ class StateClassInfo:
     fields: tuple[tuple[str, str], ...] = ()  # (field, initial value text) for additive states
     additive_actions: tuple[AdditiveAction, ...] = ()
     reader_exprs: tuple[tuple[str, str], ...] = ()  # (reader, python expression text)
+    reader_irs: tuple[tuple[str, Expr], ...] = ()  # (reader, IR of the same expression)
     why: str = ""  # why it is not additive
     undo: tuple[tuple[str, str], ...] = field(default=())  # (action, explicit|derived)

@@ -16,12 +16,14 @@ from __future__ import annotations
 
 import inspect
 import textwrap
+from typing import Any
 
 import libcst as cst
 
 from .errors import Diagnostic
-from .frontend import _is_name, _mentions, _walk
-from .ir.nodes import Span
+from .frontend.classes import state_expr
+from .frontend.syntax import code_of, is_name, mentions, walk
+from .ir.nodes import Expr, Span
 from .operators import AdditiveAction, StateClassInfo
 
 __all__ = ["classify_state_class", "check_undo"]
@@ -33,7 +35,7 @@ _CACHE: dict[type, StateClassInfo] = {}
 def classify_state_class(cls: type) -> StateClassInfo:
     if cls in _CACHE:
         return _CACHE[cls]
-    from .frontend import ref_of
+    from .frontend.parse import ref_of
 
     acts = cls.actions()
     actions = tuple(acts)
@@ -47,6 +49,7 @@ def classify_state_class(cls: type) -> StateClassInfo:
     fields: list[tuple[str, str]] = []
     adds: list[AdditiveAction] = []
     rexprs: list[tuple[str, str]] = []
+    rirs: list[tuple[str, Expr]] = []
     init = _method_def(getattr(cls, "__init__", None))
     if init is None:
         why = "its __init__ is not plain Python source"
@@ -63,15 +66,17 @@ def classify_state_class(cls: type) -> StateClassInfo:
         if fn is None:
             why = f"the source of action `{name}` is not available"
             break
-        found, why = _additive_action(fn, names)
+        found, why = _additive_action(fn, names, act.fn.__globals__)
         if found is not None:
             adds.append(found)
     for name in readers:
         if why:
             break
-        expr, why = _reader_expr(_method_def(cls.readers()[name]), names)
-        if expr is not None:
+        reader = cls.readers()[name]
+        expr, ir, why = _reader_expr(_method_def(reader), names, reader.__globals__)
+        if expr is not None and ir is not None:
             rexprs.append((name, expr))
+            rirs.append((name, ir))
     if why:
         info = _replace(info, why=why)
     else:
@@ -81,6 +86,7 @@ def classify_state_class(cls: type) -> StateClassInfo:
             fields=tuple(fields),
             additive_actions=tuple(adds),
             reader_exprs=tuple(rexprs),
+            reader_irs=tuple(rirs),
         )
     _CACHE[cls] = info
     return info
@@ -128,10 +134,6 @@ def _replace(info: StateClassInfo, **kw) -> StateClassInfo:
     return dataclasses.replace(info, **kw)
 
 
-def _code(node: cst.CSTNode) -> str:
-    return cst.Module(body=[]).code_for_node(node)
-
-
 def _body(fn: cst.FunctionDef) -> list[cst.CSTNode]:
     out = []
     for s in fn.body.body:
@@ -159,10 +161,10 @@ def _init_fields(init: cst.FunctionDef) -> tuple[list[tuple[str, str]], str]:
             isinstance(s, cst.Assign)
             and len(s.targets) == 1
             and isinstance(s.targets[0].target, cst.Attribute)
-            and _is_name(s.targets[0].target.value, me)
+            and is_name(s.targets[0].target.value, me)
             and _is_number(s.value)
         ):
-            fields.append((s.targets[0].target.attr.value, _code(s.value)))
+            fields.append((s.targets[0].target.attr.value, code_of(s.value)))
         else:
             return [], "its __init__ does more than assign numbers to fields"
     if len(init.params.params) > 1:
@@ -170,48 +172,60 @@ def _init_fields(init: cst.FunctionDef) -> tuple[list[tuple[str, str]], str]:
     return fields, ""
 
 
-def _additive_action(fn: cst.FunctionDef, fields: set[str]) -> tuple[AdditiveAction | None, str]:
+def _additive_action(
+    fn: cst.FunctionDef, fields: set[str], globals_: dict[str, Any]
+) -> tuple[AdditiveAction | None, str]:
     me = _self_name(fn)
     params = tuple(p.name.value for p in fn.params.params[1:])
     updates = []
+    irs: list[tuple[str, str, Expr]] = []
     for s in _body(fn):
         if not (
             isinstance(s, cst.AugAssign)
             and isinstance(s.operator, (cst.AddAssign, cst.SubtractAssign))
             and isinstance(s.target, cst.Attribute)
-            and _is_name(s.target.value, me)
+            and is_name(s.target.value, me)
             and s.target.attr.value in fields
         ):
             return None, f"action `{fn.name.value}` does more than `self.f += e` / `self.f -= e`"
-        if _mentions(s.value, me):
+        if mentions(s.value, me):
             return None, f"action `{fn.name.value}` reads the state in its increment"
         sign = "+" if isinstance(s.operator, cst.AddAssign) else "-"
-        updates.append((s.target.attr.value, sign, _code(s.value)))
+        ir, problem = state_expr(s.value, globals_, me, fields, params)
+        if ir is None:
+            return None, f"action `{fn.name.value}`: {problem}"
+        updates.append((s.target.attr.value, sign, code_of(s.value)))
+        irs.append((s.target.attr.value, sign, ir))
     if not updates:
         return None, f"action `{fn.name.value}` has an empty body"
-    return AdditiveAction(fn.name.value, params, tuple(updates)), ""
+    return AdditiveAction(fn.name.value, params, tuple(updates), tuple(irs)), ""
 
 
-def _reader_expr(fn: cst.FunctionDef | None, fields: set[str]) -> tuple[str | None, str]:
+def _reader_expr(
+    fn: cst.FunctionDef | None, fields: set[str], globals_: dict[str, Any]
+) -> tuple[str | None, Expr | None, str]:
     if fn is None:
-        return None, "a reader is inherited"
+        return None, None, "a reader is inherited"
     body = _body(fn)
     if len(fn.params.params) > 1:
-        return None, f"reader `{fn.name.value}` takes arguments"
+        return None, None, f"reader `{fn.name.value}` takes arguments"
     if len(body) != 1 or not isinstance(body[0], cst.Return) or body[0].value is None:
-        return None, f"reader `{fn.name.value}` is not a single `return <expression>`"
+        return None, None, f"reader `{fn.name.value}` is not a single `return <expression>`"
     me = _self_name(fn)
     expr = body[0].value
-    for n in _walk(expr):
+    for n in walk(expr):
         if isinstance(n, cst.Attribute):
-            if not (_is_name(n.value, me) and n.attr.value in fields):
-                return None, f"reader `{fn.name.value}` uses `{_code(n)}`"
+            if not (is_name(n.value, me) and n.attr.value in fields):
+                return None, None, f"reader `{fn.name.value}` uses `{code_of(n)}`"
         elif isinstance(n, cst.Call):
             if not (isinstance(n.func, cst.Name) and n.func.value in _SAFE_CALLS):
-                return None, f"reader `{fn.name.value}` calls `{_code(n.func)}`"
+                return None, None, f"reader `{fn.name.value}` calls `{code_of(n.func)}`"
         elif isinstance(n, (cst.Lambda, cst.ListComp, cst.GeneratorExp, cst.Subscript)):
-            return None, f"reader `{fn.name.value}` is not a plain expression"
-    return _code(expr), ""
+            return None, None, f"reader `{fn.name.value}` is not a plain expression"
+    ir, problem = state_expr(expr, globals_, me, fields)
+    if ir is None:
+        return None, None, f"reader `{fn.name.value}`: {problem}"
+    return code_of(expr), ir, ""
 
 
 def _is_number(node: cst.CSTNode) -> bool:

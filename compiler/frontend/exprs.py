@@ -1,0 +1,332 @@
+"""Expressions: a libcst expression → IR (literals, names, operators, comparisons, streams).
+
+Calls are in ``calls.py``. The same translator reads state classes (see
+``classes.py``): there ``self`` is bound to ``SelfFields`` and ``self.f``
+becomes ``Var("self.f")``.
+"""
+
+from __future__ import annotations
+
+import ast
+import math
+import types
+from typing import Any
+
+import libcst as cst
+
+from ..ir.nodes import Apply, Builtin, Expr, Let, Lit, Prim, StateCall, Var
+from ..ir.prims import BINOPS, COMPAREOPS, UNARYOPS
+from .base import Context
+from .env import (
+    Carry,
+    Container,
+    Env,
+    MaybeUnbound,
+    Poison,
+    Rows,
+    SelfFields,
+    StateVar,
+    Stop,
+    Value,
+)  # fmt: skip
+from .reject import rule_for
+from .syntax import MISSING, code_of, if_expr, int_literal
+
+__all__ = ["ExprMixin"]
+
+
+class ExprMixin(Context):
+    """Expressions other than calls; ``call`` comes from ``CallMixin``."""
+
+    def try_stream(self, node: cst.BaseExpression, env: Env) -> tuple[Expr, Rows] | None:
+        """If ``node`` denotes a stream, its IR and a ``Rows`` binding describing it."""
+        if isinstance(node, cst.Name):
+            b = env.names.get(node.value)
+            if isinstance(b, Rows):
+                return Var(b.var, span=self.span(node)), b
+            return None
+        if (
+            isinstance(node, cst.Call)
+            and isinstance(node.func, cst.Attribute)
+            and node.func.attr.value == "project"
+        ):
+            inner = self.try_stream(node.func.value, env)
+            if inner is None:
+                return None
+            iexpr, ib = inner
+            if any(a.keyword is not None for a in node.args) or not node.args:
+                raise self.error(
+                    node, "project takes field indices: `.project(1, 2)`", "write `g.project(1, 2)`"
+                )
+            idx = []
+            for a in node.args:
+                v = int_literal(a.value)
+                if v is None:
+                    raise self.error(
+                        a.value,
+                        "project takes integer literal field indices",
+                        "write `g.project(1, 2)`",
+                    )
+                if not -ib.arity <= v < ib.arity:
+                    raise self.error(
+                        a.value,
+                        f"field index {v} is out of range: the stream has {ib.arity} field"
+                        f"{'s' if ib.arity != 1 else ''}",
+                        "fields are numbered from 0",
+                    )
+                idx.append(v % ib.arity)
+            expr = Apply(Builtin("project", (("fields", tuple(idx)),)), (iexpr,))
+            expr = Apply(expr.fn, expr.args, span=self.span(node))
+            return expr, Rows(
+                "", self.span(node), 0, len(idx), tuple(ib.types[i] for i in idx), ib.ordered
+            )
+        return None
+
+    # -- expressions -----------------------------------------------------------------
+    def expr(self, node: cst.BaseExpression, env: Env) -> Expr:
+        sp = self.span(node)
+        if isinstance(node, (cst.Integer, cst.Float, cst.Imaginary)):
+            if isinstance(node, cst.Imaginary):
+                raise self.reject(node)
+            return Lit(ast.literal_eval(node.value), span=sp)
+        if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
+            v = ast.literal_eval(code_of(node))
+            if isinstance(v, bytes):
+                raise (
+                    self.reject(node)
+                    if rule_for(node, None)
+                    else self.error(node, "bytes literals are not supported", "use a str")
+                )
+            return Lit(v, span=sp)
+        if isinstance(node, cst.Name):
+            return self.name(node, env)
+        if isinstance(node, cst.Attribute):
+            return self.attribute(node, env)
+        if isinstance(node, cst.BinaryOperation):
+            op = BINOPS.get(type(node.operator).__name__)
+            operands = self.exprs([node.left, node.right], env)
+            if op is None:
+                raise self.reject(node.operator, node)
+            return Apply(Prim(op), tuple(operands), span=sp)
+        if isinstance(node, cst.UnaryOperation):
+            op = UNARYOPS.get(type(node.operator).__name__)
+            (operand,) = self.exprs([node.expression], env)
+            if op is None:
+                raise self.reject(node.operator, node)
+            if op == "neg" and isinstance(operand, Lit) and type(operand.value) in (int, float):
+                return Lit(-operand.value, span=sp)  # a negative literal
+            return Apply(Prim(op), (operand,), span=sp)
+        if isinstance(node, cst.BooleanOperation):
+            left, right = self.exprs([node.left, node.right], env)
+            tmp = self.fresh("b")
+            # `a and b` is `b if a else a`; `a or b` is `a if a else b` (operands returned)
+            if isinstance(node.operator, cst.And):
+                ife = if_expr(Var(tmp), right, Var(tmp), sp)
+            else:
+                ife = if_expr(Var(tmp), Var(tmp), right, sp)
+            return Let(tmp, left, ife, span=sp)
+        if isinstance(node, cst.Comparison):
+            return self.comparison(node, env)
+        if isinstance(node, cst.IfExp):
+            test, body, orelse = self.exprs([node.test, node.body, node.orelse], env)
+            return if_expr(test, body, orelse, sp)
+        if isinstance(node, cst.Call):
+            return self.call(node, env, statement=False)
+        if isinstance(node, cst.Tuple):
+            if any(isinstance(e, cst.StarredElement) for e in node.elements):
+                raise self.error(
+                    node, "starred elements are not supported", "list the elements explicitly"
+                )
+            elems = self.exprs([e.value for e in node.elements], env)
+            return Apply(Prim("tuple"), tuple(elems), span=sp)
+        if isinstance(node, cst.Subscript):
+            return self.subscript(node, env)
+        if rule_for(node, None) is not None:
+            raise self.reject(node)
+        raise self.error(
+            node,
+            f"unsupported expression `{code_of(node)}`",
+            "use literals, names, arithmetic, comparisons, calls and conditional expressions",
+        )
+
+    def comparison(self, node: cst.Comparison, env: Env) -> Expr:
+        sp = self.span(node)
+        left = self.expr(node.left, env)
+        parts: list[Expr] = []
+        prev = left
+        lets: list[tuple[str, Expr]] = []
+        for i, ct in enumerate(node.comparisons):
+            opname = type(ct.operator).__name__
+            right = self.expr(ct.comparator, env)
+            if i < len(node.comparisons) - 1 and not isinstance(right, (Var, Lit)):
+                tmp = self.fresh("c")
+                lets.append((tmp, right))
+                right = Var(tmp)
+            if opname in ("Is", "IsNot"):
+                if not (isinstance(right, Lit) and right.value is None):
+                    raise self.error(ct, "`is` is only supported against None", "use == for values")
+                parts.append(
+                    Apply(Prim("is_none" if opname == "Is" else "is_not_none"), (prev,), span=sp)
+                )
+            elif opname in ("In", "NotIn"):
+                if not isinstance(ct.comparator, cst.Tuple):
+                    raise self.error(
+                        ct.comparator,
+                        "`in` is only supported against a literal tuple: `x in (1, 2, 3)`",
+                        "compare against a literal tuple: `x in (1, 2, 3)`",
+                    )
+                elems = right.args if isinstance(right, Apply) else ()
+                parts.append(Apply(Prim(COMPAREOPS[opname]), (prev, *elems), span=sp))
+            else:
+                op = COMPAREOPS.get(opname)
+                if op is None:
+                    raise self.error(
+                        ct,
+                        f"comparison `{code_of(ct.operator).strip()}` is not supported",
+                        "use ==, !=, <, <=, >, >=, `is None`, `is not None` or `in (...)`",
+                    )
+                parts.append(Apply(Prim(op), (prev, right), span=sp))
+            prev = right
+        out = parts[-1]
+        for p in reversed(parts[:-1]):
+            tmp = self.fresh("b")
+            out = Let(tmp, p, if_expr(Var(tmp), out, Var(tmp), sp), span=sp)
+        for name, val in reversed(lets):
+            out = Let(name, val, out, span=sp)
+        return out
+
+    def subscript(self, node: cst.Subscript, env: Env) -> Expr:
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            raise self.error(
+                node,
+                "only indexing with an integer literal is supported: `t[0]`",
+                "index tuples with a constant, e.g. `t[0]`",
+            )
+        idx = int_literal(node.slice[0].slice.value)
+        if idx is None:
+            raise self.error(
+                node.slice[0],
+                "only indexing with an integer literal is supported",
+                "index tuples with a constant, e.g. `t[0]`",
+            )
+        base = self.expr(node.value, env)
+        return Apply(Prim("nth"), (base, Lit(idx)), span=self.span(node))
+
+    def name(self, node: cst.Name, env: Env) -> Expr:
+        n = node.value
+        sp = self.span(node)
+        if n in ("True", "False", "None"):
+            return Lit({"True": True, "False": False, "None": None}[n], span=sp)
+        match env.names.get(n):
+            case None:
+                pass
+            case Poison():
+                return Lit(None, span=sp)  # its statement was reported
+            case Value(var=var) | Rows(var=var):
+                return Var(var, span=sp)
+            case Carry(var=var):
+                return Apply(StateCall(var, "get"), (), span=sp)
+            case StateVar(cls=cls):
+                self.error(
+                    node,
+                    f"state `{n}` is used as a value",
+                    f"call one of its readers, e.g. `{n}.{next(iter(cls.readers()), 'value')}()`",
+                )
+                return Lit(None, span=sp)  # reported; go on to find more problems
+            case Container():
+                self.error(
+                    node,
+                    f"`{n}` is a list/dict/set; containers are not supported",
+                    "accumulate with a State (Distinct, TopK, Median ...) instead",
+                )
+                return Lit(None, span=sp)  # reported; go on to find more problems
+        if n in env.loop_locals:
+            lb, loop_span = env.loop_locals[n]
+            if isinstance(lb, MaybeUnbound):
+                self.error(
+                    node,
+                    f"`{n}` may be unbound here: it is assigned in only one branch of the "
+                    f"`if` at {loop_span}",
+                    "assign it before the `if` or in every branch",
+                )
+                return Lit(None, span=sp)  # reported; go on to find more problems
+            if isinstance(lb, StateVar):
+                self.error(
+                    node,
+                    f"state `{n}` is created inside the loop at {loop_span} (its scope is one "
+                    "iteration of that loop) but used outside that scope",
+                    "create the state before the loop, or use it only inside the loop",
+                )
+                return Lit(None, span=sp)  # reported; go on to find more problems
+            self.error(
+                node,
+                f"`{n}` is assigned inside the loop at {loop_span} and read after it; its value "
+                "would be the last iteration's, which depends on row order",
+                "accumulate it with a reduction (`x += ...`, `x = max(x, ...)`) or a State",
+            )
+            return Lit(None, span=sp)  # reported; go on to find more problems
+        obj = self.global_obj(n)
+        if obj is MISSING:
+            self.error(node, f"unknown name `{n}`", "define or import it in the module")
+            return Lit(None, span=sp)
+        return self.global_value(node, n, obj)
+
+    def global_value(self, node: cst.CSTNode, n: str, obj: Any) -> Expr:
+        sp = self.span(node)
+        if isinstance(obj, (bool, int, float, str)) or obj is None:
+            return Lit(obj, span=sp)
+        raise self.error(
+            node,
+            f"`{n}` cannot be used as a value here",
+            "module-level constants (int, float, str, bool) and calls are supported",
+        )
+
+    def attribute(self, node: cst.Attribute, env: Env) -> Expr:
+        base = node.value
+        me = env.names.get(base.value) if isinstance(base, cst.Name) else None
+        if isinstance(me, SelfFields) and node.attr.value in me.fields:
+            return Var(f"{me.var}.{node.attr.value}", span=self.span(node))  # a state's field
+        if isinstance(base, cst.Name) and base.value not in env.names:
+            obj = self.global_obj(base.value)
+            if obj is math:
+                v = getattr(math, node.attr.value, MISSING)
+                if isinstance(v, float):
+                    return Lit(v, span=self.span(node))
+            if isinstance(obj, types.ModuleType):
+                v = getattr(obj, node.attr.value, MISSING)
+                if isinstance(v, (bool, int, float, str)):
+                    return Lit(v, span=self.span(node))
+        raise self.error(
+            node,
+            f"attribute access `{code_of(node)}` is not supported",
+            "call a state's reader (`s.value()`) or use module constants",
+        )
+
+    def call_args(self, call: cst.Call, env: Env) -> list[Expr]:
+        bad = False
+        for a in call.args:
+            if a.star:
+                self.reject(a, call)
+                bad = True
+            elif a.keyword is not None:
+                self.error(
+                    a, "keyword arguments are not supported here", "pass arguments positionally"
+                )
+                bad = True
+        out = self.exprs([a.value for a in call.args], env)
+        if bad:
+            raise Stop()
+        return out
+
+    def exprs(self, nodes: list[cst.BaseExpression], env: Env) -> list[Expr]:
+        """Translate each node; a problem in one does not hide the problems in the others."""
+        out: list[Expr] = []
+        stop: Stop | None = None
+        for node in nodes:
+            try:
+                out.append(self.expr(node, env))
+            except Stop as e:
+                stop = e
+        if stop is not None:
+            raise stop
+        return out

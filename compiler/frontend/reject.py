@@ -1,0 +1,191 @@
+"""Constructs looplift does not compile, found by syntax alone.
+
+One table maps a libcst node class to its rules (message + hint, and when the
+rule applies); one visitor walks a function body and reports *every* match,
+so a statement with two problems gets two diagnostics (SPEC §2). The
+translators use the same table when they meet such a node, so a construct has
+one message wherever it is found.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..errors import Diagnostic
+from ..ir.nodes import Span
+from .syntax import code_of
+
+__all__ = ["Rule", "RULES", "rule_for", "diagnostic", "RejectVisitor", "rejections"]
+
+Parent = cst.CSTNode | None
+
+
+@dataclass(frozen=True)
+class Rule:
+    message: str  # ``{code}`` stands for the construct's source text
+    hint: str
+    when: Callable[[cst.CSTNode, Parent], bool] | None = None
+    at_parent: bool = False  # the caret points at the enclosing node
+
+
+def _is_container_binding(node: cst.CSTNode, parent: Parent) -> bool:
+    """``name = [...]`` binds a container (reported where it is used)."""
+    return (
+        isinstance(parent, cst.Assign)
+        and parent.value is node
+        and len(parent.targets) == 1
+        and isinstance(parent.targets[0].target, cst.Name)
+    )
+
+
+def _not_container(node: cst.CSTNode, parent: Parent) -> bool:
+    return not _is_container_binding(node, parent)
+
+
+def _is_statement_yield(node: cst.CSTNode, parent: Parent) -> bool:
+    return isinstance(parent, cst.Expr) and parent.value is node
+
+
+def _bad_statement_yield(node: cst.CSTNode, parent: Parent) -> bool:
+    assert isinstance(node, cst.Yield)
+    return _is_statement_yield(node, parent) and (
+        node.value is None or isinstance(node.value, cst.From)
+    )
+
+
+def _bytes(node: cst.CSTNode, parent: Parent) -> bool:
+    return isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
+
+
+_OPERATOR = "operator `{code}` is not supported"
+_BINARY_HINT = "use arithmetic (+ - * / // % **) and comparisons"
+_AUG_HINT = "use +=, -=, *=, /=, //=, %= or **="
+_IMPORT = ("`import` inside a @dataflow function is not supported", "import at module level")
+
+RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
+    # statements
+    cst.While: (Rule("`while` loops are not supported",
+                     "loop over a RowStream or group_by(...) with `for`"),),
+    cst.Try: (Rule("`try` is not supported",
+                   "remove the try block; errors surface as Spark errors"),),
+    cst.TryStar: (Rule("`try` is not supported", "remove the try block"),),
+    cst.With: (Rule("`with` is not supported", "remove the with block"),),
+    cst.FunctionDef: (Rule("nested `def` is not supported", "define the helper at module "
+                           "level (as a @dataflow function or a host function)"),),
+    cst.ClassDef: (Rule("nested `class` is not supported",
+                        "define classes (states) at module level"),),
+    cst.Global: (Rule("`global` is not supported", "pass values as parameters"),),
+    cst.Nonlocal: (Rule("`nonlocal` is not supported", "pass values as parameters"),),
+    cst.Break: (Rule("`break` is not supported: a loop over a stream sees every row",
+                     "guard the loop body with `if` instead"),),
+    cst.Continue: (Rule("`continue` is not supported",
+                        "guard the rest of the loop body with `if` instead"),),
+    cst.Raise: (Rule("`raise` is not supported", "return a sentinel value (e.g. None) instead"),),
+    cst.Assert: (Rule("`assert` is not supported", "guard with `if` instead"),),
+    cst.Del: (Rule("`del` is not supported", "just stop using the name"),),
+    cst.Import: (Rule(*_IMPORT),),
+    cst.ImportFrom: (Rule(*_IMPORT),),
+    cst.Match: (Rule("`match` is not supported", "use if/elif/else"),),
+    cst.Assign: (Rule("chained assignment `a = b = ...` is not supported",
+                      "assign each name on its own line",
+                      when=lambda n, p: len(n.targets) != 1),),  # type: ignore[attr-defined]
+    cst.For: (Rule("`async for` is not supported", "use a plain `for` loop",
+                   when=lambda n, p: n.asynchronous is not None),),  # type: ignore[attr-defined]
+    cst.Else: (Rule("`for ... else` is not supported", "drop the `else` block",
+                    when=lambda n, p: isinstance(p, cst.For)),),
+    # expressions
+    cst.Lambda: (Rule("`lambda` is not supported",
+                      "define a module-level function (a host function)"),),
+    cst.ListComp: (Rule("list comprehensions are not supported",
+                        "loop over the stream with `for`"),),
+    cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state"),),
+    cst.DictComp: (Rule("dict comprehensions are not supported", "use group_by(...)"),),
+    cst.GeneratorExp: (Rule("generator expressions are not supported", "loop with `for`"),),
+    cst.List: (Rule("list literals are not supported", "use a tuple, or a State to accumulate",
+                    when=_not_container),),
+    cst.Dict: (Rule("dict literals are not supported", "use group_by(...) or a State",
+                    when=_not_container),),
+    cst.Set: (Rule("set literals are not supported", "use the Distinct state",
+                   when=_not_container),),
+    cst.FormattedString: (Rule("f-strings are not supported", "build strings with str(x) and +"),),
+    cst.Await: (Rule("`await` is not supported", ""),),
+    cst.Yield: (
+        Rule("`yield` needs a row value; `yield from` is not supported",
+             "yield a tuple of values: `yield key, value`", when=_bad_statement_yield),
+        Rule("`yield` can only be a statement", "write `yield a, b` on its own line",
+             when=lambda n, p: not _is_statement_yield(n, p)),
+    ),
+    cst.NamedExpr: (Rule("`:=` is not supported", "assign on its own line"),),
+    cst.Ellipsis: (Rule("`...` is not supported", ""),),
+    cst.Imaginary: (Rule("complex numbers are not supported", "use int or float"),),
+    cst.SimpleString: (Rule("bytes literals are not supported", "use a str", when=_bytes),),
+    cst.Arg: (Rule("*args / **kwargs in calls are not supported", "pass each argument explicitly",
+                   when=lambda n, p: bool(n.star)),),  # type: ignore[attr-defined]
+    # operators
+    **{op: (Rule(_OPERATOR, _BINARY_HINT),)
+       for op in (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift,
+                  cst.MatrixMultiply)},
+    cst.BitInvert: (Rule(_OPERATOR, "bitwise operators are not supported; use arithmetic and "
+                         "comparisons", at_parent=True),),
+    **{op: (Rule(_OPERATOR, _AUG_HINT),)
+       for op in (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign, cst.LeftShiftAssign,
+                  cst.RightShiftAssign, cst.MatrixMultiplyAssign)},
+}  # fmt: skip
+
+
+def rule_for(node: cst.CSTNode, parent: Parent) -> Rule | None:
+    for rule in RULES.get(type(node), ()):
+        if rule.when is None or rule.when(node, parent):
+            return rule
+    return None
+
+
+def diagnostic(
+    rule: Rule, node: cst.CSTNode, parent: Parent, span: Callable[[cst.CSTNode], Span]
+) -> Diagnostic:
+    where = parent if rule.at_parent and parent is not None else node
+    return Diagnostic(span(where), rule.message.format(code=code_of(node).strip()), rule.hint)
+
+
+class RejectVisitor(cst.CSTVisitor):
+    """Collects a diagnostic for every rejected construct under the visited node."""
+
+    def __init__(self, span: Callable[[cst.CSTNode], Span]):
+        self.span = span
+        self.diags: list[Diagnostic] = []
+        self.parents: list[cst.CSTNode] = []
+
+    def report(self, node: cst.CSTNode) -> None:
+        parent = self.parents[-1] if self.parents else None
+        rule = rule_for(node, parent)
+        if rule is not None:
+            self.diags.append(diagnostic(rule, node, parent, self.span))
+
+    def on_visit(self, node: cst.CSTNode) -> bool:
+        self.report(node)
+        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
+            # a nested definition is one problem; inside it only global / nonlocal count
+            self._scopes(node.body, node)
+            return False
+        self.parents.append(node)
+        return True
+
+    def on_leave(self, original_node: cst.CSTNode) -> None:
+        if self.parents and self.parents[-1] is original_node:
+            self.parents.pop()
+
+    def _scopes(self, node: cst.CSTNode, parent: cst.CSTNode) -> None:
+        for child in node.children:
+            if isinstance(child, (cst.Global, cst.Nonlocal)):
+                self.diags.append(diagnostic(rule_for(child, node), child, node, self.span))
+            self._scopes(child, node)
+
+
+def rejections(node: cst.CSTNode, span: Callable[[cst.CSTNode], Span]) -> list[Diagnostic]:
+    """Every rejected construct under ``node`` (a function body)."""
+    v = RejectVisitor(span)
+    node.visit(v)
+    return v.diags

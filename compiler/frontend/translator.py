@@ -1,0 +1,187 @@
+"""The function translator: a ``@dataflow`` function's libcst tree → an IR ``Function``.
+
+``Translator`` combines the statement, loop, expression and call mixins;
+``translate`` runs it after the rejection visitor has reported every construct
+that is refused by syntax alone.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..errors import Diagnostic, FrontendError
+from ..ir.nodes import UNIT, Function, Param, Span
+from .calls import CallMixin
+from .control import ControlMixin
+from .env import Env, Rows, Value
+from .exprs import ExprMixin
+from .parse import ParsedModule, ref_of
+from .reject import rejections
+from .stmts import StmtMixin
+from .syntax import SCALAR_TYPES, code_of, contains, norm_type
+
+__all__ = ["Translator", "translate"]
+
+
+def translate(
+    dataflow_obj: Any, parsed: ParsedModule, *, partial: bool = False
+) -> tuple[Function, dict[str, Any], list[Diagnostic]]:
+    """Translate one ``Dataflow`` into IR.
+
+    Returns the IR function, the table of referenced objects (``ref`` →
+    Python object: callee Dataflows, state classes, host functions) and the
+    diagnostics. Raises :class:`FrontendError` with every diagnostic found,
+    unless ``partial``: then the IR (without the statements in error) is
+    returned with the diagnostics, so later passes can find more problems.
+    """
+    t = Translator(dataflow_obj, parsed)
+    fn = t.run()
+    diags = _dedupe(t.diags)
+    if diags and not partial:
+        raise FrontendError(diags)
+    return fn, t.refs, diags
+
+
+def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
+    seen, out = set(), []
+    for d in diags:
+        k = (d.span.line, d.span.col, d.message)
+        if k not in seen:
+            seen.add(k)
+            out.append(d)
+    return out
+
+
+class Translator(StmtMixin, ControlMixin, CallMixin, ExprMixin):
+    def __init__(self, obj: Any, parsed: ParsedModule):
+        super().__init__(obj.fn.__globals__, parsed)
+        self.obj = obj
+        self.parsed = parsed
+        self.has_yield = False
+        self.node = parsed.functions.get(obj.name)
+
+    # -- function ---------------------------------------------------------
+    def run(self) -> Function:
+        node = self.node
+        ref = ref_of(self.obj)
+        if node is None:
+            self.diags.append(
+                Diagnostic(
+                    Span(self.parsed.path, 1, 1),
+                    f"@dataflow function `{self.obj.name}` is not defined at module level "
+                    "of its file",
+                    "define algorithms as top-level functions",
+                )
+            )
+            return Function(ref, self.obj.name, (), UNIT, "value")
+        fspan = self.span(node)
+        self.has_yield = contains(node.body, (cst.Yield,))
+        env = Env()
+        params = []
+        for p in [*node.params.posonly_params, *node.params.params]:
+            par = self.param(p)
+            if par is None:
+                continue
+            params.append(par)
+            if par.kind == "rows":
+                env.names[par.name] = Rows(
+                    par.name, par.span, arity=len(par.types), types=par.types
+                )
+            else:
+                env.names[par.name] = Value(par.name, par.span)
+        self.diags.extend(rejections(node.body, self.span))
+        for extra in (node.params.star_arg, node.params.star_kwarg):
+            if isinstance(extra, cst.Param):
+                self.error(
+                    extra,
+                    "*args and **kwargs are not supported in @dataflow functions",
+                    "declare each parameter with a type",
+                )
+        if node.asynchronous:
+            self.error(node, "async functions are not supported", "remove `async`")
+        stream_params = [p for p in params if p.kind == "rows"]
+        if self.has_yield and not stream_params:
+            self.error(
+                node.name,
+                f"table algorithm `{self.obj.name}` yields rows but has no RowStream parameter",
+                "take the input relation as a `RowStream[...]` parameter",
+            )
+        tail = UNIT
+        body = self.block(list(node.body.body), env, tail_fn=lambda env: tail, top=True)
+        returns = "rows" if self.has_yield else "value"
+        ret_type = None
+        if node.returns is not None:
+            ret_type = code_of(node.returns.annotation)
+        return Function(
+            ref,
+            self.obj.name,
+            tuple(params),
+            body,
+            returns,
+            self.obj.columns,
+            ret_type,
+            span=fspan,
+        )
+
+    def param(self, p: cst.Param) -> Param | None:
+        name = p.name.value
+        sp = self.span(p.name)
+        if p.annotation is None:
+            self.error(
+                p.name,
+                f"parameter `{name}` needs a type annotation",
+                "annotate it, e.g. `rows: RowStream[int, float]` or `threshold: int`",
+            )
+            return None
+        if p.default is not None:
+            self.error(
+                p.default,
+                f"parameter `{name}`: default values are not supported",
+                "pass every argument at the call (SQL literals for scalar parameters)",
+            )
+        ann = p.annotation.annotation
+        if isinstance(ann, cst.Subscript) and code_of(ann.value) in (
+            "RowStream",
+            "looplift.RowStream",
+        ):
+            tys = []
+            for el in ann.slice:
+                t = self.field_type(el.slice.value if isinstance(el.slice, cst.Index) else None)
+                if t is None:
+                    self.error(
+                        el,
+                        f"unsupported RowStream field type `{code_of(el)}`",
+                        "fields are int, float, str, bool, datetime.datetime, datetime.date, "
+                        "or Optional[...] of those",
+                    )
+                    t = "int"
+                tys.append(t)
+            return Param(name, "rows", tuple(tys), span=sp)
+        t = norm_type(code_of(ann))
+        if t not in ("int", "float", "str", "bool"):
+            self.error(
+                ann,
+                f"unsupported parameter type `{code_of(ann)}` for `{name}`",
+                "scalar parameters are int, float, str or bool; relations are RowStream[...]",
+            )
+            t = "int"
+        return Param(name, "scalar", (t,), span=sp)
+
+    def field_type(self, node: cst.BaseExpression | None) -> str | None:
+        if node is None:
+            return None
+        text = code_of(node).replace(" ", "")
+        opt = False
+        for pre in ("Optional[", "typing.Optional["):
+            if text.startswith(pre) and text.endswith("]"):
+                text, opt = text[len(pre) : -1], True
+        if text.endswith("|None"):
+            text, opt = text[: -len("|None")], True
+        if text.startswith("None|"):
+            text, opt = text[len("None|") :], True
+        t = norm_type(text)
+        if t not in SCALAR_TYPES:
+            return None
+        return f"Optional[{t}]" if opt else t
