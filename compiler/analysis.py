@@ -49,10 +49,6 @@ class Loop:
     parent: str | None
     span: Span
 
-    @property
-    def key_param(self) -> str | None:
-        return self.params[0] if self.kind == "group" else None
-
 
 @dataclass(frozen=True)
 class Site:

@@ -1,15 +1,14 @@
 """Compiler errors: one base class, a subclass per phase, rendered like a C compiler.
 
 A user-facing error prints ``path:line:col: error: message``, the source line,
-a caret under the construct, and a hint saying what to do instead. Internal
-helpers raise position-less :class:`Problem` values; the phase boundary
-attaches spans and collects every problem of a file before raising once.
+a caret under the construct, and a hint saying what to do instead. A phase
+collects every problem of a file before raising once.
 """
 
 from __future__ import annotations
 
 import linecache
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 
 from .ir.nodes import UNKNOWN, Span
 
@@ -18,7 +17,6 @@ __all__ = [
     "Diagnostic",
     "FrontendError",
     "PassError",
-    "Problem",
     "render",
 ]
 
@@ -73,18 +71,6 @@ class PassError(CompilerError):
     """A pass found the program ill-formed (scope, state, order violations)."""
 
     phase = "passes"
-
-
-@dataclass(slots=True)
-class Problem(Exception):
-    """A position-less problem raised by a helper; the caller attaches the span."""
-
-    message: str
-    hint: str = ""
-    span: Span = field(default=UNKNOWN)
-
-    def at(self, span: Span) -> Diagnostic:
-        return Diagnostic(self.span if self.span is not UNKNOWN else span, self.message, self.hint)
 
 
 def render(diagnostics: list[Diagnostic]) -> str:

@@ -1,0 +1,147 @@
+"""The frontend package: every violation of a statement is reported; state classes become IR
+through the same expression translator as ``@dataflow`` code."""
+
+from __future__ import annotations
+
+import importlib
+import pkgutil
+from typing import Any
+
+import pytest
+from looplift.compiler.backend import plan, types
+from looplift.compiler.cli import algorithms_of
+from looplift.compiler.errors import CompilerError
+from looplift.compiler.frontend.env import Binding, Carry, Rows, StateVar, Value
+from looplift.compiler.frontend.reject import RULES
+from looplift.compiler.ir.nodes import Apply, Builtin, Expr, Lambda, Lit, Prim, Var
+from looplift.compiler.pipeline import compile_dataflow
+from looplift.compiler.state_classes import classify_state_class
+from looplift.state import State
+
+from tests.helpers import CORPUS, SAMPLES, import_path
+
+
+def test_two_violations_in_one_statement_are_both_reported() -> None:
+    path = CORPUS / "invalid" / "multi_in_statement.py"
+    (algo,) = algorithms_of(import_path(path))
+    with pytest.raises(CompilerError) as err:
+        compile_dataflow(algo)
+    text = str(err.value)
+    # line 19: `total += apply(lambda y: y + 1, a) + len([c for c in (a, b)])`
+    assert f"{path}:19:24: error: `lambda` is not supported" in text
+    assert f"{path}:19:50: error: list comprehensions are not supported" in text
+    # line 20: `total += (a & b) | f"{a}"`
+    assert f"{path}:20:21: error: operator `&` is not supported" in text
+    assert f"{path}:20:26: error: operator `|` is not supported" in text
+    assert f"{path}:20:28: error: f-strings are not supported" in text
+    assert text.endswith("5 errors")
+
+
+def test_every_rule_has_a_message_and_most_a_hint() -> None:
+    for kind, rules in RULES.items():
+        assert rules, kind
+        for rule in rules:
+            assert rule.message, kind
+            # `await` and `...` have no better spelling to offer
+            assert rule.hint or kind.__name__ in ("Await", "Ellipsis"), kind
+
+
+def test_binding_kinds_are_frozen_classes() -> None:
+    rows = Rows("r", arity=2, types=("int", "str"))
+    assert isinstance(rows, Binding) and rows.kind == "rows" and rows.arity == 2
+    assert {Value.kind, Carry.kind, StateVar.kind} == {"value", "carry", "state"}
+    with pytest.raises(AttributeError):
+        rows.arity = 3  # type: ignore[misc]
+
+
+# -- state classes: the IR equals what the backend builds from the text ----------------
+
+
+def _state_classes() -> list[type]:
+    modules: list[Any] = []
+    import looplift.states as states
+
+    for m in pkgutil.walk_packages(states.__path__, states.__name__ + "."):
+        modules.append(importlib.import_module(m.name))
+    modules += [import_path(p) for p in sorted(SAMPLES.glob("*.py"))]
+    found: dict[str, type] = {}
+    for mod in modules:
+        for obj in vars(mod).values():
+            if isinstance(obj, type) and issubclass(obj, State) and obj is not State:
+                found.setdefault(f"{obj.__module__}:{obj.__qualname__}", obj)
+    return [found[k] for k in sorted(found)]
+
+
+class _AnySql(dict):
+    def __missing__(self, key: str) -> str:
+        return f"`{key}`"
+
+
+class _AnyType(dict):
+    def __missing__(self, key: str) -> str:
+        return "float"
+
+
+def _backend_ir(text: str, monkeypatch: pytest.MonkeyPatch) -> Expr:
+    """The IR ``plan._py_expr_sql`` builds from a state expression's source text."""
+    seen: list[Expr] = []
+
+    class Capture:
+        def __init__(self, *args: Any) -> None:
+            pass
+
+        def expr(self, ir: Expr) -> str:
+            seen.append(ir)
+            return "x"
+
+    monkeypatch.setattr(plan, "SqlRenderer", Capture)
+    monkeypatch.setattr(types, "_value_type", lambda *a, **k: ("float", None))
+    plan._py_expr_sql(text, _AnySql(), _AnyType())
+    (ir,) = seen
+    return ir
+
+
+CLASSES = _state_classes()
+
+
+def test_the_state_classes_include_additive_ones() -> None:
+    additive = [c.__name__ for c in CLASSES if classify_state_class(c).additive]
+    assert {"Sum", "Count", "Average", "Variance", "Funnel"} <= set(additive)
+
+
+@pytest.mark.parametrize("cls", CLASSES, ids=lambda c: f"{c.__module__}.{c.__name__}")
+def test_state_class_ir_equals_the_backend_reading_of_its_text(
+    cls: type, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    info = classify_state_class(cls)
+    if not info.additive:
+        assert not info.reader_irs and not info.additive_actions
+        return
+    for act in info.additive_actions:
+        assert len(act.update_exprs) == len(act.updates)
+        for (field, sign, text), (field2, sign2, ir) in zip(
+            act.updates, act.update_exprs, strict=True
+        ):
+            assert (field, sign) == (field2, sign2)
+            assert ir == _backend_ir(text, monkeypatch), (act.method, text)
+    assert [r for r, _ in info.reader_irs] == [r for r, _ in info.reader_exprs]
+    for (reader, text), (_, ir) in zip(info.reader_exprs, info.reader_irs, strict=True):
+        assert ir == _backend_ir(text, monkeypatch), (reader, text)
+
+
+def test_self_fields_and_parameters_become_variables() -> None:
+    from looplift.states import Average
+
+    info = classify_state_class(Average)
+    (add,) = info.additive_actions
+    assert dict((f, ir) for f, _, ir in add.update_exprs) == {"n": Lit(1), "s": Var("x")}
+    value = dict(info.reader_irs)["value"]
+    s, n = Var("self.s"), Var("self.n")
+    assert value == Apply(
+        Builtin("if"),
+        (
+            Apply(Prim("ne"), (n, Lit(0))),
+            Lambda((), Apply(Prim("truediv"), (s, n))),
+            Lambda((), Lit(None)),
+        ),
+    )
