@@ -136,10 +136,11 @@ class ControlMixin(Context):
     def for_stmt(
         self, s: cst.For, after: list[cst.CSTNode], env: Env, rest: Callable[[Env], Expr]
     ) -> Expr:
+        # reported, and the loop is still translated to find the problems in its body
         if s.asynchronous:
-            raise self.reject(s)
+            self.reject(s)
         if s.orelse is not None:
-            raise self.reject(s.orelse, s)
+            self.reject(s.orelse, s)
         sp = self.span(s)
         it = s.iter
         # what is iterated
