@@ -93,18 +93,17 @@ class StmtMixin(Context):
         )
 
     def simple(self, s: cst.CSTNode, env: Env, rest: Callable[[Env], Expr]) -> Expr:
-        if isinstance(s, cst.Pass):
-            return rest(env)
-        if isinstance(s, cst.Expr):
-            return self.expr_stmt(s, env, rest)
-        if isinstance(s, cst.Assign):
-            return self.assign(s, env, rest)
-        if isinstance(s, cst.AnnAssign):
-            if s.value is None:
+        match s:
+            case cst.Pass() | cst.AnnAssign(value=None):
                 return rest(env)
-            return self.bind_target(s.target, s.value, self.expr(s.value, env), env, rest, s)
-        if isinstance(s, cst.AugAssign):
-            return self.aug_assign(s, env, rest)
+            case cst.Expr():
+                return self.expr_stmt(s, env, rest)
+            case cst.Assign():
+                return self.assign(s, env, rest)
+            case cst.AnnAssign(target=target, value=value):
+                return self.bind_target(target, value, self.expr(value, env), env, rest, s)
+            case cst.AugAssign():
+                return self.aug_assign(s, env, rest)
         if rule_for(s, None) is not None:
             # reported (with what is wrong inside it) by the rejection visitor
             self.reject(s)

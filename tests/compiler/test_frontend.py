@@ -5,9 +5,11 @@ from __future__ import annotations
 
 import importlib
 import pkgutil
+from pathlib import Path
 from typing import Any
 
 import pytest
+from looplift.compiler import frontend
 from looplift.compiler.backend import plan, types
 from looplift.compiler.cli import algorithms_of
 from looplift.compiler.errors import CompilerError
@@ -44,6 +46,13 @@ def test_every_rule_has_a_message_and_most_a_hint() -> None:
             assert rule.message, kind
             # `await` and `...` have no better spelling to offer
             assert rule.hint or kind.__name__ in ("Await", "Ellipsis"), kind
+
+
+def test_frontend_modules_are_small() -> None:
+    package = Path(frontend.__file__).parent
+    sizes = {p.name: len(p.read_text().splitlines()) for p in package.glob("*.py")}
+    assert {"parse.py", "env.py", "reject.py", "stmts.py", "exprs.py", "calls.py"} <= set(sizes)
+    assert max(sizes.values()) <= 500, sizes
 
 
 def test_binding_kinds_are_frozen_classes() -> None:
