@@ -30,9 +30,7 @@ class ParsedModule:
     classes: dict[str, cst.ClassDef]
 
     def span(self, node: cst.CSTNode) -> Span:
-        r = self.positions[node]
-        if isinstance(node, (cst.FunctionDef, cst.ClassDef)):
-            r = self.positions[node]  # starts at the keyword, decorators excluded
+        r = self.positions[node]  # a def / class starts at its keyword, decorators excluded
         return Span(self.path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
 
 
