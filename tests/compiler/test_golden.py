@@ -71,5 +71,8 @@ def test_backend_snapshots(path: Path) -> None:
         if isinstance(out, ScalarFunction):
             check_golden(GOLDEN / "scalar" / f"{path.stem}.{algo.name}.sql", out.create_sql())
         else:
+            long = [line for line in out.source.splitlines() if len(line) > 120]
+            assert not long, f"lines over 120 characters in the plan of {algo.name}: {long}"
+            compile(out.source, f"{algo.name}.py", "exec")  # valid Python
             check_golden(GOLDEN / "plans" / f"{path.stem}.{algo.name}.py", out.source)
     check_golden(GOLDEN / "explain" / f"{path.stem}.txt", "\n\n".join(explains))
