@@ -136,7 +136,7 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
             raise BackendError(
                 f"`{self.fn.name}` takes {len(streams)} RowStreams; the Spark backend runs "
                 "algorithms over one input relation",
-                streams[1].span,
+                self.fn.span,
             )
         self.source = streams[0]
         names = [self.field_col(i) for i in range(len(op.types))]
