@@ -24,10 +24,15 @@ WIDTH = 120
 
 
 def fit_lines(text: str, width: int = WIDTH) -> str:
-    """Every line of ``text`` that is too long, laid out again (others unchanged)."""
+    """Every one-line statement of ``text`` that is too long, laid out again."""
+    whole = {
+        n.lineno
+        for n in ast.walk(ast.parse(text))
+        if isinstance(n, ast.stmt) and n.lineno == n.end_lineno
+    }
     out = []
-    for line in text.split("\n"):
-        out.append(fit(line, width) if len(line) > width else line)
+    for i, line in enumerate(text.split("\n"), start=1):
+        out.append(fit(line, width) if len(line) > width and i in whole else line)
     return "\n".join(out)
 
 
@@ -81,9 +86,9 @@ def _expr(e: ast.expr, indent: str, width: int, used: int) -> str:
         if len(e.args) == 1 and not e.keywords and _is_str(e.args[0]):
             pieces = _pieces(e.args[0].value, width - len(inner))  # type: ignore[attr-defined]
             return func + "(\n" + "".join(f"{inner}{p!r}\n" for p in pieces) + indent + ")"
-        args = [_expr(a, inner, width, 0) for a in e.args]
+        args = [_expr(a, inner, width - 1, 0) for a in e.args]  # each ends with a comma
         args += [
-            (f"{k.arg}=" if k.arg else "**") + _expr(k.value, inner, width, len(k.arg or "") + 2)
+            (f"{k.arg}=" if k.arg else "**") + _expr(k.value, inner, width - 1, len(k.arg or "") + 2)
             for k in e.keywords
         ]
         return func + "(\n" + "".join(f"{inner}{a},\n" for a in args) + indent + ")"
@@ -92,7 +97,7 @@ def _expr(e: ast.expr, indent: str, width: int, used: int) -> str:
         value = _expr(e.value, indent, width - len(e.attr) - 2, used)
         return value + "." + e.attr
     if isinstance(e, (ast.List, ast.Tuple)) and e.elts:
-        items = [_expr(x, inner, width, 0) for x in e.elts]
+        items = [_expr(x, inner, width - 1, 0) for x in e.elts]
         left, right = ("[", "]") if isinstance(e, ast.List) else ("(", ")")
         return left + "\n" + "".join(f"{inner}{x},\n" for x in items) + indent + right
     if isinstance(e, ast.Constant) and isinstance(e.value, str):

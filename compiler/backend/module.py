@@ -62,20 +62,13 @@ class ModuleMixin:
             "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == "scalar"],
             "imports": [self.imports[k] for k in sorted(self.imports)],
             "reducers": self.reducers,
-            "pycalls": _json_list(
+            "pycalls": json.dumps(
                 [(c.name, c.kind, c.ref, list(c.arg_types), c.return_type)
                  for c in sorted(self.pycalls.values(), key=lambda c: c.name)]  # fmt: skip
             ),
-            "refs": _json_list(refs),
+            "refs": json.dumps(refs),
             "steps": self.lines,
             "digest": hashlib.sha1("\n".join(self.lines).encode()).hexdigest()[:12],
         }
         return fit_lines(render("plan.py.j2", **ctx)) + "\n"
 
-
-def _json_list(items: list) -> str:
-    """A JSON list, one item per line when it does not fit on one."""
-    flat = json.dumps(items)
-    if len(flat) <= 100:
-        return flat
-    return "[\n" + "".join(f"    {json.dumps(x)},\n" for x in items) + "]"

@@ -19,6 +19,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+import networkx as nx
+
 from ..analysis import Analysis
 from ..dataflow.payloads import (
     ROWS,
@@ -108,6 +110,7 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
         self.out = Outputs()
+        self.live = False  # the visited node feeds the result
         self.columns_out: tuple[str, ...] = ()
         self.output_types: tuple[str, ...] = ()
         self.source = None
@@ -118,7 +121,9 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
     def run(self) -> PlanModule:
         if self.prog.kind == "scalar":
             raise BackendError("scalar algorithms compile to SQL functions, not plans")
+        live = nx.ancestors(self.graph.g, "return") if "return" in self.graph.g else set()
         for node in self.graph.nodes():
+            self.live = node.id in live and bool(self.graph.g.out_degree(node.id))
             self.visit(node.op)
         return PlanModule(self.fn.name, self.prog.kind, self.render_module(), self.columns_out,
                           tuple(self.pycalls.values()), tuple(self.python_ops),
@@ -177,10 +182,12 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
             )
 
     def visit_AdditiveState(self, op: AdditiveState) -> None:
-        """Native sums per scope key, made where their readers are first needed."""
+        """Native sums per scope key (with the additive operators fused with it)."""
+        if self.live:
+            self.materialize_op(op.operator)
 
     def visit_ActionState(self, op: ActionState) -> None:
-        """An Arrow reducer per scope key, made where its readers are first needed."""
+        """An Arrow reducer per scope key (the map part native)."""
         o = op.operator
         if o.actions and len({self.frame_key(a.loops) for a in o.actions}) > 1:
             raise BackendError(
@@ -188,9 +195,12 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
                 "the Spark backend supports that for additive states only",
                 o.actions[0].span,
             )
+        if self.live:
+            self.materialize_op(o)
 
     def visit_OrderedState(self, op: OrderedState) -> None:
-        """The loop body in Python per scope key, made where its readers or rows are needed."""
+        """The loop body in Python per scope key: made where its readers or rows are needed
+        (its readers by their first consumer, its rows by the return)."""
 
     def visit_Scalar(self, op: Scalar) -> None:
         """A native value: a column of its scope's frame where first needed, else inlined."""

@@ -73,6 +73,12 @@ def test_backend_snapshots(path: Path) -> None:
         else:
             long = [line for line in out.source.splitlines() if len(line) > 120]
             assert not long, f"lines over 120 characters in the plan of {algo.name}: {long}"
-            compile(out.source, f"{algo.name}.py", "exec")  # valid Python
+            ns: dict = {}
+            exec(compile(out.source, f"{algo.name}.py", "exec"), ns)  # noqa: S102 - valid Python
+            assert ns["PYCALLS"] == [
+                [c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
+                for c in sorted(out.pycalls, key=lambda c: c.name)
+            ]
+            assert ns["COLUMNS"] == list(out.columns) and ns["NAME"] == algo.name
             check_golden(GOLDEN / "plans" / f"{path.stem}.{algo.name}.py", out.source)
     check_golden(GOLDEN / "explain" / f"{path.stem}.txt", "\n\n".join(explains))

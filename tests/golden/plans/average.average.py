@@ -15,12 +15,12 @@ COLUMNS = ["k", "avg"]
 PARAMS = [["rows", "rows", ["int", "int"]]]
 PYCALLS = []
 REFS = [
-    "average:average",
-    "average:div_not_zero",
-    "count:count",
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Sum",
-    "sum:sum",
+    'average:average',
+    'average:div_not_zero',
+    'count:count',
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Sum',
+    'sum:sum',
 ]
 
 

@@ -15,12 +15,12 @@ COLUMNS = ["mean"]
 PARAMS = [["rows", "rows", ["int", "int"]]]
 PYCALLS = []
 REFS = [
-    "average:div_not_zero",
-    "average:mean",
-    "count:count",
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Sum",
-    "sum:sum",
+    'average:div_not_zero',
+    'average:mean',
+    'count:count',
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Sum',
+    'sum:sum',
 ]
 
 

@@ -41,8 +41,8 @@ def plan(spark, clicks):
     reduced = rows_2.agg(
         seq_reducer.udf(
             E(
-                'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 WHEN (NOT '
-                '(`category` = 0L)) AND (NOT `cond`) THEN 2 END'
+                'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 WHEN '
+                '(NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
             ),
             E('`ts`'),
         ).alias('seq_reduced'),

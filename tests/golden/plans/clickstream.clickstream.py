@@ -41,8 +41,8 @@ def plan(spark, clicks):
     partitions = rows_2.select(
         F.col('uid').alias('k'),
         E(
-            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 '
-            'WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
+            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN '
+            '1 WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
         ).alias('c'),
         E('`ts`').alias('a'),
     ).repartition('k')

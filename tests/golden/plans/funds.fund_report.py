@@ -17,11 +17,11 @@ COLUMNS = ["fund", "months", "monthly", "yearly", "worst_pct"]
 PARAMS = [["returns", "rows", ["str", "float"]]]
 PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
 REFS = [
-    "funds:fund_report",
-    "funds:geometric_mean",
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Sum",
-    "looplift.states.multiset:Min",
+    'funds:fund_report',
+    'funds:geometric_mean',
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Sum',
+    'looplift.states.multiset:Min',
 ]
 
 
@@ -50,25 +50,31 @@ def plan(spark, returns):
         E('coalesce(`n_n`, 0)').alias('n_value'),
         E('coalesce(`months_n`, 0)').alias('months_value'),
     )
-    by_fund = agg.withColumn('months', E('(0L + `months_value`)'))
-    by_fund_2 = by_fund.withColumn('n', E('(0L + `n_value`)'))
-    by_fund_3 = by_fund_2.withColumn('logs', E('(0.0D + `logs_value`)'))
-    by_fund_4 = by_fund_3.withColumn(
+    # map part native, reduce part: Arrow reducer per scope key
+    reduced = rows.groupBy('fund').agg(
+        worst_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`r`')).alias('worst_reduced'),
+    )
+    agg_2 = reduced.select(F.col('fund'), F.col('worst_reduced._1').alias('worst_value'))
+    by_fund = ll.join_on_keys(agg, agg_2, ['fund'])
+    by_fund_2 = by_fund.withColumn('months', E('(0L + `months_value`)'))
+    by_fund_3 = by_fund_2.withColumn('n', E('(0L + `n_value`)'))
+    by_fund_4 = by_fund_3.withColumn('logs', E('(0.0D + `logs_value`)'))
+    by_fund_5 = by_fund_4.withColumn(
         'tmp',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    by_fund_5 = by_fund_4.withColumn('tmp_2', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`tmp` AS DOUBLE)) END'))
-    by_fund_6 = by_fund_5.withColumn('tmp_3', E('CASE WHEN (NOT (`n` = 0L)) THEN (`tmp_2` - 1.0D) END'))
-    by_fund_7 = by_fund_6.withColumn(
+    by_fund_6 = by_fund_5.withColumn('tmp_2', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`tmp` AS DOUBLE)) END'))
+    by_fund_7 = by_fund_6.withColumn('tmp_3', E('CASE WHEN (NOT (`n` = 0L)) THEN (`tmp_2` - 1.0D) END'))
+    by_fund_8 = by_fund_7.withColumn(
         'tmp_4',
         E(
             'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`tmp_3`, 5L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947(`tmp_3`, 5L).e) ELSE looplift_prim_round_4028c947(`tmp_3`, 5L).v '
-            'END) END'
+            'raise_error(looplift_prim_round_4028c947(`tmp_3`, 5L).e) ELSE looplift_prim_round_4028c947(`tmp_3`, '
+            '5L).v END) END'
         ),
     )
-    by_fund_8 = by_fund_7.withColumn('monthly', E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp_4` END)'))
-    by_fund_9 = by_fund_8.withColumn(
+    by_fund_9 = by_fund_8.withColumn('monthly', E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp_4` END)'))
+    by_fund_10 = by_fund_9.withColumn(
         'yearly',
         E(
             '(CASE WHEN looplift_prim_round_4028c947((power((1.0D + `monthly`), 12L) - 1.0D), 4L).e IS NOT NULL THEN '
@@ -76,17 +82,12 @@ def plan(spark, returns):
             'looplift_prim_round_4028c947((power((1.0D + `monthly`), 12L) - 1.0D), 4L).v END)'
         ),
     )
-    # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows.groupBy('fund').agg(
-        worst_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`r`')).alias('worst_reduced'),
-    )
-    agg_2 = reduced.select(F.col('fund'), F.col('worst_reduced._1').alias('worst_value'))
-    by_fund_10 = ll.join_on_keys(by_fund_9, agg_2, ['fund'])
     by_fund_11 = by_fund_10.withColumn(
         'tmp_5',
         E(
-            "CASE WHEN (NOT (`worst_value` IS NULL)) THEN (CASE WHEN `worst_value` IS NULL THEN raise_error('looplift: "
-            "min() with None (Python raises TypeError)') ELSE least(0.0D, `worst_value`) END) END"
+            'CASE WHEN (NOT (`worst_value` IS NULL)) THEN (CASE WHEN `worst_value` IS NULL THEN '
+            "raise_error('looplift: min() with None (Python raises TypeError)') ELSE least(0.0D, `worst_value`) END) "
+            'END'
         ),
     )
     by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `tmp_5` END)'))

@@ -45,8 +45,8 @@ def plan(spark, returns):
         'tmp_4',
         E(
             'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`tmp_3`, 5L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947(`tmp_3`, 5L).e) ELSE looplift_prim_round_4028c947(`tmp_3`, 5L).v '
-            'END) END'
+            'raise_error(looplift_prim_round_4028c947(`tmp_3`, 5L).e) ELSE looplift_prim_round_4028c947(`tmp_3`, '
+            '5L).v END) END'
         ),
     )
     out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp_4` END)').alias('geometric_mean'))

@@ -24,16 +24,14 @@ def plan(spark, visits):
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({})
     rows = ll.entry(visits, 'visits', ['str', 'int', 'str']).toDF('country', 'uid', 'url1')
-    # additive n: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('country', 'uid').agg(E('sum((1L) * `_sign`)').alias('n_n'))
-    agg = sums.select(F.col('country'), F.col('uid'), E('coalesce(`n_n`, 0)').alias('n_value'))
-    by_country_uid = agg.withColumn('n', E('(0L + `n_value`)'))
     # additive country_visits: native sums per scope key
-    sums_2 = rows.withColumn('_sign', F.lit(1)).groupBy('country').agg(
-        E('sum((1L) * `_sign`)').alias('country_visits_n'),
-    )
-    agg_2 = sums_2.select(F.col('country'), E('coalesce(`country_visits_n`, 0)').alias('country_visits_value'))
-    by_country = agg_2.withColumn('country_visits', E('(0L + `country_visits_value`)'))
+    sums = rows.withColumn('_sign', F.lit(1)).groupBy('country').agg(E('sum((1L) * `_sign`)').alias('country_visits_n'))
+    agg = sums.select(F.col('country'), E('coalesce(`country_visits_n`, 0)').alias('country_visits_value'))
+    # additive n: native sums per scope key
+    sums_2 = rows.withColumn('_sign', F.lit(1)).groupBy('country', 'uid').agg(E('sum((1L) * `_sign`)').alias('n_n'))
+    agg_2 = sums_2.select(F.col('country'), F.col('uid'), E('coalesce(`n_n`, 0)').alias('n_value'))
+    by_country_uid = agg_2.withColumn('n', E('(0L + `n_value`)'))
+    by_country = agg.withColumn('country_visits', E('(0L + `country_visits_value`)'))
     # scope [country] values, joined on its key
     by_country_uid_2 = ll.join_on_keys(
         by_country_uid,
@@ -46,9 +44,9 @@ def plan(spark, visits):
         F.col('n').alias('visits'),
         E(
             '(CASE WHEN looplift_prim_round_4028c947((CAST(`n` AS DOUBLE) / CAST(`country_visits` AS '
-            'DOUBLE)), 3L).e IS NOT NULL THEN raise_error(looplift_prim_round_4028c947((CAST(`n` AS DOUBLE) / '
-            'CAST(`country_visits` AS DOUBLE)), 3L).e) ELSE looplift_prim_round_4028c947((CAST(`n` AS DOUBLE) '
-            '/ CAST(`country_visits` AS DOUBLE)), 3L).v END)'
+            'DOUBLE)), 3L).e IS NOT NULL THEN raise_error(looplift_prim_round_4028c947((CAST(`n` AS DOUBLE) '
+            '/ CAST(`country_visits` AS DOUBLE)), 3L).e) ELSE looplift_prim_round_4028c947((CAST(`n` AS '
+            'DOUBLE) / CAST(`country_visits` AS DOUBLE)), 3L).v END)'
         ).alias('share'),
     )
     return out

@@ -15,11 +15,11 @@ COLUMNS = ["customer", "orders", "big", "night", "net"]
 PARAMS = [["orders", "rows", ["int", "datetime", "int"]], ["threshold", "scalar", ["int"]]]
 PYCALLS = [["looplift_host_hostlib_hour_of_7e9d13a7", "host", "hostlib:hour_of", ["timestamp"], "bigint"]]
 REFS = [
-    "hostlib:hour_of",
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Sum",
-    "orders:euros",
-    "orders:order_report",
+    'hostlib:hour_of',
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Sum',
+    'orders:euros',
+    'orders:order_report',
 ]
 
 
@@ -71,16 +71,16 @@ def plan(spark, orders, threshold):
         F.col('night'),
         E(
             'concat(concat(concat(concat(`sign`, coalesce(CAST((CASE WHEN (`a_2` % 100L) != 0 AND ((`a_2` < '
-            "0) != (100L < 0)) THEN (`a_2` div 100L) - 1 ELSE `a_2` div 100L END) AS STRING), 'None')), '.'), "
-            'coalesce(CAST((CASE WHEN ((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != (100L < '
-            '0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END) % 10L) != 0 AND (((CASE WHEN (`a_2` % '
-            '100L) != 0 AND (((`a_2` % 100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % '
-            '100L) END) < 0) != (10L < 0)) THEN ((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != '
-            '(100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END) div 10L) - 1 ELSE (CASE WHEN '
+            "0) != (100L < 0)) THEN (`a_2` div 100L) - 1 ELSE `a_2` div 100L END) AS STRING), 'None')), "
+            "'.'), coalesce(CAST((CASE WHEN ((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != "
+            '(100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END) % 10L) != 0 AND (((CASE WHEN '
             '(`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + 100L ELSE '
-            "(`a_2` % 100L) END) div 10L END) AS STRING), 'None')), coalesce(CAST((CASE WHEN (`a_2` % 10L) != "
-            '0 AND (((`a_2` % 10L) < 0) != (10L < 0)) THEN (`a_2` % 10L) + 10L ELSE (`a_2` % 10L) END) AS '
-            "STRING), 'None'))"
+            '(`a_2` % 100L) END) < 0) != (10L < 0)) THEN ((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % '
+            '100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END) div 10L) - 1 ELSE '
+            '(CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + '
+            "100L ELSE (`a_2` % 100L) END) div 10L END) AS STRING), 'None')), coalesce(CAST((CASE WHEN "
+            '(`a_2` % 10L) != 0 AND (((`a_2` % 10L) < 0) != (10L < 0)) THEN (`a_2` % 10L) + 10L ELSE (`a_2` '
+            "% 10L) END) AS STRING), 'None'))"
         ).alias('net'),
     )
     return out

@@ -24,16 +24,16 @@ def plan(spark, orders):
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({})
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts1', 'cents')
+    # additive grand: native sums per scope key
+    sums = rows.withColumn('_sign', F.lit(1)).agg(E('sum((`cents`) * `_sign`)').alias('grand_total'))
+    agg = sums.select(E('coalesce(`grand_total`, 0)').alias('grand_value'))
     # additive revenue: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('customer').agg(
+    sums_2 = rows.withColumn('_sign', F.lit(1)).groupBy('customer').agg(
         E('sum((`cents`) * `_sign`)').alias('revenue_total'),
     )
-    agg = sums.select(F.col('customer'), E('coalesce(`revenue_total`, 0)').alias('revenue_value'))
-    by_customer = agg.withColumn('revenue', E('(0L + `revenue_value`)'))
-    # additive grand: native sums per scope key
-    sums_2 = rows.withColumn('_sign', F.lit(1)).agg(E('sum((`cents`) * `_sign`)').alias('grand_total'))
-    agg_2 = sums_2.select(E('coalesce(`grand_total`, 0)').alias('grand_value'))
-    single = agg_2.withColumn('grand', E('(0L + `grand_value`)'))
+    agg_2 = sums_2.select(F.col('customer'), E('coalesce(`revenue_total`, 0)').alias('revenue_value'))
+    by_customer = agg_2.withColumn('revenue', E('(0L + `revenue_value`)'))
+    single = agg.withColumn('grand', E('(0L + `grand_value`)'))
     single_2 = single.withColumn('cond', E('(`grand` != 0L)'))
     # global values into scope [customer]
     by_customer_2 = by_customer.crossJoin(F.broadcast(single_2.select('grand_value', 'cond', 'grand')))

@@ -68,8 +68,8 @@ def plan(spark, clicks):
         E('coalesce(`f_exits`, 0)').alias('f_exit_count'),
         E('coalesce(`f_other`, 0)').alias('f_other_count'),
         E(
-            '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) AS '
-            'DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END)'
+            '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) '
+            'AS DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END)'
         ).alias('f_conversion'),
     )
     out = agg.select(

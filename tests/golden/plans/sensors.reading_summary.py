@@ -18,11 +18,11 @@ COLUMNS = ["reading_summary"]
 PARAMS = [["readings", "rows", ["int", "Optional[float]"]]]
 PYCALLS = []
 REFS = [
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Sum",
-    "looplift.states.multiset:Max",
-    "looplift.states.multiset:Min",
-    "sensors:reading_summary",
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Sum',
+    'looplift.states.multiset:Max',
+    'looplift.states.multiset:Min',
+    'sensors:reading_summary',
 ]
 
 
@@ -46,19 +46,19 @@ def plan(spark, readings):
     )
     agg = reduced.select(F.col('hi_reduced._1').alias('hi_value'), F.col('lo_reduced._1').alias('lo_value'))
     agg_2 = ll.default_row(spark, agg, [('hi_value', hi_reducer.fresh()[0]), ('lo_value', lo_reducer.fresh()[0])])
-    # additive n, missing, total: native sums per scope key
+    # additive missing, n, total: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(
         E('sum((CASE WHEN (NOT (`x` IS NOT NULL)) THEN 1L ELSE 0 END) * `_sign`)').alias('missing_n'),
         E('sum((CASE WHEN (`x` IS NOT NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
         E(
             "sum((CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
-            "total.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 END) "
-            '* `_sign`)'
+            "total.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 "
+            'END) * `_sign`)'
         ).alias('total_total'),
     )
     agg_3 = sums.select(
-        E('coalesce(`n_n`, 0)').alias('n_value'),
         E('coalesce(`missing_n`, 0)').alias('missing_value'),
+        E('coalesce(`n_n`, 0)').alias('n_value'),
         E('coalesce(`total_total`, 0)').alias('total_value'),
     )
     single = agg_2.crossJoin(agg_3)
@@ -76,8 +76,8 @@ def plan(spark, readings):
     single_7 = single_6.withColumn(
         'tmp_3',
         E(
-            "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('looplift: min() "
-            "with None (Python raises TypeError)') ELSE least(CAST('Infinity' AS DOUBLE), `lo_value`) END) END"
+            "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('looplift: "
+            "min() with None (Python raises TypeError)') ELSE least(CAST('Infinity' AS DOUBLE), `lo_value`) END) END"
         ),
     )
     single_8 = single_7.withColumn(
@@ -87,8 +87,9 @@ def plan(spark, readings):
     single_9 = single_8.withColumn(
         'tmp_4',
         E(
-            "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('looplift: max() "
-            "with None (Python raises TypeError)') ELSE greatest(CAST('-Infinity' AS DOUBLE), `hi_value`) END) END"
+            "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('looplift: "
+            "max() with None (Python raises TypeError)') ELSE greatest(CAST('-Infinity' AS DOUBLE), `hi_value`) END) "
+            'END'
         ),
     )
     single_10 = single_9.withColumn(
@@ -98,8 +99,8 @@ def plan(spark, readings):
     single_11 = single_10.withColumn(
         'tmp_5',
         E(
-            "CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `missing`, '_3', `tmp_2`, '_4', `lo`, '_5', "
-            '`hi`) END'
+            "CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `missing`, '_3', `tmp_2`, '_4', `lo`, "
+            "'_5', `hi`) END"
         ),
     )
     out = single_11.select(E('(CASE WHEN (`n` = 0L) THEN `tmp` ELSE `tmp_5` END)').alias('reading_summary'))

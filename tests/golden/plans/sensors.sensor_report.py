@@ -17,10 +17,10 @@ COLUMNS = ["sensor_id", "n", "mean", "stddev", "status"]
 PARAMS = [["readings", "rows", ["int", "Optional[float]"]], ["limit", "scalar", ["float"]]]
 PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
 REFS = [
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Sum",
-    "looplift.states.multiset:Max",
-    "sensors:sensor_report",
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Sum',
+    'looplift.states.multiset:Max',
+    'sensors:sensor_report',
 ]
 
 
@@ -61,30 +61,8 @@ def plan(spark, readings, limit):
         E('coalesce(`s_total`, 0)').alias('s_value'),
         E('coalesce(`squares_total`, 0)').alias('squares_value'),
     )
-    by_sensor = agg.withColumn('n', E('(0L + `n_value`)'))
-    by_sensor_2 = by_sensor.withColumn('s', E('(0.0D + `s_value`)'))
-    by_sensor_3 = by_sensor_2.withColumn(
-        'tmp_2',
-        E('CASE WHEN (`n` > 0L) THEN (CAST(`s` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
-    by_sensor_4 = by_sensor_3.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `tmp_2` ELSE 0.0D END)'))
-    by_sensor_5 = by_sensor_4.withColumn('squares', E('(0.0D + `squares_value`)'))
-    by_sensor_6 = by_sensor_5.withColumn(
-        'tmp_3',
-        E('CASE WHEN (`n` > 0L) THEN (CAST(`squares` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
-    by_sensor_7 = by_sensor_6.withColumn('tmp_4', E('CASE WHEN (`n` > 0L) THEN power(`mean`, 2L) END'))
-    by_sensor_8 = by_sensor_7.withColumn('tmp_5', E('CASE WHEN (`n` > 0L) THEN (`tmp_3` - `tmp_4`) END'))
-    by_sensor_9 = by_sensor_8.withColumn('variance', E('(CASE WHEN (`n` > 0L) THEN `tmp_5` ELSE 0.0D END)'))
-    by_sensor_10 = by_sensor_9.withColumn(
-        'stddev',
-        E(
-            "(CASE WHEN CAST(greatest(`variance`, 0.0D) AS DOUBLE) < 0 THEN raise_error('looplift: math domain error "
-            "(Python raises ValueError)') ELSE sqrt(CAST(greatest(`variance`, 0.0D) AS DOUBLE)) END)"
-        ),
-    )
     rows_3 = rows_2.withColumn(
-        'tmp_6',
+        'tmp_2',
         E(
             "CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: abs() with None "
             "(Python raises TypeError)') ELSE abs(`x`) END) END"
@@ -92,10 +70,32 @@ def plan(spark, readings, limit):
     )
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows_3.groupBy('sensor').agg(
-        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), E('`tmp_6`')).alias('peak_reduced'),
+        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), E('`tmp_2`')).alias('peak_reduced'),
     )
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
-    by_sensor_11 = ll.join_on_keys(by_sensor_10, agg_2, ['sensor'])
+    by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])
+    by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
+    by_sensor_3 = by_sensor_2.withColumn('s', E('(0.0D + `s_value`)'))
+    by_sensor_4 = by_sensor_3.withColumn(
+        'tmp_3',
+        E('CASE WHEN (`n` > 0L) THEN (CAST(`s` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
+    )
+    by_sensor_5 = by_sensor_4.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `tmp_3` ELSE 0.0D END)'))
+    by_sensor_6 = by_sensor_5.withColumn('squares', E('(0.0D + `squares_value`)'))
+    by_sensor_7 = by_sensor_6.withColumn(
+        'tmp_4',
+        E('CASE WHEN (`n` > 0L) THEN (CAST(`squares` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
+    )
+    by_sensor_8 = by_sensor_7.withColumn('tmp_5', E('CASE WHEN (`n` > 0L) THEN power(`mean`, 2L) END'))
+    by_sensor_9 = by_sensor_8.withColumn('tmp_6', E('CASE WHEN (`n` > 0L) THEN (`tmp_4` - `tmp_5`) END'))
+    by_sensor_10 = by_sensor_9.withColumn('variance', E('(CASE WHEN (`n` > 0L) THEN `tmp_6` ELSE 0.0D END)'))
+    by_sensor_11 = by_sensor_10.withColumn(
+        'stddev',
+        E(
+            "(CASE WHEN CAST(greatest(`variance`, 0.0D) AS DOUBLE) < 0 THEN raise_error('looplift: math domain error "
+            "(Python raises ValueError)') ELSE sqrt(CAST(greatest(`variance`, 0.0D) AS DOUBLE)) END)"
+        ),
+    )
     by_sensor_12 = by_sensor_11.withColumn(
         'tmp_7',
         E(
@@ -107,8 +107,8 @@ def plan(spark, readings, limit):
     by_sensor_14 = by_sensor_13.withColumn(
         'cond',
         E(
-            "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('looplift: comparison `>` with "
-            "None (Python raises TypeError)') ELSE (`peak` > \x01limit\x01) END) END"
+            "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('looplift: comparison `>` "
+            "with None (Python raises TypeError)') ELSE (`peak` > \x01limit\x01) END) END"
         ),
     )
     by_sensor_15 = by_sensor_14.withColumn(

@@ -19,10 +19,10 @@ COLUMNS = ["user_id", "sessions", "longest_s", "first_seen"]
 PARAMS = [["events", "rows", ["int", "datetime"]], ["max_gap", "scalar", ["int"]]]
 PYCALLS = []
 REFS = [
-    "hostlib:seconds_between",
-    "looplift.states.additive:Count",
-    "looplift.states.multiset:Max",
-    "sessions:session_stats",
+    'hostlib:seconds_between',
+    'looplift.states.additive:Count',
+    'looplift.states.multiset:Max',
+    'sessions:session_stats',
 ]
 
 

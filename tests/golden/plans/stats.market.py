@@ -20,8 +20,8 @@ PYCALLS = []
 REFS = ["looplift.states.multiset:Distinct", "looplift.states.multiset:Median", "stats:market"]
 
 
-# products: Distinct
-products_reducer = ll.ActionReducer(
+# customers: Distinct
+customers_reducer = ll.ActionReducer(
     Distinct,
     ctor=(),
     sites=[('add', 1)],
@@ -30,8 +30,8 @@ products_reducer = ll.ActionReducer(
     types=['bigint'],
 )
 
-# customers: Distinct
-customers_reducer = ll.ActionReducer(
+# products: Distinct
+products_reducer = ll.ActionReducer(
     Distinct,
     ctor=(),
     sites=[('add', 1)],
@@ -52,21 +52,21 @@ def plan(spark, sales):
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(
-        products_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`product`')).alias('products_reduced'),
         customers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`customer`')).alias('customers_reduced'),
+        products_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`product`')).alias('products_reduced'),
         prices_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('prices_reduced'),
     )
     agg = reduced.select(
-        F.col('products_reduced._1').alias('products_count'),
         F.col('customers_reduced._1').alias('customers_count'),
+        F.col('products_reduced._1').alias('products_count'),
         F.col('prices_reduced._1').alias('prices_value'),
     )
     agg_2 = ll.default_row(
         spark,
         agg,
         [
-            ('products_count', products_reducer.fresh()[0]),
             ('customers_count', customers_reducer.fresh()[0]),
+            ('products_count', products_reducer.fresh()[0]),
             ('prices_value', prices_reducer.fresh()[0]),
         ],
     )

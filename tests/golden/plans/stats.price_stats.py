@@ -21,14 +21,14 @@ COLUMNS = ["product", "sales", "buyers", "low", "median", "high", "stddev", "top
 PARAMS = [["sales", "rows", ["int", "int", "float"]]]
 PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
 REFS = [
-    "looplift.states.additive:Count",
-    "looplift.states.additive:Variance",
-    "looplift.states.multiset:Distinct",
-    "looplift.states.multiset:Max",
-    "looplift.states.multiset:Median",
-    "looplift.states.multiset:Min",
-    "looplift.states.multiset:TopK",
-    "stats:price_stats",
+    'looplift.states.additive:Count',
+    'looplift.states.additive:Variance',
+    'looplift.states.multiset:Distinct',
+    'looplift.states.multiset:Max',
+    'looplift.states.multiset:Median',
+    'looplift.states.multiset:Min',
+    'looplift.states.multiset:TopK',
+    'stats:price_stats',
 ]
 
 
@@ -68,22 +68,6 @@ def plan(spark, sales):
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({})
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
-    # additive n, var: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('product').agg(
-        E('sum((1L) * `_sign`)').alias('n_n'),
-        E('sum((1L) * `_sign`)').alias('var_n'),
-        E('sum((`price`) * `_sign`)').alias('var_s'),
-        E('sum(((`price` * `price`)) * `_sign`)').alias('var_ss'),
-    )
-    agg = sums.select(
-        F.col('product'),
-        E('coalesce(`n_n`, 0)').alias('n_value'),
-        E(
-            '(CASE WHEN CAST((coalesce(`var_n`, 0) > 0L) AS BOOLEAN) THEN greatest((CAST((coalesce(`var_ss`, '
-            '0) - (CAST((coalesce(`var_s`, 0) * coalesce(`var_s`, 0)) AS DOUBLE) / CAST(coalesce(`var_n`, 0) '
-            'AS DOUBLE))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS DOUBLE)), 0.0D) ELSE NULL END)'
-        ).alias('var_value'),
-    )
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('product').agg(
         buyers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`customer`')).alias('buyers_reduced'),
@@ -92,13 +76,29 @@ def plan(spark, sales):
         hi_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('hi_reduced'),
         top_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('top_reduced'),
     )
-    agg_2 = reduced.select(
+    agg = reduced.select(
         F.col('product'),
         F.col('buyers_reduced._1').alias('buyers_count'),
         F.col('lo_reduced._1').alias('lo_value'),
         F.col('med_reduced._1').alias('med_value'),
         F.col('hi_reduced._1').alias('hi_value'),
         F.col('top_reduced._1').alias('top_values'),
+    )
+    # additive n, var: native sums per scope key
+    sums = rows.withColumn('_sign', F.lit(1)).groupBy('product').agg(
+        E('sum((1L) * `_sign`)').alias('n_n'),
+        E('sum((1L) * `_sign`)').alias('var_n'),
+        E('sum((`price`) * `_sign`)').alias('var_s'),
+        E('sum(((`price` * `price`)) * `_sign`)').alias('var_ss'),
+    )
+    agg_2 = sums.select(
+        F.col('product'),
+        E('coalesce(`n_n`, 0)').alias('n_value'),
+        E(
+            '(CASE WHEN CAST((coalesce(`var_n`, 0) > 0L) AS BOOLEAN) THEN greatest((CAST((coalesce(`var_ss`, '
+            '0) - (CAST((coalesce(`var_s`, 0) * coalesce(`var_s`, 0)) AS DOUBLE) / CAST(coalesce(`var_n`, 0) '
+            'AS DOUBLE))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS DOUBLE)), 0.0D) ELSE NULL END)'
+        ).alias('var_value'),
     )
     by_product = ll.join_on_keys(agg, agg_2, ['product'])
     out = by_product.select(
@@ -110,13 +110,13 @@ def plan(spark, sales):
         F.col('hi_value').alias('high'),
         E(
             '(CASE WHEN looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE sqrt(CAST(`var_value` "
-            'AS DOUBLE)) END), 3L).e IS NOT NULL THEN raise_error(looplift_prim_round_4028c947((CASE WHEN '
+            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
+            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e IS NOT NULL THEN '
+            'raise_error(looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
+            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
+            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e) ELSE looplift_prim_round_4028c947((CASE WHEN '
             "CAST(`var_value` AS DOUBLE) < 0 THEN raise_error('looplift: math domain error (Python raises "
-            "ValueError)') ELSE sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e) ELSE "
-            'looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE sqrt(CAST(`var_value` "
-            'AS DOUBLE)) END), 3L).v END)'
+            "ValueError)') ELSE sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).v END)"
         ).alias('stddev'),
         F.col('top_values').alias('top3'),
     )

@@ -14,8 +14,8 @@ KIND = "table"
 COLUMNS = ["user_id", "page", "kind"]
 PARAMS = [["hits", "rows", ["int", "str", "int"]]]
 PYCALLS = [
-    ["looplift_host_hostlib_normalize_url_8c3db061", "host", "hostlib:normalize_url", ["string"], "string"],
-    ["looplift_host_hostlib_site_of_e974d79e", "host", "hostlib:site_of", ["string"], "string"],
+    ['looplift_host_hostlib_normalize_url_8c3db061', 'host', 'hostlib:normalize_url', ['string'], 'string'],
+    ['looplift_host_hostlib_site_of_e974d79e', 'host', 'hostlib:site_of', ['string'], 'string'],
 ]
 REFS = ["hostlib:normalize_url", "hostlib:site_of", "weblog:page_hits"]
 
