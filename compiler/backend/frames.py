@@ -23,10 +23,22 @@ if TYPE_CHECKING:
     from ..operators import StateOperator
     from .plan import Planner
 
-__all__ = ["Frame", "FramesMixin", "PARAM_MARK", "SRC"]
+__all__ = ["Frame", "FramesMixin", "PARAM_MARK", "SRC", "spark_col"]
 
 PARAM_MARK = "\x01"  # scalar parameters in SQL text: \x01name\x01, bound by name at run time
 SRC = "\x00"  # in a step's code: the frame's current variable (never inside a repr'd string)
+
+
+def spark_col(sql: str) -> str:
+    """Python for a Spark Column of ``sql``: ``F.col('x')`` for a plain column, else ``E(sql)``.
+
+    >>> spark_col("`ts`"), spark_col("(`a` + 1L)")
+    ("F.col('ts')", "E('(`a` + 1L)')")
+    """
+    name = sql[1:-1]
+    if len(sql) > 2 and sql[0] == sql[-1] == "`" and name.isidentifier():
+        return f"F.col({name!r})"
+    return f"E({sql!r})"
 
 
 @dataclass

@@ -17,6 +17,7 @@ from ..ir.nodes import CARRY, Apply, Lambda, Var
 from ..ir.traverse import free_vars
 from ..operators import StateOperator
 from .errors import BackendError
+from .frames import spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
 from .sql import quote_ident
@@ -113,7 +114,7 @@ class OrderedMixin:
         r = self.renderer(ROWS)
         cols = [f"F.col({self.field_col(i)!r})" for i in range(info.nfields)]
         for n in info.free:
-            cols.append(f"E({r.expr(Var(n))!r})")
+            cols.append(spark_col(r.expr(Var(n))))
         return cols
 
     def ordered_readers(self: Planner, op: StateOperator, keys: tuple[str, ...]) -> tuple[str, list[str]]:

@@ -15,6 +15,7 @@ from ..analysis import Analysis, Site
 from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
 from ..ir.nodes import Apply, Expr, Prim, Var
 from .errors import BackendError
+from .frames import spark_col
 from .types import Typing, spark_type, unify
 
 if TYPE_CHECKING:
@@ -90,10 +91,8 @@ class OutputsMixin:
 
     def _out_col(self: Planner, sql: str, name: str) -> str:
         """An output column: a plain column renamed, else the expression."""
-        plain = sql.strip("`")
-        if sql == f"`{plain}`" and "`" not in plain:
-            return f"F.col({plain!r})" + ("" if plain == name else f".alias({name!r})")
-        return f"E({sql!r}).alias({name!r})"
+        col = spark_col(sql)
+        return col if col == f"F.col({name!r})" else f"{col}.alias({name!r})"
 
     def _return_value(self: Planner, op: Return) -> None:
         fn = self.fn

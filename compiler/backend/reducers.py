@@ -15,7 +15,7 @@ from ..ir.nodes import CARRY, Lit
 from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
-from .frames import SRC, Frame
+from .frames import SRC, Frame, spark_col
 from .shells import render
 from .sql import sql_literal
 from .states import (
@@ -183,7 +183,7 @@ class ReducersMixin:
             cls = self.refs[op.classes[0]]
             alias = self.import_class(op.classes[0])
             amap = action_map(op, r)
-            cols = [f"E({c!r})" for c in amap.columns]
+            cols = [spark_col(c) for c in amap.columns]
             readers = reader_list(op, self.a)
             rtypes = [spark_type(self.ty.types.get(res, "any")) for _, res in readers]
             args = constructor_args(op, self.a, self.scalar_params)

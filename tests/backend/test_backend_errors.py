@@ -78,3 +78,13 @@ def test_an_operator_without_a_rule_is_named_with_its_span() -> None:
     with pytest.raises(BackendError, match="no translation rule for Teleport") as e:
         planner.visit(Teleport(span))
     assert e.value.diagnostics[0].span == span
+
+
+def test_backend_doctests() -> None:
+    import doctest
+
+    from looplift.compiler.backend import frames, layout, naming
+
+    for module in (frames, layout, naming):
+        result = doctest.testmod(module)
+        assert result.attempted and not result.failed, module.__name__

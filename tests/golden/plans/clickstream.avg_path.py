@@ -44,7 +44,7 @@ def plan(spark, clicks):
                 'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 WHEN '
                 '(NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
             ),
-            E('`ts`'),
+            F.col('ts'),
         ).alias('seq_reduced'),
     )
     agg = reduced.select(F.col('seq_reduced._1').alias('seq_average_closed_size'))

@@ -44,7 +44,7 @@ def plan(spark, clicks):
             'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN '
             '1 WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
         ).alias('c'),
-        E('`ts`').alias('a'),
+        F.col('ts').alias('a'),
     ).repartition('k')
     # reduce part: each partition's keys at once (Python)
     agg = partitions.mapInArrow(seq_reducer.partitions, seq_reducer.partition_schema('bigint')).select(

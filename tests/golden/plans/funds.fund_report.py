@@ -52,7 +52,7 @@ def plan(spark, returns):
     )
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('fund').agg(
-        worst_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`r`')).alias('worst_reduced'),
+        worst_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('r')).alias('worst_reduced'),
     )
     agg_2 = reduced.select(F.col('fund'), F.col('worst_reduced._1').alias('worst_value'))
     by_fund = ll.join_on_keys(agg, agg_2, ['fund'])

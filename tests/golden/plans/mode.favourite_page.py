@@ -37,7 +37,9 @@ def plan(spark, clicks):
     E = ll.expr_binder({})
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'pagetype', 'ts1')
     # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows.groupBy('uid').agg(m_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`pagetype`')).alias('m_reduced'))
+    reduced = rows.groupBy('uid').agg(
+        m_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('pagetype')).alias('m_reduced'),
+    )
     agg = reduced.select(
         F.col('uid'),
         F.col('m_reduced._1').alias('m_value'),

@@ -41,8 +41,8 @@ def plan(spark, readings):
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor1', 'x')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(
-        hi_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), E('`x`')).alias('hi_reduced'),
-        lo_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), E('`x`')).alias('lo_reduced'),
+        hi_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('x')).alias('hi_reduced'),
+        lo_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('x')).alias('lo_reduced'),
     )
     agg = reduced.select(F.col('hi_reduced._1').alias('hi_value'), F.col('lo_reduced._1').alias('lo_value'))
     agg_2 = ll.default_row(spark, agg, [('hi_value', hi_reducer.fresh()[0]), ('lo_value', lo_reducer.fresh()[0])])

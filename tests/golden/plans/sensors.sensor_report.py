@@ -70,7 +70,7 @@ def plan(spark, readings, limit):
     )
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows_3.groupBy('sensor').agg(
-        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), E('`tmp_2`')).alias('peak_reduced'),
+        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('tmp_2')).alias('peak_reduced'),
     )
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])

@@ -52,9 +52,9 @@ def plan(spark, sales):
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(
-        customers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`customer`')).alias('customers_reduced'),
-        products_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`product`')).alias('products_reduced'),
-        prices_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('prices_reduced'),
+        customers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('customer')).alias('customers_reduced'),
+        products_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('product')).alias('products_reduced'),
+        prices_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('prices_reduced'),
     )
     agg = reduced.select(
         F.col('customers_reduced._1').alias('customers_count'),

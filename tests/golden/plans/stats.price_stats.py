@@ -70,11 +70,11 @@ def plan(spark, sales):
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('product').agg(
-        buyers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`customer`')).alias('buyers_reduced'),
-        lo_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('lo_reduced'),
-        med_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('med_reduced'),
-        hi_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('hi_reduced'),
-        top_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), E('`price`')).alias('top_reduced'),
+        buyers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('customer')).alias('buyers_reduced'),
+        lo_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('lo_reduced'),
+        med_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('med_reduced'),
+        hi_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('hi_reduced'),
+        top_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('top_reduced'),
     )
     agg = reduced.select(
         F.col('product'),
