@@ -62,6 +62,7 @@ class ModuleMixin:
             "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == "scalar"],
             "imports": [self.imports[k] for k in sorted(self.imports)],
             "reducers": self.reducers,
+            "ordered_loops": bool(self.ordered_fns),
             "pycalls": json.dumps(
                 [(c.name, c.kind, c.ref, list(c.arg_types), c.return_type)
                  for c in sorted(self.pycalls.values(), key=lambda c: c.name)]  # fmt: skip

@@ -29,7 +29,8 @@ def plan(spark, rows):
     """Build the Spark plan of `mean` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('key', 'value')
     # additive count.acc, sum.acc: native sums per scope key
     sums = rows_2.withColumn('_sign', F.lit(1)).agg(

@@ -7,7 +7,6 @@ Columns: avg_path.
 from pyspark.sql import functions as F
 
 import looplift.spark as ll
-import math  # noqa: F401 - ordered loop bodies may use it
 
 IntervalSequence = ll.import_ref('looplift.states.interval:IntervalSequence')
 
@@ -34,7 +33,8 @@ def plan(spark, clicks):
     """Build the Spark plan of `avg_path` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(clicks, 'clicks', ['int', 'int']).toDF('category', 'ts')
     rows_2 = rows.withColumn('cond', E('CASE WHEN (NOT (`category` = 0L)) THEN (`category` = 1L) END'))
     # map part native, reduce part: Arrow reducer per scope key

@@ -7,7 +7,6 @@ Columns: fund, months, monthly, yearly, worst_pct.
 from pyspark.sql import functions as F
 
 import looplift.spark as ll
-import math  # noqa: F401 - ordered loop bodies may use it
 
 Min = ll.import_ref('looplift.states.multiset:Min')
 
@@ -33,7 +32,8 @@ def plan(spark, returns):
     """Build the Spark plan of `fund_report` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(returns, 'returns', ['str', 'float']).toDF('fund', 'r')
     # additive geometric_mean.logs, geometric_mean.n, months: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).groupBy('fund').agg(

@@ -22,7 +22,8 @@ def plan(spark, returns):
     """Build the Spark plan of `geometric_mean` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(returns, 'returns', ['float']).toDF('r')
     # additive logs, n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(

@@ -22,7 +22,8 @@ def plan(spark, visits):
     """Build the Spark plan of `visits_by_country` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(visits, 'visits', ['str', 'int', 'str']).toDF('country', 'uid', 'url1')
     # additive country_visits: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).groupBy('country').agg(E('sum((1L) * `_sign`)').alias('country_visits_n'))

@@ -7,7 +7,6 @@ Columns: user_id, page, clicks.
 from pyspark.sql import functions as F
 
 import looplift.spark as ll
-import math  # noqa: F401 - ordered loop bodies may use it
 
 Mode = ll.import_ref('mode:Mode')
 
@@ -34,7 +33,8 @@ def plan(spark, clicks):
     """Build the Spark plan of `favourite_page` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'pagetype', 'ts1')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('uid').agg(

@@ -22,7 +22,8 @@ def plan(spark, orders):
     """Build the Spark plan of `revenue_share` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts1', 'cents')
     # additive grand: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(E('sum((`cents`) * `_sign`)').alias('grand_total'))

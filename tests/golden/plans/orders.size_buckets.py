@@ -22,7 +22,8 @@ def plan(spark, orders):
     """Build the Spark plan of `size_buckets` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts1', 'cents')
     out = rows.select(
         F.col('customer'),

@@ -7,7 +7,6 @@ Columns: reading_summary.
 from pyspark.sql import functions as F
 
 import looplift.spark as ll
-import math  # noqa: F401 - ordered loop bodies may use it
 
 Max = ll.import_ref('looplift.states.multiset:Max')
 Min = ll.import_ref('looplift.states.multiset:Min')
@@ -37,7 +36,8 @@ def plan(spark, readings):
     """Build the Spark plan of `reading_summary` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor1', 'x')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(

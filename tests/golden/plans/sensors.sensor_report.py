@@ -7,7 +7,6 @@ Columns: sensor_id, n, mean, stddev, status.
 from pyspark.sql import functions as F
 
 import looplift.spark as ll
-import math  # noqa: F401 - ordered loop bodies may use it
 
 Max = ll.import_ref('looplift.states.multiset:Max')
 
@@ -32,7 +31,8 @@ def plan(spark, readings, limit):
     """Build the Spark plan of `sensor_report` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({"limit": limit})
+    E = ll.expr_binder({"limit": limit})  # SQL with the parameters bound by name
+
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor', 'x')
     rows_2 = rows.withColumn(
         'tmp',

@@ -79,7 +79,8 @@ def plan(spark, events, max_gap):
     """Build the Spark plan of `session_stats` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({"max_gap": max_gap})
+    E = ll.expr_binder({"max_gap": max_gap})  # SQL with the parameters bound by name
+
     rows = ll.entry(events, 'events', ['int', 'datetime']).toDF('uid', 'ts')
     # ordered loop: Python per scope key
     reduced = rows.groupBy('uid').agg(

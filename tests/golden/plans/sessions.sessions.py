@@ -50,7 +50,8 @@ def plan(spark, events):
     """Build the Spark plan of `sessions` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(events, 'events', ['int', 'int']).toDF('uid', 'ts')
     # ordered loop: Python per scope key
     reduced = rows.groupBy('uid').agg(

@@ -7,7 +7,6 @@ Columns: product, sales, buyers, low, median, high, stddev, top3.
 from pyspark.sql import functions as F
 
 import looplift.spark as ll
-import math  # noqa: F401 - ordered loop bodies may use it
 
 Distinct = ll.import_ref('looplift.states.multiset:Distinct')
 Max = ll.import_ref('looplift.states.multiset:Max')
@@ -66,7 +65,8 @@ def plan(spark, sales):
     """Build the Spark plan of `price_stats` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('product').agg(

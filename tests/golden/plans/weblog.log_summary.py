@@ -22,7 +22,8 @@ def plan(spark, hits):
     """Build the Spark plan of `log_summary` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(hits, 'hits', ['int', 'str', 'int']).toDF('uid1', 'url', 'status')
     # additive chars, errors, n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(

@@ -25,7 +25,8 @@ def plan(spark, hits):
     """Build the Spark plan of `page_hits` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({})
+    E = F.expr
+
     rows = ll.entry(hits, 'hits', ['int', 'str', 'int']).toDF('uid', 'url', 'status')
     rows_2 = rows.withColumn(
         'page',
