@@ -30,7 +30,6 @@ def plan(spark, rows):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('key', 'value')
     # additive count.acc, sum.acc: native sums per scope key
     sums = rows_2.withColumn('_sign', F.lit(1)).agg(

@@ -34,7 +34,6 @@ def plan(spark, clicks):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'category', 'ts')
     rows_2 = rows.withColumn('cond', E('CASE WHEN (NOT (`category` = 0L)) THEN (`category` = 1L) END'))
     # map part native; one shuffle by key

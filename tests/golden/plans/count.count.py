@@ -23,7 +23,6 @@ def plan(spark, rows):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('key1', 'value1')
     # additive acc: native sums per scope key
     sums = rows_2.withColumn('_sign', F.lit(1)).agg(E('sum((1L) * `_sign`)').alias('acc_n'))

@@ -33,7 +33,6 @@ def plan(spark, returns):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(returns, 'returns', ['str', 'float']).toDF('fund', 'r')
     # additive geometric_mean.logs, geometric_mean.n, months: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).groupBy('fund').agg(

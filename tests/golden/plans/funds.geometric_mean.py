@@ -23,7 +23,6 @@ def plan(spark, returns):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(returns, 'returns', ['float']).toDF('r')
     # additive logs, n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(

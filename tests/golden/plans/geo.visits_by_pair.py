@@ -23,7 +23,6 @@ def plan(spark, visits):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(visits, 'visits', ['str', 'int', 'str']).toDF('country1', 'uid1', 'url1')
     # additive n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).groupBy('country1', 'uid1').agg(E('sum((1L) * `_sign`)').alias('n_n'))

@@ -34,7 +34,6 @@ def plan(spark, clicks):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'pagetype', 'ts1')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('uid').agg(

@@ -29,7 +29,6 @@ def plan(spark, orders, threshold):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"threshold": threshold})  # SQL with the parameters bound by name
-
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts', 'cents')
     rows_2 = rows.withColumn('cond', E('(`cents` >= \x01threshold\x01)'))
     rows_3 = rows_2.withColumn('cond_2', E('CASE WHEN `cond` THEN (`cents` < 0L) END'))

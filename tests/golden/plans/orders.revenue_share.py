@@ -23,7 +23,6 @@ def plan(spark, orders):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts1', 'cents')
     # additive grand: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(E('sum((`cents`) * `_sign`)').alias('grand_total'))

@@ -23,7 +23,6 @@ def plan(spark, clicks):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'pagetype', 'ts1')
     rows_2 = rows.withColumn('pagetype_2', E('`pagetype`'))
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`pagetype_2` = 0L)) THEN (`pagetype_2` = 1L) END'))

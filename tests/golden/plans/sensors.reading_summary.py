@@ -37,7 +37,6 @@ def plan(spark, readings):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor1', 'x')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(

@@ -32,7 +32,6 @@ def plan(spark, readings, limit):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"limit": limit})  # SQL with the parameters bound by name
-
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor', 'x')
     rows_2 = rows.withColumn(
         'tmp',

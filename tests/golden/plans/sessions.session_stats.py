@@ -80,7 +80,6 @@ def plan(spark, events, max_gap):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"max_gap": max_gap})  # SQL with the parameters bound by name
-
     rows = ll.entry(events, 'events', ['int', 'datetime']).toDF('uid', 'ts')
     # ordered loop: Python per scope key
     reduced = rows.groupBy('uid').agg(

@@ -51,7 +51,6 @@ def plan(spark, events):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(events, 'events', ['int', 'int']).toDF('uid', 'ts')
     # ordered loop: Python per scope key
     reduced = rows.groupBy('uid').agg(

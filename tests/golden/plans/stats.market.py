@@ -48,7 +48,6 @@ def plan(spark, sales):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(

@@ -23,7 +23,6 @@ def plan(spark, hits):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-
     rows = ll.entry(hits, 'hits', ['int', 'str', 'int']).toDF('uid1', 'url', 'status')
     # additive chars, errors, n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(
