@@ -14,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
-from ..ir.nodes import Apply, Lit, Prim, StateCall, Var
+from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
 from .errors import BackendError
 from .sql import SqlRenderer, quote_ident
@@ -27,6 +27,13 @@ __all__ = ["Frame", "FramesMixin", "PARAM_MARK", "SRC", "spark_col"]
 
 PARAM_MARK = "\x01"  # scalar parameters in SQL text: \x01name\x01, bound by name at run time
 SRC = "\x00"  # in a step's code: the frame's current variable (never inside a repr'd string)
+
+
+# column names of temporaries made by an operator
+_OP_NAMES = {"add": "total", "sub": "difference", "mul": "product", "truediv": "ratio",
+             "floordiv": "quotient", "mod": "remainder", "pow": "power", "neg": "negated",
+             "round": "rounded", "tuple": "pair", "nth": "item", "str": "text", "int": "whole",
+             "float": "real", "len": "length", "min": "least", "max": "greatest"}  # fmt: skip
 
 
 def spark_col(sql: str) -> str:
@@ -79,13 +86,19 @@ class FramesMixin:
         return self.columns.get(name, wanted)
 
     def _temp_name(self: Planner, name: str, b) -> str:  # noqa: ANN001
-        """A compiler temporary's column: after the state read it holds, else ``tmp``."""
+        """A compiler temporary's column: after the state read it holds or the operation
+        that makes it (``ratio``, ``exp``, ``rounded`` ...), ``cond`` for a condition."""
         v = b.value if b is not None else None
         if isinstance(v, Apply) and isinstance(v.fn, StateCall):
             state = user_name(v.fn.state, keep_callee=False)
             return f"{state}_{v.fn.method}"
         if self.ty.of(Var(name)) == "bool":
             return "cond"
+        if isinstance(v, Apply) and isinstance(v.fn, Prim):
+            op = v.fn.op
+            return _OP_NAMES.get(op, op.removeprefix("math."))
+        if isinstance(v, Apply) and isinstance(v.fn, Host):
+            return v.fn.ref.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
         return "tmp"
 
     def step(self: Planner, fk: FrameKey, code: str, comment: str = "") -> None:

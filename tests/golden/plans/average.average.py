@@ -38,8 +38,8 @@ def plan(spark, rows):
     )
     agg = sums.select(F.col('k_2'), E('coalesce(`acc_n`, 0)').alias('n'), E('coalesce(`acc_total`, 0)').alias('total'))
     by_k_2 = agg.withColumn(
-        'tmp',
+        'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`total` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    out = by_k_2.select(F.col('k_2').alias('k'), E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp` END)').alias('avg'))
+    out = by_k_2.select(F.col('k_2').alias('k'), E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `ratio` END)').alias('avg'))
     return out

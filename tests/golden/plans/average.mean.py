@@ -38,8 +38,8 @@ def plan(spark, rows):
     )
     agg = sums.select(E('coalesce(`acc_n`, 0)').alias('n'), E('coalesce(`acc_total`, 0)').alias('total'))
     single = agg.withColumn(
-        'tmp',
+        'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`total` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    out = single.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp` END)').alias('mean'))
+    out = single.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `ratio` END)').alias('mean'))
     return out

@@ -59,20 +59,20 @@ def plan(spark, returns):
     by_fund_3 = by_fund_2.withColumn('n', E('(0L + `n_value`)'))
     by_fund_4 = by_fund_3.withColumn('logs', E('(0.0D + `logs_value`)'))
     by_fund_5 = by_fund_4.withColumn(
-        'tmp',
+        'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    by_fund_6 = by_fund_5.withColumn('tmp_2', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`tmp` AS DOUBLE)) END'))
-    by_fund_7 = by_fund_6.withColumn('tmp_3', E('CASE WHEN (NOT (`n` = 0L)) THEN (`tmp_2` - 1.0D) END'))
+    by_fund_6 = by_fund_5.withColumn('exp', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`ratio` AS DOUBLE)) END'))
+    by_fund_7 = by_fund_6.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
     by_fund_8 = by_fund_7.withColumn(
-        'tmp_4',
+        'rounded',
         E(
-            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`tmp_3`, 5L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947(`tmp_3`, 5L).e) ELSE looplift_prim_round_4028c947(`tmp_3`, '
-            '5L).v END) END'
+            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`difference`, 5L).e IS NOT NULL '
+            'THEN raise_error(looplift_prim_round_4028c947(`difference`, 5L).e) ELSE '
+            'looplift_prim_round_4028c947(`difference`, 5L).v END) END'
         ),
     )
-    by_fund_9 = by_fund_8.withColumn('monthly', E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp_4` END)'))
+    by_fund_9 = by_fund_8.withColumn('monthly', E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)'))
     by_fund_10 = by_fund_9.withColumn(
         'yearly',
         E(
@@ -82,14 +82,14 @@ def plan(spark, returns):
         ),
     )
     by_fund_11 = by_fund_10.withColumn(
-        'tmp_5',
+        'least',
         E(
             'CASE WHEN (NOT (`worst_value` IS NULL)) THEN (CASE WHEN `worst_value` IS NULL THEN '
             "raise_error('looplift: min() with None (Python raises TypeError)') ELSE least(0.0D, `worst_value`) END) "
             'END'
         ),
     )
-    by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `tmp_5` END)'))
+    by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `least` END)'))
     out = by_fund_12.select(
         F.col('fund'),
         F.col('months'),

@@ -36,18 +36,18 @@ def plan(spark, returns):
     single = agg.withColumn('n', E('(0L + `n_value`)'))
     single_2 = single.withColumn('logs', E('(0.0D + `logs_value`)'))
     single_3 = single_2.withColumn(
-        'tmp',
+        'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    single_4 = single_3.withColumn('tmp_2', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`tmp` AS DOUBLE)) END'))
-    single_5 = single_4.withColumn('tmp_3', E('CASE WHEN (NOT (`n` = 0L)) THEN (`tmp_2` - 1.0D) END'))
+    single_4 = single_3.withColumn('exp', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`ratio` AS DOUBLE)) END'))
+    single_5 = single_4.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
     single_6 = single_5.withColumn(
-        'tmp_4',
+        'rounded',
         E(
-            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`tmp_3`, 5L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947(`tmp_3`, 5L).e) ELSE looplift_prim_round_4028c947(`tmp_3`, '
-            '5L).v END) END'
+            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`difference`, 5L).e IS NOT NULL '
+            'THEN raise_error(looplift_prim_round_4028c947(`difference`, 5L).e) ELSE '
+            'looplift_prim_round_4028c947(`difference`, 5L).v END) END'
         ),
     )
-    out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `tmp_4` END)').alias('geometric_mean'))
+    out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)').alias('geometric_mean'))
     return out

@@ -38,12 +38,12 @@ def plan(spark, orders):
     # global values into scope [customer]
     by_customer_2 = by_customer.crossJoin(F.broadcast(single_2.select('grand_value', 'cond', 'grand')))
     by_customer_3 = by_customer_2.withColumn(
-        'tmp',
+        'ratio',
         E('CASE WHEN `cond` THEN (CAST(`revenue` AS DOUBLE) / CAST(`grand` AS DOUBLE)) END'),
     )
     out = by_customer_3.select(
         F.col('customer'),
         F.col('revenue'),
-        E('(CASE WHEN `cond` THEN `tmp` ELSE 0.0D END)').alias('share'),
+        E('(CASE WHEN `cond` THEN `ratio` ELSE 0.0D END)').alias('share'),
     )
     return out

@@ -64,16 +64,16 @@ def plan(spark, readings):
     single_2 = single.withColumn('n', E('(0L + `n_value`)'))
     single_3 = single_2.withColumn('missing', E('(0L + `missing_value`)'))
     single_4 = single_3.withColumn(
-        'tmp',
+        'pair',
         E("CASE WHEN (`n` = 0L) THEN named_struct('_1', 0L, '_2', `missing`, '_3', 0.0D, '_4', 0.0D, '_5', 0.0D) END"),
     )
     single_5 = single_4.withColumn('total', E('(0.0D + `total_value`)'))
     single_6 = single_5.withColumn(
-        'tmp_2',
+        'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`total` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
     single_7 = single_6.withColumn(
-        'tmp_3',
+        'least',
         E(
             "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('looplift: "
             "min() with None (Python raises TypeError)') ELSE least(CAST('Infinity' AS DOUBLE), `lo_value`) END) END"
@@ -81,10 +81,10 @@ def plan(spark, readings):
     )
     single_8 = single_7.withColumn(
         'lo',
-        E("(CASE WHEN (`lo_value` IS NULL) THEN CAST('Infinity' AS DOUBLE) ELSE `tmp_3` END)"),
+        E("(CASE WHEN (`lo_value` IS NULL) THEN CAST('Infinity' AS DOUBLE) ELSE `least` END)"),
     )
     single_9 = single_8.withColumn(
-        'tmp_4',
+        'greatest',
         E(
             "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('looplift: "
             "max() with None (Python raises TypeError)') ELSE greatest(CAST('-Infinity' AS DOUBLE), `hi_value`) END) "
@@ -93,14 +93,14 @@ def plan(spark, readings):
     )
     single_10 = single_9.withColumn(
         'hi',
-        E("(CASE WHEN (`hi_value` IS NULL) THEN CAST('-Infinity' AS DOUBLE) ELSE `tmp_4` END)"),
+        E("(CASE WHEN (`hi_value` IS NULL) THEN CAST('-Infinity' AS DOUBLE) ELSE `greatest` END)"),
     )
     single_11 = single_10.withColumn(
-        'tmp_5',
+        'pair_2',
         E(
-            "CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `missing`, '_3', `tmp_2`, '_4', `lo`, "
+            "CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `missing`, '_3', `ratio`, '_4', `lo`, "
             "'_5', `hi`) END"
         ),
     )
-    out = single_11.select(E('(CASE WHEN (`n` = 0L) THEN `tmp` ELSE `tmp_5` END)').alias('reading_summary'))
+    out = single_11.select(E('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END)').alias('reading_summary'))
     return out

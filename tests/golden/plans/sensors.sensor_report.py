@@ -34,7 +34,7 @@ def plan(spark, readings, limit):
     E = ll.expr_binder({"limit": limit})  # SQL with the parameters bound by name
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor', 'x')
     rows_2 = rows.withColumn(
-        'tmp',
+        'product',
         E(
             "CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL OR `x` IS NULL THEN raise_error('looplift: `*` "
             "with None (Python raises TypeError)') ELSE (`x` * `x`) END) END"
@@ -49,9 +49,9 @@ def plan(spark, readings, limit):
             '`_sign`)'
         ).alias('s_total'),
         E(
-            "sum((CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `tmp` IS NULL THEN raise_error('looplift: "
-            "squares.add(None): a state\\'s += with None raises TypeError in Python') ELSE `tmp` END) ELSE 0 "
-            'END) * `_sign`)'
+            "sum((CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `product` IS NULL THEN raise_error('looplift: "
+            "squares.add(None): a state\\'s += with None raises TypeError in Python') ELSE `product` END) "
+            'ELSE 0 END) * `_sign`)'
         ).alias('squares_total'),
     )
     agg = sums.select(
@@ -61,7 +61,7 @@ def plan(spark, readings, limit):
         E('coalesce(`squares_total`, 0)').alias('squares_value'),
     )
     rows_3 = rows_2.withColumn(
-        'tmp_2',
+        'abs',
         E(
             "CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: abs() with None "
             "(Python raises TypeError)') ELSE abs(`x`) END) END"
@@ -69,25 +69,25 @@ def plan(spark, readings, limit):
     )
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows_3.groupBy('sensor').agg(
-        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('tmp_2')).alias('peak_reduced'),
+        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('abs')).alias('peak_reduced'),
     )
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])
     by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
     by_sensor_3 = by_sensor_2.withColumn('s', E('(0.0D + `s_value`)'))
     by_sensor_4 = by_sensor_3.withColumn(
-        'tmp_3',
+        'ratio',
         E('CASE WHEN (`n` > 0L) THEN (CAST(`s` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    by_sensor_5 = by_sensor_4.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `tmp_3` ELSE 0.0D END)'))
+    by_sensor_5 = by_sensor_4.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `ratio` ELSE 0.0D END)'))
     by_sensor_6 = by_sensor_5.withColumn('squares', E('(0.0D + `squares_value`)'))
     by_sensor_7 = by_sensor_6.withColumn(
-        'tmp_4',
+        'ratio_2',
         E('CASE WHEN (`n` > 0L) THEN (CAST(`squares` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    by_sensor_8 = by_sensor_7.withColumn('tmp_5', E('CASE WHEN (`n` > 0L) THEN power(`mean`, 2L) END'))
-    by_sensor_9 = by_sensor_8.withColumn('tmp_6', E('CASE WHEN (`n` > 0L) THEN (`tmp_4` - `tmp_5`) END'))
-    by_sensor_10 = by_sensor_9.withColumn('variance', E('(CASE WHEN (`n` > 0L) THEN `tmp_6` ELSE 0.0D END)'))
+    by_sensor_8 = by_sensor_7.withColumn('power', E('CASE WHEN (`n` > 0L) THEN power(`mean`, 2L) END'))
+    by_sensor_9 = by_sensor_8.withColumn('difference', E('CASE WHEN (`n` > 0L) THEN (`ratio_2` - `power`) END'))
+    by_sensor_10 = by_sensor_9.withColumn('variance', E('(CASE WHEN (`n` > 0L) THEN `difference` ELSE 0.0D END)'))
     by_sensor_11 = by_sensor_10.withColumn(
         'stddev',
         E(
@@ -96,13 +96,16 @@ def plan(spark, readings, limit):
         ),
     )
     by_sensor_12 = by_sensor_11.withColumn(
-        'tmp_7',
+        'greatest',
         E(
             "CASE WHEN (NOT (`peak_value` IS NULL)) THEN (CASE WHEN `peak_value` IS NULL THEN raise_error('looplift: "
             "max() with None (Python raises TypeError)') ELSE greatest(0.0D, `peak_value`) END) END"
         ),
     )
-    by_sensor_13 = by_sensor_12.withColumn('peak', E('(CASE WHEN (`peak_value` IS NULL) THEN 0.0D ELSE `tmp_7` END)'))
+    by_sensor_13 = by_sensor_12.withColumn(
+        'peak',
+        E('(CASE WHEN (`peak_value` IS NULL) THEN 0.0D ELSE `greatest` END)'),
+    )
     by_sensor_14 = by_sensor_13.withColumn(
         'cond',
         E(
@@ -111,10 +114,10 @@ def plan(spark, readings, limit):
         ),
     )
     by_sensor_15 = by_sensor_14.withColumn(
-        'tmp_8',
+        'tmp',
         E("CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `cond` THEN 'alarm' ELSE 'ok' END) END"),
     )
-    by_sensor_16 = by_sensor_15.withColumn('status', E("(CASE WHEN (`n` = 0L) THEN 'no data' ELSE `tmp_8` END)"))
+    by_sensor_16 = by_sensor_15.withColumn('status', E("(CASE WHEN (`n` = 0L) THEN 'no data' ELSE `tmp` END)"))
     out = by_sensor_16.select(
         F.col('sensor').alias('sensor_id'),
         F.col('n'),

@@ -102,14 +102,14 @@ def plan(spark, events, max_gap):
     )
     by_uid = agg.withColumn('n', E('(0L + `n_value`)'))
     by_uid_2 = by_uid.withColumn(
-        'tmp',
+        'greatest',
         E(
             'CASE WHEN (NOT (`longest_value` IS NULL)) THEN (CASE WHEN `longest_value` IS NULL THEN '
             "raise_error('looplift: max() with None (Python raises TypeError)') ELSE greatest(0L, `longest_value`) "
             'END) END'
         ),
     )
-    by_uid_3 = by_uid_2.withColumn('longest', E('(CASE WHEN (`longest_value` IS NULL) THEN 0L ELSE `tmp` END)'))
+    by_uid_3 = by_uid_2.withColumn('longest', E('(CASE WHEN (`longest_value` IS NULL) THEN 0L ELSE `greatest` END)'))
     out = by_uid_3.select(
         F.col('uid').alias('user_id'),
         F.col('n').alias('sessions'),

@@ -37,22 +37,22 @@ def plan(spark, hits):
     )
     single = agg.withColumn('n', E('(0L + `n_value`)'))
     single_2 = single.withColumn(
-        'tmp',
+        'pair',
         E("CASE WHEN (`n` = 0L) THEN named_struct('_1', 0L, '_2', 0.0D, '_3', 0.0D) END"),
     )
     single_3 = single_2.withColumn('chars', E('(0L + `chars_value`)'))
     single_4 = single_3.withColumn(
-        'tmp_2',
+        'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`chars` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
     single_5 = single_4.withColumn('errors', E('(0L + `errors_value`)'))
     single_6 = single_5.withColumn(
-        'tmp_3',
+        'ratio_2',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`errors` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
     single_7 = single_6.withColumn(
-        'tmp_4',
-        E("CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `tmp_2`, '_3', `tmp_3`) END"),
+        'pair_2',
+        E("CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `ratio`, '_3', `ratio_2`) END"),
     )
-    out = single_7.select(E('(CASE WHEN (`n` = 0L) THEN `tmp` ELSE `tmp_4` END)').alias('log_summary'))
+    out = single_7.select(E('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END)').alias('log_summary'))
     return out

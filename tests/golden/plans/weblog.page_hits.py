@@ -37,23 +37,23 @@ def plan(spark, hits):
     )
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END'))
     rows_4 = rows_3.withColumn(
-        'tmp',
+        'text',
         E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN coalesce(CAST(`status` AS STRING), 'None') END"),
     )
     rows_5 = rows_4.withColumn(
-        'tmp_2',
-        E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN concat('client error ', `tmp`) END"),
+        'total',
+        E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN concat('client error ', `text`) END"),
     )
     rows_6 = rows_5.withColumn(
-        'tmp_3',
+        'text_2',
         E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN coalesce(CAST(`status` AS STRING), 'None') END"),
     )
     rows_7 = rows_6.withColumn(
-        'tmp_4',
-        E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN concat('error ', `tmp_3`) END"),
+        'total_2',
+        E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN concat('error ', `text_2`) END"),
     )
     rows_8 = rows_7.withColumn(
-        'tmp_5',
+        'site_of',
         E(
             'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN (CASE WHEN '
             'looplift_host_hostlib_site_of_e974d79e(`page`).e IS NOT NULL THEN '
@@ -71,16 +71,16 @@ def plan(spark, hits):
             rows_8.where(E('(NOT (`status` < 400L)) AND `cond`')).select(
                 F.col('uid').alias('user_id'),
                 F.col('page'),
-                F.col('tmp_2').alias('kind'),
+                F.col('total').alias('kind'),
             ),
             rows_8.where(E('(NOT (`status` < 400L)) AND (NOT `cond`)')).select(
                 F.col('uid').alias('user_id'),
                 F.col('page'),
-                F.col('tmp_4').alias('kind'),
+                F.col('total_2').alias('kind'),
             ),
             rows_8.where(E('(NOT (`status` < 400L)) AND (NOT `cond`)')).select(
                 E('0L').alias('user_id'),
-                F.col('tmp_5').alias('page'),
+                F.col('site_of').alias('page'),
                 E("'alert'").alias('kind'),
             ),
         ],
