@@ -41,7 +41,7 @@ def explain(c: Compiled) -> str:
     if loops:
         out.append("  scopes:")
         for n in loops:
-            lp = n.payload
+            lp = n.op.loop
             if lp.kind == "group":
                 key = ", ".join(a.loops[lp.name].params[:1])
                 out.append(f"    {lp.name}: {n.label}; key {key} -> scope key {n.scope}")
@@ -52,7 +52,7 @@ def explain(c: Compiled) -> str:
     if ops:
         out.append("  operators:")
     for n in ops:
-        op = n.payload
+        op = n.op.operator
         out.append(f"    {op.name}: {n.label}, scope key {n.scope}")
         for s, cref in zip(op.states, op.classes, strict=True):
             if cref == CARRY:
@@ -139,7 +139,7 @@ def explain(c: Compiled) -> str:
 
 def _py_reason(n) -> str:
     if n.kind == "state":
-        return f"the {n.payload.kind} reducer {n.payload.name}"
+        return f"the {n.op.operator.kind} reducer {n.op.operator.name}"
     if n.kind == "host":
         return f"host call {n.id.split(':', 1)[1]}"
     return n.id

@@ -1,31 +1,28 @@
-"""The Spark backend: analysed programs → generated PySpark plans and SQL functions.
+"""The Spark backend: compiled algorithms (dataflow graph + program) → PySpark plans and SQL.
 
-Declared limits (``CANNOT``) are reported as :class:`BackendError` with the
-construct named.
+Tables and aggregates become a generated plan module (:func:`generate_plan`,
+which visits the dataflow graph); scalars a SQL function
+(:func:`scalar_function`). What the backend cannot run is a
+:class:`BackendError`: a compiler diagnostic at the construct's source line.
 """
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING
 
+from .errors import BackendError
 from .plan import PlanModule, generate_plan
 from .scalar import ScalarFunction, scalar_function
-from .sql import BackendError
 
-__all__ = ["BackendError", "PlanModule", "ScalarFunction", "generate_plan", "scalar_function",
-           "CANNOT"]  # fmt: skip
+if TYPE_CHECKING:
+    from ..pipeline import Compiled
 
-CANNOT = (
-    "algorithms over more than one RowStream",
-    "a loop over rows inside another loop over rows (a cross product)",
-    "iterating the whole input inside a group_by loop",
-    "a loop inside an ordered loop",
-    "action states fed from loops at different levels (additive states can)",
-)
+__all__ = ["BackendError", "PlanModule", "ScalarFunction", "backend_for", "generate_plan",
+           "scalar_function"]  # fmt: skip
 
 
-def backend_for(compiled: Any) -> Any:
+def backend_for(compiled: Compiled) -> PlanModule | ScalarFunction:
     """The plan module (tables, aggregates) or SQL function (scalars) of a compiled algorithm."""
     if compiled.kind == "scalar":
         return scalar_function(compiled.program)
-    return generate_plan(compiled.program)
+    return generate_plan(compiled)

@@ -5,7 +5,8 @@ over its input rows, the whole algorithm is a single expression over
 aggregate functions, usable in ``df.groupBy(...).agg(...)``: additive states
 become ``sum(...)`` of their sign-weighted projections, an action state a
 registered grouped Arrow reducer, and the code after the loop a native
-expression over them.
+expression over them. How a state becomes Spark is decided in :mod:`.states`,
+shared with the plan.
 """
 
 from __future__ import annotations
@@ -15,10 +16,21 @@ from typing import Any
 
 from ..analysis import Analysis
 from ..ir.nodes import Let, Lit, Var
+from ..operators import StateClassInfo, StateOperator
 from ..program import Program
-from .plan import _exclusive, _py_expr_sql
-from .sql import BackendError, PyCall, SqlRenderer, quote_ident
-from .types import infer_types, spark_type
+from .errors import BackendError
+from .frames import PARAM_MARK
+from .sql import PyCall, SqlRenderer, quote_ident
+from .states import (
+    action_map,
+    additive_reader,
+    additive_terms,
+    field_init,
+    field_total,
+    field_type,
+    reader_list,
+)
+from .types import Typing, infer_types, spark_type
 
 __all__ = ["AggExpression", "agg_expression"]
 
@@ -79,7 +91,7 @@ def agg_expression(prog: Program) -> AggExpression:
         if n in reads:
             return reads[n]
         if n in params:
-            return f"\x01{n}\x01"
+            return f"{PARAM_MARK}{n}{PARAM_MARK}"
         b = a.bound.get(n)
         if b is not None and b.value is None:
             for lp in a.loops.values():
@@ -91,56 +103,9 @@ def agg_expression(prog: Program) -> AggExpression:
     r = SqlRenderer(a, ty, resolve, prog.refs, {})
     for op in ops:
         if op.kind == "additive":
-            for rd in op.reads:
-                info = classes[op.classes[0]]
-                env, envt = {}, {}
-                for fname, init in info.fields:
-                    terms = []
-                    for act in op.actions:
-                        spec = next(x for x in info.additive_actions if x.method == act.method)
-                        penv = {p: r.expr(x) for p, x in zip(spec.params, act.args, strict=True)}
-                        pt = {p: ty.of(x) for p, x in zip(spec.params, act.args, strict=True)}
-                        for f2, sign, text in spec.updates:
-                            if f2 != fname:
-                                continue
-                            v, _ = _py_expr_sql(text, penv, pt)
-                            v = f"(- {v})" if sign == "-" else v
-                            g = r.guards(act.guards) if act.guards else None
-                            _refuse_nested(fn.name, v, g, reads)
-                            terms.append(f"CASE WHEN {g} THEN {v} ELSE 0 END" if g else v)
-                    total = f"coalesce(sum({' + '.join(terms) or '0'}), 0)"
-                    env[f"self.{fname}"] = f"({init} + {total})" if init not in ("0",) else total
-                    envt[f"self.{fname}"] = "float" if "." in init else "int"
-                text = dict(info.reader_exprs)[rd.method]
-                reads[rd.result], _ = _py_expr_sql(text, env, envt)
+            _additive(fn.name, op, classes, r, ty, reads)
         else:
-            (s,) = op.states
-            if not (_exclusive(op.actions) and all(len(x.args) == 1 for x in op.actions)):
-                raise BackendError(
-                    f"state `{s}` takes several actions per row; call `{fn.name}` on a DataFrame"
-                )
-            code = " ".join(f"WHEN {r.guards(x.guards)} THEN {i}" for i, x in enumerate(op.actions))
-            arg = " ".join(
-                f"WHEN {r.guards(x.guards)} THEN {r.expr(x.args[0])}" for x in op.actions
-            )
-            _refuse_nested(fn.name, code + arg, None, reads)
-            readers = [rd for rd in op.reads if rd.result != "_"]
-            name = f"looplift_udaf_{fn.name}_{s.replace('.', '_')}"
-            spec = {
-                "cls": op.classes[0],
-                "ctor": tuple(x.value for x in a.states[s].args if isinstance(x, Lit)),
-                "sites": [(x.method, 1) for x in op.actions],
-                "packed": True,
-                "readers": [
-                    (rd.method, tuple(x.value for x in rd.args)) if rd.args else rd.method
-                    for rd in readers
-                ],
-                "types": [spark_type(ty.types.get(rd.result, "any")) for rd in readers],
-            }
-            reducers.append((name, spec))
-            call = f"{quote_ident(name)}(CASE {code} END, CASE {arg} END)"
-            for i, rd in enumerate(readers):
-                reads[rd.result] = f"{call}.{quote_ident('_' + str(i + 1))}"
+            reducers.append(_action(fn.name, op, a, r, ty, reads))
     tail = fn.body
     while isinstance(tail, Let):
         tail = tail.body
@@ -150,3 +115,54 @@ def agg_expression(prog: Program) -> AggExpression:
         sql = f"(CASE WHEN count(1) >= 0 THEN {sql} END)"
     t = ty.of(tail) if isinstance(tail, (Var, Lit)) else "any"
     return AggExpression(sql, tuple(reducers), tuple(r.pycalls.values()), spark_type(t))
+
+
+def _additive(
+    name: str,
+    op: StateOperator,
+    classes: dict[str, StateClassInfo],
+    r: SqlRenderer,
+    ty: Typing,
+    reads: dict[str, str],
+) -> None:
+    terms = additive_terms(op, classes, lambda act: r, ty)
+    for t in terms:
+        _refuse_nested(name, t.sql, None, reads)
+    for rd in op.reads:
+        if rd.result == "_":
+            continue
+        info = classes[op.classes[op.states.index(rd.state)]]
+        totals = {}
+        for fname, init_text in info.fields:
+            init = field_init(init_text)
+            mine = [t for t in terms if t.state == rd.state and t.field == fname]
+            summed = f"sum({' + '.join(t.sql for t in mine) or '0'})"
+            totals[fname] = (field_total(summed, init), field_type(init, mine))
+        reads[rd.result] = additive_reader(info, rd.method, totals)
+
+
+def _action(
+    name: str, op: StateOperator, a: Analysis, r: SqlRenderer, ty: Typing, reads: dict[str, str]
+) -> tuple[str, dict[str, Any]]:
+    (s,) = op.states
+    amap = action_map(op, r)
+    if not amap.packed:
+        raise BackendError(
+            f"state `{s}` takes several actions per row; call `{name}` on a DataFrame"
+        )
+    code, arg = amap.columns
+    _refuse_nested(name, code + arg, None, reads)
+    readers = reader_list(op, a)
+    udaf = f"looplift_udaf_{name}_{s.replace('.', '_')}"
+    spec = {
+        "cls": op.classes[0],
+        "ctor": tuple(x.value for x in a.states[s].args if isinstance(x, Lit)),
+        "sites": list(amap.sites),
+        "packed": True,
+        "readers": [m for m, _ in readers],
+        "types": [spark_type(ty.types.get(res, "any")) for _, res in readers],
+    }
+    call = f"{quote_ident(udaf)}({code}, {arg})"
+    for i, (_, res) in enumerate(readers):
+        reads[res] = f"{call}.{quote_ident('_' + str(i + 1))}"
+    return udaf, spec

@@ -123,7 +123,7 @@ class PyEmitter:
                 return f"{py_name(f.state)}.{f.method}({', '.join(args)})"
             if isinstance(f, StateNew):
                 if f.cls == CARRY:
-                    return f"_ll.Carry({', '.join(args)})"
+                    return f"ll.Carry({', '.join(args)})"
                 return f"{self.class_alias[f.cls]}({', '.join(args)})"
             if isinstance(f, Host):
                 return f"{self.host_alias[f.ref]}({', '.join(args)})"

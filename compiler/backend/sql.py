@@ -26,13 +26,10 @@ from looplift.sqltext import sql_literal as _sql_literal
 
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
+from .errors import BackendError
 from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
-
-
-class BackendError(Exception):
-    """The program uses something the Spark backend cannot run."""
 
 
 def sql_literal(v: Any) -> str:
@@ -50,6 +47,23 @@ def _int_power(x: str, y: str) -> str:
         f"WHEN {y} > 64 THEN raise_error('looplift: integer power overflows 64 bits') "
         f"ELSE aggregate(sequence(1, CAST({y} AS INT)), 1L, (acc, i) -> acc * {x}) END)"
     )
+
+
+# operators whose SQL is a template of their operands' SQL: op -> (template, what raises
+# TypeError on None in Python, or None when None is fine)
+SIMPLE: dict[str, tuple[str, str | None]] = {
+    "sub": ("({0} - {1})", "`-`"),
+    "truediv": ("(CAST({0} AS DOUBLE) / CAST({1} AS DOUBLE))", "`/`"),
+    "neg": ("(- {0})", "unary `-`"),
+    "pos": ("{0}", None),
+    "lt": ("({0} < {1})", "comparison `<`"),
+    "le": ("({0} <= {1})", "comparison `<=`"),
+    "gt": ("({0} > {1})", "comparison `>`"),
+    "ge": ("({0} >= {1})", "comparison `>=`"),
+    "is_none": ("({0} IS NULL)", None),
+    "is_not_none": ("({0} IS NOT NULL)", None),
+    "abs": ("abs({0})", "abs()"),
+}
 
 
 @dataclass(frozen=True)
@@ -204,130 +218,143 @@ class SqlRenderer:
         return f"(CASE WHEN {test} THEN raise_error({msg}) ELSE {sql} END)"
 
     def _prim(self, op: str, args: tuple[Expr, ...]) -> str:
-        ts = [self._t(x) for x in args]
-        x = [self._expr(a) for a in args] if op not in ("nth",) else []
-        if op == "add":
-            if "str" in ts:
-                return self._raise_if_null(args, f"concat({x[0]}, {x[1]})", "string concatenation")
-            return self._raise_if_null(args, f"({x[0]} + {x[1]})", "`+`")
-        if op in ("sub", "mul"):
-            sym = {"sub": "-", "mul": "*"}[op]
-            if op == "mul" and "str" in ts:
-                s, n = (x[0], x[1]) if ts[0] == "str" else (x[1], x[0])
-                return f"repeat({s}, CAST(greatest({n}, 0L) AS INT))"
-            return self._raise_if_null(args, f"({x[0]} {sym} {x[1]})", f"`{sym}`")
-        if op == "truediv":
-            return self._raise_if_null(
-                args, f"(CAST({x[0]} AS DOUBLE) / CAST({x[1]} AS DOUBLE))", "`/`"
-            )
-        if op == "floordiv":
-            if all(t in ("int", "bool") for t in ts):
-                # truncating division, one less when the signs differ and it is inexact
-                # (never overflows where Python's result fits in 64 bits)
-                body = (
-                    f"(CASE WHEN ({x[0]} % {x[1]}) != 0 AND (({x[0]} < 0) != ({x[1]} < 0)) "
-                    f"THEN ({x[0]} div {x[1]}) - 1 ELSE {x[0]} div {x[1]} END)"
-                )
-            else:
-                body = f"CAST(floor(CAST({x[0]} AS DOUBLE) / {x[1]}) AS DOUBLE)"
-            return self._raise_if_null(args, body, "`//`")
-        if op == "mod":
-            if "str" in ts:
-                raise BackendError("`%` string formatting is not supported; use str() and +")
-            # Python's remainder has the sign of the divisor
-            a0, b0 = (x[0], x[1]) if all(t in ("int", "bool") for t in ts) else (
-                f"CAST({x[0]} AS DOUBLE)", f"CAST({x[1]} AS DOUBLE)")  # fmt: skip
-            body = (
-                f"(CASE WHEN ({a0} % {b0}) != 0 AND ((({a0} % {b0}) < 0) != ({b0} < 0)) "
-                f"THEN ({a0} % {b0}) + {b0} ELSE ({a0} % {b0}) END)"
-            )
-            return self._raise_if_null(args, body, "`%`")
-        if op == "pow":
-            if all(t in ("int", "bool") for t in ts):
-                exact = _int_power(x[0], x[1])
-                if isinstance(args[1], Lit) and args[1].value >= 0:
-                    return self._raise_if_null(args, exact, "`**`")
-                body = (
-                    f"(CASE WHEN {x[1]} >= 0 THEN CAST({exact} AS DOUBLE) "
-                    f"ELSE power({x[0]}, {x[1]}) END)"
-                )
-                return self._raise_if_null(args, body, "`**`")
-            return self._raise_if_null(args, f"power({x[0]}, {x[1]})", "`**`")
-        if op == "neg":
-            return self._raise_if_null(args, f"(- {x[0]})", "unary `-`")
-        if op == "pos":
-            return x[0]
-        if op == "not":
-            return f"(NOT {self._truthy(x[0], ts[0], self.ty.may_be_null(args[0]))})"
-        if op == "eq":
-            if self.ty.may_be_null(args[0]) or self.ty.may_be_null(args[1]):
-                return f"({x[0]} <=> {x[1]})"
-            return f"({x[0]} = {x[1]})"
-        if op == "ne":
-            if self.ty.may_be_null(args[0]) or self.ty.may_be_null(args[1]):
-                return f"(NOT ({x[0]} <=> {x[1]}))"
-            return f"({x[0]} != {x[1]})"
-        if op in ("lt", "le", "gt", "ge"):
-            sym = {"lt": "<", "le": "<=", "gt": ">", "ge": ">="}[op]
-            return self._raise_if_null(args, f"({x[0]} {sym} {x[1]})", f"comparison `{sym}`")
-        if op == "is_none":
-            return f"({x[0]} IS NULL)"
-        if op == "is_not_none":
-            return f"({x[0]} IS NOT NULL)"
-        if op in ("in", "not_in"):
-            if self.ty.may_be_null(args[0]):
-                body = " OR ".join(f"({x[0]} <=> {y})" for y in x[1:]) or "FALSE"
-            else:
-                body = f"{x[0]} IN ({', '.join(x[1:])})" if x[1:] else "FALSE"
-            return f"({body})" if op == "in" else f"(NOT ({body}))"
-        if op == "tuple":
-            inner = ", ".join(f"'_{i + 1}', {v}" for i, v in enumerate(x))
-            return f"named_struct({inner})"
+        """An operator: a template of :data:`SIMPLE`, else its ``_op_<name>`` method."""
         if op == "nth":
             return self._nth(args[0], args[1])
-        if op == "abs":
-            return self._raise_if_null(args, f"abs({x[0]})", "abs()")
-        if op in ("min", "max"):
-            fn = "least" if op == "min" else "greatest"
-            return self._raise_if_null(args, f"{fn}({', '.join(x)})", f"{op}()")
-        if op == "round":
-            if len(args) == 1:
-                if ts[0] in ("int", "bool"):
-                    return x[0]
-                return self._raise_if_null(
-                    args, f"CAST(bround(CAST({x[0]} AS DOUBLE), 0) AS BIGINT)", "round()"
-                )
-            if ts[0] in ("int", "bool") and isinstance(args[1], Lit) and args[1].value >= 0:
-                return x[0]
-            return self._pycall("prim", "round", args)
-        if op == "int":
-            if ts[0] == "str":
-                return f"CAST(trim({x[0]}) AS BIGINT)"
-            return self._raise_if_null(args, f"CAST({x[0]} AS BIGINT)", "int()")
-        if op == "float":
-            if ts[0] == "str":
-                return f"CAST(trim({x[0]}) AS DOUBLE)"
-            return self._raise_if_null(args, f"CAST({x[0]} AS DOUBLE)", "float()")
-        if op == "str":
-            t = ts[0]
-            if t == "str":
-                return x[0] if not self.ty.may_be_null(args[0]) else f"coalesce({x[0]}, 'None')"
-            if t == "bool":
-                return f"(CASE WHEN {x[0]} IS NULL THEN 'None' WHEN {x[0]} THEN 'True' ELSE 'False' END)"
-            if t == "int":
-                return f"coalesce(CAST({x[0]} AS STRING), 'None')"
-            return self._pycall("prim", "str", args)
-        if op == "bool":
-            return self._truthy(x[0], ts[0], True)
-        if op == "len":
-            if isinstance(ts[0], tuple) and ts[0][0] == "list":
-                return f"size({x[0]})"
-            if isinstance(ts[0], tuple):
-                return f"{len(ts[0][1])}L"
-            return f"char_length({x[0]})"
+        ts = [self._t(x) for x in args]
+        x = [self._expr(a) for a in args]
+        simple = SIMPLE.get(op)
+        if simple is not None:
+            template, what = simple
+            sql = template.format(*x)
+            return sql if what is None else self._raise_if_null(args, sql, what)
         if op.startswith("math."):
             return self._math(op[5:], args, x)
-        raise BackendError(f"no SQL translation for operator {op}")
+        method = getattr(self, f"_op_{op}", None)
+        if method is None:
+            raise BackendError(f"no SQL translation for operator {op}")
+        return method(args, ts, x)
+
+    # -- operators that depend on their operands' types ------------------------------
+    def _op_add(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if "str" in ts:
+            return self._raise_if_null(args, f"concat({x[0]}, {x[1]})", "string concatenation")
+        return self._raise_if_null(args, f"({x[0]} + {x[1]})", "`+`")
+
+    def _op_mul(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if "str" in ts:
+            s, n = (x[0], x[1]) if ts[0] == "str" else (x[1], x[0])
+            return f"repeat({s}, CAST(greatest({n}, 0L) AS INT))"
+        return self._raise_if_null(args, f"({x[0]} * {x[1]})", "`*`")
+
+    def _op_floordiv(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if all(t in ("int", "bool") for t in ts):
+            # truncating division, one less when the signs differ and it is inexact
+            # (never overflows where Python's result fits in 64 bits)
+            body = (
+                f"(CASE WHEN ({x[0]} % {x[1]}) != 0 AND (({x[0]} < 0) != ({x[1]} < 0)) "
+                f"THEN ({x[0]} div {x[1]}) - 1 ELSE {x[0]} div {x[1]} END)"
+            )
+        else:
+            body = f"CAST(floor(CAST({x[0]} AS DOUBLE) / {x[1]}) AS DOUBLE)"
+        return self._raise_if_null(args, body, "`//`")
+
+    def _op_mod(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if "str" in ts:
+            raise BackendError("`%` string formatting is not supported; use str() and +")
+        # Python's remainder has the sign of the divisor
+        a0, b0 = (x[0], x[1]) if all(t in ("int", "bool") for t in ts) else (
+            f"CAST({x[0]} AS DOUBLE)", f"CAST({x[1]} AS DOUBLE)")  # fmt: skip
+        body = (
+            f"(CASE WHEN ({a0} % {b0}) != 0 AND ((({a0} % {b0}) < 0) != ({b0} < 0)) "
+            f"THEN ({a0} % {b0}) + {b0} ELSE ({a0} % {b0}) END)"
+        )
+        return self._raise_if_null(args, body, "`%`")
+
+    def _op_pow(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if all(t in ("int", "bool") for t in ts):
+            exact = _int_power(x[0], x[1])
+            if isinstance(args[1], Lit) and args[1].value >= 0:
+                return self._raise_if_null(args, exact, "`**`")
+            body = (
+                f"(CASE WHEN {x[1]} >= 0 THEN CAST({exact} AS DOUBLE) "
+                f"ELSE power({x[0]}, {x[1]}) END)"
+            )
+            return self._raise_if_null(args, body, "`**`")
+        return self._raise_if_null(args, f"power({x[0]}, {x[1]})", "`**`")
+
+    def _op_not(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return f"(NOT {self._truthy(x[0], ts[0], self.ty.may_be_null(args[0]))})"
+
+    def _nullable(self, args: tuple[Expr, ...]) -> bool:
+        return any(self.ty.may_be_null(a) for a in args)
+
+    def _op_eq(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return f"({x[0]} <=> {x[1]})" if self._nullable(args) else f"({x[0]} = {x[1]})"
+
+    def _op_ne(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return f"(NOT ({x[0]} <=> {x[1]}))" if self._nullable(args) else f"({x[0]} != {x[1]})"
+
+    def _op_in(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if self.ty.may_be_null(args[0]):
+            body = " OR ".join(f"({x[0]} <=> {y})" for y in x[1:]) or "FALSE"
+        else:
+            body = f"{x[0]} IN ({', '.join(x[1:])})" if x[1:] else "FALSE"
+        return f"({body})"
+
+    def _op_not_in(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return f"(NOT {self._op_in(args, ts, x)})"
+
+    def _op_tuple(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        inner = ", ".join(f"'_{i + 1}', {v}" for i, v in enumerate(x))
+        return f"named_struct({inner})"
+
+    def _op_min(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return self._raise_if_null(args, f"least({', '.join(x)})", "min()")
+
+    def _op_max(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return self._raise_if_null(args, f"greatest({', '.join(x)})", "max()")
+
+    def _op_round(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if len(args) == 1:
+            if ts[0] in ("int", "bool"):
+                return x[0]
+            return self._raise_if_null(
+                args, f"CAST(bround(CAST({x[0]} AS DOUBLE), 0) AS BIGINT)", "round()"
+            )
+        if ts[0] in ("int", "bool") and isinstance(args[1], Lit) and args[1].value >= 0:
+            return x[0]
+        return self._pycall("prim", "round", args)
+
+    def _op_int(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if ts[0] == "str":
+            return f"CAST(trim({x[0]}) AS BIGINT)"
+        return self._raise_if_null(args, f"CAST({x[0]} AS BIGINT)", "int()")
+
+    def _op_float(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if ts[0] == "str":
+            return f"CAST(trim({x[0]}) AS DOUBLE)"
+        return self._raise_if_null(args, f"CAST({x[0]} AS DOUBLE)", "float()")
+
+    def _op_str(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        t = ts[0]
+        if t == "str":
+            return x[0] if not self.ty.may_be_null(args[0]) else f"coalesce({x[0]}, 'None')"
+        if t == "bool":
+            return f"(CASE WHEN {x[0]} IS NULL THEN 'None' WHEN {x[0]} THEN 'True' ELSE 'False' END)"
+        if t == "int":
+            return f"coalesce(CAST({x[0]} AS STRING), 'None')"
+        return self._pycall("prim", "str", args)
+
+    def _op_bool(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return self._truthy(x[0], ts[0], True)
+
+    def _op_len(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if isinstance(ts[0], tuple) and ts[0][0] == "list":
+            return f"size({x[0]})"
+        if isinstance(ts[0], tuple):
+            return f"{len(ts[0][1])}L"
+        return f"char_length({x[0]})"
 
     def _nth(self, base: Expr, idx: Expr) -> str:
         assert isinstance(idx, Lit)

@@ -20,6 +20,19 @@ from ..ir.traverse import walk
 from ..program import Program
 from .exprs import render, render_guards, render_name
 from .graph import DataflowGraph, Node
+from .payloads import (
+    ActionState,
+    AdditiveState,
+    GroupBy,
+    HostCall,
+    Iterate,
+    OrderedState,
+    Param,
+    Return,
+    Scalar,
+    Source,
+    Yield,
+)
 
 __all__ = ["build_graph"]
 
@@ -40,10 +53,11 @@ def build_graph(prog: Program) -> DataflowGraph:
     for p in fn.params:
         if p.kind == "rows":
             nid = f"source:{p.name}"
-            g.add(Node(nid, "source", f"{p.name}: {p.type_text()}", "global", (), True, (p.name,)))
+            op = Source(p.span, p.name, p.types)
         else:
             nid = f"param:{p.name}"
-            g.add(Node(nid, "param", f"{p.name}: {p.type_text()}", "global", (), True, (p.name,)))
+            op = Param(p.span, p.name, p.types[0])
+        g.add(Node(nid, op, f"{p.name}: {p.type_text()}", "global", (), True, (p.name,)))
         producer[p.name] = nid
 
     # loops
@@ -60,13 +74,12 @@ def build_graph(prog: Program) -> DataflowGraph:
         g.add(
             Node(
                 nid,
-                "group_by" if lp.kind == "group" else "iterate",
+                GroupBy(lp.span, lp) if lp.kind == "group" else Iterate(lp.span, lp),
                 label,
                 scope_text((*a.bound[lp.params[0]].loops,)),
                 a.bound[lp.params[0]].loops,
                 True,
                 tuple(lp.params),
-                payload=lp,
             )
         )
         for p in lp.params:
@@ -100,17 +113,17 @@ def build_graph(prog: Program) -> DataflowGraph:
             for x in a.states[d].args:
                 if isinstance(x, Var):
                     needs.add(x.name)
+        payload = {"additive": AdditiveState, "ordered": OrderedState}.get(op.kind, ActionState)
         g.add(
             Node(
                 nid,
-                "state",
+                payload(_operator_span(a, op), op),
                 label,
                 scope_text(op.scope),
                 op.scope,
                 op.kind == "additive",
                 reads,
                 tuple(sorted(needs)),
-                payload=op,
             )
         )
         fused_code |= set(op.map_code)
@@ -158,7 +171,8 @@ def build_graph(prog: Program) -> DataflowGraph:
             label += f"   [when {render_guards(b.guards, a)}]"
         nid = f"{kind}:{n}"
         needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
-        g.add(Node(nid, kind, label, scope_text(b.loops), b.loops, kind != "host", (n,), needs, b))
+        op = HostCall(b.span, n, b) if kind == "host" else Scalar(b.span, n, b)
+        g.add(Node(nid, op, label, scope_text(b.loops), b.loops, kind != "host", (n,), needs))
         producer[n] = nid
 
     # yields
@@ -170,8 +184,8 @@ def build_graph(prog: Program) -> DataflowGraph:
         if site.guards:
             label += f" when {render_guards(site.guards, a)}"
         g.add(
-            Node(nid, "yield", f"{label}  ({cls})", scope_text(site.loops), site.loops, True,
-                 (nid,), tuple(sorted(needs)), site)
+            Node(nid, Yield(site.span, i, y), f"{label}  ({cls})", scope_text(site.loops),
+                 site.loops, True, (nid,), tuple(sorted(needs)))
         )  # fmt: skip
         producer[nid] = nid
 
@@ -182,7 +196,8 @@ def build_graph(prog: Program) -> DataflowGraph:
     else:
         ret_needs = (tail,) if tail else ()
         label = render_name(tail, a) if tail else repr(_tail_lit(fn.body))
-    g.add(Node("return", "return", label.strip(), "global", (), True, (), ret_needs))
+    ret = Return(fn.span, fn.returns, None if fn.returns == "rows" else _tail(fn.body))
+    g.add(Node("return", ret, label.strip(), "global", (), True, (), ret_needs))
 
     # data arcs
     for node in list(g.nodes()):
@@ -192,6 +207,20 @@ def build_graph(prog: Program) -> DataflowGraph:
                 continue  # reported by verify(): a needed variable without producer
             g.connect(src, node.id, v, "return" if node.kind == "return" else "data")
     return g
+
+
+def _operator_span(a: Analysis, op):  # noqa: ANN001, ANN202
+    """Where a state operator comes from: its first state's creation (or first action)."""
+    decl = a.states.get(op.states[0]) if op.states else None
+    if decl is not None:
+        return decl.span
+    return op.actions[0].span if op.actions else a.fn.span
+
+
+def _tail(e):  # noqa: ANN001, ANN202
+    while isinstance(e, Let):
+        e = e.body
+    return e
 
 
 def _refs(e, external: set[str]) -> set[str]:

@@ -1,6 +1,7 @@
 """The dataflow graph: a thin typed wrapper around a networkx DiGraph.
 
-Nodes carry frozen :class:`Node` payloads; arcs carry the variable they
+Nodes are frozen :class:`Node` values, each with its typed operator payload
+(``node.op``, one class per kind in :mod:`.payloads`); arcs carry the variable they
 transport (a *data* arc), or the rows of a loop (a *rows* arc), or the final
 result (the *return* arc into the single ``return`` node).
 """
@@ -8,10 +9,11 @@ result (the *return* arc into the single ``return`` node).
 from __future__ import annotations
 
 from collections.abc import Iterator
-from dataclasses import dataclass, field
-from typing import Any
+from dataclasses import dataclass
 
 import networkx as nx
+
+from .payloads import Op, StateOp
 
 __all__ = ["DataflowGraph", "Node", "GraphInvariantError"]
 
@@ -26,25 +28,28 @@ class Node:
 
     Attributes:
         id: unique, stable name (``source:clicks``, ``state:seq``, ``scalar:_t3`` ...).
-        kind: source | param | group_by | iterate | state | scalar | host | yield | return.
+        op: what the operator is (a payload of :mod:`.payloads`, with its source span).
         label: a one-line description for printing.
         scope: the scope key as text (``global``, ``[clicks[0]]`` ...).
         loops: the scope stack (enclosing loops).
         native: True when the operator runs without Python at run time.
         produces: the variables it defines.
         needs: the variables it reads from other operators.
-        payload: kind-specific details (the StateOperator, the IR value ...).
     """
 
     id: str
-    kind: str
+    op: Op
     label: str
     scope: str
     loops: tuple[str, ...]
     native: bool
     produces: tuple[str, ...] = ()
     needs: tuple[str, ...] = ()
-    payload: Any = field(default=None, compare=False)
+
+    @property
+    def kind(self) -> str:
+        """source | param | group_by | iterate | state | scalar | host | yield | return."""
+        return self.op.KIND
 
 
 class DataflowGraph:
@@ -102,8 +107,8 @@ class DataflowGraph:
         states_seen: dict[str, str] = {}
         for n in self.g:
             node = self.node(n)
-            if node.kind == "state":
-                for s in node.payload.states:
+            if isinstance(node.op, StateOp):
+                for s in node.op.operator.states:
                     if s in states_seen:
                         problems.append(f"state {s} in {states_seen[s]} and {n}")
                     states_seen[s] = n

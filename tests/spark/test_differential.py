@@ -153,3 +153,65 @@ def test_generated(spark: Any, case: Case) -> None:
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_generated_more(spark: Any, case: Case) -> None:
     _run_generated(spark, case, SLOW_EXAMPLES, "slow")
+
+
+FLOAT_LITERAL_INIT = """\
+from looplift import RowStream, State, action, dataflow, group_by
+
+
+class Offset(State):
+    def __init__(self):
+        self.total = 1e3
+        self.n = 0
+
+    @action
+    def add(self, x):
+        self.total += x
+        self.n += 1
+
+    def value(self):
+        return self.total
+
+    def count(self):
+        return self.n
+
+
+@dataflow
+def offset_total(xs: RowStream[int]) -> float:
+    o = Offset()
+    for (x,) in xs:
+        o.add(x)
+    return o.value()
+
+
+@dataflow(columns=("k", "total", "n"))
+def offset_by_key(rows: RowStream[str, int]):
+    for k, g in group_by(0, rows):
+        o = Offset()
+        for _k, x in g:
+            o.add(x)
+        yield k, o.value(), o.count()
+"""
+
+
+def test_float_literal_field_init_is_a_float(spark: Any, tmp_path: Path) -> None:
+    """``self.total = 1e3`` is a float in Python: the plan and looplift.sql's aggregate
+    expression (one shared state translation) both give floats, sums of ints included."""
+    path = tmp_path / "float_literal_init.py"
+    path.write_text(FLOAT_LITERAL_INIT, encoding="utf-8")
+    mod = import_path(path)
+    for rows in ([], [(1,), (2,)]):
+        expect_same_or_both_raise(spark, mod.offset_total, rows)
+        want = mod.offset_total(rows)
+        (got,) = mod.offset_total(spark.createDataFrame(rows, "x long")).collect()
+        assert type(got[0]) is type(want) is float and got[0] == want
+    keyed = [("a", 1), ("a", 2), ("b", 5)]
+    expect_same_or_both_raise(spark, mod.offset_by_key, keyed)
+    got = {
+        r[0]: r[1]
+        for r in mod.offset_by_key(spark.createDataFrame(keyed, "k string, x long")).collect()
+    }
+    assert got == {"a": 1003.0, "b": 1005.0} and all(type(v) is float for v in got.values())
+    df = spark.createDataFrame([("a", 1), ("a", 2), ("b", 5)], "k string, x long")
+    out = {r[0]: r[1] for r in df.groupBy("k").agg(mod.offset_total.agg("x")).collect()}
+    assert out == {"a": 1003.0, "b": 1005.0} and all(type(v) is float for v in out.values())

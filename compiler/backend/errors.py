@@ -1,0 +1,44 @@
+"""The backend's limits as compiler diagnostics (``path:line:col: error: ...``)."""
+
+from __future__ import annotations
+
+from ..errors import CompilerError, Diagnostic
+from ..ir.nodes import UNKNOWN, Span
+
+__all__ = ["BackendError", "PREFIX"]
+
+PREFIX = "cannot be built for Spark: "
+
+
+class BackendError(CompilerError):
+    """The program uses something the Spark backend cannot run (a declared limit).
+
+    Raised with the construct's span where the backend knows it; the plan
+    generator names the algorithm and falls back to its ``def`` line.
+    """
+
+    phase = "backend"
+
+    def __init__(
+        self, message: str | list[Diagnostic] | Diagnostic, span: Span = UNKNOWN, hint: str = ""
+    ) -> None:
+        if isinstance(message, str):
+            message = Diagnostic(span, message, hint)
+        super().__init__(message)
+
+    @property
+    def message(self) -> str:
+        return "; ".join(d.message for d in self.diagnostics)
+
+    def of_algorithm(self, name: str, span: Span) -> BackendError:
+        """The same limits, said of algorithm ``name``, placed at ``span`` when unplaced."""
+        out = []
+        for d in self.diagnostics:
+            msg = d.message if PREFIX in d.message else f"`{name}` {PREFIX}{d.message}"
+            out.append(Diagnostic(d.span if d.span.line else span, msg, d.hint))
+        return BackendError(out)
+
+    def __str__(self) -> str:
+        if not any(d.span.line for d in self.diagnostics):
+            return self.message  # no place known (looplift.sql's aggregate expression)
+        return super().__str__()

@@ -1,0 +1,75 @@
+"""Rendering the plan module: imports of state classes and host functions, the shell.
+
+The module imports the runtime once (``import looplift.spark as ll``), names
+each state class and host function it uses after itself, and is laid out
+within 120 columns (:mod:`.layout`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import textwrap
+from typing import TYPE_CHECKING
+
+from ..ir.nodes import CARRY
+from .layout import fit_lines
+from .shells import render
+
+if TYPE_CHECKING:
+    from .plan import Planner
+
+__all__ = ["ModuleMixin"]
+
+
+class ModuleMixin:
+    def import_class(self: Planner, cref: str) -> str:
+        if cref not in self.class_alias:
+            alias = self.py.fresh(cref.partition(":")[2].replace(".", "_"))
+            self.class_alias[cref] = alias
+            self.imports[cref] = f"{alias} = ll.import_ref({cref!r})"
+        return self.class_alias[cref]
+
+    def all_class_aliases(self: Planner) -> dict[str, str]:
+        for decl in self.a.states.values():
+            if decl.cls != CARRY:
+                self.import_class(decl.cls)
+        return self.class_alias
+
+    def host_aliases(self: Planner) -> dict[str, str]:
+        for site in self.a.sites:
+            if site.kind == "host" and site.method not in self.host_alias:
+                alias = self.py.fresh(site.method.rsplit(":", 1)[-1].replace(".", "_"))
+                self.host_alias[site.method] = alias
+                self.imports[site.method] = f"{alias} = ll.import_ref({site.method!r})"
+        return self.host_alias
+
+    def render_module(self: Planner) -> str:
+        params = list(self.fn.params)
+        refs = sorted({*self.refs, self.fn.ref})
+        ctx = {
+            "name": json.dumps(self.fn.name),
+            "ref": self.fn.ref,
+            "kind": json.dumps(self.prog.kind),
+            "columns": json.dumps(list(self.columns_out)),
+            "columns_text": "\n".join(
+                textwrap.wrap("Columns: " + ", ".join(self.columns_out) + ".", 100)
+            ),
+            "kind_text": self.prog.kind,
+            "name_text": self.fn.name,
+            "params": json.dumps([(p.name, p.kind, list(p.types)) for p in params]),
+            "signature": ", ".join(p.name for p in params),
+            "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == "scalar"],
+            "imports": [self.imports[k] for k in sorted(self.imports)],
+            "reducers": self.reducers,
+            "ordered_loops": bool(self.ordered_fns),
+            "pycalls": json.dumps(
+                [(c.name, c.kind, c.ref, list(c.arg_types), c.return_type)
+                 for c in sorted(self.pycalls.values(), key=lambda c: c.name)]  # fmt: skip
+            ),
+            "refs": json.dumps(refs),
+            "steps": self.lines,
+            "digest": hashlib.sha1("\n".join(self.lines).encode()).hexdigest()[:12],
+        }
+        return fit_lines(render("plan.py.j2", **ctx)) + "\n"
+

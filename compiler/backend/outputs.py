@@ -1,0 +1,135 @@
+"""Yields and the return value: the plan's output, read from the final frames.
+
+A table algorithm's ``yield`` sites each select their row from the frame of
+their scope (a filter is a ``where``); rows yielded inside an ordered loop
+come from its grouped map; all of them are unioned. An aggregate selects its
+returned value from the global frame.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ..analysis import Analysis, Site
+from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
+from ..ir.nodes import Apply, Expr, Prim, Var
+from .errors import BackendError
+from .frames import spark_col
+from .types import Typing, spark_type, unify
+
+if TYPE_CHECKING:
+    from .plan import Planner
+
+__all__ = ["OutputsMixin", "tuple_items", "row_types"]
+
+
+@dataclass
+class Outputs:
+    """The yields met so far (visited in graph order), unioned by the return."""
+
+    parts: list[tuple[int, FrameKey, list[str], str | None]] = field(default_factory=list)
+    ordered: dict[str, list[Site]] = field(default_factory=dict)  # ordered op -> its yields
+    width: int | None = None
+
+
+class OutputsMixin:
+    def visit_Yield(self: Planner, op: Yield) -> None:
+        site = op.site.site
+        ordered = self.ordered_op_of(site.loops)
+        n = len(tuple_items(site.args[0], self.a))
+        if ordered is not None:
+            self.out.ordered.setdefault(ordered.name, []).append(site)
+        else:
+            fk = self.frame_key(site.loops)
+            r = self.renderer(fk)
+            exprs = [r.expr(x) for x in tuple_items(site.args[0], self.a)]
+            guard = r.guards(site.guards) if site.guards else None
+            self.out.parts.append((op.index, fk, exprs, guard))
+        if self.out.width is None:
+            self.out.width = n
+        elif self.out.width != n and ordered is None:
+            raise BackendError(
+                "every `yield` of a table algorithm must give the same number of fields", site.span
+            )
+
+    def visit_Return(self: Planner, op: Return) -> None:
+        if op.returns == "rows":
+            self._return_rows(op)
+        else:
+            self._return_value(op)
+
+    def _return_rows(self: Planner, op: Return) -> None:
+        fn = self.fn
+        width = self.out.width
+        names = list(fn.columns) if fn.columns else [f"_{i + 1}" for i in range(width or 0)]
+        if width is not None and len(names) != width:
+            raise BackendError(
+                f"`{fn.name}` declares {len(names)} columns but yields rows of {width} fields",
+                op.span,
+            )
+        selects = []
+        for _, fk, exprs, guard in sorted(self.out.parts, key=lambda p: p[0]):
+            fr = self.frame(fk)
+            cols = ", ".join(self._out_col(e, n) for e, n in zip(exprs, names, strict=True))
+            where = f".where(E({guard!r}))" if guard else ""
+            selects.append(f"{fr.var}{where}.select({cols})")
+        for op_name, sites in self.out.ordered.items():
+            sop = next(o for o in self.ops if o.name == op_name)
+            ytypes = [spark_type(t) for t in row_types(sites, self.a, self.ty, len(names))]
+            selects.append(self.ordered_rows(sop, names, ytypes))
+        if selects:
+            self.emit(f"out = {self.union(selects)}")
+        else:
+            schema = ", ".join(f"{n} double" for n in names)
+            self.emit(f"out = spark.createDataFrame([], {schema!r})")
+        self.columns_out = tuple(names)
+        sites = [y.site for y in self.prog.kinds.yields]
+        self.output_types = tuple(
+            spark_type(t) for t in row_types(sites, self.a, self.ty, len(names))
+        )
+
+    def _out_col(self: Planner, sql: str, name: str) -> str:
+        """An output column: a plain column renamed, else the expression."""
+        col = spark_col(sql)
+        return col if col == f"F.col({name!r})" else f"{col}.alias({name!r})"
+
+    def _return_value(self: Planner, op: Return) -> None:
+        fn = self.fn
+        tail = op.value
+        assert tail is not None
+        self.frame(GLOBAL)
+        sql = self.renderer(GLOBAL).expr(tail)
+        g = self.frames[GLOBAL]
+        self.emit(f"out = {g.var}.select({self._out_col(sql, fn.name)})")
+        self.columns_out = (fn.name,)
+        self.output_types = (spark_type(self.ty.of(tail)),)
+
+    def union(self: Planner, selects: list[str]) -> str:
+        """One frame, or the union of several (no union of a single frame)."""
+        if len(selects) == 1:
+            return selects[0]
+        return f"ll.union_all([{', '.join(selects)}])"
+
+
+def tuple_items(row: Expr, a: Analysis) -> list[Expr]:
+    e = row
+    while isinstance(e, Var):
+        b = a.bound.get(e.name)
+        if b is None or b.value is None:
+            break
+        if isinstance(b.value, Apply) and b.value.fn == Prim("tuple"):
+            return list(b.value.args)
+        if isinstance(b.value, Var):
+            e = b.value
+            continue
+        break
+    return [row]
+
+
+def row_types(sites: list[Site], a: Analysis, ty: Typing, width: int) -> list[Any]:
+    out: list[Any] = ["none"] * width
+    for site in sites:
+        for i, x in enumerate(tuple_items(site.args[0], a)):
+            out[i] = unify(out[i], ty.of(x))
+    return out
