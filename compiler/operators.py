@@ -62,7 +62,7 @@ class AdditiveAction:
 
     method: str
     params: tuple[str, ...]
-    updates: tuple[tuple[str, str, str], ...]  # (field, '+'|'-', python expression text)
+    updates: tuple[tuple[str, str, str], ...]  # (field, '+'|'-', source text, for display)
     # the same increments as IR: ``self.f`` is ``Var("self.f")``, a parameter ``p`` is ``Var("p")``
     update_exprs: tuple[tuple[str, str, Expr], ...] = ()
 
@@ -78,7 +78,7 @@ class StateClassInfo:
     readers: tuple[str, ...]
     fields: tuple[tuple[str, str], ...] = ()  # (field, initial value text) for additive states
     additive_actions: tuple[AdditiveAction, ...] = ()
-    reader_exprs: tuple[tuple[str, str], ...] = ()  # (reader, python expression text)
+    reader_exprs: tuple[tuple[str, str], ...] = ()  # (reader, source text, for display)
     reader_irs: tuple[tuple[str, Expr], ...] = ()  # (reader, IR of the same expression)
     why: str = ""  # why it is not additive
     undo: tuple[tuple[str, str], ...] = field(default=())  # (action, explicit|derived)

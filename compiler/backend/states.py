@@ -81,8 +81,8 @@ def additive_terms(
                for p, x in zip(spec.params, act.args, strict=True)}  # fmt: skip
         envt = {p: ty.of(x) for p, x in zip(spec.params, act.args, strict=True)}
         guard = r.guards(act.guards) if act.guards else None
-        for fname, sign, text in spec.updates:
-            value, vtype = state_expr_sql(text, env, envt)
+        for fname, sign, expr in spec.update_exprs:
+            value, vtype = state_expr_sql(expr, env, envt)
             if sign == "-":
                 value = f"(- {value})"
             sql = f"CASE WHEN {guard} THEN {value} ELSE 0 END" if guard else value
@@ -107,10 +107,10 @@ def additive_reader(
     info: StateClassInfo, method: str, totals: Mapping[str, tuple[str, Any]]
 ) -> str:
     """SQL of reader ``method`` over the fields' totals (field -> (SQL, type))."""
-    text = dict(info.reader_exprs)[method]
+    expr = dict(info.reader_irs)[method]
     env = {f"self.{f}": sql for f, (sql, _) in totals.items()}
     envt = {f"self.{f}": t for f, (_, t) in totals.items()}
-    sql, _ = state_expr_sql(text, env, envt)
+    sql, _ = state_expr_sql(expr, env, envt)
     return sql
 
 
