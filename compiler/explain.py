@@ -14,13 +14,14 @@ from .ir.nodes import CARRY
 from .names import user_name
 
 if TYPE_CHECKING:
-    from .pipeline import Compiled
+    from .dataflow.graph import DataflowGraph
+    from .program import Program
 
 __all__ = ["explain"]
 
 
-def explain(c: Compiled) -> str:
-    prog, g = c.program, c.graph
+def explain(prog: Program, g: DataflowGraph) -> str:
+    """The explanation of one compiled algorithm (its analysed program and its graph)."""
     a = prog.analysis
     fn = prog.fn
     classes = prog.kinds.classes

@@ -18,6 +18,7 @@ from .dataflow.build import build_graph
 from .dataflow.graph import DataflowGraph
 from .dump import dump_stage
 from .errors import CompilerError, FrontendError
+from .explain import explain
 from .frontend import parse_module, translate
 from .ir.nodes import Function
 from .ir.pprint import pformat_function
@@ -58,9 +59,7 @@ class Compiled:
         return self.program.kind
 
     def explain(self) -> str:
-        from .explain import explain
-
-        return explain(self)
+        return explain(self.program, self.graph)
 
 
 def frontend(obj: Any, *, partial: bool = False) -> tuple[Function, dict[str, Any], list]:
