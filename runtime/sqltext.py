@@ -13,7 +13,7 @@ import datetime
 import math
 from typing import Any
 
-__all__ = ["quote_ident", "sql_string", "sql_literal"]
+__all__ = ["PARAM_MARK", "bind_columns", "bind_params", "quote_ident", "sql_literal", "sql_string"]
 
 
 def quote_ident(name: str) -> str:
@@ -58,3 +58,28 @@ def sql_literal(v: Any) -> str:
     if isinstance(v, datetime.date):
         return f"DATE {sql_string(v.isoformat())}"
     raise TypeError(f"value {v!r} has no Spark SQL literal")
+
+
+# -- markers in generated SQL -----------------------------------------------------------
+
+PARAM_MARK = "\x01"  # \x01name\x01: the scalar parameter `name` (generated SQL)
+COLUMN_MARK = "\x02"  # \x02i\x02: the i-th field argument (aggregate expressions)
+
+
+def bind_params(sql: str, params: dict[str, Any]) -> str:
+    """Generated SQL with its scalar-parameter markers replaced by the values' SQL literals
+    (the one place they are bound); a marker left unbound is an error."""
+    for name, value in params.items():
+        sql = sql.replace(f"{PARAM_MARK}{name}{PARAM_MARK}", sql_literal(value))
+    if PARAM_MARK in sql:
+        raise ValueError("looplift: a scalar parameter of the plan was not given")
+    return sql
+
+
+def bind_columns(sql: str, columns: list[str]) -> str:
+    """An aggregate expression with its field markers replaced by column SQL, in order."""
+    for i, c in enumerate(columns):
+        sql = sql.replace(f"{COLUMN_MARK}{i}{COLUMN_MARK}", c)
+    if COLUMN_MARK in sql:
+        raise ValueError("looplift: a field of the aggregate expression was not given")
+    return sql
