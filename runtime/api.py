@@ -193,7 +193,7 @@ class Dataflow:
         from pyspark.sql import functions as F
 
         from .spark import ActionReducer, import_ref, register_pycalls
-        from .sqltext import quote_ident, sql_literal
+        from .sqltext import bind_columns, bind_params, quote_ident
 
         if self._agg is None:
             from .compiler.backend.aggexpr import agg_expression
@@ -212,16 +212,13 @@ class Dataflow:
                 reducer = ActionReducer(import_ref(kw.pop("cls")), **kw)
                 spark.udf.register(name, reducer.udf)
                 _SQL_FUNCTIONS.add(key)
-        sql = expr.sql
-        for i, c in enumerate(columns):
-            name = c if isinstance(c, str) else _column_name(c)
-            sql = sql.replace(f"\x02{i}\x02", quote_ident(name))
-        for k, v in scalars.items():
-            sql = sql.replace(f"\x01{k}\x01", sql_literal(v))
-        if "\x02" in sql or "\x01" in sql:
+        names = [quote_ident(c if isinstance(c, str) else _column_name(c)) for c in columns]
+        try:
+            sql = bind_params(bind_columns(expr.sql, names), scalars)
+        except ValueError:
             raise TypeError(
                 f"`{self.name}.agg` needs one column per field and every scalar parameter"
-            )
+            ) from None
         return F.expr(sql).alias(self.name)
 
     def incremental(self, spark: Any, checkpoint: str, *scalars: Any) -> Any:

@@ -18,7 +18,8 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .sqltext import quote_ident, sql_literal, sql_string
+from .fieldtypes import FIELD_TYPES, base_type, is_optional
+from .sqltext import PARAM_MARK, bind_params, quote_ident, sql_string  # noqa: F401 - PARAM_MARK kept public
 from .state import Carry
 
 __all__ = [
@@ -38,7 +39,6 @@ __all__ = [
     "DataflowInputError",
 ]
 
-PARAM_MARK = "\x01"
 
 # the reducers give their Arrow UDF type explicitly (their arity varies per plan)
 warnings.filterwarnings("ignore", message="It is preferred to specify type hints for arrow UDF")
@@ -89,24 +89,6 @@ def local_session(
 
 # -- entry projection ---------------------------------------------------------------------
 
-_COMPATIBLE = {
-    "int": {"bigint", "int", "smallint", "tinyint"},
-    "float": {"double", "float", "bigint", "int", "smallint", "tinyint"},
-    "str": {"string"},
-    "bool": {"boolean"},
-    "datetime": {"timestamp", "timestamp_ntz"},
-    "date": {"date"},
-}
-_CAST = {
-    "int": "BIGINT",
-    "float": "DOUBLE",
-    "str": "STRING",
-    "bool": "BOOLEAN",
-    "datetime": "TIMESTAMP",
-    "date": "DATE",
-}
-
-
 def entry(df: Any, name: str, types: Sequence[str]) -> Any:
     """The entry projection: positional fields ``f0..fn``, types checked, nulls refused.
 
@@ -124,17 +106,17 @@ def entry(df: Any, name: str, types: Sequence[str]) -> Any:
         )
     cols = []
     for i, (f, t) in enumerate(zip(fields, types, strict=True)):
-        optional = t.startswith("Optional[")
-        base = t[len("Optional[") : -1] if optional else t
+        optional, base = is_optional(t), base_type(t)
+        ft = FIELD_TYPES[base]
         actual = f.dataType.simpleString()
         if actual.startswith("decimal") and base == "float":
             actual = "double"
-        if actual not in _COMPATIBLE[base]:
+        if actual not in ft.accepts:
             raise DataflowInputError(
                 f"column {f.name!r} (field {i} of `{name}`) is {actual}, but the field is {t}"
             )
         ref = quote_ident(f.name)
-        value = ref if actual == _CAST[base].lower() else f"CAST({ref} AS {_CAST[base]})"
+        value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
         if not optional and f.nullable:
             msg = sql_string(
                 f"looplift: column {f.name!r} (field {i} of `{name}`, {t}) is null; "
@@ -601,13 +583,7 @@ def expr_binder(params: dict[str, Any]) -> Callable[[str], Any]:
     """``F.expr`` with the plan's scalar parameters bound as SQL literals."""
     from pyspark.sql import functions as F
 
-    literals = {f"{PARAM_MARK}{k}{PARAM_MARK}": sql_literal(v) for k, v in params.items()}
-
     def expr(sql: str) -> Any:
-        for mark, lit in literals.items():
-            sql = sql.replace(mark, lit)
-        if PARAM_MARK in sql:
-            raise ValueError("looplift: a scalar parameter of the plan was not given")
-        return F.expr(sql)
+        return F.expr(bind_params(sql, params))
 
     return expr
