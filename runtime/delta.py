@@ -21,81 +21,162 @@ The per-scope-key step of incremental maintenance (:mod:`looplift.incremental`):
 
 from __future__ import annotations
 
+import functools
 import threading
+from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-__all__ = ["Shape", "replay", "shape_of"]
+from .state import BoundAction, State
+from .streams import Rows
+
+__all__ = ["ReplayContext", "Shape", "SignedRows", "replay", "shape_of"]
 
 _LOCAL = threading.local()
 
 
-class _Replay:
-    """The active replay: restored states (by construction order) and the current sign."""
+class ReplayContext:
+    """One replay: the stored states (by construction order), the states the code built,
+    and the sign of the row being iterated.
+
+    While a context is active (``with ctx:``, on this thread), constructing a ``State``
+    gives the next stored state of its class (its contents kept) and an action called
+    under sign −1 runs its undo. The reference classes (:mod:`looplift.state`,
+    :mod:`looplift.streams`) know nothing of this: :func:`_install` wraps ``State`` and
+    ``BoundAction`` once, and the wrappers defer to the active context, if any.
+    """
 
     def __init__(self, states: list[Any]) -> None:
         self.stored = list(states)
         self.built: list[Any] = []
         self.restored: set[int] = set()
         self.sign = 1
+        self._prev: ReplayContext | None = None
+
+    def __enter__(self) -> ReplayContext:
+        _install()
+        self._prev = active()
+        _LOCAL.replay = self
+        return self
+
+    def __exit__(self, *exc: Any) -> None:
+        _LOCAL.replay = self._prev
+
+    def new_state(self, cls: type) -> Any:
+        """The next stored state if it is of class ``cls`` (restored), else None."""
+        i = len(self.built)
+        if i < len(self.stored) and type(self.stored[i]) is cls:
+            obj = self.stored[i]
+            self.restored.add(id(obj))
+            self.built.append(obj)
+            return obj
+        return None
+
+    def created(self, obj: Any) -> None:
+        if id(obj) not in self.restored:
+            self.built.append(obj)
+
+    def is_restored(self, obj: Any) -> bool:
+        return id(obj) in self.restored
 
 
-def active() -> _Replay | None:
+def active() -> ReplayContext | None:
     return getattr(_LOCAL, "replay", None)
 
 
-def current_sign() -> int:
-    r = active()
-    return r.sign if r is not None else 1
+class SignedRows(Rows):
+    """Rows with a sign each: iterating sets the active replay's sign row by row."""
+
+    __slots__ = ("_signs",)
+
+    def __init__(self, rows: list[tuple], signs: list[int]) -> None:
+        super().__init__(rows)
+        self._signs = list(signs)
+
+    def _take(self, rows: list[tuple[Any, ...]], idx: list[int]) -> Rows:
+        return SignedRows(rows, [self._signs[j] for j in idx])
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        return self._signed()
+
+    def _signed(self) -> Iterator[tuple[Any, ...]]:
+        ctx = active()
+        before = ctx.sign if ctx is not None else 1
+        try:
+            for r, s in zip(self._rows, self._signs, strict=True):
+                if ctx is not None:
+                    ctx.sign = s
+                yield r
+        finally:
+            if ctx is not None:
+                ctx.sign = before
 
 
 def replay(fn: Any, rows: list[tuple], signs: list[int], states: list[Any], args: list[Any],
            rows_index: int) -> tuple[list[Any], Any]:  # fmt: skip
     """Run ``fn`` (a ``@dataflow``) over signed ``rows`` with ``states`` restored; returns
     (the states after, in construction order; the function's result)."""
-    from .streams import Rows
-
-    ctx = _Replay(states)
-    prev = active()
-    _LOCAL.replay = ctx
-    try:
+    with ReplayContext(states) as ctx:
         call = list(args)
-        call.insert(rows_index, Rows(rows, signs))
+        call.insert(rows_index, SignedRows(rows, signs))
         result = fn(*call)
-    finally:
-        _LOCAL.replay = prev
     return ctx.built, result
 
 
-def new_state(cls: type) -> Any:
-    """``State.__new__`` under a replay: the next stored state of this class, if any."""
-    ctx = active()
-    if ctx is None:
-        return None
-    i = len(ctx.built)
-    if i < len(ctx.stored) and type(ctx.stored[i]) is cls:
-        obj = ctx.stored[i]
-        ctx.restored.add(id(obj))
-        ctx.built.append(obj)
+# -- the wrappers a replay needs around the reference classes ---------------------------------
+
+_INSTALLED = False
+_WRAPPED_INIT = "_looplift_replay_init"
+
+
+def _install() -> None:
+    """Wrap ``State.__new__`` and ``BoundAction.__call__`` (once): under an active replay,
+    states are restored and actions follow the row's sign; otherwise they are unchanged."""
+    global _INSTALLED
+    if _INSTALLED:
+        return
+    plain_new = State.__new__
+    plain_call = BoundAction.__call__
+
+    def new(cls: type, *args: Any, **kwargs: Any) -> Any:
+        ctx = active()
+        if ctx is None:
+            return plain_new(cls) if plain_new is object.__new__ else plain_new(cls, *args, **kwargs)
+        _keep_restored_contents(cls)
+        restored = ctx.new_state(cls)
+        if restored is not None:
+            return restored
+        obj = object.__new__(cls)
+        ctx.created(obj)
         return obj
-    return None
+
+    def call(self: Any, *args: Any) -> None:
+        ctx = active()
+        if ctx is not None and ctx.sign < 0:  # a deleted row: take its action back
+            self.undo(*args)
+            return
+        plain_call(self, *args)
+
+    State.__new__ = staticmethod(new)  # type: ignore[method-assign,assignment]
+    BoundAction.__call__ = call  # type: ignore[method-assign]
+    _INSTALLED = True
 
 
-def created(obj: Any) -> None:
-    ctx = active()
-    if ctx is not None and id(obj) not in ctx.restored:
-        ctx.built.append(obj)
+def _keep_restored_contents(cls: type) -> None:
+    """Wrap ``cls.__init__`` (once) so that a restored state keeps its contents."""
+    if cls.__dict__.get(_WRAPPED_INIT):
+        return
+    init = cls.__init__
 
+    @functools.wraps(init)
+    def wrapped(self: Any, *args: Any, **kw: Any) -> None:
+        ctx = active()
+        if ctx is not None and ctx.is_restored(self):
+            return
+        init(self, *args, **kw)
 
-def is_restored(obj: Any) -> bool:
-    ctx = active()
-    return ctx is not None and id(obj) in ctx.restored
-
-
-def set_sign(sign: int) -> None:
-    ctx = active()
-    if ctx is not None:
-        ctx.sign = sign
+    cls.__init__ = wrapped  # type: ignore[misc]
+    setattr(cls, _WRAPPED_INIT, True)
 
 
 # -- which mode an algorithm allows ---------------------------------------------------------------

@@ -34,17 +34,12 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from .delta import Shape, outputs, replay, shape_of
+from .deltarows import CDF, SIGN, DeltaError, DeltaRows, sign_columns, typed_columns
 
 __all__ = ["DeltaError", "IncrementalView", "stream"]
 
-SIGN = "_sign"
 _CACHE_KEYS = 50_000  # unpickled states kept between batches (keys most recently changed)
-CDF = {"insert": 1, "delete": -1, "update_preimage": -1, "update_postimage": 1}
 _PICKLE = 4
-
-
-class DeltaError(ValueError):
-    """A batch that cannot be applied (nothing was applied)."""
 
 
 def _dumps(v: Any) -> bytes:
@@ -114,6 +109,8 @@ class IncrementalView:
         self.step = KeyStep(dataflow, self.shape, scalars)
         alg = dataflow.algorithm()
         self.fields = alg.fields
+        self.rows = DeltaRows(dataflow.name, alg.fields,
+                              tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
         self.columns = [n for n, _ in alg.output]
         self.types = [t for _, t in alg.output]
         os.makedirs(checkpoint, exist_ok=True)
@@ -170,19 +167,8 @@ class IncrementalView:
         """:meth:`apply` on Python rows; returns the change rows (values..., sign)."""
         by_key: dict[Any, Counter] = {}
         key = self.shape.key
-        rows, signs = list(rows), list(signs)
-        if len(rows) != len(signs):
-            raise DeltaError(f"{len(rows)} rows but {len(signs)} signs")
-        n = len(self.fields)
+        rows, signs = self.rows.signed(rows, signs)
         for r, s in zip(rows, signs, strict=True):
-            if not isinstance(r, tuple | list) or len(r) != n:
-                raise DeltaError(
-                    f"`{self.dataflow.name}` takes rows of {n} fields "
-                    f"({', '.join(self.fields)}); got {r!r}"
-                )
-            if s not in (1, -1) or isinstance(s, bool):
-                raise DeltaError(f"a sign must be +1 or -1, got {s!r} (row {r!r})")
-            r = _py_row(tuple(r), self.fields)
             k = tuple(r[i] for i in key)
             by_key.setdefault(k, Counter())[r] += s
         db = self.db
@@ -284,45 +270,16 @@ class IncrementalView:
 
     # -- DataFrames ------------------------------------------------------------------------
     def _collect(self, df: Any) -> tuple[list[tuple], list[int]]:
-        cols = list(df.columns)
-        if SIGN in cols:
-            sign_col, cdf = SIGN, False
-        elif "_change_type" in cols:
-            sign_col, cdf = "_change_type", True
-        else:
-            raise DeltaError(
-                f"a delta needs a `{SIGN}` column (+1 insert, -1 delete) or Delta Lake's "
-                "`_change_type`; got columns " + ", ".join(cols)
-            )
-        data = [c for c in cols if c != sign_col and c not in ("_commit_version",
-                                                                 "_commit_timestamp")]  # fmt: skip
-        from .spark import _CAST, entry
-
-        entry(df.select(*data), self.dataflow.name, list(self.fields))  # types, before running
-        casts = []
-        for c, t in zip(data, self.fields, strict=True):
-            base = t.removeprefix("Optional[").rstrip("]") if t.startswith("Optional[") else t
-            casts.append(df[c].cast(_CAST[base]) if base in _CAST else df[c])
+        sign_col, cdf, data = sign_columns(list(df.columns))
+        casts = typed_columns(df, data, self.fields, self.dataflow.name)  # types, before running
+        norm = DeltaRows(self.dataflow.name, self.fields, tuple(data), "delta", sign_col, cdf)
         pairs = df.select(*casts, df[sign_col].alias("__s"))
         rows, signs = [], []
         table = pairs.toArrow()
         columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
         for r in zip(*columns, strict=True):
-            v = r[-1]
-            if cdf:
-                if v not in CDF:
-                    raise DeltaError(f"unknown _change_type {v!r} (expected {', '.join(CDF)})")
-                s = CDF[v]
-            elif v in (1, -1) and not isinstance(v, bool):
-                s = int(v)
-            else:
-                raise DeltaError(f"`{SIGN}` must be +1 or -1, got {v!r}")
-            values = tuple(r[:-1])
-            for i, x in enumerate(values):
-                if x is None and not self.fields[i].startswith("Optional["):
-                    raise DeltaError(f"column {data[i]!r} (field {i}) is null in the delta")
-            rows.append(_py_row(tuple(_naive_utc(x) for x in values), self.fields))
-            signs.append(s)
+            signs.append(norm.sign_of(r[-1]))
+            rows.append(norm.row(r[:-1]))
         return rows, signs
 
     def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
@@ -345,14 +302,6 @@ class IncrementalView:
         return spark.createDataFrame(data, schema)
 
 
-def _naive_utc(v: Any) -> Any:
-    """A collected TIMESTAMP (PySpark gives the machine's local time) as naive UTC, the
-    reference's convention (the session time zone is UTC)."""
-    if isinstance(v, datetime.datetime):
-        return v.astimezone(datetime.UTC).replace(tzinfo=None)
-    return v
-
-
 def _aware_utc(v: Any) -> Any:
     """A naive UTC datetime as createDataFrame must get it (it reads naive ones as local)."""
     if isinstance(v, datetime.datetime) and v.tzinfo is None:
@@ -362,20 +311,6 @@ def _aware_utc(v: Any) -> Any:
     if isinstance(v, dict):
         return {k: _aware_utc(x) for k, x in v.items()}
     return v
-
-
-def _py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
-    out = []
-    for v, t in zip(values, fields, strict=True):
-        base = t.removeprefix("Optional[").rstrip("]")
-        if base == "float" and isinstance(v, int) and not isinstance(v, bool):
-            v = float(v)
-        elif base == "float" and v == 0.0:
-            v = 0.0  # -0.0 == 0.0: one row (rows are stored by their pickled bytes)
-        elif base == "int" and isinstance(v, float) and v.is_integer():
-            v = int(v)  # a nullable int column comes to pandas as float64
-        out.append(v)
-    return tuple(out)
 
 
 def _check_int64(value: Any) -> None:
@@ -456,41 +391,33 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
     fields = alg.fields
     from pyspark.sql import functions as F
 
-    all_cols = list(streaming_df.columns)
-    if sign in all_cols and sign != "_change_type":
-        sign_expr = streaming_df[sign]
-        cols = [c for c in all_cols if c != sign]
-    elif "_change_type" in all_cols:  # Delta Lake's change data feed, as is
+    try:
+        sign, cdf, cols = sign_columns(list(streaming_df.columns), sign)
+    except DeltaError:
+        raise DeltaError(
+            f"the stream has no `{sign}` column (+1 insert, -1 delete) nor Delta Lake's "
+            "`_change_type`; got columns " + ", ".join(streaming_df.columns)
+        ) from None
+    if cdf:  # Delta Lake's change data feed, as is
         ct = streaming_df["_change_type"]
         sign_expr = F.lit(0)
         for kind, v in CDF.items():
             sign_expr = F.when(ct == kind, F.lit(v)).otherwise(sign_expr)
-        sign = "_change_type"
-        cols = [c for c in all_cols if c not in (sign, "_commit_version", "_commit_timestamp")]
     else:
-        raise DeltaError(
-            f"the stream has no `{sign}` column (+1 insert, -1 delete) nor Delta Lake's "
-            "`_change_type`; got columns " + ", ".join(all_cols)
-        )
+        sign_expr = streaming_df[sign]
     if len(cols) != len(fields):
         raise DeltaError(
             f"`{dataflow.name}` takes {len(fields)} fields; the stream has columns "
             + ", ".join(cols)
             + f" besides `{sign}`"
         )
+    norm = DeltaRows(dataflow.name, fields, tuple(cols), "stream", sign, cdf)
     step = KeyStep(dataflow, shape, scalars)
     names = [n for n, _ in alg.output]
     types = [t for _, t in alg.output]
     out_schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
     out_schema += f", `{SIGN}` int"
-    from .spark import _CAST, entry
-
-    entry(streaming_df.select(*cols), dataflow.name, list(fields))  # column types, up front
-    casts = []
-    for c, t in zip(cols, fields, strict=True):
-        base = t.removeprefix("Optional[").rstrip("]")
-        casts.append(streaming_df[c].cast(_CAST[base]).alias(c) if base in _CAST else
-                     streaming_df[c])  # fmt: skip
+    casts = typed_columns(streaming_df, cols, fields, dataflow.name)  # column types, up front
     keyed = streaming_df.select(*casts, sign_expr.alias("__s"))
     key_cols = [cols[i] for i in shape.key]
     if not key_cols:
@@ -512,17 +439,10 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
         d: Counter = Counter()
         for pdf in pdfs:
             for rec in pdf.itertuples(index=False, name=None):
-                r = _py_row(tuple(None if _isnan(x) else _item(x) for x in rec[:nfields]),
-                            fields)  # fmt: skip
-                s = None if _isnan(rec[nfields]) else _item(rec[nfields])
-                if s not in (1, -1) or isinstance(s, bool):
-                    if sign == "_change_type":
-                        raise DeltaError(f"unknown _change_type (expected {', '.join(CDF)})")
-                    raise DeltaError(f"`{sign}` must be +1 or -1, got {s!r} (row {r!r})")
-                for i, x in enumerate(r):
-                    if x is None and not fields[i].startswith("Optional["):
-                        raise DeltaError(f"column {cols[i]!r} (field {i}) is null in the stream")
-                d[r] += int(s)
+                values = tuple(None if _isnan(x) else _item(x) for x in rec[:nfields])
+                s = norm.sign_of(None if _isnan(rec[nfields]) else _item(rec[nfields]), values)
+                r = norm.row(values)
+                d[r] += s
         d = Counter({r: n for r, n in d.items() if n})
         for r, n in d.items():
             if live[r] + n < 0:

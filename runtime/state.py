@@ -83,9 +83,6 @@ class BoundAction:
         self.state = state
 
     def __call__(self, *args: Any) -> None:
-        if _replay_sign() < 0:  # incremental replay of a deleted row: take it back
-            self.undo(*args)
-            return
         self.action.fn(self.state, *args)
 
     def undo(self, *args: Any) -> None:
@@ -110,44 +107,8 @@ def action(fn: Callable[..., None]) -> Action:
     return Action(fn)
 
 
-def _replay_sign() -> int:
-    from . import delta
-
-    r = delta.active()
-    return r.sign if r is not None else 1
-
-
 class State:
     """Base class of all looplift states (accumulators with reversible actions)."""
-
-    def __new__(cls, *args: Any, **kwargs: Any) -> Any:
-        from . import delta
-
-        if delta.active() is not None:
-            restored = delta.new_state(cls)
-            if restored is not None:
-                return restored
-            obj = super().__new__(cls)
-            delta.created(obj)
-            return obj
-        return super().__new__(cls)
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        init = cls.__dict__.get("__init__")
-        if init is None or getattr(init, "_looplift_wrapped", False):
-            return
-
-        @functools.wraps(init)
-        def wrapped(self: Any, *args: Any, **kw: Any) -> None:
-            from . import delta
-
-            if delta.active() is not None and delta.is_restored(self):
-                return  # a restored state keeps its contents
-            init(self, *args, **kw)
-
-        wrapped._looplift_wrapped = True  # type: ignore[attr-defined]
-        cls.__init__ = wrapped  # type: ignore[misc]
 
     @classmethod
     def actions(cls) -> dict[str, Action]:

@@ -49,28 +49,13 @@ class RowStream(metaclass=_RowStreamMeta):
 class Rows:
     """A finite stream of tuples (the Python reference representation)."""
 
-    __slots__ = ("_rows", "_signs")
+    __slots__ = ("_rows",)
 
-    def __init__(self, rows: Iterable[Any], signs: list[int] | None = None):
+    def __init__(self, rows: Iterable[Any]):
         self._rows = [tuple(r) if not isinstance(r, tuple) else r for r in rows]
-        # incremental replay only (looplift.delta): the sign of each row
-        self._signs = signs
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        if self._signs is None:
-            return iter(self._rows)
-        return self._signed()
-
-    def _signed(self) -> Iterator[tuple[Any, ...]]:
-        from .delta import current_sign, set_sign
-
-        before = current_sign()
-        try:
-            for r, s in zip(self._rows, self._signs, strict=True):
-                set_sign(s)
-                yield r
-        finally:
-            set_sign(before)
+        return iter(self._rows)
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -78,17 +63,22 @@ class Rows:
     def __repr__(self) -> str:
         return f"Rows({self._rows!r})"
 
+    def _take(self, rows: list[tuple[Any, ...]], idx: list[int]) -> Rows:
+        """The stream of ``rows`` that stand for this stream's rows at ``idx`` (a
+        projection, a group, an order): a subclass keeps what it attaches to rows."""
+        return Rows(rows)
+
     def project(self, *fields: int) -> Rows:
         """The substream of the chosen fields, in the given order."""
-        return Rows((tuple(r[i] for i in fields) for r in self._rows), self._signs)
+        return self._take([tuple(r[i] for i in fields) for r in self._rows],
+                          list(range(len(self._rows))))  # fmt: skip
 
     def sorted_by(self, field: int) -> Rows:
         n = len(self._rows[0]) if self._rows else 0
         order = [field] + [i for i in range(n) if i != field]
         idx = sorted(range(len(self._rows)),
                      key=lambda j: tuple(_sort_key(self._rows[j][i]) for i in order))  # fmt: skip
-        signs = [self._signs[j] for j in idx] if self._signs is not None else None
-        return Rows([self._rows[j] for j in idx], signs)
+        return self._take([self._rows[j] for j in idx], idx)
 
 
 def _sort_key(v: Any) -> tuple[int, Any]:
@@ -105,15 +95,12 @@ def group_by(
     ``order_by=i`` each substream is sorted by field ``i`` (ties broken by the
     remaining fields).
     """
-    groups: dict[Any, list[tuple[Any, ...]]] = {}
-    signs: dict[Any, list[int]] | None = (
-        {} if isinstance(stream, Rows) and stream._signs is not None else None
-    )
-    for j, row in enumerate(stream._rows if signs is not None else stream):  # type: ignore[union-attr]
+    rows = stream._rows if isinstance(stream, Rows) else [tuple(r) for r in stream]
+    groups: dict[Any, list[int]] = {}
+    for j, row in enumerate(rows):
         k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
-        groups.setdefault(k, []).append(row)
-        if signs is not None:
-            signs.setdefault(k, []).append(stream._signs[j])  # type: ignore[union-attr,index]
-    for k, rows in groups.items():
-        sub = Rows(rows, signs[k] if signs is not None else None)
+        groups.setdefault(k, []).append(j)
+    for k, idx in groups.items():
+        picked = [rows[j] for j in idx]
+        sub = stream._take(picked, idx) if isinstance(stream, Rows) else Rows(picked)
         yield k, (sub.sorted_by(order_by) if order_by is not None else sub)

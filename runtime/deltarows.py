@@ -1,0 +1,124 @@
+"""The one delta normalizer: signed rows, as :meth:`IncrementalView.apply` and
+:func:`looplift.incremental.stream` receive them, checked and brought to the values the
+reference sees (the same checks and coercions for a view's batch and a stream's group).
+
+A delta row carries a sign: a ``_sign`` column (+1 insert, −1 delete) or Delta Lake's
+change data feed ``_change_type``.
+"""
+
+from __future__ import annotations
+
+import datetime
+from collections.abc import Iterable
+from dataclasses import dataclass
+from typing import Any
+
+from .fieldtypes import FIELD_TYPES, base_type, is_optional
+
+__all__ = ["CDF", "SIGN", "DeltaError", "DeltaRows", "py_row", "sign_columns", "typed_columns"]
+
+SIGN = "_sign"
+CDF = {"insert": 1, "delete": -1, "update_preimage": -1, "update_postimage": 1}
+_CDF_META = ("_commit_version", "_commit_timestamp")
+
+
+class DeltaError(ValueError):
+    """A batch that cannot be applied (nothing was applied)."""
+
+
+def sign_columns(columns: list[str], sign: str = SIGN) -> tuple[str, bool, list[str]]:
+    """(the sign column, whether it is Delta Lake's ``_change_type``, the data columns)."""
+    if sign in columns and sign != "_change_type":
+        return sign, False, [c for c in columns if c != sign]
+    if "_change_type" in columns:
+        return "_change_type", True, [c for c in columns
+                                      if c not in ("_change_type", *_CDF_META)]  # fmt: skip
+    raise DeltaError(
+        f"a delta needs a `{sign}` column (+1 insert, -1 delete) or Delta Lake's "
+        "`_change_type`; got columns " + ", ".join(columns)
+    )
+
+
+def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: str) -> list[Any]:
+    """The data columns of a delta DataFrame, checked against the RowStream's field types
+    (before running) and cast to them."""
+    from .spark import entry
+
+    entry(df.select(*columns), name, list(fields))
+    out = []
+    for c, t in zip(columns, fields, strict=True):
+        ft = FIELD_TYPES.get(base_type(t))
+        out.append(df[c].cast(ft.cast).alias(c) if ft is not None else df[c])
+    return out
+
+
+def py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
+    """A row's values as the reference sees them (and as the live rows are keyed)."""
+    out = []
+    for v, t in zip(values, fields, strict=True):
+        base = base_type(t)
+        if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+            v = v.astimezone(datetime.UTC).replace(tzinfo=None)  # naive UTC, the reference's
+        if base == "float" and isinstance(v, int) and not isinstance(v, bool):
+            v = float(v)
+        elif base == "float" and v == 0.0:
+            v = 0.0  # -0.0 == 0.0: one row (rows are stored by their pickled bytes)
+        elif base == "int" and isinstance(v, float) and v.is_integer():
+            v = int(v)  # a nullable int column comes to pandas as float64
+        out.append(v)
+    return tuple(out)
+
+
+@dataclass(frozen=True)
+class DeltaRows:
+    """Checks and coercions of one algorithm's delta rows.
+
+    ``where`` names the input in messages ("delta", "stream"); ``columns`` are the data
+    columns (or field names, for Python rows); ``sign`` the sign column's name.
+    """
+
+    name: str  # the algorithm
+    fields: tuple[str, ...]
+    columns: tuple[str, ...]
+    where: str = "delta"
+    sign: str = SIGN
+    cdf: bool = False
+
+    def sign_of(self, value: Any, row: Any = None) -> int:
+        """+1 / −1 of a sign column's value (``_sign``, or a ``_change_type`` name)."""
+        if self.cdf and isinstance(value, str):
+            if value not in CDF:
+                raise DeltaError(f"unknown _change_type {value!r} (expected {', '.join(CDF)})")
+            return CDF[value]
+        if value in (1, -1) and not isinstance(value, bool):
+            return int(value)
+        if self.cdf:
+            raise DeltaError(f"unknown _change_type (expected {', '.join(CDF)})")
+        at = f" (row {row!r})" if row is not None else ""
+        raise DeltaError(f"`{self.sign}` must be +1 or -1, got {value!r}{at}")
+
+    def row(self, values: Iterable[Any]) -> tuple:
+        """One row's values, checked (arity, nulls) and coerced (:func:`py_row`)."""
+        values = tuple(values) if isinstance(values, (tuple, list)) else values
+        if not isinstance(values, tuple) or len(values) != len(self.fields):
+            raise DeltaError(
+                f"`{self.name}` takes rows of {len(self.fields)} fields "
+                f"({', '.join(self.fields)}); got {values!r}"
+            )
+        for i, x in enumerate(values):
+            if x is None and not is_optional(self.fields[i]):
+                raise DeltaError(
+                    f"column {self.columns[i]!r} (field {i}) is null in the {self.where}"
+                )
+        return py_row(values, self.fields)
+
+    def signed(self, rows: Iterable[Any], signs: Iterable[Any]) -> tuple[list[tuple], list[int]]:
+        """Rows and signs, each checked: the batch as the reference receives it."""
+        rows, signs = list(rows), list(signs)
+        if len(rows) != len(signs):
+            raise DeltaError(f"{len(rows)} rows but {len(signs)} signs")
+        out_rows, out_signs = [], []
+        for r, s in zip(rows, signs, strict=True):
+            out_rows.append(self.row(r))
+            out_signs.append(self.sign_of(s, r))
+        return out_rows, out_signs
