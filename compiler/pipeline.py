@@ -7,6 +7,7 @@ checked between stages when ``verify=True`` (the tests) or ``LOOPLIFT_VERIFY=1``
 
 from __future__ import annotations
 
+import functools
 import importlib
 import inspect
 import os
@@ -20,6 +21,7 @@ from .dump import dump_stage
 from .errors import CompilerError, FrontendError
 from .explain import explain
 from .frontend import parse_module, translate
+from .incremental_shape import IncrementalShape, incremental_shape
 from .ir.nodes import Function
 from .ir.pprint import pformat_function
 from .ir.verify import verify as verify_ir
@@ -57,6 +59,11 @@ class Compiled:
     @property
     def kind(self) -> str:
         return self.program.kind
+
+    @functools.cached_property
+    def shape(self) -> IncrementalShape:
+        """What incremental maintenance needs (scope key, replay mode), from the program."""
+        return incremental_shape(self.program)
 
     def explain(self) -> str:
         return explain(self.program, self.graph)

@@ -107,6 +107,7 @@ class Dataflow:
                     output=((self.name, gen.return_type),),
                     refs=tuple(sorted({ref, *(c[2] for c in pycalls if c[1] == "host")})),
                     scalar={"function": gen.name, "create": gen.create_sql(), "pycalls": pycalls},
+                    shape=compiled.shape.to_json(),
                 )
             else:
                 agg, agg_error = None, None
@@ -136,6 +137,7 @@ class Dataflow:
                     refs=tuple(self.plan_module().REFS),
                     agg=agg,
                     agg_error=agg_error,
+                    shape=compiled.shape.to_json(),
                     _plan=self.plan_module,
                 )
         return self._algorithm

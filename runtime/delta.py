@@ -192,57 +192,16 @@ class Shape:
 
 
 def shape_of(dataflow: Any) -> Shape:
-    """The scope key incremental maintenance partitions by, and the mode it can use."""
-    compiled = dataflow.compile()
-    prog = compiled.program
-    kind = compiled.kind
-    if kind == "scalar":
-        raise TypeError(f"`{dataflow.name}` is a scalar algorithm: nothing to maintain")
-    a = prog.analysis
-    params = [p for p in prog.fn.params]
-    rows_index = next(i for i, p in enumerate(params) if p.kind == "rows")
-    if sum(1 for p in params if p.kind == "rows") != 1:
-        raise TypeError(f"`{dataflow.name}` takes several RowStreams")
-    tops = [lp for lp in a.loops.values() if lp.parent is None]
-    yields = [y.site for y in prog.kinds.yields]
-    top = tops[0] if len(tops) == 1 else None
-    ops = prog.operators
-    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered
-               for lp in a.loops.values())  # fmt: skip
-    carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
-    # an action outside the loops over rows (``s.add(10)`` before the loop) would run
-    # again on every replay: only per-row actions can be replayed
-    per_row = all(any(a.loops[lp].kind == "rows" for lp in site.loops if lp in a.loops)
-                  for o in ops for site in getattr(o, "actions", ()))  # fmt: skip
-    if kind == "aggregate" and a.loops and flat and ops and not carry and per_row \
-            and all(o.scope == () for o in ops):  # fmt: skip
-        # unordered loops over all rows feeding states, read after the loops: the
-        # states are restored and the delta replayed (one global key)
-        return Shape(kind, (), "state", rows_index, "")
-    if kind == "table" and top is not None and top.kind == "rows" and not top.ordered \
-            and flat and not ops and yields:  # fmt: skip
-        # a map over rows (each row's outputs depend on it alone): one key per row
-        nfields = len(dataflow.algorithm().fields)
-        return Shape(kind, tuple(range(nfields)), "rows", rows_index, "a map over rows")
-    if kind != "table" or top is None or top.kind != "group" or top.ordered:
-        return Shape(kind, (), "rows", rows_index, "no single top-level group_by: one global key")
-    if not yields or any(not s.loops or s.loops[0] != top.name for s in yields):
-        return Shape(kind, (), "rows", rows_index, "rows are yielded outside the group_by")
-    below = [lp for lp in a.loops.values() if lp.parent == top.name]
-    why = ""
-    if not below or any(lp.kind != "rows" or lp.ordered for lp in below):
-        why = "nested or ordered loops inside the group_by"
-    elif any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops):
-        why = "loop-carried locals (only State objects can be restored)"
-    elif any(tuple(s.loops) != (top.name,) for s in yields):
-        why = "rows are yielded inside the loop over the group's rows"
-    elif not per_row:
-        why = "an action outside the loop over the group's rows"
-    elif any(o.scope != (top.name,) for o in ops):
-        why = "states outside the group_by's scope"
-    elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
-        why = "a loop over all rows"
-    return Shape(kind, tuple(top.key), "rows" if why else "state", rows_index, why)
+    """The scope key incremental maintenance partitions by, and the mode it can use, as
+    the compiler recorded it in the algorithm (:mod:`looplift.compiler.incremental_shape`;
+    a build's manifest carries it)."""
+    alg = dataflow.algorithm() if hasattr(dataflow, "algorithm") else dataflow
+    d = alg.shape
+    if d is None:
+        raise TypeError(f"`{alg.name}` was compiled without its incremental shape; rebuild it")
+    if d.get("error"):
+        raise TypeError(d["error"])
+    return Shape(d["kind"], tuple(d["key"]), d["mode"], d["rows_index"], d["why"])
 
 
 # -- one key's step -----------------------------------------------------------------------------

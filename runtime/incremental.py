@@ -35,6 +35,7 @@ from typing import Any
 
 from .delta import Shape, outputs, replay, shape_of
 from .deltarows import CDF, SIGN, DeltaError, DeltaRows, sign_columns, typed_columns
+from .registry import Algorithm
 
 __all__ = ["DeltaError", "IncrementalView", "stream"]
 
@@ -51,6 +52,14 @@ def _dumps(v: Any) -> bytes:
         from pyspark import cloudpickle
 
         return cloudpickle.dumps(v, protocol=_PICKLE)
+
+
+def _resolve(target: Any) -> tuple[Algorithm, Any]:
+    """(the compiled algorithm, the reference function) of a ``@dataflow`` or of an
+    :class:`~looplift.registry.Algorithm` (a build package's, which needs no compiler)."""
+    if isinstance(target, Algorithm):
+        return target, target.reference()
+    return target.algorithm(), target
 
 
 class KeyStep:
@@ -104,12 +113,12 @@ class IncrementalView:
     """The maintained result of one algorithm over signed batches (see module docs)."""
 
     def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any) -> None:
-        self.dataflow, self.spark = dataflow, spark
-        self.shape = shape_of(dataflow)
+        alg, dataflow = _resolve(dataflow)
+        self.dataflow, self.spark, self.name = dataflow, spark, alg.name
+        self.shape = shape_of(alg)
         self.step = KeyStep(dataflow, self.shape, scalars)
-        alg = dataflow.algorithm()
         self.fields = alg.fields
-        self.rows = DeltaRows(dataflow.name, alg.fields,
+        self.rows = DeltaRows(alg.name, alg.fields,
                               tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
         self.columns = [n for n, _ in alg.output]
         self.types = [t for _, t in alg.output]
@@ -146,7 +155,7 @@ class IncrementalView:
                 )
             if tuple(stored[4]) != tuple(scalars):  # its results were computed with those
                 raise DeltaError(
-                    f"checkpoint {os.path.dirname(self.path)} holds `{self.dataflow.name}` with "
+                    f"checkpoint {os.path.dirname(self.path)} holds `{self.name}` with "
                     f"the scalar arguments {tuple(stored[4])!r}, not {tuple(scalars)!r}; reopen "
                     "it with the same arguments (or use a new checkpoint)"
                 )
@@ -271,8 +280,8 @@ class IncrementalView:
     # -- DataFrames ------------------------------------------------------------------------
     def _collect(self, df: Any) -> tuple[list[tuple], list[int]]:
         sign_col, cdf, data = sign_columns(list(df.columns))
-        casts = typed_columns(df, data, self.fields, self.dataflow.name)  # types, before running
-        norm = DeltaRows(self.dataflow.name, self.fields, tuple(data), "delta", sign_col, cdf)
+        casts = typed_columns(df, data, self.fields, self.name)  # types, before running
+        norm = DeltaRows(self.name, self.fields, tuple(data), "delta", sign_col, cdf)
         pairs = df.select(*casts, df[sign_col].alias("__s"))
         rows, signs = [], []
         table = pairs.toArrow()
@@ -385,8 +394,8 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
             "HDFSBackedStateStoreProvider" in spark.conf.get(
                 "spark.sql.streaming.stateStore.providerClass", ""):  # fmt: skip
         spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
-    shape = shape_of(dataflow)
-    alg = dataflow.algorithm()
+    alg, dataflow = _resolve(dataflow)
+    shape = shape_of(alg)
     ship(list(alg.refs))
     fields = alg.fields
     from pyspark.sql import functions as F
@@ -407,17 +416,17 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
         sign_expr = streaming_df[sign]
     if len(cols) != len(fields):
         raise DeltaError(
-            f"`{dataflow.name}` takes {len(fields)} fields; the stream has columns "
+            f"`{alg.name}` takes {len(fields)} fields; the stream has columns "
             + ", ".join(cols)
             + f" besides `{sign}`"
         )
-    norm = DeltaRows(dataflow.name, fields, tuple(cols), "stream", sign, cdf)
+    norm = DeltaRows(alg.name, fields, tuple(cols), "stream", sign, cdf)
     step = KeyStep(dataflow, shape, scalars)
     names = [n for n, _ in alg.output]
     types = [t for _, t in alg.output]
     out_schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
     out_schema += f", `{SIGN}` int"
-    casts = typed_columns(streaming_df, cols, fields, dataflow.name)  # column types, up front
+    casts = typed_columns(streaming_df, cols, fields, alg.name)  # column types, up front
     keyed = streaming_df.select(*casts, sign_expr.alias("__s"))
     key_cols = [cols[i] for i in shape.key]
     if not key_cols:

@@ -37,6 +37,9 @@ class Algorithm:
     agg: dict[str, Any] | None = None
     agg_error: str | None = None
     plan_module: str | None = None  # importable module name of the plan (builds)
+    # what incremental maintenance needs, computed by the compiler
+    # (``IncrementalShape.to_json()``: kind, key, mode, rows_index, why, error)
+    shape: dict[str, Any] | None = None
     _plan: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
     # -- signature ------------------------------------------------------------------------
@@ -87,6 +90,7 @@ class Algorithm:
             "agg": _jsonable(self.agg),
             "agg_error": self.agg_error,
             "plan_module": self.plan_module,
+            "shape": _jsonable(self.shape),
         }
 
     @classmethod
@@ -102,6 +106,7 @@ class Algorithm:
             agg=d.get("agg"),
             agg_error=d.get("agg_error"),
             plan_module=d.get("plan_module"),
+            shape=d.get("shape"),
         )
 
 

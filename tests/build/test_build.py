@@ -71,6 +71,8 @@ def test_manifest(built) -> None:
     assert table["ref"] == "clickstream.source:clickstream"
     assert "clickstream.source:avg_path" in table["refs"]
     assert [o["name"] for o in table["output"]] == ["user_id", "avg_clicks"]
+    assert table["shape"] == {"kind": "table", "key": [0], "mode": "state", "rows_index": 0,
+                              "why": "", "error": ""}  # fmt: skip
     text = (built / "clickstream" / "manifest.json").read_text()
     assert text == json.dumps(m, indent=2, sort_keys=True) + "\n"
     # a sibling module's references point into the vendored copy
@@ -381,7 +383,18 @@ spark.createDataFrame(clicks, "user_id bigint, pagetype bigint, ts bigint").crea
 register(spark)
 sql = rows(looplift.sql(spark, "SELECT * FROM clickstream(TABLE(clicks))"))
 agg = rows(looplift.sql(spark, "SELECT user_id, avg_path(pagetype, ts) FROM clicks GROUP BY user_id"))
-results.append({"sql": sql, "agg": agg})
+# maintained incrementally from the manifest's shape, still without the compiler
+import tempfile
+
+import clickstream
+from looplift.incremental import IncrementalView
+
+view = IncrementalView(clickstream.ALGORITHMS["clickstream"], spark, tempfile.mkdtemp())
+view.apply_rows(clicks[:5], [1] * 5)
+view.apply_rows(clicks[5:] + clicks[:1], [1] * (len(clicks) - 5) + [-1])
+view.apply_rows(clicks[:1], [1])
+results.append({"sql": sql, "agg": agg, "incremental": sorted(view.result_rows()),
+                "mode": view.shape.mode})
 
 # build packages named like average's siblings do not clash with its vendored copies
 sys.path.insert(0, build)
@@ -422,6 +435,7 @@ def test_runs_without_the_compiler_from_folder_and_zip(built, tmp_path) -> None:
         assert res["compiler"] == []
         assert res["top_level_siblings"] == []
     assert sql["sql"] == sql["agg"] == folder["clickstream"][1]
+    assert sql["incremental"] == folder["clickstream"][1] and sql["mode"] == "state"
     assert clash == {
         "count": str(build / "count" / "__init__.py"),
         "count_algorithms": ["count"],

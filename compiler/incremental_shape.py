@@ -1,0 +1,99 @@
+"""What incremental maintenance needs of an algorithm (its :class:`IncrementalShape`),
+computed from the compiled :class:`~looplift.compiler.program.Program`.
+
+The runtime (:mod:`looplift.incremental`) reads it from the compiled result or from a
+build's manifest, so a build package maintains views without the compiler.
+
+- *state mode* — for algorithms whose states all live in the scope of one top-level
+  ``group_by`` and are fed by one loop over its rows, and for aggregates whose states
+  are fed by loops over all rows (one global key): the reference runs over the delta
+  rows of one key only, on restored states.
+- *rows mode* — everything else: the key's live rows are kept and the reference
+  recomputes the key's output from them. A map over rows is keyed by the whole row.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from .program import Program
+
+__all__ = ["IncrementalShape", "incremental_shape"]
+
+
+@dataclass(frozen=True)
+class IncrementalShape:
+    kind: str  # table | aggregate | scalar
+    key: tuple[int, ...]  # fields of the top-level group_by key; () = one global key
+    mode: str  # "state" | "rows" ("" when ``error``)
+    rows_index: int  # position of the RowStream parameter
+    why: str  # why rows mode (for explain)
+    error: str = ""  # why the algorithm cannot be maintained (incremental() raises it)
+
+    def to_json(self) -> dict[str, Any]:
+        return {"kind": self.kind, "key": list(self.key), "mode": self.mode,
+                "rows_index": self.rows_index, "why": self.why, "error": self.error}  # fmt: skip
+
+    @classmethod
+    def from_json(cls, d: dict[str, Any]) -> IncrementalShape:
+        return cls(d["kind"], tuple(d["key"]), d["mode"], d["rows_index"], d["why"],
+                   d.get("error", ""))  # fmt: skip
+
+
+def incremental_shape(prog: Program) -> IncrementalShape:
+    """The scope key incremental maintenance partitions by, and the mode it can use."""
+    kind = prog.kind
+    name = prog.fn.name
+    params = list(prog.fn.params)
+    rows = [i for i, p in enumerate(params) if p.kind == "rows"]
+    if kind == "scalar" or not rows:
+        return IncrementalShape(kind, (), "", -1, "",
+                                f"`{name}` is a scalar algorithm: nothing to maintain")  # fmt: skip
+    rows_index = rows[0]
+    if len(rows) != 1:
+        return IncrementalShape(kind, (), "", rows_index, "", f"`{name}` takes several RowStreams")
+    a = prog.analysis
+    tops = [lp for lp in a.loops.values() if lp.parent is None]
+    yields = [y.site for y in prog.kinds.yields]
+    top = tops[0] if len(tops) == 1 else None
+    ops = prog.operators
+    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered
+               for lp in a.loops.values())  # fmt: skip
+    carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
+    # an action outside the loops over rows (``s.add(10)`` before the loop) would run
+    # again on every replay: only per-row actions can be replayed
+    per_row = all(any(a.loops[lp].kind == "rows" for lp in site.loops if lp in a.loops)
+                  for o in ops for site in getattr(o, "actions", ()))  # fmt: skip
+    if kind == "aggregate" and a.loops and flat and ops and not carry and per_row \
+            and all(o.scope == () for o in ops):  # fmt: skip
+        # unordered loops over all rows feeding states, read after the loops: the
+        # states are restored and the delta replayed (one global key)
+        return IncrementalShape(kind, (), "state", rows_index, "")
+    if kind == "table" and top is not None and top.kind == "rows" and not top.ordered \
+            and flat and not ops and yields:  # fmt: skip
+        # a map over rows (each row's outputs depend on it alone): one key per row
+        nfields = len(params[rows_index].types)
+        return IncrementalShape(kind, tuple(range(nfields)), "rows", rows_index,
+                                "a map over rows")  # fmt: skip
+    if kind != "table" or top is None or top.kind != "group" or top.ordered:
+        return IncrementalShape(kind, (), "rows", rows_index,
+                                "no single top-level group_by: one global key")  # fmt: skip
+    if not yields or any(not s.loops or s.loops[0] != top.name for s in yields):
+        return IncrementalShape(kind, (), "rows", rows_index,
+                                "rows are yielded outside the group_by")  # fmt: skip
+    below = [lp for lp in a.loops.values() if lp.parent == top.name]
+    why = ""
+    if not below or any(lp.kind != "rows" or lp.ordered for lp in below):
+        why = "nested or ordered loops inside the group_by"
+    elif carry:
+        why = "loop-carried locals (only State objects can be restored)"
+    elif any(tuple(s.loops) != (top.name,) for s in yields):
+        why = "rows are yielded inside the loop over the group's rows"
+    elif not per_row:
+        why = "an action outside the loop over the group's rows"
+    elif any(o.scope != (top.name,) for o in ops):
+        why = "states outside the group_by's scope"
+    elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
+        why = "a loop over all rows"
+    return IncrementalShape(kind, tuple(top.key), "rows" if why else "state", rows_index, why)
