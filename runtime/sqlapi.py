@@ -45,7 +45,10 @@ def sql(spark: Any, query: str) -> Any:
 
 
 def spliced_sql(spark: Any, query: str) -> str:
-    """The Spark SQL :func:`sql` runs for ``query`` (table calls as temporary views, which
-    stay registered until the session ends)."""
-    text, _ = Splicer(spark, _REGISTRY.get(spark, {}), query).spliced()
-    return text
+    """The Spark SQL :func:`sql` runs for ``query`` (for display: a table call's plan is a
+    temporary view, dropped again)."""
+    splicer = Splicer(spark, _REGISTRY.get(spark, {}), query)
+    try:
+        return splicer.spliced()[0]
+    finally:
+        splicer.drop_views()

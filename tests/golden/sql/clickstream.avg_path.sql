@@ -1,0 +1,2 @@
+-- SELECT g_clickstream_avg_path(`c0`, `c1`) AS result FROM looplift_golden_input
+SELECT (`looplift_fin_avg_path_seq`(collect_list(named_struct('c', CASE WHEN (((`c0`)) = 0L) THEN 0 WHEN (NOT (((`c0`)) = 0L)) AND (((`c0`)) = 1L) THEN 1 WHEN (NOT (((`c0`)) = 0L)) AND (NOT (((`c0`)) = 1L)) THEN 2 END, 'a', ((`c1`)))) FILTER (WHERE CASE WHEN (((`c0`)) = 0L) THEN 0 WHEN (NOT (((`c0`)) = 0L)) AND (((`c0`)) = 1L) THEN 1 WHEN (NOT (((`c0`)) = 0L)) AND (NOT (((`c0`)) = 1L)) THEN 2 END IS NOT NULL)).`_1`) AS result FROM looplift_golden_input

@@ -1,0 +1,2 @@
+-- SELECT g_weblog_log_summary(`c0`, `c1`, `c2`) AS result FROM looplift_golden_input
+SELECT ((CASE WHEN ((0L + coalesce(sum(1L), 0)) = 0L) THEN named_struct('_1', 0L, '_2', 0.0D, '_3', 0.0D) ELSE named_struct('_1', (0L + coalesce(sum(1L), 0)), '_2', (CAST((0L + coalesce(sum(char_length(((`c1`)))), 0)) AS DOUBLE) / CAST((0L + coalesce(sum(1L), 0)) AS DOUBLE)), '_3', (CAST((0L + coalesce(sum(CASE WHEN (((`c2`)) >= 400L) THEN 1L ELSE 0 END), 0)) AS DOUBLE) / CAST((0L + coalesce(sum(1L), 0)) AS DOUBLE))) END)) AS result FROM looplift_golden_input
