@@ -8,15 +8,20 @@ The per-scope-key step of incremental maintenance (:mod:`looplift.incremental`):
   global key): the reference function runs over the delta rows of one key only.
   Every action must run per row (an action outside the loops would run again on
   each replay) and rows must be yielded after the loop, not inside it.
-  Inside :func:`replay`, every ``State`` the code constructs is the stored one (by
-  construction order within the key), iterating a signed :class:`~looplift.Rows`
-  sets the current row's sign, and an action under sign −1 runs its undo. The code
+  Inside :func:`replay` (a :class:`ReplayContext`), every ``State`` the code constructs
+  is the stored one (by construction order within the key), iterating the
+  :class:`SignedRows` sets the current row's sign, and an action under sign −1 runs its
+  undo. The code
   after the loop then reads the updated states: the key's new output rows. Work is
   proportional to the delta, whatever the key's history.
 - *rows mode* — everything else (loop-carried locals, ordered loops, nested
   ``group_by``, code over all rows next to a ``group_by``): the key's live rows are
   kept and the reference recomputes the key's output from them. A map over rows (a
   loop over all rows yielding, no state) is keyed by the whole row.
+
+Which mode and key an algorithm gets is decided by the compiler
+(:mod:`looplift.compiler.incremental_shape`) and read here from the compiled
+:class:`~looplift.registry.Algorithm` (:func:`shape_of`).
 """
 
 from __future__ import annotations
