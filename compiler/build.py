@@ -419,58 +419,10 @@ def _relocated_import(node: ast.AST, relocate: dict[str, str]) -> str | None:
 
 
 def tidy_python(source: str) -> str:
-    """Generated Python made lint-clean without changing what it does.
-
-    The leading imports are sorted into sections (``__future__``, standard library,
-    others) with imports that nothing uses dropped (unless marked ``noqa``), and
-    locals that are assigned but never read get a leading underscore.
-    """
-    return _unused_locals(_sorted_imports(source))
-
-
-def _sorted_imports(source: str) -> str:
-    tree = ast.parse(source)
-    body = tree.body
-    start = 1 if body and isinstance(body[0], ast.Expr) and isinstance(
-        getattr(body[0], "value", None), ast.Constant) else 0  # fmt: skip
-    block = []
-    for stmt in body[start:]:
-        if not isinstance(stmt, (ast.Import, ast.ImportFrom)):
-            break
-        block.append(stmt)
-    if not block:
-        return source
-    lines = source.splitlines(keepends=True)
-    if any(s.lineno != s.end_lineno for s in block):
-        return source
-    used = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    sections: dict[int, list[tuple[tuple[Any, ...], str]]] = {}
-    for stmt in block:
-        text = lines[stmt.lineno - 1].strip()
-        bound = [(a.asname or a.name.partition(".")[0]) for a in stmt.names]
-        if "noqa" not in text and not any(b in used for b in bound):
-            continue
-        if isinstance(stmt, ast.ImportFrom):
-            mod = "." * stmt.level + (stmt.module or "")
-            key = (1, mod.lower(), text)
-        else:
-            mod = stmt.names[0].name
-            key = (0, mod.lower(), text)
-        top = mod.partition(".")[0]
-        if top == "__future__":
-            section = 0
-        elif top in sys.stdlib_module_names:
-            section = 1
-        elif mod.startswith("."):
-            section = 3
-        else:
-            section = 2
-        sections.setdefault(section, []).append((key, text))
-    groups = ["".join(t + "\n" for _, t in sorted(items)) for _, items in sorted(sections.items())]
-    first, last = block[0].lineno - 1, block[-1].end_lineno
-    rest = "".join(lines[last:]).lstrip("\n")
-    gap = "\n\n" if rest.startswith(("def ", "class ", "async def ", "@")) else "\n"
-    return "".join(lines[:first]) + "\n".join(groups) + (gap + rest if rest else "")
+    """Generated Python made lint-clean without changing what it does: locals that are
+    assigned but never read get a leading underscore (the generated plans' imports are
+    in order by construction)."""
+    return _unused_locals(source)
 
 
 def _unused_locals(source: str) -> str:

@@ -17,6 +17,7 @@ import typing
 from dataclasses import dataclass, field
 from typing import Any
 
+from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
 
@@ -51,16 +52,8 @@ def spark_type(t: Type) -> str:
             return f"array<{spark_type(t[1])}>"
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
-    return {
-        "int": "bigint",
-        "float": "double",
-        "str": "string",
-        "bool": "boolean",
-        "datetime": "timestamp",
-        "date": "date",
-        "none": "double",
-        "any": "double",
-    }[t]
+    # the runtime's field-type model; values of no known type travel as double
+    return FIELD_TYPES[t].spark if t in FIELD_TYPES else "double"
 
 
 def py_type(annotation: Any) -> tuple[Type, bool]:
