@@ -216,7 +216,7 @@ class Dataflow:
                 _SQL_FUNCTIONS.add(key)
         names = [quote_ident(c if isinstance(c, str) else _column_name(c)) for c in columns]
         try:
-            sql = bind_params(bind_columns(expr.sql, names), scalars)
+            sql = bind_columns(bind_params(expr.sql, scalars), names)
         except ValueError:
             raise TypeError(
                 f"`{self.name}.agg` needs one column per field and every scalar parameter"

@@ -10,10 +10,12 @@ Generated SQL never embeds user text unescaped: identifiers go through
 from __future__ import annotations
 
 import datetime
+import itertools
 import math
 from typing import Any
 
-__all__ = ["PARAM_MARK", "bind_columns", "bind_params", "quote_ident", "sql_literal", "sql_string"]
+__all__ = ["PARAM_MARK", "bind_columns", "bind_params", "param_ref", "quote_ident", "sql_literal",
+           "sql_string"]
 
 
 def quote_ident(name: str) -> str:
@@ -62,18 +64,40 @@ def sql_literal(v: Any) -> str:
 
 # -- markers in generated SQL -----------------------------------------------------------
 
-PARAM_MARK = "\x01"  # \x01name\x01: the scalar parameter `name` (generated SQL)
+PARAM_MARK = ":"  # :name, the scalar parameter `name` (Spark's named parameter marker syntax)
 COLUMN_MARK = "\x02"  # \x02i\x02: the i-th field argument (aggregate expressions)
 
 
+def param_ref(name: str) -> str:
+    """How generated SQL refers to scalar parameter ``name`` (bound by :func:`bind_params`)."""
+    return f"{PARAM_MARK}{name}"
+
+
 def bind_params(sql: str, params: dict[str, Any]) -> str:
-    """Generated SQL with its scalar-parameter markers replaced by the values' SQL literals
-    (the one place they are bound); a marker left unbound is an error."""
-    for name, value in params.items():
-        sql = sql.replace(f"{PARAM_MARK}{name}{PARAM_MARK}", sql_literal(value))
-    if PARAM_MARK in sql:
-        raise ValueError("looplift: a scalar parameter of the plan was not given")
-    return sql
+    """Generated SQL with its ``:name`` parameter markers replaced by the values' SQL
+    literals (the one place they are bound). Markers are found by Spark SQL's tokens, so
+    a ``:`` inside a string literal or a quoted identifier is never taken for one; a
+    marker left unbound is an error naming it."""
+    if PARAM_MARK not in sql:
+        return sql
+    from sqlglot.dialects.spark import Spark
+    from sqlglot.tokens import TokenType
+
+    tokens = Spark().tokenize(sql)
+    out, pos = [], 0
+    for colon, name in itertools.pairwise(tokens):
+        if colon.token_type != TokenType.COLON or name.start != colon.end + 1:
+            continue
+        text = sql[name.start : name.end + 1]
+        if not text.isidentifier() or sql[colon.start] != PARAM_MARK:
+            continue
+        if text not in params:
+            raise ValueError(f"looplift: the scalar parameter {text!r} of the plan was not given")
+        out.append(sql[pos : colon.start])
+        out.append(sql_literal(params[text]))
+        pos = name.end + 1
+    out.append(sql[pos:])
+    return "".join(out)
 
 
 def bind_columns(sql: str, columns: list[str]) -> str:

@@ -14,12 +14,12 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
+from ...sqltext import param_ref
 from ..analysis import Analysis
 from ..ir.nodes import Let, Lit, Var
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .errors import BackendError
-from .frames import PARAM_MARK
 from .sql import PyCall, SqlRenderer, quote_ident
 from .states import (
     action_map,
@@ -91,7 +91,7 @@ def agg_expression(prog: Program) -> AggExpression:
         if n in reads:
             return reads[n]
         if n in params:
-            return f"{PARAM_MARK}{n}{PARAM_MARK}"
+            return param_ref(n)
         b = a.bound.get(n)
         if b is not None and b.value is None:
             for lp in a.loops.values():

@@ -13,6 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
+from ...sqltext import PARAM_MARK, param_ref
 from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
 from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
@@ -25,7 +26,6 @@ if TYPE_CHECKING:
 
 __all__ = ["Frame", "FramesMixin", "PARAM_MARK", "SRC", "spark_col"]
 
-PARAM_MARK = "\x01"  # scalar parameters in SQL text: \x01name\x01, bound by name at run time
 SRC = "\x00"  # in a step's code: the frame's current variable (never inside a repr'd string)
 
 
@@ -166,7 +166,7 @@ class FramesMixin:
     def resolve(self: Planner, name: str, fk: FrameKey) -> str | None:
         """SQL for ``name`` inside frame ``fk`` (a column), or None to inline its value."""
         if name in self.scalar_params:
-            return f"{PARAM_MARK}{name}{PARAM_MARK}"
+            return param_ref(name)
         b = self.a.bound.get(name)
         if b is None:
             raise BackendError(f"unknown value {name}")

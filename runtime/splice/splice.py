@@ -238,8 +238,9 @@ class Splicer(Checks):
         if alg.agg is None:
             return self.reference_aggregate(call, checked, scalar_vals)
         register_pycalls(self.spark, alg.agg["pycalls"])
-        text = bind_columns(alg.agg["sql"], [f"({c})" for c in checked])
-        text = bind_params(text, scalar_vals)
+        # parameters first: the columns are the user's SQL, never scanned for markers
+        text = bind_params(alg.agg["sql"], scalar_vals)
+        text = bind_columns(text, [f"({c})" for c in checked])
         for name, spec in alg.agg["reducers"]:
             text = _collect_reducer(self.spark, text, name, spec)
         return f"({text})"

@@ -27,9 +27,9 @@ def plan(spark, orders, threshold):
     """Build the Spark plan of `order_report` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({"threshold": threshold})  # SQL with the parameters bound by name
+    E = ll.expr_binder({"threshold": threshold})  # SQL whose :name parameters are bound
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts', 'cents')
-    rows_2 = rows.withColumn('cond', E('(`cents` >= \x01threshold\x01)'))
+    rows_2 = rows.withColumn('cond', E('(`cents` >= :threshold)'))
     rows_3 = rows_2.withColumn('cond_2', E('CASE WHEN `cond` THEN (`cents` < 0L) END'))
     rows_4 = rows_3.withColumn('cond_3', E('CASE WHEN `cond` THEN (NOT `cond_2`) END'))
     rows_5 = rows_4.withColumn(

@@ -30,7 +30,7 @@ def plan(spark, readings, limit):
     """Build the Spark plan of `sensor_report` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({"limit": limit})  # SQL with the parameters bound by name
+    E = ll.expr_binder({"limit": limit})  # SQL whose :name parameters are bound
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor', 'x')
     rows_2 = rows.withColumn(
         'product',
@@ -109,7 +109,7 @@ def plan(spark, readings, limit):
         'cond',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('looplift: comparison `>` "
-            "with None (Python raises TypeError)') ELSE (`peak` > \x01limit\x01) END) END"
+            "with None (Python raises TypeError)') ELSE (`peak` > :limit) END) END"
         ),
     )
     by_sensor_15 = by_sensor_14.withColumn(

@@ -79,18 +79,13 @@ def plan(spark, events, max_gap):
     """Build the Spark plan of `session_stats` over its input DataFrame."""
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
-    E = ll.expr_binder({"max_gap": max_gap})  # SQL with the parameters bound by name
+    E = ll.expr_binder({"max_gap": max_gap})  # SQL whose :name parameters are bound
     rows = ll.entry(events, 'events', ['int', 'datetime']).toDF('uid', 'ts')
     # ordered loop: Python per scope key
     reduced = rows.groupBy('uid').agg(
-        ordered_loop_reducer.udf(
-            F.col('uid'),
-            F.col('ts'),
-            E('NULL'),
-            E('\x01max_gap\x01'),
-            E('NULL'),
-            E('NULL'),
-        ).alias('ordered_loop'),
+        ordered_loop_reducer.udf(F.col('uid'), F.col('ts'), E('NULL'), E(':max_gap'), E('NULL'), E('NULL')).alias(
+            'ordered_loop'
+        ),
     )
     agg = reduced.select(
         F.col('uid'),
