@@ -7,7 +7,6 @@ Columns: k, avg.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "average"
 KIND = "table"
 COLUMNS = ["k", "avg"]

@@ -7,7 +7,6 @@ Columns: mean.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "mean"
 KIND = "aggregate"
 COLUMNS = ["mean"]

@@ -7,7 +7,6 @@ Columns: count.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "count"
 KIND = "aggregate"
 COLUMNS = ["count"]

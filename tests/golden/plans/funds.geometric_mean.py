@@ -7,7 +7,6 @@ Columns: geometric_mean.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "geometric_mean"
 KIND = "aggregate"
 COLUMNS = ["geometric_mean"]

@@ -7,7 +7,6 @@ Columns: country, user_id, visits, label.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "visits_by_pair"
 KIND = "table"
 COLUMNS = ["country", "user_id", "visits", "label"]

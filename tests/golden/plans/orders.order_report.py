@@ -7,7 +7,6 @@ Columns: customer, orders, big, night, net.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "order_report"
 KIND = "table"
 COLUMNS = ["customer", "orders", "big", "night", "net"]

@@ -7,7 +7,6 @@ Columns: customer, revenue, share.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "revenue_share"
 KIND = "table"
 COLUMNS = ["customer", "revenue", "share"]

@@ -7,7 +7,6 @@ Columns: customer, bucket, rest.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "size_buckets"
 KIND = "table"
 COLUMNS = ["customer", "bucket", "rest"]

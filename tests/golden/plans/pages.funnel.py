@@ -7,7 +7,6 @@ Columns: user_id, entries, views, exits, other, conversion.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "funnel"
 KIND = "table"
 COLUMNS = ["user_id", "entries", "views", "exits", "other", "conversion"]

@@ -7,7 +7,6 @@ Columns: sum.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "sum"
 KIND = "aggregate"
 COLUMNS = ["sum"]

@@ -7,7 +7,6 @@ Columns: log_summary.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "log_summary"
 KIND = "aggregate"
 COLUMNS = ["log_summary"]

@@ -7,7 +7,6 @@ Columns: user_id, page, kind.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-
 NAME = "page_hits"
 KIND = "table"
 COLUMNS = ["user_id", "page", "kind"]
