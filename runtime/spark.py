@@ -19,7 +19,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
-from .sqltext import PARAM_MARK, bind_params, quote_ident, sql_string  # noqa: F401 - PARAM_MARK kept public
+from .sqltext import bind_params, quote_ident, sql_string
 from .state import Carry
 
 __all__ = [

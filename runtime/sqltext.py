@@ -89,7 +89,7 @@ def bind_params(sql: str, params: dict[str, Any]) -> str:
         if colon.token_type != TokenType.COLON or name.start != colon.end + 1:
             continue
         text = sql[name.start : name.end + 1]
-        if not text.isidentifier() or sql[colon.start] != PARAM_MARK:
+        if not text.isidentifier():
             continue
         if text not in params:
             raise ValueError(f"looplift: the scalar parameter {text!r} of the plan was not given")

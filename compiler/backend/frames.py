@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ...sqltext import PARAM_MARK, param_ref
+from ...sqltext import param_ref
 from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
 from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..operators import StateOperator
     from .plan import Planner
 
-__all__ = ["Frame", "FramesMixin", "PARAM_MARK", "SRC", "spark_col"]
+__all__ = ["Frame", "FramesMixin", "SRC", "spark_col"]
 
 SRC = "\x00"  # in a step's code: the frame's current variable (never inside a repr'd string)
 

@@ -42,7 +42,7 @@ from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .errors import BackendError
-from .frames import PARAM_MARK, Frame, FramesMixin
+from .frames import Frame, FramesMixin
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
 from .ordered import OrderedFunction, OrderedMixin
@@ -55,7 +55,7 @@ if TYPE_CHECKING:
     from ..dataflow.graph import DataflowGraph
     from ..pipeline import Compiled
 
-__all__ = ["generate_plan", "PlanModule", "PARAM_MARK", "Planner"]
+__all__ = ["generate_plan", "PlanModule", "Planner"]
 
 # names the generated module and its ``plan`` function use for themselves
 _RESERVED = {"F", "ll", "math", "E", "out", "spark", "plan", "NAME", "KIND", "COLUMNS", "PARAMS",
