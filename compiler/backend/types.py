@@ -152,6 +152,7 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
         _infer_pass(a, refs, ty, field_type, state_arg)
         if (ty.types, ty.nullable) == before:
             break
+    _unresolved_hosts(a, refs, ty)
     return ty
 
 
@@ -232,7 +233,13 @@ _KNOWN_HOSTS: dict[str, Any] = {
 
 
 def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
-    """A host function's result type: its annotation, a known library signature, or str."""
+    """A host function's result type: its annotation, a known library signature, what its
+    source returns, or str (checked per value at run time) when none of these says it."""
+    found = _host_type(fn, arg_types)
+    return found if found is not None else ("str", True)
+
+
+def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
     try:
         ann = inspect.signature(fn).return_annotation
     except (TypeError, ValueError):
@@ -246,7 +253,29 @@ def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
         return ("tuple", (num, num)), False
     if ref in _KNOWN_HOSTS:
         return _KNOWN_HOSTS[ref], False
-    return "str", True  # unannotated: assumed str, checked per value at run time
+    if ann is not inspect.Signature.empty:
+        return "str", True  # an annotation looplift has no column type for: checked per value
+    from .host_types import infer_host_return, probed_host_type
+
+    return infer_host_return(fn, arg_types) or probed_host_type(ref, arg_types)
+
+
+def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
+    """Raise for every call of a host function whose result type nothing says."""
+    from .errors import BackendError
+    from .host_types import unresolved_diagnostic
+
+    found = []
+    for b in a.bound.values():
+        v = b.value
+        while isinstance(v, Let):
+            v = v.body
+        if isinstance(v, Apply) and isinstance(v.fn, Host):
+            fn = refs.get(v.fn.ref)
+            if fn is not None and _host_type(fn, [ty.of(x) for x in v.args]) is None:
+                found.append(unresolved_diagnostic(fn, v.fn.span, [ty.of(x) for x in v.args]))
+    if found:
+        raise BackendError(found)
 
 
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
