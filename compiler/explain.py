@@ -73,6 +73,12 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                     out.append(f"        reader {r}() = {e}")
             else:
                 out.append(f"        needs Python because {info.why}")
+            no_undo = [act for act, how in info.undo if how == "missing"]
+            if no_undo:
+                out.append(
+                    f"        no undo for {', '.join(no_undo)}: batch and SQL only; incremental "
+                    "views and streams refuse it"
+                )
         if op.fusable_with:
             out.append(
                 f"      fusable with {', '.join(op.fusable_with)}: same scope {n.scope} and same "

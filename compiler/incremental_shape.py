@@ -53,6 +53,9 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     rows_index = rows[0]
     if len(rows) != 1:
         return IncrementalShape(kind, (), "", rows_index, "", f"`{name}` takes several RowStreams")
+    no_undo = _missing_undo(prog)
+    if no_undo:
+        return IncrementalShape(kind, (), "", rows_index, "", no_undo)
     a = prog.analysis
     tops = [lp for lp in a.loops.values() if lp.parent is None]
     yields = [y.site for y in prog.kinds.yields]
@@ -97,3 +100,30 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
         why = "a loop over all rows"
     return IncrementalShape(kind, tuple(top.key), "rows" if why else "state", rows_index, why)
+
+
+def _missing_undo(prog: Program) -> str:
+    """Why deletes cannot reach a state: one of its actions has no undo ("" when all do).
+
+    Batch and SQL calls only ever apply actions, so they compile such a state (Flink's
+    Top2, which keeps the two largest values, has no retract either); a view must take a
+    deleted row's actions back.
+    """
+    from .names import user_name
+    from .state_classes import check_undo
+
+    for var, decl in prog.analysis.states.items():
+        info = prog.kinds.classes.get(decl.cls)
+        missing = [act for act, how in (info.undo if info else ()) if how == "missing"]
+        if not missing:
+            continue
+        act = missing[0]
+        where = next((f" ({d.span.path}:{d.span.line})" for d in check_undo(prog.refs[decl.cls])
+                      if f"`{info.name}.{act}`" in d.message and d.span.line), "")  # fmt: skip
+        return (
+            f"`{prog.fn.name}` cannot be maintained incrementally: action `{info.name}.{act}`"
+            f"{where} of state `{user_name(var)}` has no undo, so a deleted row's "
+            f"`{act}` cannot be taken back; add `@{act}.undo` to `{info.name}` with its "
+            f"inverse (batch DataFrame and SQL calls do not need one)"
+        )
+    return ""
