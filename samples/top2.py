@@ -16,8 +16,6 @@ names ``Top2.add`` and asks for ``@add.undo``.
 [('books', 30, 1), ('books', 19, 2), ('toys', 5, 1)]
 """
 
-from typing import Optional
-
 from looplift import RowStream, State, action, dataflow, group_by
 
 
@@ -36,10 +34,10 @@ class Top2(State):
         elif self.second is None or value > self.second:
             self.second = value
 
-    def largest(self) -> Optional[int]:
+    def largest(self) -> int | None:
         return self.first
 
-    def runner_up(self) -> Optional[int]:
+    def runner_up(self) -> int | None:
         return self.second
 
 
