@@ -30,7 +30,14 @@ from ..errors import Diagnostic
 from ..ir.nodes import Span
 from .types import Type, py_type, unify
 
-__all__ = ["infer_host_return", "probed_types", "probed_host_type", "unresolved_diagnostic"]
+__all__ = [
+    "PROBE_ROWS",
+    "infer_host_return",
+    "learn_host_types",
+    "probed_host_type",
+    "probed_types",
+    "unresolved_diagnostic",
+]
 
 _SCALARS = ("int", "float", "str", "bool", "datetime", "date")
 
@@ -101,14 +108,16 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
     return t, null
 
 
-# (ref, argument types) -> type, from running host functions on the first values of an input
-_PROBED: contextvars.ContextVar[Mapping[tuple[str, tuple[Any, ...]], tuple[Type, bool]] | None] = (
-    contextvars.ContextVar("looplift_probed_host_types", default=None)
+# host function ref -> (type, nullable), observed by running it on the first values of an
+# input (:func:`learn_host_types`); set only around building one call's plan
+_PROBED: contextvars.ContextVar[Mapping[str, tuple[Type, bool]] | None] = contextvars.ContextVar(
+    "looplift_probed_host_types", default=None
 )
+PROBE_ROWS = 100  # how many input rows a DataFrame call runs unreadable host functions on
 
 
 @contextmanager
-def probed_types(found: Mapping[tuple[str, tuple[Any, ...]], tuple[Type, bool]]) -> Iterator[None]:
+def probed_types(found: Mapping[str, tuple[Type, bool]]) -> Iterator[None]:
     """Within the block, host result types observed on data complete what source says."""
     token = _PROBED.set(found)
     try:
@@ -118,7 +127,73 @@ def probed_types(found: Mapping[tuple[str, tuple[Any, ...]], tuple[Type, bool]])
 
 
 def probed_host_type(ref: str, arg_types: list[Type]) -> tuple[Type, bool] | None:
-    return (_PROBED.get() or {}).get((ref, tuple(arg_types)))
+    return (_PROBED.get() or {}).get(ref)
+
+
+def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]:
+    """Result types of the host functions whose source does not say them, observed by
+    running the algorithm's IR in CPython on ``args`` (a DataFrame call's first rows).
+
+    Only a DataFrame call does this (it has data before it needs the plan); a build,
+    ``looplift.sql`` and ``register`` have none and ask for an annotation instead.
+    Returns {} when every host function's type is known without data.
+    """
+    from ..ir.interp import evaluate
+    from .types import infer_types, unresolved_host_calls
+
+    ty = infer_types(prog.analysis, prog.refs, strict=False)
+    wanted = {v.fn.ref for v in unresolved_host_calls(prog.analysis, prog.refs, ty)}
+    if not wanted:
+        return {}
+    seen: dict[str, list[Any]] = {r: [] for r in wanted}
+    refs = dict(prog.refs)
+    for r in wanted:
+
+        def record(*xs: Any, _fn: Any = prog.refs[r], _seen: list = seen[r]) -> Any:
+            v = _fn(*xs)
+            _seen.append(v)
+            return v
+
+        refs[r] = record
+    try:
+        evaluate(prog.fn, refs, args)
+    except Exception:  # noqa: BLE001 - the values seen before Python raised still count
+        pass
+    out = {}
+    for r, values in seen.items():
+        t = _observed(values)
+        if t is not None:
+            out[r] = t
+    return out
+
+
+def _observed(values: list[Any]) -> tuple[Type, bool] | None:
+    """The column type of the values a function returned (None: no non-None value, or
+    values no one column holds)."""
+    t: Type = "none"
+    for v in values:
+        vt = _value_type(v)
+        t = _join(t, vt) if vt is not None and t is not None else None
+        if t is None:
+            return None
+    if t == "none" or not _known(t):
+        return None
+    return t, any(v is None for v in values)
+
+
+def _value_type(v: Any) -> Type | None:
+    import datetime
+
+    if v is None:
+        return "none"
+    if isinstance(v, tuple):
+        parts = [_value_type(x) for x in v]
+        return None if any(p is None for p in parts) else ("tuple", tuple(parts))
+    for py, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
+                     (datetime.datetime, "datetime"), (datetime.date, "date")):  # fmt: skip
+        if isinstance(v, py):
+            return name
+    return None
 
 
 def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnostic:
@@ -133,7 +208,8 @@ def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnos
         span,
         f"host function `{name}`{where} has no return annotation and its result type cannot "
         "be read from its `return` statements; the Spark column of its result needs a type "
-        "before any row is seen",
+        "before any row is seen (a DataFrame call learns it from its input's first rows, a "
+        "build or SQL registration has no rows)",
         f"annotate its result, e.g. `def {name}({params}) -> int:` (int, float, str, bool, "
         "datetime.date, datetime.datetime, Optional[...] or a tuple of these)",
     )

@@ -130,8 +130,9 @@ def _lit_type(v: Any) -> Type:
     return "any"
 
 
-def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
-    """Infer the type of every binder (forward, in program order)."""
+def infer_types(a: Analysis, refs: dict[str, Any], *, strict: bool = True) -> Typing:
+    """Infer the type of every binder (forward, in program order); ``strict``: raise for a
+    host function whose result type nothing says (else it is typed ``str``)."""
     ty = Typing()
     for p in a.fn.params:
         if p.kind == "scalar":
@@ -152,7 +153,8 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
         _infer_pass(a, refs, ty, field_type, state_arg)
         if (ty.types, ty.nullable) == before:
             break
-    _unresolved_hosts(a, refs, ty)
+    if strict:
+        _unresolved_hosts(a, refs, ty)
     return ty
 
 
@@ -260,11 +262,9 @@ def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
     return infer_host_return(fn, arg_types) or probed_host_type(ref, arg_types)
 
 
-def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
-    """Raise for every call of a host function whose result type nothing says."""
-    from .errors import BackendError
-    from .host_types import unresolved_diagnostic
-
+def unresolved_host_calls(a: Analysis, refs: dict[str, Any], ty: Typing) -> list[Apply]:
+    """The calls of host functions whose result type nothing says (no annotation, no known
+    signature, source that does not say it, no type observed on data)."""
     found = []
     for b in a.bound.values():
         v = b.value
@@ -273,7 +273,20 @@ def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
         if isinstance(v, Apply) and isinstance(v.fn, Host):
             fn = refs.get(v.fn.ref)
             if fn is not None and _host_type(fn, [ty.of(x) for x in v.args]) is None:
-                found.append(unresolved_diagnostic(fn, v.fn.span, [ty.of(x) for x in v.args]))
+                found.append(v)
+    return found
+
+
+def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
+    """Raise for every call of a host function whose result type nothing says."""
+    from .errors import BackendError
+    from .host_types import unresolved_diagnostic
+
+    found = [
+        unresolved_diagnostic(refs[v.fn.ref], v.fn.span, [ty.of(x) for x in v.args])
+        for v in unresolved_host_calls(a, refs, ty)
+        if isinstance(v.fn, Host)
+    ]
     if found:
         raise BackendError(found)
 

@@ -12,7 +12,11 @@ from pathlib import Path
 
 import pytest
 from looplift.compiler.backend import BackendError, backend_for
-from looplift.compiler.backend.host_types import infer_host_return, probed_types
+from looplift.compiler.backend.host_types import (
+    infer_host_return,
+    learn_host_types,
+    probed_types,
+)
 from looplift.compiler.backend.types import host_return_type
 from looplift.compiler.pipeline import compile_dataflow
 
@@ -229,6 +233,32 @@ def test_observed_types_complete_an_unreadable_source(tmp_path: Path) -> None:
             for k, v in rows:
                 yield k, first(v)
         """)  # fmt: skip
-    with probed_types({("host_mod:first", ("int",)): ("int", False)}):
+    with probed_types({"host_mod:first": ("int", False)}):
         gen = backend_for(compile_dataflow(mod.firsts))
     assert gen.pycalls[0].return_type == "bigint"
+
+
+def test_types_are_learnt_from_running_on_first_rows(tmp_path: Path) -> None:
+    """What a DataFrame call does before building its plan, on the first rows."""
+    mod, _ = _module(tmp_path, """\
+        from looplift import RowStream, dataflow
+
+
+        def first(n):
+            return [n, None][n % 2]
+
+
+        def twice(n):
+            return 2 * n
+
+
+        @dataflow(columns=("k", "b", "c"))
+        def firsts(rows: RowStream[int, int]):
+            for k, v in rows:
+                yield k, first(v), twice(v)
+        """)  # fmt: skip
+    prog = compile_dataflow(mod.firsts).program
+    # only `first` needs data (`twice` is read from source); None results make it nullable
+    assert learn_host_types(prog, [[(1, 4), (2, 5)]]) == {"host_mod:first": ("int", True)}
+    assert learn_host_types(prog, [[(1, 5)]]) == {}  # only None seen: nothing learnt
+    assert learn_host_types(prog, [[]]) == {}

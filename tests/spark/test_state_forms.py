@@ -6,7 +6,8 @@
 - item 10: a state without undo (Flink's Top2) compiles for batch and SQL, and only
   incremental views and streams refuse it, naming the action and ``@add.undo``;
 - item 8: an unannotated host function returning an int runs on Spark (it was
-  assumed to return ``str`` and failed at run time).
+  assumed to return ``str`` and failed at run time); one whose source does not say
+  its type gets it, in a DataFrame call, from the first rows, with a warning.
 
 Each differential check runs a few hypothesis examples (one Spark job each).
 """
@@ -129,6 +130,16 @@ def top_two(rows: RowStream[int, int]):
         yield k, t.largest(), t.runner_up()
 
 
+def signed(n):
+    return [n, -n][n % 2]
+
+
+@dataflow(columns=("k", "signed"))
+def alternating(rows: RowStream[int, int]):
+    for k, x in rows:
+        yield k, signed(x) * 3
+
+
 @dataflow(columns=("k", "bucket"))
 def buckets(rows: RowStream[int, int]):
     for k, x in rows:
@@ -228,5 +239,25 @@ def test_unannotated_host_function_returning_int(spark: Any, mod: Any) -> None:
     @given(ROWS)
     def check(rows: list) -> None:
         expect_same_or_both_raise(spark, mod.buckets, rows)
+
+    check()
+
+
+@pytest.mark.spark
+def test_dataframe_call_learns_an_unreadable_host_type(spark: Any, mod: Any) -> None:
+    from looplift.compiler.backend import BackendError
+
+    with pytest.raises(BackendError, match="host function `signed`"):
+        mod.alternating.algorithm()  # SQL registration has no rows to learn from
+    df = spark.createDataFrame([(1, 4), (2, 7)], "k long, x long")
+    with pytest.warns(UserWarning, match=r"`state_forms_mod:signed`.* types its result int"):
+        got = sorted(tuple(r) for r in mod.alternating(df).collect())
+    assert got == sorted(mod.alternating([(1, 4), (2, 7)]))
+    assert mod.alternating.backend().pycalls[0].return_type == "bigint"
+
+    @FEW
+    @given(ROWS)
+    def check(rows: list) -> None:
+        expect_same_or_both_raise(spark, mod.alternating, rows)
 
     check()
