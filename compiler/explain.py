@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .dataflow.exprs import render, render_guards, render_name
-from .ir.nodes import CARRY
-from .names import user_name
+from .ir.nodes import CARRY, Host
+from .names import is_temp, user_name
 
 if TYPE_CHECKING:
     from .dataflow.graph import DataflowGraph
@@ -50,6 +50,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 out.append(f"    {lp.name}: {n.label}; per row, scope {n.scope}")
 
     ops = [n for n in g.nodes() if n.kind == "state"]
+    hosted: set[str] = set()  # host calls inside a state's map part
     if ops:
         out.append("  operators:")
     for n in ops:
@@ -85,7 +86,15 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "input, one aggregate"
             )
         where = ", ".join(op.inputs) if op.inputs else "(no loop)"
-        out.append(f"      map part (native, per row of {where}):")
+        hosts = [b for b in op.map_code if prog.kinds.code.get(b) == "host"]
+        part = "native except host calls" if hosts else "native"
+        out.append(f"      map part ({part}, per row of {where}):")
+        for b in hosts:
+            value = a.bound[b].value
+            fn_name = value.fn.ref.rsplit(":", 1)[-1] if isinstance(value.fn, Host) else b
+            hosted.add(fn_name if is_temp(b) else _user(b))
+            label = render(value, a) if is_temp(b) else f"{_user(b)} = {render(value, a)}"
+            out.append(f"        host call (Python, vectorized Arrow): {label}")
         for act in op.actions:
             args = ", ".join(render(x, a) for x in act.args)
             guard = f"when {render_guards(act.guards, a)}: " if act.guards else ""
@@ -134,12 +143,12 @@ def explain(prog: Program, g: DataflowGraph) -> str:
     else:
         tail = ret.needs[0] if ret.needs else None
         out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
-    native = all(n.native for n in g.nodes())
+    reasons = {_py_reason(n) for n in g.nodes() if not n.native}
+    reasons |= {f"host call {b}" for b in hosted}
     out.append(
         "  runs: fully native (no Python at run time)"
-        if native
-        else "  runs: native except "
-        + ", ".join(sorted({_py_reason(n) for n in g.nodes() if not n.native}))
+        if not reasons
+        else "  runs: native except " + ", ".join(sorted(reasons))
     )
     return "\n".join(out)
 
