@@ -86,7 +86,8 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "input, one aggregate"
             )
         where = ", ".join(op.inputs) if op.inputs else "(no loop)"
-        hosts = [b for b in op.map_code if prog.kinds.code.get(b) == "host"]
+        # (an ordered reducer runs its loop body, host calls too, in its own Python)
+        hosts = [b for b in op.map_code if prog.kinds.code.get(b) == "host" and not op.ordered]
         part = "native except host calls" if hosts else "native"
         out.append(f"      map part ({part}, per row of {where}):")
         for b in hosts:
