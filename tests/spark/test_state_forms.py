@@ -149,7 +149,7 @@ def buckets(rows: RowStream[int, int]):
 
 ROWS = st.lists(st.tuples(st.integers(0, 3), st.integers(-50, 50)), max_size=12)
 FEW = settings(
-    max_examples=3, deadline=None, derandomize=True, database=None,
+    max_examples=2, deadline=None, derandomize=True, database=None,
     suppress_health_check=list(HealthCheck),
 )  # fmt: skip
 
