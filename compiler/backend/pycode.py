@@ -110,6 +110,9 @@ class PyEmitter:
                     return f"({', '.join(args)}{',' if len(args) == 1 else ''})"
                 if op == "nth":
                     return f"{args[0]}[{args[1]}]"
+                if op == "raise" and isinstance(e.args[0], Lit) and e.args[0].value.isidentifier():
+                    # a raise as an expression: throw into an empty generator
+                    return f"(_ for _ in ()).throw({e.args[0].value}({args[1]}))"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
                 if op in PRIMS:

@@ -309,6 +309,12 @@ class SqlRenderer:
         inner = ", ".join(f"'_{i + 1}', {v}" for i, v in enumerate(x))
         return f"named_struct({inner})"
 
+    def _op_raise(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``raise Cls(msg)``: Spark's raise_error, its message led by the Python class."""
+        cls = args[0].value if isinstance(args[0], Lit) else "Exception"
+        msg = x[1] if ts[1] == "str" else f"CAST({x[1]} AS STRING)"
+        return f"raise_error(concat({sql_string(f'{cls}: ')}, coalesce({msg}, 'None')))"
+
     def _op_min(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         return self._raise_if_null(args, f"least({', '.join(x)})", "min()")
 

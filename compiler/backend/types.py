@@ -31,6 +31,10 @@ _NUM = ("bool", "int", "float")
 def unify(a: Type, b: Type) -> Type:
     if a == b:
         return a
+    if a == "never":  # a branch that raises takes the type of the other
+        return b
+    if b == "never":
+        return a
     if a == "none":
         return b
     if b == "none":
@@ -206,7 +210,7 @@ def _value_type(
             assert isinstance(lam, Lambda)
             t, n = _value_type(lam.body, ty, a, refs, state_arg)
             ts.append(t)
-            nulls = nulls or n or t == "none"
+            nulls = nulls or (t != "never" and (n or t == "none"))
         return unify(ts[0], ts[1]), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
@@ -286,6 +290,8 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return op, False if op in ("str", "bool") else null
     if op == "tuple":
         return ("tuple", tuple(ts)), False
+    if op == "raise":
+        return "never", False
     if op == "nth":
         t = ts[0]
         i = args[1].value if isinstance(args[1], Lit) else 0

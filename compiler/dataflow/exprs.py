@@ -117,6 +117,8 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
         return f"({inner}{',' if len(args) == 1 else ''})", ATOM
     if op == "nth":
         return f"{render(args[0], a, depth, ATOM)}[{render(args[1], a, depth)}]", ATOM
+    if op == "raise" and isinstance(args[0], Lit):  # not an expression in Python: shown as one
+        return f"raise {args[0].value}({render(args[1], a, depth, TEST)})", TEST
     if op in ("is_none", "is_not_none"):
         return f"{render(args[0], a, depth, CMP + 1)} {info.symbol}", CMP
     if op in ("in", "not_in"):

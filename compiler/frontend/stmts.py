@@ -8,6 +8,7 @@ is reported once, not again at every use.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from collections.abc import Callable
 
@@ -60,6 +61,8 @@ class StmtMixin(Context):
                 return self.for_stmt(s, flat[i + 1 :], env, rest)
             if isinstance(s, cst.Return):
                 return self.return_stmt(s, flat[i + 1 :], env, top)
+            if isinstance(s, cst.Raise):
+                return self.raise_stmt(s, env)
             if self.poisoned(s, env):
                 raise Stop()  # depends on a statement already reported
             return self.simple(s, env, rest)
@@ -368,3 +371,31 @@ class StmtMixin(Context):
                 )
             return UNIT
         return self.expr(s.value, env) if s.value is not None else UNIT
+
+    def raise_stmt(self, s: cst.Raise, env: Env) -> Expr:
+        """``raise ValueError(msg)``: ends its branch like a return, with an error value."""
+        rule = rule_for(s, None)
+        if rule is not None:
+            raise self.reject(s)
+        if env.depth > 0:
+            raise self.error(
+                s,
+                "`raise` inside a loop is not supported",
+                "check the value in a scalar @dataflow function that raises, and call it "
+                "from the loop",
+            )
+        assert isinstance(s.exc, cst.Call) and isinstance(s.exc.func, cst.Name)
+        cls = s.exc.func.value
+        obj = self.global_obj(cls)
+        if not (
+            isinstance(obj, type)
+            and issubclass(obj, Exception)
+            and obj is getattr(builtins, cls, None)
+        ):
+            raise self.error(
+                s.exc.func,
+                f"`{cls}` is not a builtin exception class",
+                "raise a builtin exception (ValueError, KeyError, ...) with a message",
+            )
+        msg = self.call_args(s.exc, env)
+        return Apply(Prim("raise"), (Lit(cls), msg[0] if msg else Lit("")), span=self.span(s))

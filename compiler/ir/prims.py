@@ -29,6 +29,13 @@ def _tuple(*xs: Any) -> tuple[Any, ...]:
     return xs
 
 
+def _raise(cls: str, msg: Any) -> Any:
+    """``raise cls(msg)`` (``raise`` statements end their branch with this value)."""
+    import builtins
+
+    raise getattr(builtins, cls)(msg)
+
+
 PRIMS: dict[str, PrimInfo] = {}
 
 
@@ -68,6 +75,7 @@ for _n, _f, _t, _s in [
     ("str", str, True, ""),
     ("bool", bool, True, ""),
     ("len", len, False, ""),
+    ("raise", _raise, False, ""),
 ]:
     _add(_n, _f, _t, _s)
 

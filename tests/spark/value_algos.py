@@ -1,0 +1,28 @@
+"""Tiny algorithms that construct values, for ``test_values.py`` (issue 10 item 6):
+``raise``, module-level lookup tables, tuples as values, ``datetime``
+construction and arithmetic.
+
+The compiler reads source files, so the algorithms live here rather than in
+the test module.
+"""
+
+from looplift import RowStream, dataflow
+
+# -- raise -------------------------------------------------------------------------
+
+
+@dataflow
+def checked_ratio(a: int, b: int) -> float:
+    """A guard that raises; the message is built from values."""
+    if b < 0:
+        raise ValueError("negative divisor " + str(b))
+    elif a > 100:
+        raise KeyError("too big")
+    return a / (b + 1)
+
+
+@dataflow(columns=("k", "ratio"))
+def checked_rows(rows: RowStream[int, int, int]):
+    """The raising function called per row of a table."""
+    for k, a, b in rows:
+        yield k, checked_ratio(a, b)
