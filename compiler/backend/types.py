@@ -292,6 +292,15 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return ("tuple", tuple(ts)), False
     if op == "raise":
         return "never", False
+    if op in ("table_item", "table_get") and isinstance(args[2], Lit):
+        values = [v for _, v in args[2].value]
+        t: Type = "none"
+        for v in values:
+            t = unify(t, _const_type(v))
+        none = any(v is None for v in values)
+        if op == "table_get":
+            t, none = unify(t, ts[3]), none or ty.may_be_null(args[3])
+        return t, none
     if op == "nth":
         t = ts[0]
         i = args[1].value if isinstance(args[1], Lit) else 0
@@ -306,6 +315,12 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             return "bool", null
         return "float", null
     return "any", True
+
+
+def _const_type(v: Any) -> Type:
+    if isinstance(v, tuple):
+        return ("tuple", tuple(_const_type(x) for x in v))
+    return _lit_type(v)
 
 
 def _num(ts: list[Type]) -> Type:

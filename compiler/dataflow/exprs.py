@@ -117,6 +117,13 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
         return f"({inner}{',' if len(args) == 1 else ''})", ATOM
     if op == "nth":
         return f"{render(args[0], a, depth, ATOM)}[{render(args[1], a, depth)}]", ATOM
+    if op in ("table_item", "table_get") and isinstance(args[1], Lit):
+        key = render(args[0], a, depth, TEST)
+        if op == "table_get":
+            return f"{args[1].value}.get({key}, {render(args[3], a, depth, TEST)})", ATOM
+        if isinstance(args[3], Lit) and args[3].value == "ValueError":
+            return f"{args[1].value}.index({key})", ATOM
+        return f"{args[1].value}[{key}]", ATOM
     if op == "raise" and isinstance(args[0], Lit):  # not an expression in Python: shown as one
         return f"raise {args[0].value}({render(args[1], a, depth, TEST)})", TEST
     if op in ("is_none", "is_not_none"):

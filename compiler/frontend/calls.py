@@ -16,6 +16,7 @@ from .base import Context
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
 from .syntax import MISSING, MUTATORS, code_of
+from .values import is_const_table
 
 __all__ = ["CallMixin"]
 
@@ -52,6 +53,9 @@ class CallMixin(Context):
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             obj = self.global_obj(recv)
+            if is_const_table(obj):  # RATES.get(c, 0), STEPS.index(x)
+                name, value = self.const_table(func.value, env)
+                return self.table_method(node, name, value, meth, self.call_args(node, env))
             if obj is math:
                 if meth not in MATH_FUNCS:
                     raise self.error(

@@ -29,6 +29,20 @@ def _tuple(*xs: Any) -> tuple[Any, ...]:
     return xs
 
 
+def _table_item(key: Any, name: str, pairs: tuple[tuple[Any, Any], ...], err: str) -> Any:
+    """``TABLE[key]`` of a module-level lookup table (``err`` when the key is missing)."""
+    import builtins
+
+    table = dict(pairs)
+    if key in table:
+        return table[key]
+    raise getattr(builtins, err)(key)
+
+
+def _table_get(key: Any, name: str, pairs: tuple[tuple[Any, Any], ...], default: Any) -> Any:
+    return dict(pairs).get(key, default)
+
+
 def _raise(cls: str, msg: Any) -> Any:
     """``raise cls(msg)`` (``raise`` statements end their branch with this value)."""
     import builtins
@@ -76,6 +90,8 @@ for _n, _f, _t, _s in [
     ("bool", bool, True, ""),
     ("len", len, False, ""),
     ("raise", _raise, False, ""),
+    ("table_item", _table_item, False, ""),
+    ("table_get", _table_get, True, ""),
 ]:
     _add(_n, _f, _t, _s)
 

@@ -28,3 +28,27 @@ def test_raise_surfaces_the_python_error_class(spark: Any) -> None:
     assert counts == {"rows": 4, "raising rows": 2, "overflow allowed": 0}
     expect_same_or_both_raise(spark, V.checked_rows, [(1, 4, 1), (2, 5, 0)])
     expect_same_or_both_raise(spark, V.checked_rows, [(1, 4, 1), (2, 5, -3)])
+
+
+def test_lookup_tables_are_native_case_expressions(spark: Any) -> None:
+    counts = check_scalar_batch(
+        spark,
+        V.convert,
+        [(2.0, "EUR"), (3.5, "USD"), (1.0, "it's"), (1.0, "eur"), (1.0, "")],
+        max_raise_checks=1,
+    )
+    assert counts["rows"] == 3 and counts["raising rows"] == 1  # KeyError
+    counts = check_scalar_batch(
+        spark,
+        V.lookups,
+        [
+            ("EUR", 0, "cart"),
+            ("XYZ", 2, "view"),
+            ("GBP", -3, "buy"),
+            ("USD", 1, "buy"),
+            ("EUR", 3, "cart"),
+            ("EUR", 0, "pay"),
+        ],  # fmt: skip
+        max_raise_checks=2,
+    )
+    assert counts["rows"] == 4 and counts["raising rows"] == 2  # IndexError, ValueError

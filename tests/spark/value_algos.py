@@ -26,3 +26,28 @@ def checked_rows(rows: RowStream[int, int, int]):
     """The raising function called per row of a table."""
     for k, a, b in rows:
         yield k, checked_ratio(a, b)
+
+
+# -- module-level lookup tables ----------------------------------------------------
+
+RATES = {"EUR": 1.1, "USD": 1, "GBP": 1.25, "it's": 2.5}
+STEPS = ("view", "cart", "buy")
+CODES = {1: ("one", 1.0), 2: ("two", 2.0), -3: ("minus three", -3.0)}
+
+
+@dataflow
+def convert(amount: float, cur: str) -> float:
+    return amount * RATES[cur]
+
+
+@dataflow
+def lookups(cur: str, i: int, step: str) -> tuple:
+    known = cur in RATES and step not in STEPS
+    return (
+        RATES.get(cur, 0),
+        STEPS[i],
+        STEPS[-1],
+        STEPS.index(step),
+        known,
+        CODES.get(i, ("?", 0.0)),
+    )

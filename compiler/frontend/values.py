@@ -1,0 +1,150 @@
+"""Constructing values: module-level lookup tables, ``map`` over a fixed tuple.
+
+A module-level dict or tuple of literals used in an algorithm is read at
+compile time and becomes a native ``CASE`` over its entries:
+
+- ``RATES[c]`` → ``table_item`` (KeyError when ``c`` is missing, IndexError
+  for a tuple index out of range), ``RATES.get(c, d)`` → ``table_get``;
+- ``c in RATES`` → ``in`` over the keys; ``STEPS.index(x)`` → ``table_item``
+  over (value, first index) pairs (ValueError when missing);
+- a tuple constant used as a value is a tuple of literals.
+
+The IR call is ``table_item(key, Lit(name), Lit(pairs), Lit(error class))`` /
+``table_get(key, Lit(name), Lit(pairs), default)``; the name is only for
+``--explain``.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from ..ir.nodes import Apply, Expr, Lit, Prim
+from .base import Context
+from .env import Env
+from .syntax import MISSING
+
+__all__ = ["ValueMixin", "const_table_problem", "is_const_table"]
+
+_SCALARS = (bool, int, float, str)
+
+
+def _scalar_or_tuple(v: Any) -> bool:
+    if v is None or isinstance(v, _SCALARS):
+        return True
+    return isinstance(v, tuple) and all(_scalar_or_tuple(x) for x in v)
+
+
+def _kind(v: Any) -> str:
+    """A value's kind for the one-type-per-table check (int/float/bool are numbers)."""
+    if isinstance(v, (bool, int, float)):
+        return "number"
+    if isinstance(v, str):
+        return "str"
+    if isinstance(v, tuple):
+        return f"tuple{len(v)}:" + ",".join(_kind(x) for x in v)
+    return "none"
+
+
+def is_const_table(obj: Any) -> bool:
+    return type(obj) in (dict, tuple)
+
+
+def const_table_problem(obj: Any) -> str | None:
+    """Why ``obj`` (a module-level dict or tuple) cannot be a lookup table, or None."""
+    if isinstance(obj, dict):
+        if not obj:
+            return "it is empty"
+        if any(not isinstance(k, _SCALARS) for k in obj):
+            return "its keys must be int, float, str or bool literals"
+        if len({_kind(k) for k in obj}) > 1:
+            return "its keys mix strings and numbers"
+        values = list(obj.values())
+    else:
+        values = list(obj)
+    if not all(_scalar_or_tuple(v) for v in values):
+        return "its values must be int, float, str, bool, None or tuples of them"
+    kinds = {_kind(v) for v in values} - {"none"}
+    if len(kinds) > 1:
+        return "its values mix types (" + ", ".join(sorted(k.split(":")[0] for k in kinds)) + ")"
+    return None
+
+
+class ValueMixin(Context):
+    """Module-level constant tables in expressions (used by ``ExprMixin``)."""
+
+    def const_table(self, node: cst.BaseExpression, env: Env) -> tuple[str, Any] | None:
+        """``(name, value)`` when ``node`` names a module-level dict or tuple, else None."""
+        if not isinstance(node, cst.Name) or node.value in env.names:
+            return None
+        if node.value in env.loop_locals:
+            return None
+        obj = self.global_obj(node.value)
+        if obj is MISSING or not is_const_table(obj):
+            return None
+        problem = const_table_problem(obj)
+        if problem is not None:
+            raise self.error(
+                node,
+                f"module-level `{node.value}` cannot be used as a lookup table: {problem}",
+                "use a dict or tuple of int, float, str, bool or None literals (one type of "
+                "value), or a host function",
+            )
+        return node.value, obj
+
+    def const_value(self, name: str, obj: Any, sp: Any) -> Expr:
+        """A tuple constant as a value (a dict has no value form)."""
+        if isinstance(obj, tuple):
+            return Apply(Prim("tuple"), tuple(_lit(v) for v in obj), span=sp)
+        return Lit(obj, span=sp)
+
+    def table_item(self, name: str, obj: Any, key: Expr, sp: Any) -> Expr:
+        if isinstance(obj, dict):
+            pairs, err = tuple(obj.items()), "KeyError"
+        else:
+            n = len(obj)
+            pairs = tuple((i, v) for i, v in enumerate(obj))
+            pairs += tuple((i - n, v) for i, v in enumerate(obj))
+            err = "IndexError"
+        return Apply(Prim("table_item"), (key, Lit(name), Lit(pairs), Lit(err)), span=sp)
+
+    def table_in(self, obj: Any, key: Expr, negate: bool, sp: Any) -> Expr:
+        keys = tuple(obj) if isinstance(obj, dict) else obj
+        op = "not_in" if negate else "in"
+        return Apply(Prim(op), (key, *(_lit(k) for k in keys)), span=sp)
+
+    def table_method(
+        self, node: cst.Call, name: str, obj: Any, meth: str, args: list[Expr]
+    ) -> Expr:
+        sp = self.span(node)
+        if isinstance(obj, dict) and meth == "get" and len(args) in (1, 2):
+            default = args[1] if len(args) == 2 else Lit(None)
+            pairs = tuple(obj.items())
+            return Apply(Prim("table_get"), (args[0], Lit(name), Lit(pairs), default), span=sp)
+        if isinstance(obj, tuple) and meth == "index" and len(args) == 1:
+            first: dict[Any, int] = {}
+            for i, v in enumerate(obj):
+                first.setdefault(v, i)
+            pairs = tuple(first.items())
+            return Apply(
+                Prim("table_item"), (args[0], Lit(name), Lit(pairs), Lit("ValueError")), span=sp
+            )
+        if isinstance(obj, tuple) and meth == "count" and len(args) == 1:
+            counts: dict[Any, int] = {}
+            for v in obj:
+                counts[v] = counts.get(v, 0) + 1
+            pairs = tuple(counts.items())
+            return Apply(Prim("table_get"), (args[0], Lit(name), Lit(pairs), Lit(0)), span=sp)
+        what = "`.get(key)` / `.get(key, default)`" if isinstance(obj, dict) else "`.index(x)`"
+        raise self.error(
+            node,
+            f"`{name}.{meth}(...)` is not supported on a module-level lookup table",
+            f"use `{name}[key]`, `key in {name}` or {what}",
+        )
+
+
+def _lit(v: Any) -> Expr:
+    if isinstance(v, tuple):
+        return Apply(Prim("tuple"), tuple(_lit(x) for x in v))
+    return Lit(v)
