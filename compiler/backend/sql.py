@@ -26,6 +26,7 @@ from looplift.sqltext import sql_literal as _sql_literal
 
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
+from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
 from .types import Typing, spark_type
 
@@ -233,6 +234,12 @@ class SqlRenderer:
             return self._table(op, args)
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
+        if op in DATETIME_OPS:
+            return datetime_sql(self, op, args, ts, x)
+        if op in ("add", "sub", "mul", "neg"):
+            arith = datetime_arith(op, ts, x)
+            if arith is not None:
+                return arith
         simple = SIMPLE.get(op)
         if simple is not None:
             template, what = simple

@@ -20,6 +20,7 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from .datetimes import datetime_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
@@ -56,6 +57,8 @@ def spark_type(t: Type) -> str:
             return f"array<{spark_type(t[1])}>"
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
+    if t == "timedelta":
+        return "interval day to second"
     # the runtime's field-type model; values of no known type travel as double
     return FIELD_TYPES[t].spark if t in FIELD_TYPES else "double"
 
@@ -256,6 +259,9 @@ def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
+    dt = datetime_type(op, ts)
+    if dt is not None:
+        return dt, null
     if op in ("add", "sub", "mul"):
         if op == "add" and "str" in ts:
             return "str", null

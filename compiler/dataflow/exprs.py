@@ -124,6 +124,16 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
         if isinstance(args[3], Lit) and args[3].value == "ValueError":
             return f"{args[1].value}.index({key})", ATOM
         return f"{args[1].value}[{key}]", ATOM
+    if op in ("make_datetime", "make_date"):
+        return f"{op[5:]}({_args(args, a, depth)})", ATOM
+    if op == "make_timedelta":
+        names = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+        given = [(n, x) for n, x in zip(names, args, strict=False) if x != Lit(0)]
+        inner = ", ".join(f"{n}={render(x, a, depth, TEST)}" for n, x in given)
+        return f"timedelta({inner})", ATOM
+    if op.startswith(("dt.", "td.")):
+        call = "()" if op[3:] in ("weekday", "isoweekday", "date", "total_seconds") else ""
+        return f"{render(args[0], a, depth, ATOM)}.{op[3:]}{call}", ATOM
     if op == "raise" and isinstance(args[0], Lit):  # not an expression in Python: shown as one
         return f"raise {args[0].value}({render(args[1], a, depth, TEST)})", TEST
     if op in ("is_none", "is_not_none"):

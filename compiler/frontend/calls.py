@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import datetime
 import inspect
 import math
 import types
@@ -11,7 +12,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Apply, CallDataflow, Expr, Host, Lit, Prim, StateCall
-from ..ir.prims import BUILTIN_FUNCS, MATH_FUNCS
+from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_FUNCS
 from .base import Context
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
@@ -97,6 +98,10 @@ class CallMixin(Context):
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             return self.call_global(node, n, obj, env, statement)
+        if isinstance(func, cst.Attribute) and func.attr.value in DATETIME_METHODS:
+            if not node.args:  # `(t - p).total_seconds()`, `ts.date()`
+                value = self.expr(func.value, env)
+                return Apply(Prim(DATETIME_METHODS[func.attr.value]), (value,), span=sp)
         raise self.error(
             func,
             f"unsupported call of `{code_of(func)}`",
@@ -152,6 +157,9 @@ class CallMixin(Context):
                     "iterate it with `for`, group it, or pass it to a @dataflow function",
                 )
             raise self.error(node.func, f"streams have no method `{meth}`", "use .project(...)")
+        if isinstance(b, (Value, Carry)) and meth in DATETIME_METHODS and not node.args:
+            value = self.expr(node.func.value, env)  # `ts.weekday()`, `delta.total_seconds()`
+            return Apply(Prim(DATETIME_METHODS[meth]), (value,), span=sp)
         if isinstance(b, (Container, Value, Carry)):
             if meth in MUTATORS:
                 raise self.error(
@@ -225,6 +233,8 @@ class CallMixin(Context):
                 "print": "remove the print; use explain() to see the plan",
             }.get(n, "use a State to accumulate collections")
             raise self.error(node, f"builtin `{n}()` is not supported in @dataflow code", hint)
+        if obj in (datetime.datetime, datetime.date, datetime.timedelta):
+            return self.construct_datetime(node, obj, env)
         if isinstance(obj, type):
             raise self.error(
                 node,

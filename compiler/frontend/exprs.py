@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Apply, Builtin, Expr, Let, Lit, Prim, StateCall, Var
-from ..ir.prims import BINOPS, COMPAREOPS, UNARYOPS
+from ..ir.prims import BINOPS, COMPAREOPS, DATETIME_ATTRS, UNARYOPS
 from .base import Context
 from .env import (
     Carry,
@@ -31,7 +31,7 @@ from .env import (
 )  # fmt: skip
 from .reject import rule_for
 from .syntax import MISSING, code_of, if_expr, int_literal
-from .values import ValueMixin, is_const_table
+from .values import ValueMixin, const_datetime, is_const_table
 
 __all__ = ["ExprMixin"]
 
@@ -289,6 +289,9 @@ class ExprMixin(ValueMixin, Context):
         sp = self.span(node)
         if isinstance(obj, (bool, int, float, str)) or obj is None:
             return Lit(obj, span=sp)
+        dt = const_datetime(obj)
+        if dt is not None:
+            return dt
         if is_const_table(obj) and isinstance(node, cst.Name):
             name, value = self.const_table(node, Env())  # (the caller checked the locals)
             if isinstance(value, tuple):
@@ -309,6 +312,11 @@ class ExprMixin(ValueMixin, Context):
         me = env.names.get(base.value) if isinstance(base, cst.Name) else None
         if isinstance(me, SelfFields) and node.attr.value in me.fields:
             return Var(f"{me.var}.{node.attr.value}", span=self.span(node))  # a state's field
+        is_global = isinstance(base, cst.Name) and base.value not in env.names
+        if node.attr.value in DATETIME_ATTRS and not is_global and not isinstance(me, SelfFields):
+            # `ts.year`, `delta.days` (the name tells a datetime field from a timedelta's)
+            value = self.expr(base, env)
+            return Apply(Prim(DATETIME_ATTRS[node.attr.value]), (value,), span=self.span(node))
         if isinstance(base, cst.Name) and base.value not in env.names:
             obj = self.global_obj(base.value)
             if obj is math:

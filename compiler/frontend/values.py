@@ -25,7 +25,7 @@ from .base import Context
 from .env import Env
 from .syntax import MISSING
 
-__all__ = ["ValueMixin", "const_table_problem", "is_const_table"]
+__all__ = ["ValueMixin", "const_datetime", "const_table_problem", "is_const_table"]
 
 _SCALARS = (bool, int, float, str)
 
@@ -114,6 +114,42 @@ class ValueMixin(Context):
         op = "not_in" if negate else "in"
         return Apply(Prim(op), (key, *(_lit(k) for k in keys)), span=sp)
 
+    def construct_datetime(self, node: cst.Call, cls: type, env: Env) -> Expr:
+        """``datetime.datetime(y, m, d[, h, mi, s, us])``, ``date(y, m, d)``,
+        ``timedelta(days=, seconds=, ..., weeks=)``: positional or keyword fields."""
+        import datetime
+
+        params, op, required = {
+            datetime.datetime: (_DATETIME_FIELDS, "make_datetime", 3),
+            datetime.date: (_DATETIME_FIELDS[:3], "make_date", 3),
+            datetime.timedelta: (_TIMEDELTA_FIELDS, "make_timedelta", 0),
+        }[cls]
+        name = cls.__name__
+        given: dict[str, cst.BaseExpression] = {}
+        for i, a in enumerate(node.args):
+            key = (
+                a.keyword.value if a.keyword is not None else params[i] if i < len(params) else None
+            )
+            if a.star or key is None or key not in params or key in given:
+                raise self.error(
+                    a,
+                    f"unsupported argument for `{name}(...)`",
+                    f"pass {', '.join(params)} (positionally or by name)",
+                )
+            given[key] = a.value
+        missing = [p for p in params[:required] if p not in given]
+        if missing:
+            raise self.error(
+                node, f"`{name}(...)` needs {', '.join(missing)}", f"pass {', '.join(params[:3])}"
+            )
+        used = [p for p in params if p in given] if op == "make_datetime" else params
+        if op == "make_datetime":  # the trailing fields default to 0
+            used = list(params[: max(3, max(params.index(p) for p in given) + 1)])
+        values = self.exprs([given[p] for p in used if p in given], env)
+        it = iter(values)
+        args = tuple(next(it) if p in given else Lit(0) for p in used)
+        return Apply(Prim(op), args, span=self.span(node))
+
     def table_method(
         self, node: cst.Call, name: str, obj: Any, meth: str, args: list[Expr]
     ) -> Expr:
@@ -142,6 +178,24 @@ class ValueMixin(Context):
             f"`{name}.{meth}(...)` is not supported on a module-level lookup table",
             f"use `{name}[key]`, `key in {name}` or {what}",
         )
+
+
+_DATETIME_FIELDS = ("year", "month", "day", "hour", "minute", "second", "microsecond")
+_TIMEDELTA_FIELDS = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+
+
+def const_datetime(v: Any) -> Expr | None:
+    """A module-level datetime, date or timedelta constant as IR, else None."""
+    import datetime
+
+    if isinstance(v, (datetime.datetime, datetime.date)):
+        if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+            return None
+        return Lit(v)
+    if isinstance(v, datetime.timedelta):
+        parts = (v.days, v.seconds, v.microseconds, 0, 0, 0, 0)
+        return Apply(Prim("make_timedelta"), tuple(Lit(p) for p in parts))
+    return None
 
 
 def _lit(v: Any) -> Expr:

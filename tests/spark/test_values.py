@@ -8,6 +8,7 @@ the same class (``same_error_class``).
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 import pytest
@@ -52,3 +53,15 @@ def test_lookup_tables_are_native_case_expressions(spark: Any) -> None:
         max_raise_checks=2,
     )
     assert counts["rows"] == 4 and counts["raising rows"] == 2  # IndexError, ValueError
+
+
+def test_datetime_construction_and_arithmetic(spark: Any) -> None:
+    dt = datetime.datetime
+    rows = [
+        (1, dt(2024, 2, 29, 23, 59, 58, 250), dt(2024, 2, 28, 1, 0, 0), 2),
+        (2, dt(2023, 12, 31, 0, 0, 0), dt(2024, 1, 1, 0, 30, 0, 1), 12),  # negative delta
+        (3, dt(1999, 1, 4, 5, 6, 7), dt(1999, 1, 4, 5, 6, 7), 7),
+    ]
+    expect_same_or_both_raise(spark, V.periods, rows)
+    # datetime(2023, 2, 1) is fine, month 13 raises ValueError as in Python
+    expect_same_or_both_raise(spark, V.periods, [(4, dt(2023, 3, 1), dt(2023, 1, 1), 13)])

@@ -51,3 +51,22 @@ def lookups(cur: str, i: int, step: str) -> tuple:
         known,
         CODES.get(i, ("?", 0.0)),
     )
+
+
+# -- datetime ------------------------------------------------------------------------
+
+import datetime  # noqa: E402
+
+GAP = datetime.timedelta(minutes=30)
+
+
+@dataflow(columns=("k", "start", "day", "next", "hours", "days", "secs", "wd", "when"))
+def periods(rows: RowStream[int, datetime.datetime, datetime.datetime, int]):
+    """Billing periods from datetime construction and timedelta arithmetic."""
+    for k, t, p, m in rows:
+        start = datetime.datetime(t.year, m, 1)
+        day = datetime.date(t.year, t.month, t.day)
+        hours = (t - p).total_seconds() / 3600
+        d = t - p
+        yield (k, start, day, day + datetime.timedelta(days=1, hours=-1), hours, d.days,
+               d.seconds, t.weekday(), t + GAP + datetime.timedelta(hours=m, seconds=1))  # fmt: skip
