@@ -233,6 +233,10 @@ class CallMixin(Context):
                 "print": "remove the print; use explain() to see the plan",
             }.get(n, "use a State to accumulate collections")
             raise self.error(node, f"builtin `{n}()` is not supported in @dataflow code", hint)
+        if obj is builtins.map:
+            return self.map_over_tuple(node, env)
+        if obj is builtins.tuple:
+            return self.tuple_of(node, env)
         if obj in (datetime.datetime, datetime.date, datetime.timedelta):
             return self.construct_datetime(node, obj, env)
         if isinstance(obj, type):

@@ -148,6 +148,8 @@ class StmtMixin(Context):
             raise self.reject(s)
         target = s.targets[0].target
         value = s.value
+        if isinstance(target, cst.Tuple):
+            self.allow_map(value)  # `a, b = map(f, (x, y))` unpacks the map
         # state construction: name = StateClass(...)
         if isinstance(value, cst.Call) and isinstance(target, cst.Name):
             cls = self.state_class(value.func, env)

@@ -150,6 +150,64 @@ class ValueMixin(Context):
         args = tuple(next(it) if p in given else Lit(0) for p in used)
         return Apply(Prim(op), args, span=self.span(node))
 
+    def map_over_tuple(self, node: cst.Call, env: Env) -> Expr:
+        """``map(f, (a, b, c))``: unrolled to ``(f(a), f(b), f(c))`` over a fixed tuple."""
+        if id(node) not in self.__dict__.setdefault("unpacked_maps", set()):
+            raise self.error(
+                node,
+                "a `map` object can only be unpacked or turned into a tuple here",
+                "write `a, b = map(f, (x, y))` or `tuple(map(f, (x, y)))`",
+            )
+        args = node.args
+        if len(args) != 2 or any(a.keyword is not None or a.star for a in args):
+            raise self.error(node, "`map` takes a function and one tuple", "write `map(f, (a, b))`")
+        fn, seq = args[0].value, args[1].value
+        if isinstance(seq, cst.Tuple) and not any(
+            isinstance(e, cst.StarredElement) for e in seq.elements
+        ):
+            elems = [e.value for e in seq.elements]
+        else:
+            table = self.const_table(seq, env)
+            if table is None or not isinstance(table[1], tuple):
+                raise self.error(
+                    seq,
+                    "`map` is only supported over a tuple written out, e.g. `map(f, (a, b, c))`, "
+                    "or a module-level tuple",
+                    "list the elements: `map(float, (a, b, c))`",
+                )
+            elems = [cst.parse_expression(repr(v)) for v in table[1]]
+        if isinstance(fn, cst.Lambda):
+            raise self.error(fn, "`map` with a lambda is not supported", "call a named function")
+        calls = [cst.Call(func=fn, args=[cst.Arg(value=e)]) for e in elems]
+        out = []
+        for c in calls:
+            out.append(self.call(c, env, statement=False))  # type: ignore[attr-defined]
+        return Apply(Prim("tuple"), tuple(out), span=self.span(node))
+
+    def allow_map(self, node: cst.BaseExpression) -> None:
+        """``node`` (if a ``map(...)`` call) is unpacked or converted by ``tuple``."""
+        if isinstance(node, cst.Call):
+            self.__dict__.setdefault("unpacked_maps", set()).add(id(node))
+
+    def tuple_of(self, node: cst.Call, env: Env) -> Expr:
+        """``tuple(map(f, (a, b)))`` or ``tuple((a, b))``: the tuple itself."""
+        if len(node.args) == 1 and node.args[0].keyword is None and not node.args[0].star:
+            arg = node.args[0].value
+            if (
+                isinstance(arg, cst.Call)
+                and isinstance(arg.func, cst.Name)
+                and (arg.func.value == "map")
+            ):
+                self.allow_map(arg)
+                return self.expr(arg, env)  # type: ignore[attr-defined]
+            if isinstance(arg, cst.Tuple):
+                return self.expr(arg, env)  # type: ignore[attr-defined]
+        raise self.error(
+            node,
+            "`tuple(...)` is only supported of a `map(...)` or a tuple",
+            "build the tuple directly: `(a, b, c)`",
+        )
+
     def table_method(
         self, node: cst.Call, name: str, obj: Any, meth: str, args: list[Expr]
     ) -> Expr:

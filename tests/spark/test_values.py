@@ -65,3 +65,12 @@ def test_datetime_construction_and_arithmetic(spark: Any) -> None:
     expect_same_or_both_raise(spark, V.periods, rows)
     # datetime(2023, 2, 1) is fine, month 13 raises ValueError as in Python
     expect_same_or_both_raise(spark, V.periods, [(4, dt(2023, 3, 1), dt(2023, 1, 1), 13)])
+
+
+def test_tuples_as_values(spark: Any) -> None:
+    counts = check_scalar_batch(
+        spark,
+        V.tuple_values,
+        [(1, 2, "a"), (2, 1, ""), (3, 3, "x"), (-4, 3, "y"), (3, -4, "it's")],
+    )
+    assert counts["rows"] == 5

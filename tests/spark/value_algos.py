@@ -53,6 +53,21 @@ def lookups(cur: str, i: int, step: str) -> tuple:
     )
 
 
+# -- tuples as values --------------------------------------------------------------
+
+
+@dataflow
+def tuple_values(a: int, b: int, s: str) -> tuple:
+    """Build, compare, index and unpack tuples; ``map`` over a fixed tuple."""
+    p = (a, b)
+    q = (b, a)
+    x, y = p
+    lo, mid, hi = map(float, (a, b, x + y))
+    n, m = map(abs, (x, -y))
+    labels = tuple(map(len, STEPS))
+    return p == q, p < q, (a, s) >= (b, s), p[0] + q[-1], lo + mid + hi, n, m, (a, (b, s)), labels
+
+
 # -- datetime ------------------------------------------------------------------------
 
 import datetime  # noqa: E402
