@@ -23,7 +23,7 @@ from ..ir.nodes import (
     Var,
     attr,
 )
-from ..ir.prims import PRIMS
+from ..ir.prims import DATETIME_ATTRS, DATETIME_METHODS, PRIMS
 from .sql import BackendError
 
 __all__ = ["py_name", "PyEmitter"]
@@ -110,6 +110,12 @@ class PyEmitter:
                     return f"({', '.join(args)}{',' if len(args) == 1 else ''})"
                 if op == "nth":
                     return f"{args[0]}[{args[1]}]"
+                if op in ("make_datetime", "make_date", "make_timedelta"):
+                    return f"__import__('datetime').{op[5:]}({', '.join(args)})"
+                if op in DATETIME_ATTRS.values():
+                    return f"{args[0]}.{op[3:]}"
+                if op in DATETIME_METHODS.values():
+                    return f"{args[0]}.{op[3:]}()"
                 if op in ("table_item", "table_get"):
                     table = f"dict({args[2]})"
                     if op == "table_get":

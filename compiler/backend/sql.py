@@ -235,11 +235,15 @@ class SqlRenderer:
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
         if op in DATETIME_OPS:
-            return datetime_sql(self, op, args, ts, x)
+            sql = datetime_sql(self, op, args, ts, x)
+            if op.startswith(("dt.", "td.")) and self.ty.may_be_null(args[0]):
+                msg = sql_string(f"AttributeError: 'NoneType' object has no attribute {op[3:]}")
+                return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+            return self._raise_if_null(args, sql, op[5:] + "()")
         if op in ("add", "sub", "mul", "neg"):
             arith = datetime_arith(op, ts, x)
             if arith is not None:
-                return arith
+                return self._raise_if_null(args, arith, f"`{op}`")
         simple = SIMPLE.get(op)
         if simple is not None:
             template, what = simple
