@@ -57,9 +57,12 @@ def _bad_statement_yield(node: cst.CSTNode, parent: Parent) -> bool:
 
 
 def _unsupported_raise(node: cst.CSTNode, parent: Parent) -> bool:
-    """Anything but ``raise Name(...)`` with at most one positional argument, no ``from``."""
+    """Anything but ``raise Name`` or ``raise Name(...)`` with at most one positional
+    argument, without ``from``."""
     assert isinstance(node, cst.Raise)
     exc = node.exc
+    if node.cause is None and isinstance(exc, cst.Name):
+        return False  # `raise ValueError`
     return not (
         node.cause is None
         and isinstance(exc, cst.Call)

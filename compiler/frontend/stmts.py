@@ -386,8 +386,10 @@ class StmtMixin(Context):
                 "check the value in a scalar @dataflow function that raises, and call it "
                 "from the loop",
             )
-        assert isinstance(s.exc, cst.Call) and isinstance(s.exc.func, cst.Name)
-        cls = s.exc.func.value
+        call = s.exc if isinstance(s.exc, cst.Call) else None
+        name = call.func if call is not None else s.exc
+        assert isinstance(name, cst.Name)
+        cls = name.value
         obj = self.global_obj(cls)
         if not (
             isinstance(obj, type)
@@ -395,9 +397,9 @@ class StmtMixin(Context):
             and obj is getattr(builtins, cls, None)
         ):
             raise self.error(
-                s.exc.func,
+                name,
                 f"`{cls}` is not a builtin exception class",
                 "raise a builtin exception (ValueError, KeyError, ...) with a message",
             )
-        msg = self.call_args(s.exc, env)
+        msg = self.call_args(call, env) if call is not None else []
         return Apply(Prim("raise"), (Lit(cls), msg[0] if msg else Lit("")), span=self.span(s))

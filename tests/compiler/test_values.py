@@ -49,6 +49,8 @@ def test_values_compile_and_keep_python_semantics(tmp_path: Path) -> None:
         def f(cur: str, i: int) -> tuple:
             if cur == "":
                 raise ValueError("empty currency")
+            if cur == "?":
+                raise LookupError
             a, b = map(float, (i, i + 1))
             start = datetime.datetime(2024, i, 1) + datetime.timedelta(hours=a)
             return RATES.get(cur, 0.0), STEPS[i], cur in RATES, start.weekday(), b
@@ -58,7 +60,7 @@ def test_values_compile_and_keep_python_semantics(tmp_path: Path) -> None:
     assert not diags and "f" in compiled
     f = import_path(path).f
     assert f("EUR", 1) == (1.1, "cart", True, 0, 2.0)  # 2024-01-01 01:00 is a Monday
-    for args, err in [(("", 1), ValueError), (("EUR", 13), ValueError), (("EUR", 3), IndexError)]:
+    for args, err in [(("", 1), ValueError), (("?", 1), LookupError), (("EUR", 13), ValueError), (("EUR", 3), IndexError)]:
         with pytest.raises(err):
             f(*args)
 
@@ -66,7 +68,7 @@ def test_values_compile_and_keep_python_semantics(tmp_path: Path) -> None:
 @pytest.mark.parametrize(
     ("body", "col", "message", "hint"),
     [
-        ("raise ValueError", 5, "only `raise SomeError(message)`", "raise ValueError("),
+        ("raise", 5, "only `raise SomeError(message)`", "raise ValueError("),
         ("raise ValueError('a') from None", 5, "only `raise SomeError(message)`", "builtin"),
         ("raise ValueError('a', 'b')", 5, "only `raise SomeError(message)`", "one message"),
         ("raise MyError('a')", 11, "`MyError` is not a builtin exception", "ValueError"),
