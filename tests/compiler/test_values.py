@@ -60,7 +60,12 @@ def test_values_compile_and_keep_python_semantics(tmp_path: Path) -> None:
     assert not diags and "f" in compiled
     f = import_path(path).f
     assert f("EUR", 1) == (1.1, "cart", True, 0, 2.0)  # 2024-01-01 01:00 is a Monday
-    for args, err in [(("", 1), ValueError), (("?", 1), LookupError), (("EUR", 13), ValueError), (("EUR", 3), IndexError)]:
+    for args, err in [
+        (("", 1), ValueError),
+        (("?", 1), LookupError),
+        (("EUR", 13), ValueError),
+        (("EUR", 3), IndexError),
+    ]:
         with pytest.raises(err):
             f(*args)
 
