@@ -199,6 +199,10 @@ class CallMixin(Context):
             )
         if isinstance(obj, Dataflow):
             return self.dataflow_call(node, n, obj, env)
+        if obj is builtins.len and len(node.args) == 1 and not node.args[0].star:
+            table = self.const_table(node.args[0].value, env)
+            if table is not None:  # len(RATES): read at compile time
+                return Lit(len(table[1]), span=sp)
         if n in BUILTIN_FUNCS and getattr(builtins, n, None) is obj:
             lo, hi = BUILTIN_FUNCS[n]
             args = self.call_args(node, env)

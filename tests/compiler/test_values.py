@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from looplift.compiler.ir.interp import evaluate
 
 from tests.helpers import compile_module, import_path
 
@@ -53,13 +54,26 @@ def test_values_compile_and_keep_python_semantics(tmp_path: Path) -> None:
                 raise LookupError
             a, b = map(float, (i, i + 1))
             start = datetime.datetime(2024, i, 1) + datetime.timedelta(hours=a)
-            return RATES.get(cur, 0.0), STEPS[i], cur in RATES, start.weekday(), b
+            n = len(RATES) + len(STEPS)
+            return RATES.get(cur, 0.0), STEPS[i], cur in RATES, start.weekday(), b + n
         """,
     )
     compiled, diags = compile_module(path)
     assert not diags and "f" in compiled
     f = import_path(path).f
-    assert f("EUR", 1) == (1.1, "cart", True, 0, 2.0)  # 2024-01-01 01:00 is a Monday
+    prog = compiled["f"].program
+    # the IR after every pass means what CPython says, errors included
+    for args in [("EUR", 1), ("USD", 2), ("x", 3), ("", 1), ("?", 1), ("EUR", 13)]:
+        try:
+            want: Any = f(*args)
+        except Exception as e:  # noqa: BLE001
+            want = type(e)
+        try:
+            got: Any = evaluate(prog.fn, prog.refs, list(args))
+        except Exception as e:  # noqa: BLE001
+            got = type(e)
+        assert got == want, args
+    assert f("EUR", 1) == (1.1, "cart", True, 0, 7.0)  # 2024-01-01 01:00 is a Monday
     for args, err in [
         (("", 1), ValueError),
         (("?", 1), LookupError),
