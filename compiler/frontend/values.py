@@ -37,8 +37,10 @@ def _scalar_or_tuple(v: Any) -> bool:
 
 
 def _kind(v: Any) -> str:
-    """A value's kind for the one-type-per-table check (int/float/bool are numbers)."""
-    if isinstance(v, (bool, int, float)):
+    """A value's kind for the one-type-per-table check (int and float are numbers)."""
+    if isinstance(v, bool):
+        return "bool"
+    if isinstance(v, (int, float)):
         return "number"
     if isinstance(v, str):
         return "str"
@@ -58,7 +60,7 @@ def const_table_problem(obj: Any) -> str | None:
             return "it is empty"
         if any(not isinstance(k, _SCALARS) for k in obj):
             return "its keys must be int, float, str or bool literals"
-        if len({_kind(k) for k in obj}) > 1:
+        if len({"str" if isinstance(k, str) else "number" for k in obj}) > 1:
             return "its keys mix strings and numbers"
         values = list(obj.values())
     else:

@@ -19,7 +19,7 @@ from looplift import RowStream, dataflow
 
 RATES = {"EUR": 1.1, "USD": 1.0}
 STEPS = ("view", "cart", "buy")
-MIXED = {"a": 1, "b": "x"}
+MIXED = {"a": 1, "b": True}
 NESTED = {"a": [1, 2]}
 """
 
