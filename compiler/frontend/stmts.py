@@ -382,10 +382,15 @@ class StmtMixin(Context):
         if env.depth > 0:
             raise self.error(
                 s,
-                "`raise` inside a loop is not supported",
-                "check the value in a scalar @dataflow function that raises, and call it "
-                "from the loop",
+                "`raise` inside a loop is only supported as a check `if bad: raise E(msg)` "
+                "(no `else`) before the loop body's `yield` or state updates",
+                "write the check that way, or check the value in a scalar @dataflow function "
+                "that raises, and call it from the loop",
             )
+        return self.raise_value(s, env)
+
+    def raise_value(self, s: cst.Raise, env: Env) -> Expr:
+        """The IR value of a supported ``raise`` statement."""
         call = s.exc if isinstance(s.exc, cst.Call) else None
         name = call.func if call is not None else s.exc
         assert isinstance(name, cst.Name)

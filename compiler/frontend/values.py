@@ -16,14 +16,15 @@ The IR call is ``table_item(key, Lit(name), Lit(pairs), Lit(error class))`` /
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Expr, Lit, Prim
+from ..ir.nodes import Apply, Builtin, Expr, Let, Lit, Prim, StateCall, Var
 from .base import Context
 from .env import Env
-from .syntax import MISSING
+from .syntax import MISSING, flatten, if_expr
 
 __all__ = ["ValueMixin", "const_datetime", "const_table_problem", "is_const_table"]
 
@@ -210,6 +211,31 @@ class ValueMixin(Context):
             "build the tuple directly: `(a, b, c)`",
         )
 
+    def raise_in_loop(self, s: cst.If, cond: Expr, after: list[cst.CSTNode], env: Env,
+                      tail_fn: Any, top: bool) -> Expr:  # fmt: skip
+        """``if bad: raise E(msg)`` in a loop body: every unconditional ``yield`` and state
+        update after it in the body carries the check, so Spark evaluates it on every row
+        (the algorithm raises E on a row where Python raises E).
+
+        Transforms ``if c: raise E(m)`` + ``yield a, b`` into
+        ``_chk = c; yield (raise E(m) if _chk else a), b``.
+        """
+        raise_stmt = flatten(list(s.body.body))[0]
+        err = self.raise_value(raise_stmt, env)  # type: ignore[attr-defined]
+        rest = self.stmts(list(after), 0, env.copy(), tail_fn, top)  # type: ignore[attr-defined]
+        sp = self.span(s)
+        tmp = self.fresh("chk")
+        wrapped, n = _wrap_effects(rest, lambda v: if_expr(Var(tmp), err, v, sp))
+        if n == 0:
+            raise self.error(
+                s,
+                "a `raise` inside a loop must be followed, in the same loop body and outside "
+                "any `if`, by a `yield` or a state update that takes a value",
+                "move the check just before the loop body's `yield`, or check the value in a "
+                "scalar @dataflow function that raises",
+            )
+        return Let(tmp, cond, wrapped, span=sp)
+
     def table_method(
         self, node: cst.Call, name: str, obj: Any, meth: str, args: list[Expr]
     ) -> Expr:
@@ -256,6 +282,30 @@ def const_datetime(v: Any) -> Expr | None:
         parts = (v.days, v.seconds, v.microseconds, 0, 0, 0, 0)
         return Apply(Prim("make_timedelta"), tuple(Lit(p) for p in parts))
     return None
+
+
+def is_raise_check(s: cst.If) -> bool:
+    """``if cond: raise ...`` with no ``else`` and nothing else in the branch."""
+    body = flatten(list(s.body.body))
+    return s.orelse is None and len(body) == 1 and isinstance(body[0], cst.Raise)
+
+
+def _wrap_effects(e: Expr, wrap: Any) -> tuple[Expr, int]:
+    """Wrap the first argument of every effect in ``e``'s top-level let chain."""
+    if not isinstance(e, Let):
+        return e, 0
+    body, n = _wrap_effects(e.body, wrap)
+    v = e.value
+    if e.name == "_" and isinstance(v, Apply):
+        if isinstance(v.fn, Builtin) and v.fn.name == "yield":
+            row = v.args[0]
+            if isinstance(row, Apply) and row.fn == Prim("tuple") and row.args:
+                row = replace(row, args=(wrap(row.args[0]), *row.args[1:]))
+                return replace(e, value=replace(v, args=(row,)), body=body), n + 1
+        if isinstance(v.fn, StateCall) and v.args:
+            new = replace(v, args=(wrap(v.args[0]), *v.args[1:]))
+            return replace(e, value=new, body=body), n + 1
+    return replace(e, body=body), n
 
 
 def _lit(v: Any) -> Expr:

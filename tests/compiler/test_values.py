@@ -120,6 +120,7 @@ def test_diagnostics_name_a_rewrite(
 
 
 def test_raise_inside_a_loop_names_the_rewrite(tmp_path: Path) -> None:
+    # the check must be followed by an unconditional yield or state update
     _, _, message, hint = _one(
         tmp_path,
         """
@@ -128,10 +129,25 @@ def test_raise_inside_a_loop_names_the_rewrite(tmp_path: Path) -> None:
             for (k,) in rows:
                 if k < 0:
                     raise ValueError("negative")
-                yield (k,)
+                if k > 3:
+                    yield (k,)
         """,
     )
-    assert "`raise` inside a loop" in message and "scalar @dataflow function" in hint
+    assert "must be followed" in message and "just before the loop body's `yield`" in hint
+    # ... and be a check: `if bad: raise ...` with no else
+    _, _, message, hint = _one(
+        tmp_path,
+        """
+        @dataflow(columns=("k",))
+        def f(rows: RowStream[int]):
+            for (k,) in rows:
+                if k < 0:
+                    raise ValueError("negative")
+                else:
+                    yield (k,)
+        """,
+    )
+    assert "only supported as a check `if bad: raise E(msg)`" in message, message
 
 
 def test_explain_shows_tables_and_datetimes_as_python(tmp_path: Any) -> None:

@@ -27,7 +27,14 @@ def test_raise_surfaces_the_python_error_class(spark: Any) -> None:
         max_raise_checks=2,
     )
     assert counts == {"rows": 4, "raising rows": 2, "overflow allowed": 0}
-    expect_same_or_both_raise(spark, V.checked_rows, [(1, 4, 1), (2, 5, -3)])
+
+
+def test_raise_in_a_loop_body(spark: Any) -> None:
+    ok = [(1, 4), (2, 5), (1, 0)]
+    expect_same_or_both_raise(spark, V.rows_checked, ok)
+    expect_same_or_both_raise(spark, V.rows_checked, [*ok, (3, -1)])
+    expect_same_or_both_raise(spark, V.total_checked, [*ok, (0, 1)])
+    expect_same_or_both_raise(spark, V.groups_checked, [*ok, (2, 101)])
 
 
 def test_lookup_tables_are_native_case_expressions(spark: Any) -> None:
@@ -49,9 +56,9 @@ def test_lookup_tables_are_native_case_expressions(spark: Any) -> None:
             ("EUR", 3, "cart"),
             ("EUR", 0, "pay"),
         ],  # fmt: skip
-        max_raise_checks=2,
+        max_raise_checks=1,
     )
-    assert counts["rows"] == 4 and counts["raising rows"] == 2  # IndexError, ValueError
+    assert counts["rows"] == 4 and counts["raising rows"] == 1  # IndexError
 
 
 def test_datetime_construction_and_arithmetic(spark: Any) -> None:

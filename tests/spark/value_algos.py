@@ -6,7 +6,7 @@ The compiler reads source files, so the algorithms live here rather than in
 the test module.
 """
 
-from looplift import RowStream, dataflow
+from looplift import RowStream, dataflow, group_by
 
 # -- raise -------------------------------------------------------------------------
 
@@ -21,11 +21,36 @@ def checked_ratio(a: int, b: int) -> float:
     return a / (b + 1)
 
 
-@dataflow(columns=("k", "ratio"))
-def checked_rows(rows: RowStream[int, int, int]):
-    """The raising function called per row of a table."""
-    for k, a, b in rows:
-        yield k, checked_ratio(a, b)
+@dataflow(columns=("k", "v"))
+def rows_checked(rows: RowStream[int, int]):
+    """A check in a loop body: the row's yield carries it."""
+    for k, v in rows:
+        if v < 0:
+            raise ValueError("negative value " + str(v))
+        yield k, v * 2
+
+
+@dataflow
+def total_checked(rows: RowStream[int, int]) -> int:
+    """A check before a reduction: its argument carries it."""
+    total = 0
+    for k, v in rows:
+        if k == 0:
+            raise KeyError("key 0")
+        total += v
+    return total
+
+
+@dataflow(columns=("k", "n"))
+def groups_checked(rows: RowStream[int, int]):
+    """A check in the row loop of a group, before a count."""
+    for k, g in group_by(0, rows):
+        n = 0
+        for _k, v in g:
+            if v > 100:
+                raise OverflowError("too big")
+            n += 1
+        yield k, n
 
 
 # -- module-level lookup tables ----------------------------------------------------
