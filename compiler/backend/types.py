@@ -20,6 +20,7 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from .datetimes import datetime_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
@@ -30,6 +31,10 @@ _NUM = ("bool", "int", "float")
 
 def unify(a: Type, b: Type) -> Type:
     if a == b:
+        return a
+    if a == "never":  # a branch that raises takes the type of the other
+        return b
+    if b == "never":
         return a
     if a == "none":
         return b
@@ -52,6 +57,8 @@ def spark_type(t: Type) -> str:
             return f"array<{spark_type(t[1])}>"
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
+    if t == "timedelta":
+        return "interval day to second"
     # the runtime's field-type model; values of no known type travel as double
     return FIELD_TYPES[t].spark if t in FIELD_TYPES else "double"
 
@@ -209,7 +216,7 @@ def _value_type(
             assert isinstance(lam, Lambda)
             t, n = _value_type(lam.body, ty, a, refs, state_arg)
             ts.append(t)
-            nulls = nulls or n or t == "none"
+            nulls = nulls or (t != "never" and (n or t == "none"))
         return unify(ts[0], ts[1]), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
@@ -294,6 +301,9 @@ def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
+    dt = datetime_type(op, ts)
+    if dt is not None:
+        return dt, null
     if op in ("add", "sub", "mul"):
         if op == "add" and "str" in ts:
             return "str", null
@@ -328,6 +338,17 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return op, False if op in ("str", "bool") else null
     if op == "tuple":
         return ("tuple", tuple(ts)), False
+    if op == "raise":
+        return "never", False
+    if op in ("table_item", "table_get") and isinstance(args[2], Lit):
+        values = [v for _, v in args[2].value]
+        t: Type = "none"
+        for v in values:
+            t = unify(t, _const_type(v))
+        none = any(v is None for v in values)
+        if op == "table_get":
+            t, none = unify(t, ts[3]), none or ty.may_be_null(args[3])
+        return t, none
     if op == "nth":
         t = ts[0]
         i = args[1].value if isinstance(args[1], Lit) else 0
@@ -342,6 +363,12 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             return "bool", null
         return "float", null
     return "any", True
+
+
+def _const_type(v: Any) -> Type:
+    if isinstance(v, tuple):
+        return ("tuple", tuple(_const_type(x) for x in v))
+    return _lit_type(v)
 
 
 def _num(ts: list[Type]) -> Type:

@@ -40,6 +40,7 @@ from .syntax import (
     reads_before_write,
     terminates,
 )  # fmt: skip
+from .values import is_raise_check
 
 __all__ = ["ControlMixin"]
 
@@ -56,6 +57,8 @@ class ControlMixin(Context):
         top: bool,
     ) -> Expr:
         cond = self.expr(s.test, env)
+        if env.depth > 0 and is_raise_check(s):  # `if bad: raise E(msg)` in a loop body
+            return self.raise_in_loop(s, cond, after, env, tail_fn, top)
         then_stmts = list(s.body.body)
         if s.orelse is None:
             else_stmts: list[cst.CSTNode] = []
