@@ -45,7 +45,9 @@ class Loop:
     source: str  # the RowStream parameter ultimately iterated
     fields: tuple[int, ...]  # rows loop: source field of each param; group: of the stream
     key: tuple[int, ...]  # group loop: source fields of the key
-    order_by: int | None  # group loop: source field that orders each group
+    # group loop: (source field, descending) ordering each group; rows loop over
+    # ``sorted_by``: its order; the remaining fields break ties, ascending
+    order_by: tuple[tuple[int, bool], ...] | None
     parent: str | None
     span: Span
 
@@ -129,6 +131,7 @@ class Analysis:
                 in (
                     "project",
                     "group_by",
+                    "sorted_by",
                 )
             ):
                 stream = val.args[0]
@@ -196,6 +199,8 @@ def _binding(
     elif isinstance(f, Builtin):
         if f.name == "yield":
             a.sites.append(Site("yield", "", "yield", v.args, name, loops, guards, v.span))
+        elif f.name == "sorted_by" and isinstance(v.args[0], Var):
+            a.streams[name] = a.streams.get(v.args[0].name, (v.args[0].name, ()))
         elif f.name == "project" and isinstance(v.args[0], Var):
             src, fields = a.streams.get(v.args[0].name, (v.args[0].name, ()))
             pick = attr(f, "fields")
@@ -232,13 +237,16 @@ def _loop(
             src,
             fields,
             key,
-            fields[ob] if ob is not None else None,
+            _order(ob, fields),
             parent,
             v.span,
         )
         a.streams[lam.params[1]] = (src, fields)
     else:
         src, fields = a.streams.get(stream.name, (stream.name, ()))
+        ordered_by = None
+        if isinstance(sval, Apply) and isinstance(sval.fn, Builtin) and sval.fn.name == "sorted_by":
+            ordered_by = _order(attr(sval.fn, "order"), fields)
         loop = Loop(
             name,
             "rows",
@@ -247,7 +255,7 @@ def _loop(
             src,
             fields,
             (),
-            None,
+            ordered_by,
             parent,
             v.span,
         )
@@ -255,3 +263,12 @@ def _loop(
     for p in lam.params:
         a.bound[p] = Bound(p, None, inner, guards, lam.span)
     _walk(lam.body, a, inner, guards)
+
+
+def _order(
+    ob: tuple[tuple[int, bool], ...] | None, fields: tuple[int, ...]
+) -> tuple[tuple[int, bool], ...] | None:
+    """An order over a stream's fields, as an order over its source's fields."""
+    if ob is None:
+        return None
+    return tuple((fields[i] if fields else i, d) for i, d in ob)

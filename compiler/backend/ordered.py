@@ -45,9 +45,16 @@ class OrderedMixin:
         loop_name = op.name.removeprefix("ordered.")
         lp = self.a.loops[loop_name]
         group_loop = self.a.loops[lp.parent] if lp.parent else None
-        if group_loop is None or group_loop.order_by is None:
+        order = (
+            lp.order_by
+            if lp.order_by is not None
+            else (group_loop.order_by if group_loop is not None else None)
+        )
+        if order is None:
             raise BackendError(
-                "an ordered loop must iterate a group of group_by(..., order_by=)", lp.span
+                "an ordered loop must iterate a group of group_by(..., order_by=) or "
+                "sorted_by(...)",
+                lp.span,
             )
         v = self.a.bound[loop_name].value
         assert isinstance(v, Apply)
@@ -66,9 +73,8 @@ class OrderedMixin:
         free = sorted(n for n in needed if n in self.a.bound or n in self.scalar_params)
         assert self.source is not None
         nfields = len(self.source.types)
-        field_order = [group_loop.order_by] + [
-            i for i in range(nfields) if i != group_loop.order_by
-        ]
+        given = {i for i, _ in order}
+        field_order = [*order, *((i, False) for i in range(nfields) if i not in given)]
         proj = [lp.fields[lp.params.index(p)] for p in lam.params]
         ctor_lines = []
         for st in op.states:

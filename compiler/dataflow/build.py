@@ -66,10 +66,12 @@ def build_graph(prog: Program) -> DataflowGraph:
         if lp.kind == "group":
             label = f"group_by({_fields(lp.key)}) of {lp.source}"
             if lp.order_by is not None:
-                label += f", each group ordered by {lp.source}[{lp.order_by}]"
+                label += f", each group ordered by {order_text(lp.source, lp.order_by)}"
         else:
             label = f"rows of {lp.source}{_fields(lp.fields, bracket=True)}"
-            if lp.ordered:
+            if lp.order_by is not None:
+                label += f" ordered by {order_text(lp.source, lp.order_by)}"
+            elif lp.ordered:
                 label += " in order"
         g.add(
             Node(
@@ -278,3 +280,8 @@ def _fields(fields: tuple[int, ...], bracket: bool = False) -> str:
     if bracket:
         return f"[{text}]" if fields else ""
     return text if len(fields) != 1 else str(fields[0])
+
+
+def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:
+    """``clicks[1], clicks[2] desc`` (ties: the remaining fields, ascending)."""
+    return ", ".join(f"{source}[{i}]{' desc' if d else ''}" for i, d in order)

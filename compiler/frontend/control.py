@@ -219,11 +219,11 @@ class ControlMixin(Context):
     def group_by_call(self, call: cst.Call, env: Env) -> tuple[Expr, Rows, dict[str, Any]]:
         args = [a for a in call.args if a.keyword is None]
         kws = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        if len(args) != 2 or set(kws) - {"order_by"}:
+        if len(args) != 2 or set(kws) - {"order_by", "desc"}:
             raise self.error(
                 call,
-                "group_by takes (key, stream) and optionally order_by=field",
-                "e.g. `group_by(0, rows)` or `group_by((0, 1), rows, order_by=2)`",
+                "group_by takes (key, stream) and optionally order_by=field and desc=True",
+                "e.g. `group_by(0, rows)` or `group_by((0, 1), rows, order_by=(2, -3))`",
             )
         st = self.try_stream(args[1].value, env)
         if st is None:
@@ -236,14 +236,13 @@ class ControlMixin(Context):
         key = self.field_indices(args[0].value, src)
         order_by = None
         if "order_by" in kws:
-            ob = self.field_indices(kws["order_by"], src)
-            if len(ob) != 1:
-                raise self.error(
-                    kws["order_by"],
-                    "order_by takes one field index",
-                    "write `group_by(0, rows, order_by=2)`",
-                )
-            order_by = ob[0]
+            order_by = self.order_spec(kws["order_by"], kws.get("desc"), src)
+        elif "desc" in kws:
+            raise self.error(
+                kws["desc"],
+                "desc=True needs an order_by=",
+                "write `group_by(0, rows, order_by=2, desc=True)`",
+            )
         tuple_key = isinstance(args[0].value, cst.Tuple)
         gattrs = {"key": key, "order_by": order_by, "tuple_key": tuple_key}
         expr = Apply(
@@ -252,6 +251,44 @@ class ControlMixin(Context):
             span=self.span(call),
         )
         return expr, src, gattrs
+
+    def order_spec(
+        self, node: cst.BaseExpression, desc: cst.BaseExpression | None, src: Rows
+    ) -> tuple[tuple[int, bool], ...]:
+        """``order_by=`` / a ``sorted_by`` order: ((field, descending), ...) of the given fields.
+
+        A field index, a tuple of them, or a negated index for descending
+        (``-2``); ``desc=True`` flips every given field (field 0 descending).
+        """
+        hint = (
+            "order by field indices: `order_by=2`, `order_by=(1, 2)`, `order_by=-2` for field "
+            "2 descending; field 0 descending is `order_by=0, desc=True`"
+        )
+        flip = False
+        if desc is not None:
+            if not (isinstance(desc, cst.Name) and desc.value in ("True", "False")):
+                raise self.error(desc, "desc= takes True or False", hint)
+            flip = desc.value == "True"
+        elems = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
+        if not elems:
+            raise self.error(node, "the order needs at least one field", hint)
+        out: list[tuple[int, bool]] = []
+        for e in elems:
+            v = int_literal(e)
+            if v is None:
+                raise self.error(e, f"order field `{code_of(e)}` must be an integer literal", hint)
+            if abs(v) >= src.arity:
+                raise self.error(
+                    e,
+                    f"order field {abs(v)} is out of range: the stream has {src.arity} field"
+                    f"{'s' if src.arity != 1 else ''} (a negated index means descending, not "
+                    "from the end)",
+                    hint,
+                )
+            if any(f == abs(v) for f, _ in out):
+                raise self.error(e, f"field {abs(v)} is ordered by twice", hint)
+            out.append((abs(v), (v < 0) != flip))
+        return tuple(out)
 
     def field_indices(self, node: cst.BaseExpression, src: Rows) -> tuple[int, ...]:
         elems = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
