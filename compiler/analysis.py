@@ -29,7 +29,7 @@ from .ir.nodes import (
 )
 from .ir.traverse import free_vars
 
-__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze"]
+__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze", "is_ranked", "rank_field"]
 
 Guard = tuple[str, bool]  # (condition variable, branch taken)
 
@@ -132,6 +132,7 @@ class Analysis:
                     "project",
                     "group_by",
                     "sorted_by",
+                    "ranked",
                 )
             ):
                 stream = val.args[0]
@@ -201,6 +202,10 @@ def _binding(
             a.sites.append(Site("yield", "", "yield", v.args, name, loops, guards, v.span))
         elif f.name == "sorted_by" and isinstance(v.args[0], Var):
             a.streams[name] = a.streams.get(v.args[0].name, (v.args[0].name, ()))
+        elif f.name == "ranked" and isinstance(v.args[0], Var):
+            # a ranked stream: its rows and their rank, a virtual field after the source's
+            src, fields = a.streams.get(v.args[0].name, (v.args[0].name, ()))
+            a.streams[name] = (src, (*fields, rank_field(a, src)))
         elif f.name == "project" and isinstance(v.args[0], Var):
             src, fields = a.streams.get(v.args[0].name, (v.args[0].name, ()))
             pick = attr(f, "fields")
@@ -245,7 +250,15 @@ def _loop(
     else:
         src, fields = a.streams.get(stream.name, (stream.name, ()))
         ordered_by = None
-        if isinstance(sval, Apply) and isinstance(sval.fn, Builtin) and sval.fn.name == "sorted_by":
+        if (
+            isinstance(sval, Apply)
+            and isinstance(sval.fn, Builtin)
+            and sval.fn.name
+            in (
+                "sorted_by",
+                "ranked",
+            )
+        ):
             ordered_by = _order(attr(sval.fn, "order"), fields)
         loop = Loop(
             name,
@@ -272,3 +285,22 @@ def _order(
     if ob is None:
         return None
     return tuple((fields[i] if fields else i, d) for i, d in ob)
+
+
+def rank_field(a: Analysis, src: str) -> int:
+    """A fresh virtual field of ``src`` for the rank of a ranked stream's rows."""
+    p = next((p for p in a.fn.params if p.name == src), None)
+    base = len(p.types) if p is not None else 0
+    used = {f for _, fs in a.streams.values() for f in fs if f >= base}
+    return max(used, default=base - 1) + 1
+
+
+def is_ranked(lp: Loop, nfields: int) -> bool:
+    """A loop over a ranked stream (its last field is the rank, a window function)."""
+    return (
+        lp.kind == "rows"
+        and lp.order_by is not None
+        and not lp.ordered
+        and bool(lp.fields)
+        and lp.fields[-1] >= nfields
+    )

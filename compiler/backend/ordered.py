@@ -12,18 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..dataflow.payloads import ROWS
+from ..dataflow.payloads import GLOBAL, ROWS
 from ..ir.nodes import CARRY, Apply, Lambda, Var
 from ..ir.traverse import free_vars
 from ..operators import StateOperator
 from .errors import BackendError
-from .frames import spark_col
+from .frames import SRC, spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
 from .sql import quote_ident
 from .types import spark_type
 
 if TYPE_CHECKING:
+    from ..analysis import Loop
     from .plan import Planner
 
 __all__ = ["OrderedMixin", "OrderedFunction"]
@@ -110,6 +111,24 @@ class OrderedMixin:
         self.ordered_fns[op.name] = info
         return info
 
+    def rank_column(self: Planner, lp: Loop) -> None:
+        """A ranked loop's rank: ``row_number()`` over its scope's rows in its order (native)."""
+        assert lp.order_by is not None and self.source is not None
+        chain = self._loop_chain(lp.name)
+        keys = self.key_cols(self.frame_key(chain[:-1]))
+        given = {i for i, _ in lp.order_by}
+        nfields = len(self.source.types)
+        order = [*lp.order_by, *((i, False) for i in range(nfields) if i not in given)]
+        by = ", ".join(
+            f"{quote_ident(self.field_col(i))} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}"
+            for i, d in order
+        )
+        part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
+        sql = f"row_number() OVER ({part}ORDER BY {by})"
+        col = self.field_col(lp.fields[-1])
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))",
+                  f"rank of each row in the order of the loop at line {lp.span.line} (window)")  # fmt: skip
+
     def ordered_op_of(self: Planner, loops: tuple[str, ...]) -> StateOperator | None:
         for op in self.ops:
             if op.ordered and op.name.removeprefix("ordered.") in loops:
@@ -146,7 +165,24 @@ class OrderedMixin:
             outs.append(f"F.col('{col}._{i + 1}').alias({self.col_for(res)!r})")
             reads.append(res)
         self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+        if not keys and all(self._constant(n) for n in info.free):
+            out = self._ordered_default(info, out, reads)
         return out, reads
+
+    def _ordered_default(self: Planner, info: OrderedFunction, out: str, reads: list[str]) -> str:
+        """A global ordered loop over no rows has no aggregate row: its readers are the loop
+        function's on no rows (its free values are constants, evaluated once)."""
+        r = self.renderer(GLOBAL)
+        empty = self.py.fresh("no_rows")
+        if info.free:
+            cols = ", ".join(spark_col(r.expr(Var(n))) for n in info.free)
+            self.emit(f"{empty} = {info.fn}([], *spark.range(1).select({cols}).first())[0]")
+        else:
+            self.emit(f"{empty} = {info.fn}([])[0]")
+        fill = self.py.fresh("agg")
+        pairs = ", ".join(f"({self.col_for(res)!r}, {empty}[{i}])" for i, res in enumerate(reads))
+        self.emit(f"{fill} = ll.default_row(spark, {out}, [{pairs}])  # no rows: the loop's start")
+        return fill
 
     def ordered_rows(self: Planner, op: StateOperator, names: list[str], types: list[str]) -> str:
         """The rows an ordered loop yields: Python per scope key (grouped map)."""

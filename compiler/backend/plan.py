@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from ..analysis import Analysis
+from ..analysis import Analysis, is_ranked
 from ..dataflow.payloads import (
     ROWS,
     ActionState,
@@ -158,6 +158,8 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
 
     def visit_Iterate(self, op: Iterate) -> None:
         self._check_loop(op)
+        if self.source is not None and is_ranked(op.loop, len(self.source.types)):
+            self.rank_column(op.loop)
 
     def _check_loop(self, op: GroupBy | Iterate) -> None:
         lp = op.loop

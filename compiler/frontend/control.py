@@ -28,7 +28,7 @@ from ..ir.nodes import (
 )
 from ..names import carry_var
 from .base import Context
-from .env import Carry, Env, MaybeUnbound, Rows, StateVar, Value
+from .env import Carry, Env, MaybeUnbound, Rows, RowValue, StateVar, Value
 from .syntax import (
     assigned_names,
     code_of,
@@ -145,6 +145,7 @@ class ControlMixin(Context):
         it = s.iter
         # what is iterated
         group = None
+        enumerated = False
         if (
             isinstance(it, cst.Call)
             and isinstance(it.func, cst.Name)
@@ -154,6 +155,9 @@ class ControlMixin(Context):
             stream_expr, src, gattrs = group
         else:
             st = self.try_stream(it, env)
+            if st is None:
+                st = self.enumerated_stream(it, env)  # type: ignore[attr-defined]
+                enumerated = st is not None
             if st is None:
                 raise self.error(
                     it,
@@ -187,12 +191,21 @@ class ControlMixin(Context):
         # loop parameters
         params: list[str] = []
         pre_body: list[tuple[str, Expr]] = []
+        rank = None
         if group is not None:
             params, pre_body = self.group_targets(s.target, src, gattrs, inner)
+        elif src.window is not None:
+            rank = self.fresh("rank")
+            target = s.target
+            if enumerated:
+                target, pre_body = self.enumerate_target(s.target, rank, inner)
+            params = [*self.row_targets(target, src, inner), rank]
         else:
             params = self.row_targets(s.target, src, inner)
         final: list[Env] = []
         body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
+        if rank is not None:
+            body = self.rank_guard(rank, src, body)
         for name, val in reversed(pre_body):
             body = Let(name, val, body)
         loop = Apply(
@@ -367,17 +380,51 @@ class ControlMixin(Context):
         )
         return [kname, gt.value], pre
 
+    def enumerate_target(
+        self, target: cst.BaseExpression, rank: str, inner: Env
+    ) -> tuple[cst.BaseExpression, list[tuple[str, Expr]]]:
+        """``for i, row in enumerate(...)``: ``i`` is the row's rank - 1."""
+        if not (
+            isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and isinstance(target.elements[0].value, cst.Name)
+        ):
+            raise self.error(
+                target,
+                "an enumerate loop unpacks (index, row)",
+                "write `for i, row in enumerate(sorted(g, key=lambda r: r[1])):`",
+            )
+        idx = target.elements[0].value.value
+        inner.names[idx] = Value(idx, self.span(target.elements[0].value), depth=inner.depth)
+        return target.elements[1].value, [(idx, Apply(Prim("sub"), (Var(rank), Lit(1))))]
+
+    def rank_guard(self, rank: str, src: Rows, body: Expr) -> Expr:
+        """Run ``body`` only for the rows whose rank is in the window ``start < rank <= stop``."""
+        assert src.window is not None
+        start, stop = src.window
+        conds = []
+        if start > 0:
+            conds.append(Apply(Prim("gt"), (Var(rank), Lit(start))))
+        if stop is not None:
+            conds.append(Apply(Prim("le"), (Var(rank), Lit(stop))))
+        for c in reversed(conds):
+            tmp = self.fresh("in_window")
+            body = Let(tmp, c, Apply(Builtin("if"), (Var(tmp), Lambda((), body), Lambda((), UNIT))))
+        return body
+
     def row_targets(self, target: cst.BaseExpression, src: Rows, inner: Env) -> list[str]:
         if isinstance(target, cst.Name):
             if src.arity == 1:
                 names = [target.value]
             else:
-                raise self.error(
-                    target,
-                    f"the stream has {src.arity} fields; unpack them: "
-                    f"`for {', '.join(f'f{i}' for i in range(src.arity))} in ...`",
-                    "unpack one name per field",
+                # a whole row: `row[i]`, `len(row)`, `a, b = row` (see order.py)
+                fields = tuple(self.fresh(f"{target.value}{i}") for i in range(src.arity))
+                for f, ty in zip(fields, src.types, strict=True):
+                    inner.names[f] = Value(f, self.span(target), depth=inner.depth, types=(ty,))
+                inner.names[target.value] = RowValue(
+                    target.value, self.span(target), inner.depth, fields, src.types
                 )
+                return list(fields)
         elif isinstance(target, (cst.Tuple, cst.List)):
             names = []
             for el in target.elements:

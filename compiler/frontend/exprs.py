@@ -16,7 +16,6 @@ import libcst as cst
 
 from ..ir.nodes import Apply, Builtin, Expr, Let, Lit, Prim, StateCall, Var
 from ..ir.prims import BINOPS, COMPAREOPS, UNARYOPS
-from .base import Context
 from .env import (
     Carry,
     Container,
@@ -24,22 +23,27 @@ from .env import (
     MaybeUnbound,
     Poison,
     Rows,
+    RowValue,
     SelfFields,
     StateVar,
     Stop,
     Value,
 )  # fmt: skip
+from .order import OrderMixin
 from .reject import rule_for
 from .syntax import MISSING, code_of, if_expr, int_literal
 
 __all__ = ["ExprMixin"]
 
 
-class ExprMixin(Context):
+class ExprMixin(OrderMixin):
     """Expressions other than calls; ``call`` comes from ``CallMixin``."""
 
     def try_stream(self, node: cst.BaseExpression, env: Env) -> tuple[Expr, Rows] | None:
         """If ``node`` denotes a stream, its IR and a ``Rows`` binding describing it."""
+        ordered = self.ordered_stream(node, env)
+        if ordered is not None:
+            return ordered
         if isinstance(node, cst.Name):
             b = env.names.get(node.value)
             if isinstance(b, Rows):
@@ -196,6 +200,9 @@ class ExprMixin(Context):
         return out
 
     def subscript(self, node: cst.Subscript, env: Env) -> Expr:
+        item = self.row_item(node, env)
+        if item is not None:
+            return item
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             raise self.error(
                 node,
@@ -224,6 +231,8 @@ class ExprMixin(Context):
                 return Lit(None, span=sp)  # its statement was reported
             case Value(var=var) | Rows(var=var):
                 return Var(var, span=sp)
+            case RowValue():
+                return self.row_tuple(env.names[n], node)  # type: ignore[arg-type]
             case Carry(var=var):
                 return Apply(StateCall(var, "get"), (), span=sp)
             case StateVar(cls=cls):

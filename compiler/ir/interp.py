@@ -96,6 +96,9 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
             return items
         if f.name == "sorted_by":
             return _sorted(list(args[0]), attr(f, "order"))
+        if f.name == "ranked":  # each row and its rank (1-based) in the order
+            rows = _sorted(list(args[0]), attr(f, "order"))
+            return [(*r, i) for i, r in enumerate(rows, 1)]
         if f.name == "yield":
             out.append(args[0])
             return None
