@@ -344,6 +344,11 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
             arg_t = unify(arg_t, ty.of(s.args[0]))
     if arg_t == "none":
         arg_t = "int"
+    if key == ("ArgBest", "get"):  # the value offered with the best key, or the start
+        t = ty.of(decl.args[0]) if decl.args else "none"
+        for s in a.actions_of(f.state):
+            t = unify(t, ty.of(s.args[2])) if len(s.args) == 3 else t
+        return t, True
     if key in _ARG_TYPED:
         how = _ARG_TYPED[key]
         if how == "arg":

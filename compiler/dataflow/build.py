@@ -68,8 +68,15 @@ def build_graph(prog: Program) -> DataflowGraph:
             if lp.order_by is not None:
                 label += f", each group ordered by {order_text(lp.source, lp.order_by)}"
         else:
-            label = f"rows of {lp.source}{_fields(lp.fields, bracket=True)}"
-            if lp.order_by is not None:
+            nsrc = next((len(p.types) for p in fn.params if p.name == lp.source), 0)
+            real = tuple(f for f in lp.fields if f < nsrc)
+            label = f"rows of {lp.source}{_fields(real, bracket=True)}"
+            if lp.order_by is not None and real != lp.fields:
+                label += (
+                    f" ranked by {order_text(lp.source, lp.order_by)} "
+                    "(native row_number() window)"
+                )
+            elif lp.order_by is not None:
                 label += f" ordered by {order_text(lp.source, lp.order_by)}"
             elif lp.ordered:
                 label += " in order"

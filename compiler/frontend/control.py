@@ -64,6 +64,11 @@ class ControlMixin(Context):
         else:
             else_stmts = list(s.orelse.body.body)
         sp = self.span(s)
+        argbest = getattr(self, "argbest_ifs", {}).get(id(s))
+        if argbest is not None:  # an arg-max / arg-min update (argbest.py)
+            up, row = argbest
+            tail = self.stmts(after, 0, env, tail_fn, top)
+            return self.argbest_stmt(up, row, env, tail, s)  # type: ignore[attr-defined]
         if contains_return(s):
             # push the statements after the `if` into each branch that falls through
             def branch(stmts: list[cst.CSTNode]) -> Expr:
@@ -178,12 +183,20 @@ class ControlMixin(Context):
                 continue
             if n in read_after or reads_before_write(body_stmts, n):
                 carried.append(n)
+        argbest = {}
+        if group is None and not ordered:
+            argbest = self.argbest_updates(body_stmts, carried)  # type: ignore[attr-defined]
+        best_states = self.argbest_states(argbest, env) if argbest else {}  # type: ignore[attr-defined]
         prologue: list[tuple[str, Expr]] = []
         inner = env.copy()
         inner.depth = env.depth + 1
         inner.ordered = env.ordered or ordered
         for n in carried:
             cvar = carry_var(n)
+            if n in best_states:
+                prologue.append(best_states[n])
+                inner.names[n] = Carry(cvar, env.names[n].span, depth=env.depth)
+                continue
             prologue.append(
                 (cvar, Apply(StateNew(CARRY), (Var(env.names[n].var),), span=env.names[n].span))
             )
@@ -202,6 +215,11 @@ class ControlMixin(Context):
             params = [*self.row_targets(target, src, inner), rank]
         else:
             params = self.row_targets(s.target, src, inner)
+        if argbest:
+            if not hasattr(self, "argbest_ifs"):
+                self.argbest_ifs: dict[int, Any] = {}
+            row = tuple(p for p in params if p != rank)
+            self.argbest_ifs.update({k: (up, row) for k, up in argbest.items()})
         final: list[Env] = []
         body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
         if rank is not None:
