@@ -211,7 +211,7 @@ class ControlMixin(Context):
             rank = self.fresh("rank")
             target = s.target
             if enumerated:
-                target, pre_body = self.enumerate_target(s.target, rank, inner)
+                target, pre_body = self.enumerate_target(s.target, rank, src, inner)
             params = [*self.row_targets(target, src, inner), rank]
         else:
             params = self.row_targets(s.target, src, inner)
@@ -399,9 +399,9 @@ class ControlMixin(Context):
         return [kname, gt.value], pre
 
     def enumerate_target(
-        self, target: cst.BaseExpression, rank: str, inner: Env
+        self, target: cst.BaseExpression, rank: str, src: Rows, inner: Env
     ) -> tuple[cst.BaseExpression, list[tuple[str, Expr]]]:
-        """``for i, row in enumerate(...)``: ``i`` is the row's rank - 1."""
+        """``for i, row in enumerate(...[start:stop])``: ``i`` is the row's rank - 1 - start."""
         if not (
             isinstance(target, cst.Tuple)
             and len(target.elements) == 2
@@ -414,7 +414,8 @@ class ControlMixin(Context):
             )
         idx = target.elements[0].value.value
         inner.names[idx] = Value(idx, self.span(target.elements[0].value), depth=inner.depth)
-        return target.elements[1].value, [(idx, Apply(Prim("sub"), (Var(rank), Lit(1))))]
+        first = 1 + (src.window[0] if src.window else 0)
+        return target.elements[1].value, [(idx, Apply(Prim("sub"), (Var(rank), Lit(first))))]
 
     def rank_guard(self, rank: str, src: Rows, body: Expr) -> Expr:
         """Run ``body`` only for the rows whose rank is in the window ``start < rank <= stop``."""
