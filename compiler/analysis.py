@@ -97,6 +97,9 @@ class Analysis:
     states: dict[str, StateDecl] = field(default_factory=dict)
     # stream variable -> (source param, source fields)
     streams: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    # virtual source fields (index >= the source's arity): a computed group key part,
+    # (its IR over ``_kf.<source field>`` variables, its type)
+    virtual: dict[int, tuple[Expr, str]] = field(default_factory=dict)
 
     def actions_of(self, state: str) -> list[Site]:
         return [s for s in self.sites if s.kind == "action" and s.state == state]
@@ -232,7 +235,7 @@ def _loop(
     if isinstance(sval, Apply) and isinstance(sval.fn, Builtin) and sval.fn.name == "group_by":
         src_var = sval.args[0].name  # type: ignore[union-attr]
         src, fields = a.streams.get(src_var, (src_var, ()))
-        key = tuple(fields[i] for i in attr(sval.fn, "key"))
+        key = _key_fields(a, sval.fn, src, fields)
         ob = attr(sval.fn, "order_by")
         loop = Loop(
             name,
@@ -291,7 +294,7 @@ def rank_field(a: Analysis, src: str) -> int:
     """A fresh virtual field of ``src`` for the rank of a ranked stream's rows."""
     p = next((p for p in a.fn.params if p.name == src), None)
     base = len(p.types) if p is not None else 0
-    used = {f for _, fs in a.streams.values() for f in fs if f >= base}
+    used = {f for _, fs in a.streams.values() for f in fs if f >= base} | set(a.virtual)
     return max(used, default=base - 1) + 1
 
 
@@ -304,3 +307,27 @@ def is_ranked(lp: Loop, nfields: int) -> bool:
         and bool(lp.fields)
         and lp.fields[-1] >= nfields
     )
+
+
+def _key_fields(a: Analysis, g: Builtin, src: str, fields: tuple[int, ...]) -> tuple[int, ...]:
+    """A group_by's key as source fields; a computed part becomes a virtual field."""
+    from .ir.traverse import map_children
+
+    computed = {pos: (e, t) for pos, e, t in attr(g, "computed", ())}
+    out = []
+    for pos, i in enumerate(attr(g, "key")):
+        if i >= 0:
+            out.append(fields[i] if fields else i)
+            continue
+        e, t = computed[pos]
+
+        def to_source(x: Expr) -> Expr:
+            if isinstance(x, Var) and x.name.startswith("_kf."):
+                j = int(x.name[4:])
+                return Var(f"_kf.{fields[j] if fields else j}")
+            return map_children(x, to_source)
+
+        v = rank_field(a, src)
+        a.virtual[v] = (to_source(e), t)
+        out.append(v)
+    return tuple(out)

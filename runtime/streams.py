@@ -24,7 +24,7 @@ breaks ties by the remaining fields, as compiled plans do.
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
@@ -155,12 +155,13 @@ def sorted_by(stream: Iterable[Any], order: Order, desc: bool = False) -> Rows:
 
 
 def group_by(
-    key: int | tuple[int, ...],
+    key: int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any],
     stream: Iterable[Any],
     order_by: Order | None = None,
     desc: bool = False,
 ) -> Iterator[tuple[Any, Rows]]:
-    """Group ``stream`` by field ``key`` (or a tuple of fields; ``()`` is one group).
+    """Group ``stream`` by field ``key`` (a tuple of fields; ``()`` is one group; or a
+    function of the row, ``lambda r: (r[0], r[2] // 7)``, whose result is the key).
 
     Yields ``(key_value, substream)``; substream rows keep all fields. With
     ``order_by=`` each substream is iterated in that order (see
@@ -169,7 +170,10 @@ def group_by(
     rows = stream._rows if isinstance(stream, Rows) else [tuple(r) for r in stream]
     groups: dict[Any, list[int]] = {}
     for j, row in enumerate(rows):
-        k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
+        if callable(key):
+            k = key(row)  # a computed key: the key value is what the function returns
+        else:
+            k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
         groups.setdefault(k, []).append(j)
     for k, idx in groups.items():
         picked = [rows[j] for j in idx]

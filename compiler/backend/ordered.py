@@ -20,7 +20,7 @@ from .errors import BackendError
 from .frames import SRC, spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
-from .sql import quote_ident
+from .sql import SqlRenderer, quote_ident
 from .types import spark_type
 
 if TYPE_CHECKING:
@@ -128,6 +128,30 @@ class OrderedMixin:
         col = self.field_col(lp.fields[-1])
         self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))",
                   f"rank of each row in the order of the loop at line {lp.span.line} (window)")  # fmt: skip
+
+    def computed_key_column(self: Planner, f: int) -> None:
+        """A computed group key part (``group_by(lambda r: r[2] // 7, ...)``): a native column."""
+        import dataclasses
+
+        from ..analysis import Bound
+        from ..ir.nodes import UNKNOWN
+
+        assert self.source is not None
+        expr, _ = self.a.virtual[f]
+        fields = {f"_kf.{i}": i for i in range(len(self.source.types))}
+        for name, i in fields.items():
+            t = self.source.types[i]
+            self.ty.types[name] = t[len("Optional[") : -1] if t.startswith("Optional[") else t
+            if t.startswith("Optional["):
+                self.ty.nullable.add(name)
+        a = dataclasses.replace(
+            self.a, bound={**self.a.bound, "_kf.value": Bound("_kf.value", expr, (), (), UNKNOWN)}
+        )
+        r = SqlRenderer(a, self.ty, lambda n: quote_ident(self.field_col(fields[n])) if n in fields
+                        else None, self.refs, self.pycalls)  # fmt: skip
+        sql = r.expr(expr)
+        col = self.field_col(f)
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
 
     def ordered_op_of(self: Planner, loops: tuple[str, ...]) -> StateOperator | None:
         for op in self.ops:

@@ -155,6 +155,9 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
 
     def visit_GroupBy(self, op: GroupBy) -> None:
         self._check_loop(op)
+        for f in op.loop.key:
+            if f in self.a.virtual:
+                self.computed_key_column(f)
 
     def visit_Iterate(self, op: Iterate) -> None:
         self._check_loop(op)

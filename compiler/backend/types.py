@@ -139,8 +139,8 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
     fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
 
     def field_type(src: str, i: int) -> tuple[Type, bool]:
-        if i >= len(fields[src]):
-            return "int", False  # the rank of a ranked stream's row (a window function)
+        if i >= len(fields[src]):  # a computed key part, or the rank of a ranked stream's row
+            return (a.virtual[i][1] if i in a.virtual else "int"), False
         t = fields[src][i]
         if t.startswith("Optional["):
             return t[len("Optional[") : -1], True

@@ -264,7 +264,11 @@ class ControlMixin(Context):
                 "group a RowStream parameter, a group or a projection",
             )
         sexpr, src = st
-        key = self.field_indices(args[0].value, src)
+        computed: tuple = ()
+        if isinstance(args[0].value, cst.Lambda):  # a computed key (order.py)
+            key, computed = self.computed_key(args[0].value, src, env)  # type: ignore[attr-defined]
+        else:
+            key = self.field_indices(args[0].value, src)
         order_by = None
         if "order_by" in kws:
             order_by = self.order_spec(kws["order_by"], kws.get("desc"), src)
@@ -274,10 +278,15 @@ class ControlMixin(Context):
                 "desc=True needs an order_by=",
                 "write `group_by(0, rows, order_by=2, desc=True)`",
             )
-        tuple_key = isinstance(args[0].value, cst.Tuple)
+        tuple_key = isinstance(args[0].value, cst.Tuple) or (
+            isinstance(args[0].value, cst.Lambda) and isinstance(args[0].value.body, cst.Tuple)
+        )
         gattrs = {"key": key, "order_by": order_by, "tuple_key": tuple_key}
+        battrs: tuple = (("key", key), ("order_by", order_by))
+        if computed:
+            battrs = (("computed", computed), *battrs)
         expr = Apply(
-            Builtin("group_by", (("key", key), ("order_by", order_by))),
+            Builtin("group_by", battrs),
             (sexpr,),
             span=self.span(call),
         )

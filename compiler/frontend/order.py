@@ -22,7 +22,7 @@ import libcst as cst
 
 from ..ir.nodes import Apply, Builtin, Expr, Lit, Prim, Var
 from .base import Context
-from .env import Env, Rows, RowValue
+from .env import Env, Rows, RowValue, Value
 from .syntax import code_of, int_literal
 
 __all__ = ["OrderMixin", "Order"]
@@ -204,6 +204,43 @@ class OrderMixin(Context):
             e, f"sort key part `{code_of(e)}` is not a field of the row `{row}`", _KEY_HINT
         )
 
+    # -- computed keys ---------------------------------------------------------------
+    def computed_key(
+        self, lam: cst.Lambda, src: Rows, env: Env
+    ) -> tuple[tuple[int, ...], tuple[tuple[int, Expr, str], ...]]:
+        """``group_by(lambda r: (r[0], r[2] // 7), rows)``: the key's fields (-1 where
+        computed) and the computed parts (position, IR over ``_kf.<i>`` field vars, type)."""
+        hint = (
+            "a computed key is a lambda of the row: fields `r[i]` and arithmetic on numeric "
+            "fields, e.g. `group_by(lambda r: (r[0], r[2] // 7), rows)`"
+        )
+        ps = lam.params
+        if len(ps.params) != 1 or isinstance(ps.star_arg, cst.CSTNode) or ps.kwonly_params:
+            raise self.error(lam, "a key function takes one row: `lambda r: ...`", hint)
+        row = ps.params[0].name.value
+        fields = tuple(f"_kf.{i}" for i in range(src.arity))
+        inner = env.copy()
+        inner.names = {n: b for n, b in env.names.items() if not isinstance(b, Value)}
+        inner.names[row] = RowValue(row, self.span(lam), env.depth, fields, src.types)
+        for f, ty in zip(fields, src.types, strict=True):
+            inner.names[f] = Value(f, self.span(lam), depth=env.depth, types=(ty,))
+        body = lam.body
+        elems = [e.value for e in body.elements] if isinstance(body, cst.Tuple) else [body]
+        key: list[int] = []
+        computed: list[tuple[int, Expr, str]] = []
+        for pos, e in enumerate(elems):
+            ir = self.expr(e, inner)  # type: ignore[attr-defined]
+            if isinstance(ir, Var) and ir.name in fields:
+                key.append(fields.index(ir.name))
+                continue
+            ty = _key_type(ir, dict(zip(fields, src.types, strict=True)))
+            if ty is None:
+                raise self.error(e, f"key part `{code_of(e)}` is not arithmetic on the row's "
+                                 "numeric fields", hint)  # fmt: skip
+            key.append(-1)
+            computed.append((pos, ir, ty))
+        return tuple(key), tuple(computed)
+
     # -- whole rows ------------------------------------------------------------------
     def row_item(self, node: cst.Subscript, env: Env) -> Expr | None:
         """``row[i]`` of a whole-row binding, else None."""
@@ -240,3 +277,21 @@ class OrderMixin(Context):
 
     def row_tuple(self, b: RowValue, node: cst.CSTNode) -> Expr:
         return Apply(Prim("tuple"), tuple(Var(f) for f in b.fields), span=self.span(node))
+
+
+_KEY_PRIMS = {"add", "sub", "mul", "floordiv", "mod", "truediv", "neg", "abs"}
+
+
+def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
+    """The type of a computed key part (int / float), or None if it is not plain arithmetic."""
+    if isinstance(e, Lit):
+        return {int: "int", float: "float"}.get(type(e.value))
+    if isinstance(e, Var):
+        t = fields.get(e.name)
+        return t if t in ("int", "float") else None
+    if isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.op in _KEY_PRIMS:
+        ts = [_key_type(x, fields) for x in e.args]
+        if None in ts:
+            return None
+        return "float" if e.fn.op == "truediv" or "float" in ts else "int"
+    return None

@@ -83,9 +83,14 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
             return [tuple(r[i] for i in fields) for r in args[0]]
         if f.name == "group_by":
             key = attr(f, "key")
+            computed = {pos: e for pos, e, _ in attr(f, "computed", ())}
             groups: dict[Any, list] = {}
             for r in args[0]:
-                k = tuple(r[i] for i in key) if len(key) != 1 else r[key[0]]
+                parts = [
+                    r[i] if i >= 0 else _eval(computed[pos], {**env, **_kf(r)}, refs, out)
+                    for pos, i in enumerate(key)
+                ]
+                k = tuple(parts) if len(key) != 1 else parts[0]
                 groups.setdefault(k, []).append(r)
             ob = attr(f, "order_by")
             items = []
@@ -121,3 +126,8 @@ def _sorted(rows: list, order: tuple[tuple[int, bool], ...]) -> list:
     given = {i for i, _ in order}
     spec = [*order, *((i, False) for i in range(n) if i not in given)]
     return [rows[j] for j in sort_indices(rows, spec)]
+
+
+def _kf(row: tuple) -> dict[str, Any]:
+    """A row's fields as the variables of a computed group key."""
+    return {f"_kf.{i}": v for i, v in enumerate(row)}
