@@ -17,96 +17,10 @@ from looplift.compiler.ir.interp import evaluate
 from looplift.compiler.pipeline import compile_dataflow
 
 from tests.helpers import import_path
+from tests.spark import order_algos
 
 HEADER = "from looplift import RowStream, dataflow, group_by, sorted_by\n\n"
 
-VALID = '''
-@dataflow(columns=("k", "first", "last"))
-def desc_multi(rows: RowStream[int, int, str]):
-    for k, g in group_by(0, rows, order_by=(-1, 2)):
-        first = None
-        last = None
-        for _k, v, s in g:
-            if first is None:
-                first = s
-            last = s
-        yield k, first, last
-
-
-@dataflow(columns=("k", "first"))
-def field0_desc(rows: RowStream[int, int, str]):
-    for k, g in group_by(1, rows, order_by=0, desc=True):
-        first = None
-        for a, _v, _s in g:
-            if first is None:
-                first = a
-        yield k, first
-
-
-@dataflow
-def whole_input(rows: RowStream[int, int, str]) -> int:
-    acc = 0
-    for a, v, _s in sorted_by(rows, (-1, 0)):
-        acc = acc * 3 + v - a
-    return acc
-
-
-@dataflow
-def one_group(rows: RowStream[int, int, str]) -> int:
-    acc = 0
-    for _k, g in group_by((), rows, order_by=-1):
-        for a, v, _s in g:
-            acc = acc * 2 + a
-    return acc
-
-
-@dataflow
-def key_lambda(rows: RowStream[int, int, str]) -> int:
-    acc = 0
-    for r in sorted(rows, key=lambda r: (r[2], -r[1])):
-        acc = acc * 2 + r[0] - len(r)
-    return acc
-
-
-@dataflow(columns=("k", "i", "s", "v"))
-def top2(rows: RowStream[int, int, str]):
-    for k, g in group_by(0, rows):
-        for i, row in enumerate(sorted(g, key=lambda r: r[1], reverse=True)[1:3]):
-            yield k, i, row[-1], row[1]
-
-
-@dataflow(columns=("k", "v", "s"))
-def newest(rows: RowStream[int, int, str]):
-    for k, g in group_by(0, rows):
-        best = None
-        s = "-"
-        for row in g:
-            if best is None or row[1] >= best:
-                best, s = row[1], row[2]
-        yield k, best, s
-
-
-@dataflow
-def arg_min(rows: RowStream[int, int, str]) -> str:
-    lo = 5
-    name = "none"
-    for _k, v, s in rows:
-        if lo > v:
-            lo = v
-            name = s
-    return name
-
-
-@dataflow(columns=("k", "n", "sv"))
-def computed(rows: RowStream[int, int, str]):
-    for (k, b), g in group_by(lambda r: (r[0] % 2, r[1] // 3), rows):
-        n = 0
-        sv = 0
-        for _k, v, _s in g:
-            n += 1
-            sv += v
-        yield k * 10 + b, n, sv
-'''
 
 
 def _module(tmp_path: Path, src: str, name: str = "forms") -> Any:
@@ -116,8 +30,8 @@ def _module(tmp_path: Path, src: str, name: str = "forms") -> Any:
 
 
 @pytest.fixture(scope="module")
-def compiled(tmp_path_factory: Any) -> dict[str, Any]:
-    _, module = _module(tmp_path_factory.mktemp("order"), VALID)
+def compiled() -> dict[str, Any]:
+    module = import_path(Path(order_algos.__file__))
     return {a.name: (a, compile_dataflow(a, verify=True)) for a in algorithms_of(module)}
 
 
