@@ -109,7 +109,7 @@ def build_graph(prog: Program) -> DataflowGraph:
         classes = ", ".join(
             "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
         )
-        label = f"{classes} ({op.kind} reducer)"
+        label = f"{classes} ({'native arg-best' if op.arg_best else op.kind + ' reducer'})"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
@@ -133,7 +133,7 @@ def build_graph(prog: Program) -> DataflowGraph:
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind == "additive",
+                op.kind == "additive" or op.arg_best,
                 reads,
                 tuple(sorted(needs)),
             )
