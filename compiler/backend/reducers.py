@@ -65,6 +65,10 @@ class ReducersMixin:
             self.read_home[r] = fk
         if fk not in self.frames:
             self.frames[fk] = Frame(result, keys, set(reads))
+            if not keys and fk != GLOBAL:
+                # group_by((), rows): one group of the whole input, and none when it is empty
+                self.step(fk, f"{SRC}.join({self.frame(ROWS).var}.select().limit(1), how='left_semi')",
+                          "one group of the whole input (none when it is empty)")  # fmt: skip
             return
         if fk == GLOBAL:
             self.step(fk, f"{SRC}.crossJoin({result})")

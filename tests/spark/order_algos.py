@@ -90,3 +90,14 @@ def computed(rows: RowStream[int, int, str]):
             n += 1
             sv += v
         yield k * 10 + b, n, sv
+
+
+@dataflow(columns=("n", "s"))
+def whole_group(rows: RowStream[int, int, str]):
+    for _k, g in group_by((), rows):
+        n = 0
+        s = 0
+        for _a, b, _c in g:
+            n += 1
+            s += b
+        yield n, s

@@ -1,5 +1,5 @@
 """Order forms on Spark (issue 10 items 3, 4, 7): each algorithm of ``order_algos.py``
-once, on rows with ties, duplicates and negative numbers, against CPython (10 jobs).
+once, on rows with ties, duplicates and negative numbers, against CPython (12 jobs).
 
 Ties are what these forms get wrong first: ``order_by`` and ``sorted(g, key=...)``
 break them by the remaining fields ascending, a top-N cut falls inside a tie, and
@@ -23,7 +23,7 @@ ROWS = [
 ]  # fmt: skip
 
 ALGOS = [A.desc_multi, A.field0_desc, A.whole_input, A.one_group, A.key_lambda, A.top2,
-         A.newest, A.arg_min, A.computed]  # fmt: skip
+         A.newest, A.arg_min, A.computed, A.whole_group]  # fmt: skip
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
@@ -35,3 +35,9 @@ def test_whole_input_order_over_no_rows(spark: Any) -> None:
     """A global ordered loop over no rows still returns its starting value."""
     assert run_reference(A.whole_input, []) == 0
     assert run_compiled(spark, A.whole_input, []) == 0
+
+
+def test_one_group_of_no_rows_is_no_group(spark: Any) -> None:
+    """``group_by((), rows)`` over no rows yields nothing, as in CPython."""
+    assert run_reference(A.whole_group, []) == []
+    assert run_compiled(spark, A.whole_group, []) == []
