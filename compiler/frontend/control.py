@@ -208,7 +208,11 @@ class ControlMixin(Context):
         if group is not None:
             params, pre_body = self.group_targets(s.target, src, gattrs, inner)
         elif src.window is not None:
-            rank = self.fresh("rank")
+            target = s.target
+            if enumerated and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+                target = target.elements[1].value
+            # the row's rank in the order (a name no user variable can have)
+            rank = f"{target.value if isinstance(target, cst.Name) else 'row'}.rank"
             target = s.target
             if enumerated:
                 target, pre_body = self.enumerate_target(s.target, rank, src, inner)
@@ -446,7 +450,7 @@ class ControlMixin(Context):
                 names = [target.value]
             else:
                 # a whole row: `row[i]`, `len(row)`, `a, b = row` (see order.py)
-                fields = tuple(self.fresh(f"{target.value}{i}") for i in range(src.arity))
+                fields = tuple(f"{target.value}[{i}]" for i in range(src.arity))  # no user name
                 for f, ty in zip(fields, src.types, strict=True):
                     inner.names[f] = Value(f, self.span(target), depth=inner.depth, types=(ty,))
                 inner.names[target.value] = RowValue(
