@@ -21,21 +21,21 @@ def plan(spark, versions):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float']).toDF('order_id', 'row2', 'row3', 'row4')
-    rows_2 = rows.withColumn('tmp', E('`row2`'))
+    rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float']).toDF('order_id', 'row_1', 'row_2', 'row_3')
+    rows_2 = rows.withColumn('tmp', E('`row_1`'))
     # arg-max: the best row first (window)
     rows_3 = rows_2.withColumn(
         'best_rank',
         E(
             'row_number() OVER (PARTITION BY `order_id` ORDER BY `tmp` DESC NULLS LAST, `order_id` ASC NULLS FIRST, '
-            '`row2` ASC NULLS FIRST, `row3` ASC NULLS FIRST, `row4` ASC NULLS FIRST)'
+            '`row_1` ASC NULLS FIRST, `row_2` ASC NULLS FIRST, `row_3` ASC NULLS FIRST)'
         ),
     )
     # arg-best amount, newest, status: native, per scope key
     best = rows_3.groupBy('order_id').agg(
-        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row4`, 'k', `tmp`) END)").alias('amount_best'),
-        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row2`, 'k', `tmp`) END)").alias('newest_best'),
-        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row3`, 'k', `tmp`) END)").alias('status_best'),
+        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row_3`, 'k', `tmp`) END)").alias('amount_best'),
+        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row_1`, 'k', `tmp`) END)").alias('newest_best'),
+        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row_2`, 'k', `tmp`) END)").alias('status_best'),
     )
     agg = best.select(
         F.col('order_id'),

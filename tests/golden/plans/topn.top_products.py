@@ -21,21 +21,21 @@ def plan(spark, sales):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(sales, 'sales', ['str', 'str', 'int']).toDF('category', 'row2', 'row3')
+    rows = ll.entry(sales, 'sales', ['str', 'str', 'int']).toDF('category', 'row_1', 'row_2')
     # rank of each row in the order of the loop at line 22 (window)
     rows_2 = rows.withColumn(
-        'rank1',
+        'rank',
         E(
-            'row_number() OVER (PARTITION BY `category` ORDER BY `row3` DESC NULLS LAST, `category` ASC NULLS FIRST, '
-            '`row2` ASC NULLS FIRST)'
+            'row_number() OVER (PARTITION BY `category` ORDER BY `row_2` DESC NULLS LAST, `category` ASC NULLS FIRST, '
+            '`row_1` ASC NULLS FIRST)'
         ),
     )
-    rows_3 = rows_2.withColumn('i', E('(`rank1` - 1L)'))
-    rows_4 = rows_3.withColumn('total', E('CASE WHEN (`rank1` <= 2L) THEN (`i` + 1L) END'))
-    out = rows_4.where(E('(`rank1` <= 2L)')).select(
+    rows_3 = rows_2.withColumn('i', E('(`rank` - 1L)'))
+    rows_4 = rows_3.withColumn('total', E('CASE WHEN (`rank` <= 2L) THEN (`i` + 1L) END'))
+    out = rows_4.where(E('(`rank` <= 2L)')).select(
         F.col('category'),
         F.col('total').alias('rank'),
-        F.col('row2').alias('product'),
-        F.col('row3').alias('units'),
+        F.col('row_1').alias('product'),
+        F.col('row_2').alias('units'),
     )
     return out
