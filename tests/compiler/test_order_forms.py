@@ -136,3 +136,14 @@ def test_row_index_out_of_range(tmp_path: Path) -> None:
         return n
     '''
     assert "field index 3 is out of range: the row has 3 fields" in _errors(tmp_path, src)
+
+
+def test_top_n_and_arg_best_plans_run_no_python(compiled: dict[str, Any]) -> None:
+    """Top-N is a row_number() window and a filter; arg-best a window and a max: no UDF."""
+    from looplift.compiler.backend.plan import generate_plan
+
+    for name in ("top2", "newest", "arg_min", "computed"):
+        pm = generate_plan(compiled[name][1])
+        assert not pm.python_ops, (name, pm.python_ops)
+        assert "Arrow" not in pm.source and "udf" not in pm.source, name
+    assert "row_number() OVER (PARTITION BY" in generate_plan(compiled["top2"][1]).source
