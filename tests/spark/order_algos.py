@@ -101,3 +101,18 @@ def whole_group(rows: RowStream[int, int, str]):
             n += 1
             s += b
         yield n, s
+
+
+@dataflow
+def unpack_row(rows: RowStream[int, int, str]):
+    for row in rows:
+        a, b, c = row
+        if a > b:
+            yield c, a - b, len(row)
+
+
+@dataflow
+def yield_row(rows: RowStream[int, int, str]):
+    for row in rows:
+        if row[-3] > 0:
+            yield row
