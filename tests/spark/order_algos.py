@@ -116,3 +116,14 @@ def yield_row(rows: RowStream[int, int, str]):
     for row in rows:
         if row[-3] > 0:
             yield row
+
+
+@dataflow(columns=("k", "ts", "s"))
+def newest_row(rows: RowStream[int, int, str]):
+    for k, g in group_by(0, rows):
+        best_ts = None
+        best = None
+        for row in g:
+            if best_ts is None or row[1] > best_ts:
+                best_ts, best = row[1], row
+        yield k, best[1], best[2]
