@@ -29,7 +29,7 @@ from typing import Any
 
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
 
-Order = int | tuple[int, ...]
+Order = int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any]
 
 
 class _RowStreamAlias:
@@ -91,6 +91,10 @@ class Rows:
     def sorted_by(self, order: Order, desc: bool = False) -> Rows:
         """The stream in the given order (see the module docstring), as an ordered stream."""
         n = len(self._rows[0]) if self._rows else 0
+        if callable(order):  # a key function: Python's stable sort of the canonical order
+            canon = sort_indices(self._rows, order_spec((), False, n))
+            idx = sorted(canon, key=lambda j: order(self._rows[j]), reverse=desc)
+            return _Ordered(self._take([self._rows[j] for j in idx], idx))
         idx = sort_indices(self._rows, order_spec(order, desc, n))
         return _Ordered(self._take([self._rows[j] for j in idx], idx))
 
@@ -143,9 +147,10 @@ def sort_indices(rows: list[tuple[Any, ...]], spec: list[tuple[int, bool]]) -> l
 def sorted_by(stream: Iterable[Any], order: Order, desc: bool = False) -> Rows:
     """``stream`` ordered by ``order``: a loop over it is an ordered loop (SPEC §2).
 
-    ``order`` is a field index, a tuple of them, or a negated index for
-    descending; ``desc=True`` flips every given field. Ties are broken by the
-    remaining fields, ascending.
+    ``order`` is a field index, a tuple of them, a negated index for
+    descending, or a key function of the row (``lambda r: (r[1], -r[2])``);
+    ``desc=True`` flips every given field. Ties are broken by the remaining
+    fields, ascending.
 
     >>> list(sorted_by([(1, "b"), (2, "a"), (3, "b")], (-1,)))
     [(1, 'b'), (3, 'b'), (2, 'a')]

@@ -139,6 +139,10 @@ class OrderMixin(Context):
                     "write `sorted_by(rows, 1)`, `sorted_by(rows, (1, -2))` or "
                     "`sorted_by(rows, 0, desc=True)`",
                 )
+            if isinstance(pos[1].value, cst.Lambda):
+                flip = kws.get("desc") is not None and code_of(kws["desc"]).strip() == "True"
+                order = self.key_order(pos[1].value, src)
+                return sexpr, src, tuple((i, d != flip) for i, d in order)
             order = self.order_spec(pos[1].value, kws.get("desc"), src)  # type: ignore[attr-defined]
             return sexpr, src, order
         if len(pos) != 1 or set(kws) - {"key", "reverse"}:

@@ -127,3 +127,11 @@ def newest_row(rows: RowStream[int, int, str]):
             if best_ts is None or row[1] > best_ts:
                 best_ts, best = row[1], row
         yield k, best[1], best[2]
+
+
+@dataflow
+def key_fn_desc(rows: RowStream[int, int, str]) -> int:
+    acc = 0
+    for a, v, _s in sorted_by(rows, lambda r: (-r[1], r[2]), desc=True):
+        acc = acc * 3 + a - v
+    return acc
