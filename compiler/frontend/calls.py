@@ -42,6 +42,9 @@ class CallMixin(Context):
         row_len = self.row_len(node, env)  # type: ignore[attr-defined]
         if row_len is not None:
             return row_len
+        best = self.stream_best(node, env)  # type: ignore[attr-defined]
+        if best is not None:
+            return best
         func = node.func
         # method calls: state actions / readers, stream methods, mutation
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):

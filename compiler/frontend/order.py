@@ -20,9 +20,10 @@ from __future__ import annotations
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Builtin, Expr, Lit, Prim, Var
+from ..ir.nodes import UNIT, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, StateNew, Var
 from .base import Context
 from .env import Env, Rows, RowValue, Value
+from .parse import ref_of
 from .syntax import code_of, int_literal
 
 __all__ = ["OrderMixin", "Order"]
@@ -244,6 +245,59 @@ class OrderMixin(Context):
             key.append(-1)
             computed.append((pos, ir, ty))
         return tuple(key), tuple(computed)
+
+    # -- max / min of a stream ------------------------------------------------------
+    def stream_best(self, node: cst.Call, env: Env) -> Expr | None:
+        """``max(g, key=lambda r: ...)`` / ``min(...)`` of a stream: its best row, as an
+        ArgBest state fed by a loop over the stream (ties: the first row, as CPython)."""
+        if not (isinstance(node.func, cst.Name) and node.func.value in ("max", "min")
+                and node.func.value not in env.names):  # fmt: skip
+            return None
+        fn = self.global_obj(node.func.value)
+        pos = [a for a in node.args if a.keyword is None]
+        kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if fn not in (max, min) or len(pos) != 1 or set(kws) - {"key", "default"}:
+            return None
+        st = self.try_stream(pos[0].value, env)
+        if st is None:
+            return None
+        sexpr, src = st
+        hint = "write `max(g, key=lambda r: r[2])`, or `max(rows, key=..., default=None)`"
+        if src.depth == 0 and "default" not in kws:
+            raise self.error(node, f"`{node.func.value}` of a whole input raises on no rows",
+                             hint)  # fmt: skip
+        default = self.expr(kws["default"], env) if "default" in kws else Lit(None)
+        if not isinstance(default, Lit):
+            raise self.error(kws["default"], "default= must be a literal", hint)
+        from looplift.states import ArgBest
+
+        ref = ref_of(ArgBest)
+        self.refs[ref] = ArgBest
+        sp = self.span(node)
+        fields = tuple(self.fresh("best_row") for _ in range(src.arity))
+        inner = env.copy()
+        inner.depth = env.depth + 1
+        for f, ty in zip(fields, src.types, strict=True):
+            inner.names[f] = Value(f, sp, depth=inner.depth, types=(ty,))
+        row_t = Apply(Prim("tuple"), tuple(Var(f) for f in fields), span=sp)
+        if "key" in kws:
+            lam = kws["key"]
+            if not (isinstance(lam, cst.Lambda) and len(lam.params.params) == 1):
+                raise self.error(lam, "the key must be a lambda of the row", hint)
+            inner.names[lam.params.params[0].name.value] = RowValue(
+                "", sp, inner.depth, fields, src.types
+            )
+            key = self.expr(lam.body, inner)  # type: ignore[attr-defined]
+        else:
+            key = row_t
+        state, k, r = self.fresh("best"), self.fresh("best_key"), self.fresh("best_row")
+        mode = "gt" if fn is max else "lt"
+        offer = Apply(StateCall(state, "offer"), (Var(k), Var(r), Var(r)), span=sp)
+        body = Let(k, key, Let(r, row_t, Let("_", offer, UNIT)))
+        loop = Apply(Builtin("smap", (("ordered", False),)), (Lambda(fields, body), sexpr), span=sp)
+        new = Apply(StateNew(ref), (default, Lit(None), Lit(mode)), span=sp)
+        get = Apply(StateCall(state, "get"), (), span=sp)
+        return Let(state, new, Let("_loop", loop, get, span=sp), span=sp)
 
     # -- whole rows ------------------------------------------------------------------
     def row_item(self, node: cst.Subscript, env: Env) -> Expr | None:

@@ -147,3 +147,14 @@ def test_top_n_and_arg_best_plans_run_no_python(compiled: dict[str, Any]) -> Non
         assert not pm.python_ops, (name, pm.python_ops)
         assert "Arrow" not in pm.source and "udf" not in pm.source, name
     assert "row_number() OVER (PARTITION BY" in generate_plan(compiled["top2"][1]).source
+
+
+def test_max_of_a_whole_input_needs_a_default(tmp_path: Path) -> None:
+    src = '''
+    @dataflow
+    def bad(rows: RowStream[int, int, str]) -> int:
+        best = max(rows, key=lambda r: r[1])
+        return best[0]
+    '''
+    text = _errors(tmp_path, src)
+    assert "`max` of a whole input raises on no rows" in text and "default=None" in text

@@ -135,3 +135,17 @@ def key_fn_desc(rows: RowStream[int, int, str]) -> int:
     for a, v, _s in sorted_by(rows, lambda r: (-r[1], r[2]), desc=True):
         acc = acc * 3 + a - v
     return acc
+
+
+@dataflow(columns=("k", "ts", "s"))
+def stream_max_min(rows: RowStream[int, int, str]):
+    for k, g in group_by(0, rows):
+        best = max(g, key=lambda r: r[1])
+        worst = min(g, key=lambda r: (r[2], -r[1]))
+        yield k, best[1], worst[2]
+
+
+@dataflow
+def stream_max_default(rows: RowStream[int, int, str]) -> int:
+    b = max(rows, key=lambda r: r[1] * 2 - r[0], default=None)
+    return -1 if b is None else b[0]
