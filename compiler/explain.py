@@ -62,6 +62,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 continue
             info = classes[cref]
             tag = "additive" if info.additive else "action reducer"
+            tag = "arg-max / arg-min, native" if op.arg_best else tag
             out.append(
                 f"      state {_user(s)}: {info.name} — {tag}; actions "
                 f"{', '.join(info.actions)}; readers {', '.join(info.readers)}"
@@ -72,7 +73,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                     out.append(f"        projection {act.method}({', '.join(act.params)}): {ups}")
                 for r, e in info.reader_exprs:
                     out.append(f"        reader {r}() = {e}")
-            else:
+            elif not op.arg_best:
                 out.append(f"        needs Python because {info.why}")
             no_undo = [act for act, how in info.undo if how == "missing"]
             if no_undo:
@@ -110,6 +111,12 @@ def explain(prog: Program, g: DataflowGraph) -> str:
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "
                 "the loop body in order"
+            )
+        elif op.arg_best:
+            out.append(
+                "      reduce part (native): row_number() window over the scope's rows by the "
+                "key (ties by the row), max() of the first row's value per scope key; no "
+                "Python at run time"
             )
         else:
             cls = ", ".join(c.rsplit(":", 1)[-1] for c in op.classes)

@@ -61,7 +61,8 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     yields = [y.site for y in prog.kinds.yields]
     top = tops[0] if len(tops) == 1 else None
     ops = prog.operators
-    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered
+    # a ranked loop (``sorted(g, ...)[:n]``) depends on its scope's other rows, like an ordered one
+    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered and lp.order_by is None
                for lp in a.loops.values())  # fmt: skip
     carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
     # an action outside the loops over rows (``s.add(10)`` before the loop) would run
@@ -87,7 +88,7 @@ def incremental_shape(prog: Program) -> IncrementalShape:
                                 "rows are yielded outside the group_by")  # fmt: skip
     below = [lp for lp in a.loops.values() if lp.parent == top.name]
     why = ""
-    if not below or any(lp.kind != "rows" or lp.ordered for lp in below):
+    if not below or any(lp.kind != "rows" or lp.ordered or lp.order_by is not None for lp in below):
         why = "nested or ordered loops inside the group_by"
     elif carry:
         why = "loop-carried locals (only State objects can be restored)"

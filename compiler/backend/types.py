@@ -147,6 +147,8 @@ def infer_types(a: Analysis, refs: dict[str, Any], *, strict: bool = True) -> Ty
     fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
 
     def field_type(src: str, i: int) -> tuple[Type, bool]:
+        if i >= len(fields[src]):  # a computed key part, or the rank of a ranked stream's row
+            return (a.virtual[i][1] if i in a.virtual else "int"), False
         t = fields[src][i]
         if t.startswith("Optional["):
             return t[len("Optional[") : -1], True
@@ -411,6 +413,11 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
             arg_t = unify(arg_t, ty.of(s.args[0]))
     if arg_t == "none":
         arg_t = "int"
+    if key == ("ArgBest", "get"):  # the value offered with the best key, or the start
+        t = ty.of(decl.args[0]) if decl.args else "none"
+        for s in a.actions_of(f.state):
+            t = unify(t, ty.of(s.args[2])) if len(s.args) == 3 else t
+        return t, True
     if key in _ARG_TYPED:
         how = _ARG_TYPED[key]
         if how == "arg":

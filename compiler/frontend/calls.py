@@ -41,6 +41,12 @@ class CallMixin(Context):
 
     def call(self, node: cst.Call, env: Env, statement: bool) -> Expr:
         sp = self.span(node)
+        row_len = self.row_len(node, env)  # type: ignore[attr-defined]
+        if row_len is not None:
+            return row_len
+        best = self.stream_best(node, env)  # type: ignore[attr-defined]
+        if best is not None:
+            return best
         func = node.func
         # method calls: state actions / readers, stream methods, mutation
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):

@@ -24,11 +24,13 @@ from .env import (
     MaybeUnbound,
     Poison,
     Rows,
+    RowValue,
     SelfFields,
     StateVar,
     Stop,
     Value,
 )  # fmt: skip
+from .order import OrderMixin
 from .reject import rule_for
 from .syntax import MISSING, code_of, if_expr, int_literal
 from .values import ValueMixin, const_datetime, is_const_table
@@ -36,11 +38,14 @@ from .values import ValueMixin, const_datetime, is_const_table
 __all__ = ["ExprMixin"]
 
 
-class ExprMixin(ValueMixin, Context):
+class ExprMixin(OrderMixin, ValueMixin, Context):
     """Expressions other than calls; ``call`` comes from ``CallMixin``."""
 
     def try_stream(self, node: cst.BaseExpression, env: Env) -> tuple[Expr, Rows] | None:
         """If ``node`` denotes a stream, its IR and a ``Rows`` binding describing it."""
+        ordered = self.ordered_stream(node, env)
+        if ordered is not None:
+            return ordered
         if isinstance(node, cst.Name):
             b = env.names.get(node.value)
             if isinstance(b, Rows):
@@ -202,6 +207,9 @@ class ExprMixin(ValueMixin, Context):
         return out
 
     def subscript(self, node: cst.Subscript, env: Env) -> Expr:
+        item = self.row_item(node, env)
+        if item is not None:
+            return item
         table = self.const_table(node.value, env)
         if table is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             name, obj = table
@@ -238,6 +246,8 @@ class ExprMixin(ValueMixin, Context):
                 return Lit(None, span=sp)  # its statement was reported
             case Value(var=var) | Rows(var=var):
                 return Var(var, span=sp)
+            case RowValue():
+                return self.row_tuple(env.names[n], node)  # type: ignore[arg-type]
             case Carry(var=var):
                 return Apply(StateCall(var, "get"), (), span=sp)
             case StateVar(cls=cls):

@@ -72,6 +72,13 @@ def _unsupported_raise(node: cst.CSTNode, parent: Parent) -> bool:
     )
 
 
+def _not_key_fn(node: cst.CSTNode, parent: Parent) -> bool:
+    """A ``lambda`` is allowed as a key function: a ``key=`` argument, or a positional
+    argument (the translator accepts it only as the key of group_by / sorted_by)."""
+    return not (isinstance(parent, cst.Arg) and (parent.keyword is None
+                                                 or parent.keyword.value == "key"))
+
+
 def _bytes(node: cst.CSTNode, parent: Parent) -> bool:
     return isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
 
@@ -116,7 +123,7 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                     when=lambda n, p: isinstance(p, cst.For)),),
     # expressions
     cst.Lambda: (Rule("`lambda` is not supported",
-                      "define a module-level function (a host function)"),),
+                      "define a module-level function (a host function)", when=_not_key_fn),),
     cst.ListComp: (Rule("list comprehensions are not supported",
                         "loop over the stream with `for`"),),
     cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state"),),
