@@ -12,6 +12,9 @@ rows. An incremental view (``top2.incremental(spark, checkpoint)``) or a
 stream has to take deleted rows back, so it is refused with an error that
 names ``Top2.add`` and asks for ``@add.undo``.
 
+The readers carry no annotations: their types are read from the class (the
+fields hold what ``add`` is called with, an int here, or None).
+
 >>> top2([("books", 12), ("books", 30), ("toys", 5), ("books", 19)])
 [('books', 30, 1), ('books', 19, 2), ('toys', 5, 1)]
 """
@@ -34,10 +37,10 @@ class Top2(State):
         elif self.second is None or value > self.second:
             self.second = value
 
-    def largest(self) -> int | None:
+    def largest(self):
         return self.first
 
-    def runner_up(self) -> int | None:
+    def runner_up(self):
         return self.second
 
 

@@ -33,6 +33,7 @@ from .types import Type, py_type, unify
 __all__ = [
     "PROBE_ROWS",
     "infer_host_return",
+    "infer_state_reader",
     "learn_host_types",
     "probed_host_type",
     "probed_types",
@@ -513,3 +514,89 @@ def _names(t: ast.AST) -> list[str]:
     if isinstance(t, ast.Starred):
         return _names(t.value)
     return []
+
+
+# -- readers of user states --------------------------------------------------------------
+
+
+def infer_state_reader(
+    cls: Any,
+    method: str,
+    action_args: Mapping[str, list[Type]],
+    init_args: list[Type],
+) -> tuple[Type, bool] | None:
+    """(type, nullable) of reader ``cls.method``'s result from the class source, or None.
+
+    The state's fields (``self.f``) are typed by every assignment in the class (its
+    ``__init__``, its actions and undos, its readers), the actions' parameters by the
+    argument types at their call sites (``action_args``: action name → types), the
+    constructor's by ``init_args``. Then the reader's ``return`` expressions are typed
+    like a host function's. The Flink-style ``Top2`` (``self.first = None`` in
+    ``__init__``, ``self.first = v`` in ``add(v)``, ``return self.first, self.second``)
+    reads as a tuple of two nullable ints when ``add`` is called with ints.
+    """
+    try:
+        src = textwrap.dedent(inspect.getsource(cls))
+        mod = ast.parse(src)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    cdef = mod.body[0] if mod.body else None
+    if not isinstance(cdef, ast.ClassDef):
+        return None
+    env: dict[str, tuple[Type, bool]] = {}
+    body: list[ast.stmt] = []
+    reader_def: ast.FunctionDef | None = None
+    for i, fn in enumerate(cdef.body):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        params = [*fn.args.posonlyargs, *fn.args.args][1:]  # without self
+        given = init_args if fn.name == "__init__" else action_args.get(fn.name, [])
+        prefix = f"{i}.{fn.name}."
+        local = {p.arg for p in params} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        renamed = _FieldNames(prefix, local).visit(fn)
+        for k, p in enumerate(params):
+            if k < len(given) and given[k] != "any":
+                env[prefix + p.arg] = (given[k], False)
+        body.extend(renamed.body)
+        if fn.name == method:
+            reader_def = renamed
+    if reader_def is None:
+        return None
+    reader = _Reader(getattr(cls, method, None), env, 0)
+    reader.locals_(body)
+    results = [reader.expr(r.value) if r.value is not None else ("none", True)
+               for r in _returns(reader_def.body)]  # fmt: skip
+    if not _always_returns(reader_def.body):
+        results.append(("none", True))
+    if not results or any(r is None for r in results):
+        return None
+    t: Type = "none"
+    null = False
+    for rt, rn in results:
+        null = null or rn or rt == "none"
+        t = _join(t, rt)
+        if t is None:
+            return None
+    return (t, null) if _known(t) else None
+
+
+class _FieldNames(ast.NodeTransformer):
+    """``self.f`` → the name ``self.f`` (shared by every method); a method's own locals
+    and parameters get the method's prefix (methods do not share locals)."""
+
+    def __init__(self, prefix: str, local: set[str]) -> None:
+        self.prefix = prefix
+        self.local = local
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return ast.copy_location(ast.Name(id=f"self.{node.attr}", ctx=node.ctx), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.local:
+            return ast.copy_location(ast.Name(id=self.prefix + node.id, ctx=node.ctx), node)
+        return node

@@ -437,4 +437,17 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
     t, null = py_type(ann)
     if t == "any" and key[0] in ("Count",):
         return "int", False
+    if t == "any" and cls is not None:
+        from .host_types import infer_state_reader
+
+        action_args: dict[str, list[Type]] = {}
+        for s in a.actions_of(f.state):
+            ts = [ty.of(x) for x in s.args]
+            prev = action_args.get(s.method)
+            if prev is not None:
+                ts = [unify(p, q) for p, q in zip(prev, ts, strict=False)]
+            action_args[s.method] = ts
+        read = infer_state_reader(cls, f.method, action_args, [ty.of(x) for x in decl.args])
+        if read is not None:
+            return read
     return t, null

@@ -262,3 +262,50 @@ def test_types_are_learnt_from_running_on_first_rows(tmp_path: Path) -> None:
     assert learn_host_types(prog, [[(1, 4), (2, 5)]]) == {"host_mod:first": ("int", True)}
     assert learn_host_types(prog, [[(1, 5)]]) == {}  # only None seen: nothing learnt
     assert learn_host_types(prog, [[]]) == {}
+
+
+# -- readers of user states without annotations -------------------------------------
+
+
+class _Top2:
+    def __init__(self):
+        self.first = None
+        self.second = None
+        self.n = 0
+
+    def add(self, v):
+        self.n += 1
+        if self.first is None or v > self.first:
+            self.second = self.first
+            self.first = v
+        elif self.second is None or v > self.second:
+            self.second = v
+
+    def value(self):
+        return self.first, self.second
+
+    def count(self):
+        return self.n
+
+    def mean_gap(self):
+        if self.second is None:
+            return None
+        return (self.first - self.second) / 2
+
+    def opaque(self):
+        return self.lookup[0]
+
+
+def test_state_reader_types_from_the_class_source() -> None:
+    from looplift.compiler.backend.host_types import infer_state_reader
+
+    ints = {"add": ["int"]}
+    assert infer_state_reader(_Top2, "value", ints, []) == (("tuple", ("int", "int")), False)
+    assert infer_state_reader(_Top2, "count", ints, []) == ("int", False)
+    assert infer_state_reader(_Top2, "mean_gap", ints, []) == ("float", True)
+    floats = {"add": ["float"]}
+    assert infer_state_reader(_Top2, "value", floats, []) == (
+        ("tuple", ("float", "float")), False)
+    # a field nothing types: unknown, and the plan asks for an annotation
+    assert infer_state_reader(_Top2, "opaque", ints, []) is None
+    assert infer_state_reader(_Top2, "value", {}, []) is None
