@@ -171,8 +171,9 @@ class Dataflow:
         if not learned:
             return
         for ref, (t, null) in sorted(learned.items()):
+            what = "state reader" if "." in ref.rpartition(":")[2] else "host function"
             warnings.warn(
-                f"looplift: host function `{ref}` has no return annotation and its source does "
+                f"looplift: {what} `{ref}` has no return annotation and its source does "
                 f"not say its type; `{self.name}` types its result {t}{' or None' if null else ''}"
                 f", as returned on the first {PROBE_ROWS} input rows; annotate it so that "
                 "builds and SQL compile it too",

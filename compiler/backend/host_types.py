@@ -140,11 +140,12 @@ def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]
     Returns {} when every host function's type is known without data.
     """
     from ..ir.interp import evaluate
-    from .types import infer_types, unresolved_host_calls
+    from .types import infer_types, unresolved_host_calls, unresolved_readers
 
     ty = infer_types(prog.analysis, prog.refs, strict=False)
     wanted = {v.fn.ref for v in unresolved_host_calls(prog.analysis, prog.refs, ty)}
-    if not wanted:
+    readers = unresolved_readers(prog.analysis, prog.refs, ty)
+    if not wanted and not readers:
         return {}
     seen: dict[str, list[Any]] = {r: [] for r in wanted}
     refs = dict(prog.refs)
@@ -156,6 +157,24 @@ def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]
             return v
 
         refs[r] = record
+    # a user state's readers: a subclass records what they return
+    by_class: dict[str, list[str]] = {}
+    for cls_ref, method in readers:
+        by_class.setdefault(cls_ref, []).append(method)
+    for cls_ref, methods in by_class.items():
+        cls = prog.refs[cls_ref]
+        recorders = {}
+        for m in methods:
+            seen[f"{cls_ref}.{m}"] = []
+
+            def reader(self: Any, *xs: Any, _m: str = m, _seen: list = seen[f"{cls_ref}.{m}"],
+                       _cls: Any = cls) -> Any:  # fmt: skip
+                v = getattr(_cls, _m)(self, *xs)
+                _seen.append(v)
+                return v
+
+            recorders[m] = reader
+        refs[cls_ref] = type(cls.__name__, (cls,), recorders)
     try:
         evaluate(prog.fn, refs, args)
     except Exception:  # noqa: BLE001 - the values seen before Python raised still count

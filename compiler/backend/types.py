@@ -450,4 +450,25 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
         read = infer_state_reader(cls, f.method, action_args, [ty.of(x) for x in decl.args])
         if read is not None:
             return read
+        from .host_types import probed_host_type
+
+        seen = probed_host_type(f"{decl.cls}.{f.method}", [])
+        if seen is not None:
+            return seen
     return t, null
+
+
+def unresolved_readers(a: Analysis, refs: dict[str, Any], ty: Typing) -> list[tuple[str, str]]:
+    """(state class ref, reader) of the user-state readers whose result type nothing says
+    (no annotation, a source that does not say it, no type observed on data)."""
+    found = []
+    for s in a.sites:
+        decl = a.states.get(s.state) if s.kind == "read" else None
+        if decl is None or decl.cls == CARRY:
+            continue
+        cls = refs.get(decl.cls)
+        if cls is None or getattr(cls, "__module__", "").startswith("looplift."):
+            continue
+        if _reader_type(StateCall(s.state, s.method), a, refs, ty)[0] == "any":
+            found.append((decl.cls, s.method))
+    return sorted(set(found))

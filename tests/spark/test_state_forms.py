@@ -140,6 +140,35 @@ def alternating(rows: RowStream[int, int]):
         yield k, signed(x) * 3
 
 
+class Favourite(State):
+    """The most frequent value (largest on ties); its reader's source says no type."""
+
+    def __init__(self):
+        self.counts = {}
+
+    @action
+    def add(self, x):
+        self.counts[x] = self.counts.get(x, 0) + 1
+
+    @add.undo
+    def add(self, x):
+        self.counts[x] -= 1
+        if not self.counts[x]:
+            del self.counts[x]
+
+    def value(self):
+        return max(self.counts, key=lambda v: (self.counts[v], v))
+
+
+@dataflow(columns=("k", "favourite"))
+def favourites(rows: RowStream[int, int]):
+    for k, g in group_by(0, rows):
+        f = Favourite()
+        for _k, x in g:
+            f.add(x)
+        yield k, f.value()
+
+
 @dataflow(columns=("k", "bucket"))
 def buckets(rows: RowStream[int, int]):
     for k, x in rows:
@@ -261,3 +290,18 @@ def test_dataframe_call_learns_an_unreadable_host_type(spark: Any, mod: Any) -> 
         expect_same_or_both_raise(spark, mod.alternating, rows)
 
     check()
+
+
+@pytest.mark.spark
+def test_dataframe_call_learns_an_unreadable_reader_type(spark: Any, mod: Any) -> None:
+    """A user state's reader typed by neither annotation nor source: a DataFrame call
+    types its column from the values it returns on the first rows (ints stay ints)."""
+    from looplift.compiler.backend.host_types import infer_state_reader
+
+    assert infer_state_reader(mod.Favourite, "value", {"add": ["int"]}, []) is None
+    df = spark.createDataFrame([(1, 4), (1, 4), (1, 7), (2, 7)], "k long, x long")
+    with pytest.warns(UserWarning, match=r"state reader `state_forms_mod:Favourite.value`.* int"):
+        got = sorted(tuple(r) for r in mod.favourites(df).collect())
+    want = sorted(mod.favourites([(1, 4), (1, 4), (1, 7), (2, 7)]))
+    assert got == want
+    assert all(type(v) is int for _k, v in got)  # not 4.0: the column is a bigint
