@@ -491,7 +491,11 @@ def _impl(kind: str, ref: str) -> Callable[..., Any]:
         return import_ref(ref)
     if ref.startswith("math."):
         return getattr(math, ref[5:])
-    return _PRIM_IMPLS[ref]
+    if ref in _PRIM_IMPLS:
+        return _PRIM_IMPLS[ref]
+    from .strings import IMPLS  # str methods, re, format, slices
+
+    return IMPLS[ref]
 
 
 _MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"

@@ -20,6 +20,7 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from .strtypes import STRING_OPS, element_type, string_prim_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
@@ -50,6 +51,8 @@ def spark_type(t: Type) -> str:
     if isinstance(t, tuple):
         if t[0] == "list":
             return f"array<{spark_type(t[1])}>"
+        if t[0] == "match":
+            return "array<string>"  # a match object: its groups
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
     # the runtime's field-type model; values of no known type travel as double
@@ -252,6 +255,11 @@ def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
+    if op in STRING_OPS:
+        lits = [x.value if isinstance(x, Lit) else None for x in args]
+        return string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)  # type: ignore[return-value]
+    if op == "nth" and element_type(ts[0]) is not None:
+        return element_type(ts[0])  # type: ignore[return-value]
     if op in ("add", "sub", "mul"):
         if op == "add" and "str" in ts:
             return "str", null

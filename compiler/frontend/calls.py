@@ -15,12 +15,13 @@ from ..ir.prims import BUILTIN_FUNCS, MATH_FUNCS
 from .base import Context
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
+from .strings import StringMixin
 from .syntax import MISSING, MUTATORS, code_of
 
 __all__ = ["CallMixin"]
 
 
-class CallMixin(Context):
+class CallMixin(StringMixin, Context):
     """Every call form; expressions come from ``ExprMixin``."""
 
     def state_class(self, func: cst.BaseExpression, env: Env) -> type | None:
@@ -40,6 +41,9 @@ class CallMixin(Context):
     def call(self, node: cst.Call, env: Env, statement: bool) -> Expr:
         sp = self.span(node)
         func = node.func
+        string = self.string_call(node, env)  # str methods, re, format
+        if string is not None:
+            return string
         # method calls: state actions / readers, stream methods, mutation
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             recv = func.value.value

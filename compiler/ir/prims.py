@@ -14,6 +14,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from looplift.strings import IMPLS as _STRING_IMPLS
+
 __all__ = ["PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
 
 
@@ -118,3 +120,20 @@ BUILTIN_FUNCS = {
     "bool": (1, 1),
     "len": (1, 1),
 }
+
+
+# strings: str methods (``str.strip`` ...), slicing, ``format``, ``in`` on strings, ``re``
+# with constant patterns; the implementations are the runtime's (looplift.strings)
+def _contains(x: Any, s: Any) -> bool:
+    return x in s
+
+
+def _not_contains(x: Any, s: Any) -> bool:
+    return x not in s
+
+
+_add("contains", _contains, False, "in")
+_add("not_contains", _not_contains, False, "not in")
+for _n, _f in _STRING_IMPLS.items():
+    if _n not in PRIMS:
+        _add(_n, _f, False)
