@@ -120,6 +120,8 @@ def explain(prog: Program, g: DataflowGraph) -> str:
         out.append("  other operators:")
         for n in rest:
             where = "native" if n.native else "Python (host function, vectorized Arrow)"
+            if n.kind == "scalar" and not n.native:
+                where = "Python (vectorized function)"
             cls = {"scalar": "1:1 scalar", "host": "host call", "yield": "emit"}[n.kind]
             out.append(f"    {cls:<10} scope {n.scope:<14} {where}: {n.label}")
     ret = g.node("return")
@@ -143,6 +145,9 @@ def _py_reason(n) -> str:
         return f"the {n.op.operator.kind} reducer {n.op.operator.name}"
     if n.kind == "host":
         return f"host call {n.id.split(':', 1)[1]}"
+    if n.kind == "scalar":
+        fns = n.label.rpartition("[Python function: ")[2].rstrip("]")
+        return f"the Python function {fns} in {_user(n.id.split(':', 1)[1])}"
     return n.id
 
 

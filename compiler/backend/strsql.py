@@ -131,13 +131,17 @@ _TOTAL = frozenset(
 
 
 def _python(r: SqlRenderer, op: str, args: tuple[Expr, ...], t: Any) -> str:
-    total = op in _TOTAL and not any(
-        r.ty.may_be_null(a) for a in args if r._t(a) in ("str", "none")
-    ) and all(r._t(a) in ("str", "int") for a in args)
+    total = (
+        op in _TOTAL
+        and not any(r.ty.may_be_null(a) for a in args if r._t(a) in ("str", "none"))
+        and all(r._t(a) in ("str", "int") for a in args)
+    )
     return r._pycall("prim", op, args, rtype=spark_type(t), total=total)
 
 
-def render_string(r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+def render_string(
+    r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
+) -> str:
     """SQL of one string primitive (see the module docstring)."""
     from .strtypes import string_prim_type
 
@@ -168,7 +172,9 @@ def render_string(r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any]
     return _python(r, op, args, t)  # re.*, repr, ascii
 
 
-def _method(r: SqlRenderer, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+def _method(
+    r: SqlRenderer, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
+) -> str | None:
     s = x[0]
     n = len(args)
     if m in ("strip", "lstrip", "rstrip"):
@@ -280,7 +286,9 @@ def _contains(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str
             raise BackendError(f"`in <string>` requires a str on the left, not {ts[0]}")
         return r._raise_if_null(args, f"contains({x[1]}, {x[0]})", "`in`")
     if isinstance(t, tuple) and t[0] == "list":
-        return r._raise_if_null(args[1:], f"coalesce(array_contains({x[1]}, {x[0]}), FALSE)", "`in`")
+        return r._raise_if_null(
+            args[1:], f"coalesce(array_contains({x[1]}, {x[0]}), FALSE)", "`in`"
+        )
     raise BackendError(
         "`in` is supported against a string, a list of strings or a literal tuple `(1, 2)`"
     )
@@ -383,7 +391,9 @@ def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) 
     if r.ty.may_be_null(base):
         tests.append(f"WHEN {s} IS NULL THEN {none}")
     if r.ty.may_be_null(idx):
-        tests.append(f"WHEN {i} IS NULL THEN {_raise('indices must be integers, not None', 'TypeError')}")
+        tests.append(
+            f"WHEN {i} IS NULL THEN {_raise('indices must be integers, not None', 'TypeError')}"
+        )
     if tests:
         return f"(CASE {' '.join(tests)} ELSE {body} END)"
     return body
@@ -409,7 +419,9 @@ def _format(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str])
         w = int(m["width"])
         fn = "lpad" if m["align"] == ">" else "rpad"
         fill = sql_string(m["fill"] or " ")
-        return f"(CASE WHEN char_length({x[0]}) >= {w} THEN {x[0]} ELSE {fn}({x[0]}, {w}, {fill}) END)"
+        return (
+            f"(CASE WHEN char_length({x[0]}) >= {w} THEN {x[0]} ELSE {fn}({x[0]}, {w}, {fill}) END)"
+        )
     return None
 
 
@@ -445,7 +457,8 @@ def render_int(s: str) -> str:
 def render_float(s: str) -> str:
     """``float(s)`` of a string: Python's grammar, ValueError otherwise."""
     bad = _raise("could not convert string to float", "ValueError")
-    num = _normalized_number(s)
+    # Spark reads inf, +inf, -inf, infinity and nan, but not a signed nan
+    num = f"regexp_replace({_normalized_number(s)}, '^[+-](?=[nN])', '')"
     return (
         f"(CASE WHEN {s} IS NULL THEN {_raise('float() of None', 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_FLOAT_RE)}) THEN {bad} ELSE CAST({num} AS DOUBLE) END)"

@@ -138,7 +138,11 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
     ty = Typing()
     for p in a.fn.params:
         if p.kind == "scalar":
-            ty.types[p.name] = p.types[0]
+            t = p.types[0]
+            if t.startswith("Optional["):  # an Optional scalar parameter may be None
+                t = t[len("Optional[") : -1]
+                ty.nullable.add(p.name)
+            ty.types[p.name] = t
     fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
 
     def field_type(src: str, i: int) -> tuple[Type, bool]:

@@ -85,6 +85,9 @@ def render_guards(guards: tuple[tuple[str, bool], ...], a: Analysis) -> str:
 
 
 def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int, prec: int) -> str:
+    string = _string_prim(op, args, a, depth, prec)
+    if string is not None:
+        return string
     info = PRIMS.get(op)
     p = _INFIX_PREC.get(op)
     if op == "tuple":
@@ -113,3 +116,27 @@ def _is_temp(name: str) -> bool:
 
 def _user(name: str) -> str:
     return user_name(name, keep_callee=False)
+
+
+def _string_prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int, prec: int) -> str | None:
+    """String primitives in Python's spelling: ``s.strip()``, ``m.group(1)``, ``s[1:3]``,
+    ``'x' in s``, ``re.match('p', s)``."""
+    r = [render(x, a, depth) for x in args]
+    if op.startswith("str.") or op == "match.group":
+        return f"{render(args[0], a, depth, 9)}.{op.partition('.')[2]}({', '.join(r[1:])})"
+    if op in ("contains", "not_contains"):
+        text = f"{render(args[0], a, depth, 5)} {'in' if op == 'contains' else 'not in'} " \
+               f"{render(args[1], a, depth, 5)}"  # fmt: skip
+        return f"({text})" if prec > 4 else text
+    if op == "slice":
+        lo, hi, step = ("" if isinstance(x, Lit) and x.value is None else t
+                        for x, t in zip(args[1:], r[1:], strict=True))  # fmt: skip
+        inner = f"{lo}:{hi}:{step}" if step else f"{lo}:{hi}"
+        return f"{render(args[0], a, depth, 9)}[{inner}]"
+    if op == "getitem":
+        return f"{render(args[0], a, depth, 9)}[{r[1]}]"
+    if op.startswith("re."):
+        flags = args[-1]
+        shown = r[:-1] if isinstance(flags, Lit) and flags.value == 0 else r
+        return f"{op}({', '.join(shown)})"
+    return None

@@ -273,7 +273,9 @@ class StringMixin(Context):
         ``nth``); None for other subscripts."""
         if len(node.slice) != 1:
             return None
-        if isinstance(node.value, cst.Name) and isinstance(env.names.get(node.value.value), Container):
+        if isinstance(node.value, cst.Name) and isinstance(
+            env.names.get(node.value.value), Container
+        ):
             return None
         el = node.slice[0].slice
         sp = self.span(node)
