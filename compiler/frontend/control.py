@@ -55,7 +55,7 @@ class ControlMixin(Context):
         tail_fn: Callable[[Env], Expr],
         top: bool,
     ) -> Expr:
-        cond = self.expr(s.test, env)
+        cond = self.condition(s.test, env)
         then_stmts = list(s.body.body)
         if s.orelse is None:
             else_stmts: list[cst.CSTNode] = []

@@ -20,10 +20,10 @@ from typing import Any
 import libcst as cst
 from looplift.strings import STR_METHODS
 
-from ..ir.nodes import Apply, Expr, Lit, Prim
+from ..ir.nodes import Apply, Expr, Let, Lit, Prim, Var
 from .base import Context
 from .env import Carry, Container, Env, Value
-from .syntax import code_of
+from .syntax import code_of, if_expr
 
 __all__ = ["StringMixin", "is_fstring"]
 
@@ -267,6 +267,29 @@ class StringMixin(Context):
         for p in pieces[1:]:
             out = Apply(Prim("add"), (out, p), span=sp)
         return out
+
+    def condition(self, node: cst.BaseExpression, env: Env) -> Expr:
+        """The test of an ``if``: operands of ``and``/``or`` other than comparisons are
+        tested with ``bool()``, so ``if s and s[0] != "#":`` on a str ``s`` is a bool (the
+        same truth value) rather than a value that is a str or a bool."""
+        if not isinstance(node, cst.BooleanOperation):
+            return self.expr(node, env)
+        sp = self.span(node)
+        parts = []
+        for x in (node.left, node.right):
+            if isinstance(x, (cst.BooleanOperation, cst.Comparison)) or (
+                isinstance(x, cst.UnaryOperation) and isinstance(x.operator, cst.Not)
+            ):
+                parts.append(self.condition(x, env))
+            else:
+                parts.append(Apply(Prim("bool"), (self.expr(x, env),), span=self.span(x)))
+        left, right = parts
+        tmp = self.fresh("b")
+        if isinstance(node.operator, cst.And):
+            ife = if_expr(Var(tmp), right, Var(tmp), sp)
+        else:
+            ife = if_expr(Var(tmp), Var(tmp), right, sp)
+        return Let(tmp, left, ife, span=sp)
 
     def string_subscript(self, node: cst.Subscript, env: Env) -> Expr | None:
         """``s[a:b]``, ``s[a:b:c]`` and ``s[i]`` with a computed index (a literal index is

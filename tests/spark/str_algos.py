@@ -5,7 +5,6 @@ all on a batch of hypothesis text against CPython.
 """
 
 import re
-from typing import Optional
 
 from looplift import dataflow
 
@@ -64,7 +63,7 @@ def regex(s: str) -> tuple:
 
 
 @dataflow
-def optional(s: Optional[str]) -> str:
+def optional(s: str | None) -> str:
     if s is None:
         return "none"
     if not s:
@@ -73,5 +72,5 @@ def optional(s: Optional[str]) -> str:
 
 
 @dataflow
-def optional_method(s: Optional[str]) -> str:
+def optional_method(s: str | None) -> str:
     return s.upper()
