@@ -21,6 +21,7 @@ from typing import Any
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
 from .sqltext import bind_params, quote_ident, sql_string
 from .state import Carry
+from .strings import IMPLS as STRING_IMPLS
 
 __all__ = [
     "local_session",
@@ -37,6 +38,7 @@ __all__ = [
     "register_pycalls",
     "expr_binder",
     "DataflowInputError",
+    "STRING_IMPLS",
 ]
 
 
@@ -493,9 +495,7 @@ def _impl(kind: str, ref: str) -> Callable[..., Any]:
         return getattr(math, ref[5:])
     if ref in _PRIM_IMPLS:
         return _PRIM_IMPLS[ref]
-    from .strings import IMPLS  # str methods, re, format, slices
-
-    return IMPLS[ref]
+    return STRING_IMPLS[ref]  # str methods, re, format, slices
 
 
 _MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
