@@ -135,9 +135,18 @@ def explain(prog: Program, g: DataflowGraph) -> str:
         "  runs: fully native (no Python at run time)"
         if native
         else "  runs: native except "
-        + ", ".join(sorted({_py_reason(n) for n in g.nodes() if not n.native}))
+        + ", ".join(sorted({r for n in g.nodes() if not n.native for r in _py_reasons(n)}))
     )
     return "\n".join(out)
+
+
+def _py_reasons(n) -> list[str]:
+    if n.kind == "scalar":  # string work that runs as vectorized Python functions
+        fns = n.label.rpartition("[Python function: ")[2].rstrip("]").split(", ")
+        rare = " (only on strings holding a character Spark case-maps unlike CPython)"
+        return [f"the Python function {f}{rare if f in ('str.lower', 'str.upper') else ''}"
+                for f in fns]  # fmt: skip
+    return [_py_reason(n)]
 
 
 def _py_reason(n) -> str:
@@ -145,9 +154,7 @@ def _py_reason(n) -> str:
         return f"the {n.op.operator.kind} reducer {n.op.operator.name}"
     if n.kind == "host":
         return f"host call {n.id.split(':', 1)[1]}"
-    if n.kind == "scalar":
-        fns = n.label.rpartition("[Python function: ")[2].rstrip("]")
-        return f"the Python function {fns} in {_user(n.id.split(':', 1)[1])}"
+
     return n.id
 
 

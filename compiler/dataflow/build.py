@@ -20,6 +20,7 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Lambda, Let, Prim, StateCall, StateNew, Var
 from ..ir.prims import runs_python
 from ..ir.traverse import children, walk
+from ..names import is_temp
 from ..program import Program
 from .exprs import render, render_guards, render_name
 from .graph import DataflowGraph, Node
@@ -176,6 +177,14 @@ def build_graph(prog: Program) -> DataflowGraph:
         needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
         op = HostCall(b.span, n, b) if kind == "host" else Scalar(b.span, n, b)
         pyfns = python_prims(b.value, set(nodes_for))
+        todo, seen = list(_refs(b.value, read_results)), set()
+        while todo:  # temporaries are shown inlined in the label (ends: each name once)
+            t = todo.pop()
+            if t in seen or not is_temp(t) or t not in a.bound or a.bound[t].value is None:
+                continue
+            seen.add(t)
+            pyfns |= python_prims(a.bound[t].value, set(nodes_for))
+            todo.extend(_refs(a.bound[t].value, read_results))
         native = kind != "host" and not pyfns
         if pyfns and kind != "host":
             label += f"   [Python function: {', '.join(sorted(pyfns))}]"

@@ -57,6 +57,15 @@ class StringMixin(Context):
             return None
         meth = func.attr.value
         recv = func.value
+        if (
+            isinstance(recv, cst.Call)
+            and isinstance(recv.func, cst.Attribute)
+            and isinstance(recv.func.value, cst.Name)
+            and recv.func.value.value not in env.names
+            and recv.func.attr.value == "compile"
+            and self.global_obj(recv.func.value.value) is re
+        ):
+            return self.re_call(recv, recv.func.attr.value, None, env)  # re.compile(...).match
         if isinstance(recv, cst.Name):
             b = env.names.get(recv.value)
             if b is None:
