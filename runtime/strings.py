@@ -96,6 +96,14 @@ def _re_split(pattern: str, s: str, maxsplit: int = 0, flags: int = 0) -> list[A
     return re.split(pattern, s, maxsplit=maxsplit, flags=flags)
 
 
+def _contains(x: Any, s: Any) -> bool:
+    return x in s
+
+
+def _not_contains(x: Any, s: Any) -> bool:
+    return x not in s
+
+
 def _slice(s: Any, lo: Any, hi: Any, step: Any) -> Any:
     return s[lo:hi:step]
 
@@ -113,6 +121,8 @@ IMPLS: dict[str, Callable[..., Any]] = {
     "re.findall": _re_findall,
     "re.split": _re_split,
     "match.group": _group,
+    "contains": _contains,
+    "not_contains": _not_contains,
     "slice": _slice,
     "getitem": _getitem,
     "format": format,

@@ -124,16 +124,6 @@ BUILTIN_FUNCS = {
 
 # strings: str methods (``str.strip`` ...), slicing, ``format``, ``in`` on strings, ``re``
 # with constant patterns; the implementations are the runtime's (looplift.strings)
-def _contains(x: Any, s: Any) -> bool:
-    return x in s
-
-
-def _not_contains(x: Any, s: Any) -> bool:
-    return x not in s
-
-
-_add("contains", _contains, False, "in")
-_add("not_contains", _not_contains, False, "not in")
 for _n, _f in _STRING_IMPLS.items():
     if _n not in PRIMS:
         _add(_n, _f, False)
