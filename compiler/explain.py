@@ -143,9 +143,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
 def _py_reasons(n) -> list[str]:
     if n.kind == "scalar":  # string work that runs as vectorized Python functions
         fns = n.label.rpartition("[Python function: ")[2].rstrip("]").split(", ")
-        rare = " (only on strings holding a character Spark case-maps unlike CPython)"
-        return [f"the Python function {f}{rare if f in ('str.lower', 'str.upper') else ''}"
-                for f in fns]  # fmt: skip
+        return [f"the Python function {f}" for f in fns]
     return [_py_reason(n)]
 
 

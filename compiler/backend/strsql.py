@@ -11,9 +11,11 @@ against CPython on hypothesis text):
   indexing with IndexError, ``in``, ``int(s)`` / ``float(s)`` (validated by Python's
   grammar, Unicode digits and whitespace translated first), and ``format`` of ints with
   ``d`` specs and of strings with ``<``/``>`` alignment;
-- ``lower``/``upper`` natively except on strings holding one of the characters whose
-  case mapping differs between CPython's Unicode tables and Spark's (then the Python
-  function, only for those rows);
+- ``lower``/``upper`` natively; the 55 characters whose case mapping differs between
+  CPython's Unicode tables and Spark's stay as they are (as in CPython), by splitting the
+  rare strings that hold one around them;
+- ``int(s)``/``float(s)``: a plain CAST behind an ASCII fast-path RLIKE, else Python's
+  full grammar (Unicode whitespace and digits) in SQL;
 - everything else (other methods, ``re``, float formatting, ``repr``) a Python function
   whose errors are raised where its value is used.
 """
@@ -187,10 +189,12 @@ def _method(
             return None
         return f"trim({where} {chars} FROM {s})"
     if m in ("lower", "upper"):
-        # the Python function only for strings holding a character whose mapping differs
-        # (it is called on every row: Spark evaluates Python functions before the CASE)
-        fallback = r._pycall("prim", f"str.{m}", args[:1], rtype="string", total=True)
-        return f"(CASE WHEN {s} RLIKE {sql_string(_CASE_GUARD)} THEN {fallback} ELSE {m}({s}) END)"
+        # the characters whose mapping differs keep themselves, as in CPython: only strings
+        # holding one are split around them (rare; the common path is one RLIKE and lower)
+        piece = f"({_CASE_GUARD}|[^{_CASE_GUARD[1:-1]}]+)"  # matched by code point
+        rare = (f"array_join(transform(regexp_extract_all({s}, {sql_string(piece)}, 1), _c -> CASE WHEN _c RLIKE "
+                f"{sql_string('^' + _CASE_GUARD + '$')} THEN _c ELSE {m}(_c) END), '')")  # fmt: skip
+        return f"(CASE WHEN {s} RLIKE {sql_string(_CASE_GUARD)} THEN {rare} ELSE {m}({s}) END)"
     if m in ("split", "rsplit"):
         sep = args[1] if n > 1 else Lit(None)
         maxsplit = _lit(args[2]) if n > 2 else -1
@@ -447,10 +451,14 @@ def render_int(s: str) -> str:
     big = _raise("int() of a string beyond 64 bits (Python gives a big int: OverflowError)",
                  "OverflowError")  # fmt: skip
     num = _normalized_number(s)
+    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
+    fast = f"^{ascii_ws}*[+-]?[0-9]{{1,18}}{ascii_ws}*$"  # fits in 64 bits: a plain CAST
     return (
-        f"(CASE WHEN {s} IS NULL THEN {_raise('int() of None', 'TypeError')} "
+        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
+        f"FROM {s}) AS BIGINT) "
+        f"WHEN {s} IS NULL THEN {_raise('int() of None', 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
-        f"WHEN try_cast({num} AS BIGINT) IS NULL THEN {big} ELSE CAST({num} AS BIGINT) END)"
+        f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"
     )
 
 
@@ -459,7 +467,11 @@ def render_float(s: str) -> str:
     bad = _raise("could not convert string to float", "ValueError")
     # Spark reads inf, +inf, -inf, infinity and nan, but not a signed nan
     num = f"regexp_replace({_normalized_number(s)}, '^[+-](?=[nN])', '')"
+    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
+    fast = f"^{ascii_ws}*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?{ascii_ws}*$"
     return (
-        f"(CASE WHEN {s} IS NULL THEN {_raise('float() of None', 'TypeError')} "
+        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
+        f"FROM {s}) AS DOUBLE) "
+        f"WHEN {s} IS NULL THEN {_raise('float() of None', 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_FLOAT_RE)}) THEN {bad} ELSE CAST({num} AS DOUBLE) END)"
     )

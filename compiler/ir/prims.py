@@ -131,9 +131,7 @@ for _n, _f in _STRING_IMPLS.items():
 
 def runs_python(op: str, args: tuple[Any, ...]) -> bool:
     """Does string primitive ``op`` run as a vectorized Python function on Spark, for some
-    rows at least? (``args`` are IR nodes; literal ones have a ``value``.) ``lower`` and
-    ``upper`` do for strings holding a character whose case mapping Spark does not share
-    with CPython; ``format`` unless it formats an int with a ``d`` spec or aligns a str;
+    rows at least? (``args`` are IR nodes; literal ones have a ``value``.) ``format`` unless it formats an int with a ``d`` spec or aligns a str;
     ``re`` always (Java's regex dialect is not Python's)."""
     from looplift.strings import STR_METHODS
 
@@ -155,7 +153,7 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
              "removesuffix", "join", "zfill"):  # fmt: skip
         return False
     if m in ("lower", "upper"):
-        return True
+        return False  # native (the characters Spark maps unlike CPython are kept as they are)
     if m in ("split", "rsplit"):
         sep, maxsplit = lit(1), lit(2) if n > 2 else -1
         if sep is None and n > 1 and not hasattr(args[1], "value"):

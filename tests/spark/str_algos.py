@@ -74,3 +74,8 @@ def optional(s: str | None) -> str:
 @dataflow
 def optional_method(s: str | None) -> str:
     return s.upper()
+
+
+@dataflow
+def cases(s: str) -> tuple:
+    return s.upper(), s.lower()

@@ -133,3 +133,11 @@ def test_optional_str(spark: Any) -> None:
     rows = [(None,), ("",), (" x ",), ("\u3000",)]
     check_scalar_batch(spark, A.optional, rows, max_raise_checks=0)
     check_scalar_batch(spark, A.optional_method, [("ß",), (None,)], max_raise_checks=1)
+
+
+def test_case_mapping_of_every_code_point(spark: Any) -> None:
+    """upper()/lower() of every code point (in strings of 1000 consecutive ones) equal
+    CPython's: the characters Spark maps differently are exactly the guarded ones."""
+    cps = [c for c in range(0x110000) if not 0xD800 <= c < 0xE000]
+    chunks = [("".join(map(chr, cps[i : i + 1000])),) for i in range(0, len(cps), 1000)]
+    check_scalar_batch(spark, A.cases, chunks, max_raise_checks=0)
