@@ -29,7 +29,7 @@ from .ir.nodes import (
 )
 from .ir.traverse import free_vars
 
-__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze"]
+__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze", "is_ranked", "rank_field"]
 
 Guard = tuple[str, bool]  # (condition variable, branch taken)
 
@@ -45,7 +45,9 @@ class Loop:
     source: str  # the RowStream parameter ultimately iterated
     fields: tuple[int, ...]  # rows loop: source field of each param; group: of the stream
     key: tuple[int, ...]  # group loop: source fields of the key
-    order_by: int | None  # group loop: source field that orders each group
+    # group loop: (source field, descending) ordering each group; rows loop over
+    # ``sorted_by``: its order; the remaining fields break ties, ascending
+    order_by: tuple[tuple[int, bool], ...] | None
     parent: str | None
     span: Span
 
@@ -95,6 +97,9 @@ class Analysis:
     states: dict[str, StateDecl] = field(default_factory=dict)
     # stream variable -> (source param, source fields)
     streams: dict[str, tuple[str, tuple[int, ...]]] = field(default_factory=dict)
+    # virtual source fields (index >= the source's arity): a computed group key part,
+    # (its IR over ``_kf.<source field>`` variables, its type)
+    virtual: dict[int, tuple[Expr, str]] = field(default_factory=dict)
 
     def actions_of(self, state: str) -> list[Site]:
         return [s for s in self.sites if s.kind == "action" and s.state == state]
@@ -129,6 +134,8 @@ class Analysis:
                 in (
                     "project",
                     "group_by",
+                    "sorted_by",
+                    "ranked",
                 )
             ):
                 stream = val.args[0]
@@ -196,6 +203,12 @@ def _binding(
     elif isinstance(f, Builtin):
         if f.name == "yield":
             a.sites.append(Site("yield", "", "yield", v.args, name, loops, guards, v.span))
+        elif f.name == "sorted_by" and isinstance(v.args[0], Var):
+            a.streams[name] = a.streams.get(v.args[0].name, (v.args[0].name, ()))
+        elif f.name == "ranked" and isinstance(v.args[0], Var):
+            # a ranked stream: its rows and their rank, a virtual field after the source's
+            src, fields = a.streams.get(v.args[0].name, (v.args[0].name, ()))
+            a.streams[name] = (src, (*fields, rank_field(a, src)))
         elif f.name == "project" and isinstance(v.args[0], Var):
             src, fields = a.streams.get(v.args[0].name, (v.args[0].name, ()))
             pick = attr(f, "fields")
@@ -222,7 +235,7 @@ def _loop(
     if isinstance(sval, Apply) and isinstance(sval.fn, Builtin) and sval.fn.name == "group_by":
         src_var = sval.args[0].name  # type: ignore[union-attr]
         src, fields = a.streams.get(src_var, (src_var, ()))
-        key = tuple(fields[i] for i in attr(sval.fn, "key"))
+        key = _key_fields(a, sval.fn, src, fields)
         ob = attr(sval.fn, "order_by")
         loop = Loop(
             name,
@@ -232,13 +245,24 @@ def _loop(
             src,
             fields,
             key,
-            fields[ob] if ob is not None else None,
+            _order(ob, fields),
             parent,
             v.span,
         )
         a.streams[lam.params[1]] = (src, fields)
     else:
         src, fields = a.streams.get(stream.name, (stream.name, ()))
+        ordered_by = None
+        if (
+            isinstance(sval, Apply)
+            and isinstance(sval.fn, Builtin)
+            and sval.fn.name
+            in (
+                "sorted_by",
+                "ranked",
+            )
+        ):
+            ordered_by = _order(attr(sval.fn, "order"), fields)
         loop = Loop(
             name,
             "rows",
@@ -247,7 +271,7 @@ def _loop(
             src,
             fields,
             (),
-            None,
+            ordered_by,
             parent,
             v.span,
         )
@@ -255,3 +279,55 @@ def _loop(
     for p in lam.params:
         a.bound[p] = Bound(p, None, inner, guards, lam.span)
     _walk(lam.body, a, inner, guards)
+
+
+def _order(
+    ob: tuple[tuple[int, bool], ...] | None, fields: tuple[int, ...]
+) -> tuple[tuple[int, bool], ...] | None:
+    """An order over a stream's fields, as an order over its source's fields."""
+    if ob is None:
+        return None
+    return tuple((fields[i] if fields else i, d) for i, d in ob)
+
+
+def rank_field(a: Analysis, src: str) -> int:
+    """A fresh virtual field of ``src`` for the rank of a ranked stream's rows."""
+    p = next((p for p in a.fn.params if p.name == src), None)
+    base = len(p.types) if p is not None else 0
+    used = {f for _, fs in a.streams.values() for f in fs if f >= base} | set(a.virtual)
+    return max(used, default=base - 1) + 1
+
+
+def is_ranked(lp: Loop, nfields: int) -> bool:
+    """A loop over a ranked stream (its last field is the rank, a window function)."""
+    return (
+        lp.kind == "rows"
+        and lp.order_by is not None
+        and not lp.ordered
+        and bool(lp.fields)
+        and lp.fields[-1] >= nfields
+    )
+
+
+def _key_fields(a: Analysis, g: Builtin, src: str, fields: tuple[int, ...]) -> tuple[int, ...]:
+    """A group_by's key as source fields; a computed part becomes a virtual field."""
+    from .ir.traverse import map_children
+
+    computed = {pos: (e, t) for pos, e, t in attr(g, "computed", ())}
+    out = []
+    for pos, i in enumerate(attr(g, "key")):
+        if i >= 0:
+            out.append(fields[i] if fields else i)
+            continue
+        e, t = computed[pos]
+
+        def to_source(x: Expr) -> Expr:
+            if isinstance(x, Var) and x.name.startswith("_kf."):
+                j = int(x.name[4:])
+                return Var(f"_kf.{fields[j] if fields else j}")
+            return map_children(x, to_source)
+
+        v = rank_field(a, src)
+        a.virtual[v] = (to_source(e), t)
+        out.append(v)
+    return tuple(out)

@@ -445,12 +445,11 @@ def _unused_locals(source: str) -> str:
                 if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
                 and isinstance(n, ast.Name)}  # fmt: skip
     lines = source.splitlines(keepends=True)
-    for name, places in renames.items():
-        if name in globals_:
-            continue
-        for row, col in sorted(places, reverse=True):
-            line = lines[row - 1]
-            lines[row - 1] = line[:col] + "_" + line[col:]
+    # right to left over every place at once: two renames on one line keep their columns
+    places = sorted(p for name, ps in renames.items() if name not in globals_ for p in ps)
+    for row, col in reversed(places):
+        line = lines[row - 1]
+        lines[row - 1] = line[:col] + "_" + line[col:]
     return "".join(lines)
 
 

@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from .dataflow.exprs import render, render_guards, render_name
-from .ir.nodes import CARRY
-from .names import user_name
+from .ir.nodes import CARRY, Host
+from .names import is_temp, user_name
 
 if TYPE_CHECKING:
     from .dataflow.graph import DataflowGraph
@@ -50,6 +50,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 out.append(f"    {lp.name}: {n.label}; per row, scope {n.scope}")
 
     ops = [n for n in g.nodes() if n.kind == "state"]
+    hosted: set[str] = set()  # host calls inside a state's map part
     if ops:
         out.append("  operators:")
     for n in ops:
@@ -61,6 +62,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 continue
             info = classes[cref]
             tag = "additive" if info.additive else "action reducer"
+            tag = "arg-max / arg-min, native" if op.arg_best else tag
             out.append(
                 f"      state {_user(s)}: {info.name} — {tag}; actions "
                 f"{', '.join(info.actions)}; readers {', '.join(info.readers)}"
@@ -71,15 +73,30 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                     out.append(f"        projection {act.method}({', '.join(act.params)}): {ups}")
                 for r, e in info.reader_exprs:
                     out.append(f"        reader {r}() = {e}")
-            else:
+            elif not op.arg_best:
                 out.append(f"        needs Python because {info.why}")
+            no_undo = [act for act, how in info.undo if how == "missing"]
+            if no_undo:
+                out.append(
+                    f"        no undo for {', '.join(no_undo)}: batch and SQL only; incremental "
+                    "views and streams refuse it"
+                )
         if op.fusable_with:
             out.append(
                 f"      fusable with {', '.join(op.fusable_with)}: same scope {n.scope} and same "
                 "input, one aggregate"
             )
         where = ", ".join(op.inputs) if op.inputs else "(no loop)"
-        out.append(f"      map part (native, per row of {where}):")
+        # (an ordered reducer runs its loop body, host calls too, in its own Python)
+        hosts = [b for b in op.map_code if prog.kinds.code.get(b) == "host" and not op.ordered]
+        part = "native except host calls" if hosts else "native"
+        out.append(f"      map part ({part}, per row of {where}):")
+        for b in hosts:
+            value = a.bound[b].value
+            fn_name = value.fn.ref.rsplit(":", 1)[-1] if isinstance(value.fn, Host) else b
+            hosted.add(fn_name if is_temp(b) else _user(b))
+            label = render(value, a) if is_temp(b) else f"{_user(b)} = {render(value, a)}"
+            out.append(f"        host call (Python, vectorized Arrow): {label}")
         for act in op.actions:
             args = ", ".join(render(x, a) for x in act.args)
             guard = f"when {render_guards(act.guards, a)}: " if act.guards else ""
@@ -94,6 +111,12 @@ def explain(prog: Program, g: DataflowGraph) -> str:
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "
                 "the loop body in order"
+            )
+        elif op.arg_best:
+            out.append(
+                "      reduce part (native): row_number() window over the scope's rows by the "
+                "key (ties by the row), max() of the first row's value per scope key; no "
+                "Python at run time"
             )
         else:
             cls = ", ".join(c.rsplit(":", 1)[-1] for c in op.classes)
@@ -130,12 +153,12 @@ def explain(prog: Program, g: DataflowGraph) -> str:
     else:
         tail = ret.needs[0] if ret.needs else None
         out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
-    native = all(n.native for n in g.nodes())
+    reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n)}
+    reasons |= {f"host call {b}" for b in hosted}
     out.append(
         "  runs: fully native (no Python at run time)"
-        if native
-        else "  runs: native except "
-        + ", ".join(sorted({r for n in g.nodes() if not n.native for r in _py_reasons(n)}))
+        if not reasons
+        else "  runs: native except " + ", ".join(sorted(reasons))
     )
     return "\n".join(out)
 

@@ -53,12 +53,16 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     rows_index = rows[0]
     if len(rows) != 1:
         return IncrementalShape(kind, (), "", rows_index, "", f"`{name}` takes several RowStreams")
+    no_undo = _missing_undo(prog)
+    if no_undo:
+        return IncrementalShape(kind, (), "", rows_index, "", no_undo)
     a = prog.analysis
     tops = [lp for lp in a.loops.values() if lp.parent is None]
     yields = [y.site for y in prog.kinds.yields]
     top = tops[0] if len(tops) == 1 else None
     ops = prog.operators
-    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered
+    # a ranked loop (``sorted(g, ...)[:n]``) depends on its scope's other rows, like an ordered one
+    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered and lp.order_by is None
                for lp in a.loops.values())  # fmt: skip
     carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
     # an action outside the loops over rows (``s.add(10)`` before the loop) would run
@@ -84,7 +88,7 @@ def incremental_shape(prog: Program) -> IncrementalShape:
                                 "rows are yielded outside the group_by")  # fmt: skip
     below = [lp for lp in a.loops.values() if lp.parent == top.name]
     why = ""
-    if not below or any(lp.kind != "rows" or lp.ordered for lp in below):
+    if not below or any(lp.kind != "rows" or lp.ordered or lp.order_by is not None for lp in below):
         why = "nested or ordered loops inside the group_by"
     elif carry:
         why = "loop-carried locals (only State objects can be restored)"
@@ -97,3 +101,30 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
         why = "a loop over all rows"
     return IncrementalShape(kind, tuple(top.key), "rows" if why else "state", rows_index, why)
+
+
+def _missing_undo(prog: Program) -> str:
+    """Why deletes cannot reach a state: one of its actions has no undo ("" when all do).
+
+    Batch and SQL calls only ever apply actions, so they compile such a state (Flink's
+    Top2, which keeps the two largest values, has no retract either); a view must take a
+    deleted row's actions back.
+    """
+    from .names import user_name
+    from .state_classes import check_undo
+
+    for var, decl in prog.analysis.states.items():
+        info = prog.kinds.classes.get(decl.cls)
+        missing = [act for act, how in (info.undo if info else ()) if how == "missing"]
+        if not missing:
+            continue
+        act = missing[0]
+        where = next((f" ({d.span.path}:{d.span.line})" for d in check_undo(prog.refs[decl.cls])
+                      if f"`{info.name}.{act}`" in d.message and d.span.line), "")  # fmt: skip
+        return (
+            f"`{prog.fn.name}` cannot be maintained incrementally: action `{info.name}.{act}`"
+            f"{where} of state `{user_name(var)}` has no undo, so a deleted row's "
+            f"`{act}` cannot be taken back; add `@{act}.undo` to `{info.name}` with its "
+            f"inverse (batch DataFrame and SQL calls do not need one)"
+        )
+    return ""

@@ -55,6 +55,18 @@ class StateOperator:
     kind: str = ""  # additive | action | ordered (set by classify_operators)
     fusable_with: tuple[str, ...] = ()
 
+    @property
+    def arg_best(self) -> bool:
+        """A recognized arg-max / arg-min (``looplift.states.ArgBest``, one offer per row
+        loop): natively a ``row_number()`` window and a ``max`` per scope key."""
+        return (
+            self.kind == "action"
+            and not self.ordered
+            and len(self.states) == 1
+            and self.classes[0].endswith(":ArgBest")
+            and len(self.actions) == 1
+        )
+
 
 @dataclass(frozen=True)
 class AdditiveAction:

@@ -59,9 +59,6 @@ def classify_state_class(cls: type) -> StateClassInfo:
     for name, act in acts.items():
         if why:
             break
-        if act.undo_fn is not None:
-            why = f"action `{name}` has an explicit undo"
-            break
         fn = _method_def(act.fn)
         if fn is None:
             why = f"the source of action `{name}` is not available"
@@ -69,6 +66,8 @@ def classify_state_class(cls: type) -> StateClassInfo:
         found, why = _additive_action(fn, names, act.fn.__globals__)
         if found is not None:
             adds.append(found)
+        if found is not None and act.undo_fn is not None:
+            why = _undo_negates(found, _method_def(act.undo_fn), names, act.undo_fn.__globals__)
     for name in readers:
         if why:
             break
@@ -199,6 +198,44 @@ def _additive_action(
     if not updates:
         return None, f"action `{fn.name.value}` has an empty body"
     return AdditiveAction(fn.name.value, params, tuple(updates), tuple(irs)), ""
+
+
+def _undo_negates(
+    act: AdditiveAction, undo: cst.FunctionDef | None, fields: set[str], globals_: dict[str, Any]
+) -> str:
+    """Why an explicit undo of additive ``act`` is not its exact negation ("" when it is).
+
+    The undo must update the same fields by the same expressions (compared as IR, so
+    formatting and parentheses do not matter; its parameters may have other names) with
+    the opposite signs: ``self.f += e`` undone by ``self.f -= e``, in any order.
+    """
+    why = f"action `{act.method}` has an explicit undo that is not its exact negation"
+    if undo is None:
+        return why
+    found, _ = _additive_action(undo, fields, globals_)
+    if found is None or len(found.params) != len(act.params):
+        return why
+    rename = dict(zip(found.params, act.params, strict=True))
+    flip = {"+": "-", "-": "+"}
+    want = [(f, flip[sign], ir) for f, sign, ir in act.update_exprs]
+    for f, sign, ir in found.update_exprs:
+        item = (f, sign, _renamed(ir, rename))
+        if item not in want:
+            return why
+        want.remove(item)
+    return "" if not want else why
+
+
+def _renamed(e: Expr, names: dict[str, str]) -> Expr:
+    """``e`` with its parameter variables renamed."""
+    import dataclasses
+
+    from .ir.nodes import Var
+    from .ir.traverse import map_children
+
+    if isinstance(e, Var):
+        return dataclasses.replace(e, name=names[e.name]) if e.name in names else e
+    return map_children(e, lambda c: _renamed(c, names))
 
 
 def _reader_expr(

@@ -14,7 +14,7 @@
 from .api import Dataflow, dataflow
 from .sqlapi import LoopliftSQLError, register, sql
 from .state import State, action
-from .streams import Rows, RowStream, group_by
+from .streams import Rows, RowStream, group_by, sorted_by
 
 __version__ = "0.1.0"
 
@@ -28,5 +28,6 @@ __all__ = [
     "dataflow",
     "group_by",
     "register",
+    "sorted_by",
     "sql",
 ]

@@ -151,7 +151,35 @@ class Dataflow:
             )
         frames = [v for v in bound.arguments.values() if _is_dataframe(v)]
         spark = frames[0].sparkSession
+        if self._backend is None:
+            self._learn_host_types(bound.args)
         return self.plan_module().plan(spark, *bound.args)
+
+    def _learn_host_types(self, args: Sequence[Any]) -> None:
+        """Build the plan with the result types of host functions whose source does not
+        say them, observed on the input's first rows (a build has no rows: it asks for a
+        return annotation instead). Warns, naming each function and the type learnt."""
+        import warnings
+
+        from .compiler.backend import backend_for
+        from .compiler.backend.host_types import PROBE_ROWS, learn_host_types, probed_types
+
+        compiled = self.compile()
+        first = [[tuple(r) for r in a.limit(PROBE_ROWS).collect()] if _is_dataframe(a) else a
+                 for a in args]  # fmt: skip
+        learned = learn_host_types(compiled.program, first)
+        if not learned:
+            return
+        for ref, (t, null) in sorted(learned.items()):
+            warnings.warn(
+                f"looplift: host function `{ref}` has no return annotation and its source does "
+                f"not say its type; `{self.name}` types its result {t}{' or None' if null else ''}"
+                f", as returned on the first {PROBE_ROWS} input rows; annotate it so that "
+                "builds and SQL compile it too",
+                stacklevel=3,
+            )
+        with probed_types(learned):
+            self._backend = backend_for(compiled)
 
     def _call_columns(self, *args: Any, **kwargs: Any) -> Any:
         from pyspark.sql import SparkSession

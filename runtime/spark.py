@@ -34,6 +34,7 @@ __all__ = [
     "OrderedRows",
     "Carry",
     "sort_key",
+    "sort_rows",
     "import_ref",
     "register_pycalls",
     "expr_binder",
@@ -90,6 +91,7 @@ def local_session(
 
 
 # -- entry projection ---------------------------------------------------------------------
+
 
 def entry(df: Any, name: str, types: Sequence[str]) -> Any:
     """The entry projection: positional fields ``f0..fn``, types checked, nulls refused.
@@ -471,6 +473,15 @@ def sort_key(order: list[int]) -> Callable[[tuple], tuple]:
         )
 
     return key
+
+
+def sort_rows(rows: Any, order: list[tuple[int, bool]]) -> list[tuple]:
+    """``rows`` in ``order`` ((field, descending) for every field): None first ascending,
+    last descending (Spark's defaults), as ``group_by(..., order_by=)`` and ``sorted_by`` do."""
+    out = list(rows)
+    for i, desc in reversed(order):
+        out.sort(key=lambda r: (False, 0) if r[i] is None else (True, r[i]), reverse=desc)
+    return out
 
 
 def import_ref(ref: str) -> Any:

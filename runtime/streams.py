@@ -7,14 +7,29 @@ n-field rows. Called on Python data, a ``@dataflow`` function sees a
 >>> rows = Rows([(1, 0, 10), (2, 1, 11), (1, 1, 12)])
 >>> [(k, list(g.project(2))) for k, g in group_by(0, rows)]
 [(1, [(10,), (12,)]), (2, [(11,)])]
+
+Order (SPEC §2 "Order"): ``order_by=`` and :func:`sorted_by` take a field
+index, a tuple of indices, or a negated index for descending (``-2``: field 2
+descending); ``desc=True`` flips every given field (the only way to say
+"field 0 descending"). Ties are broken by the remaining fields, ascending;
+None sorts first ascending and last descending (Spark's defaults).
+
+>>> list(sorted_by(Rows([(1, 5), (2, 7), (3, 5)]), (-1, 0)))
+[(2, 7), (1, 5), (3, 5)]
+
+A stream iterates its rows in a canonical order (ascending by all fields):
+unordered loops cannot tell, and Python's stable ``sorted(g, key=...)`` then
+breaks ties by the remaining fields, as compiled plans do.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from typing import Any
 
-__all__ = ["RowStream", "Rows", "group_by"]
+__all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
+
+Order = int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any]
 
 
 class _RowStreamAlias:
@@ -55,7 +70,7 @@ class Rows:
         self._rows = [tuple(r) if not isinstance(r, tuple) else r for r in rows]
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(self._rows)
+        return iter(sorted(self._rows, key=lambda r: tuple(_sort_key(v) for v in r)))
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -73,12 +88,33 @@ class Rows:
         return self._take([tuple(r[i] for i in fields) for r in self._rows],
                           list(range(len(self._rows))))  # fmt: skip
 
-    def sorted_by(self, field: int) -> Rows:
+    def sorted_by(self, order: Order, desc: bool = False) -> Rows:
+        """The stream in the given order (see the module docstring), as an ordered stream."""
         n = len(self._rows[0]) if self._rows else 0
-        order = [field] + [i for i in range(n) if i != field]
-        idx = sorted(range(len(self._rows)),
-                     key=lambda j: tuple(_sort_key(self._rows[j][i]) for i in order))  # fmt: skip
-        return self._take([self._rows[j] for j in idx], idx)
+        if callable(order):  # a key function: Python's stable sort of the canonical order
+            canon = sort_indices(self._rows, order_spec((), False, n))
+            idx = sorted(canon, key=lambda j: order(self._rows[j]), reverse=desc)
+            return _Ordered(self._take([self._rows[j] for j in idx], idx))
+        idx = sort_indices(self._rows, order_spec(order, desc, n))
+        return _Ordered(self._take([self._rows[j] for j in idx], idx))
+
+
+class _Ordered(Rows):
+    """A stream iterated in its given order (wraps what ``_take`` made)."""
+
+    __slots__ = ("_inner",)
+
+    def __init__(self, inner: Rows):
+        self._inner = inner
+        self._rows = inner._rows
+
+    def _take(self, rows: list[tuple[Any, ...]], idx: list[int]) -> Rows:
+        return self._inner._take(rows, idx)
+
+    def __iter__(self) -> Iterator[tuple[Any, ...]]:
+        if type(self._inner).__iter__ is not Rows.__iter__:
+            return iter(self._inner)  # e.g. signed rows: they set the sign as they go
+        return iter(self._rows)
 
 
 def _sort_key(v: Any) -> tuple[int, Any]:
@@ -86,21 +122,65 @@ def _sort_key(v: Any) -> tuple[int, Any]:
     return (0, 0) if v is None else (1, v)
 
 
+def order_spec(order: Order, desc: bool, nfields: int) -> list[tuple[int, bool]]:
+    """(field, descending) for every field: the given ones, then the rest ascending.
+
+    >>> order_spec((-2, 0), False, 3)
+    [(2, True), (0, False), (1, False)]
+    >>> order_spec(0, True, 2)
+    [(0, True), (1, False)]
+    """
+    given = order if isinstance(order, tuple) else (order,)
+    out = [(abs(i), (i < 0) != desc) for i in given]
+    seen = {i for i, _ in out}
+    return out + [(i, False) for i in range(nfields) if i not in seen]
+
+
+def sort_indices(rows: list[tuple[Any, ...]], spec: list[tuple[int, bool]]) -> list[int]:
+    """Indices of ``rows`` in ``spec`` order (stable passes, last field first)."""
+    idx = list(range(len(rows)))
+    for i, d in reversed(spec):
+        idx.sort(key=lambda j: _sort_key(rows[j][i]), reverse=d)
+    return idx
+
+
+def sorted_by(stream: Iterable[Any], order: Order, desc: bool = False) -> Rows:
+    """``stream`` ordered by ``order``: a loop over it is an ordered loop (SPEC §2).
+
+    ``order`` is a field index, a tuple of them, a negated index for
+    descending, or a key function of the row (``lambda r: (r[1], -r[2])``);
+    ``desc=True`` flips every given field. Ties are broken by the remaining
+    fields, ascending.
+
+    >>> list(sorted_by([(1, "b"), (2, "a"), (3, "b")], (-1,)))
+    [(1, 'b'), (3, 'b'), (2, 'a')]
+    """
+    rows = stream if isinstance(stream, Rows) else Rows(stream)
+    return rows.sorted_by(order, desc)
+
+
 def group_by(
-    key: int | tuple[int, ...], stream: Iterable[Any], order_by: int | None = None
+    key: int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any],
+    stream: Iterable[Any],
+    order_by: Order | None = None,
+    desc: bool = False,
 ) -> Iterator[tuple[Any, Rows]]:
-    """Group ``stream`` by field ``key`` (or a tuple of fields).
+    """Group ``stream`` by field ``key`` (a tuple of fields; ``()`` is one group; or a
+    function of the row, ``lambda r: (r[0], r[2] // 7)``, whose result is the key).
 
     Yields ``(key_value, substream)``; substream rows keep all fields. With
-    ``order_by=i`` each substream is sorted by field ``i`` (ties broken by the
-    remaining fields).
+    ``order_by=`` each substream is iterated in that order (see
+    :func:`sorted_by`; ties broken by the remaining fields).
     """
     rows = stream._rows if isinstance(stream, Rows) else [tuple(r) for r in stream]
     groups: dict[Any, list[int]] = {}
     for j, row in enumerate(rows):
-        k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
+        if callable(key):
+            k = key(row)  # a computed key: the key value is what the function returns
+        else:
+            k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
         groups.setdefault(k, []).append(j)
     for k, idx in groups.items():
         picked = [rows[j] for j in idx]
         sub = stream._take(picked, idx) if isinstance(stream, Rows) else Rows(picked)
-        yield k, (sub.sorted_by(order_by) if order_by is not None else sub)
+        yield k, (sub.sorted_by(order_by, desc) if order_by is not None else sub)

@@ -14,11 +14,13 @@ the laws of SPEC §3 on any state.
 
 from ._base import LibraryState
 from .additive import Average, Count, Sum, Variance
+from .argbest import ArgBest
 from .interval import IntervalSequence
 from .laws import LawViolation, check_laws
 from .multiset import Distinct, Max, Median, Min, MultisetState, TopK
 
 __all__ = [
+    "ArgBest",
     "Average",
     "Count",
     "Distinct",

@@ -424,6 +424,27 @@ def test_mode_state_undo() -> None:
     assert (s.value(), s.frequency()) == (None, 0)
 
 
+# -- top2: Flink's Top2, a state without undo --------------------------------------
+
+
+def test_top2() -> None:
+    m = sample("top2")
+    rows = [("a", 3), ("b", 7), ("a", 9), ("a", 3), ("a", 1), ("c", -2)]
+    # a: 9, then the duplicate 3 ranks second; b and c have one price each (no rank 2)
+    assert_rows(m.top2(rows), [("a", 9, 1), ("a", 3, 2), ("b", 7, 1), ("c", -2, 1)])
+    assert m.top2([]) == []
+
+
+def test_top2_state_has_no_undo() -> None:
+    m = sample("top2")
+    s = m.Top2()
+    for x in (4, 8, 8, 1):
+        s.add(x)
+    assert (s.largest(), s.runner_up()) == (8, 8)  # duplicates count twice
+    with pytest.raises(TypeError, match="has no undo"):
+        s.add.undo(8)
+
+
 # -- funds: math.*, ** and round -------------------------------------------------
 
 

@@ -12,18 +12,19 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..dataflow.payloads import ROWS
+from ..dataflow.payloads import GLOBAL, ROWS
 from ..ir.nodes import CARRY, Apply, Lambda, Var
 from ..ir.traverse import free_vars
 from ..operators import StateOperator
 from .errors import BackendError
-from .frames import spark_col
+from .frames import SRC, spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
-from .sql import quote_ident
+from .sql import SqlRenderer, quote_ident
 from .types import spark_type
 
 if TYPE_CHECKING:
+    from ..analysis import Loop
     from .plan import Planner
 
 __all__ = ["OrderedMixin", "OrderedFunction"]
@@ -45,9 +46,16 @@ class OrderedMixin:
         loop_name = op.name.removeprefix("ordered.")
         lp = self.a.loops[loop_name]
         group_loop = self.a.loops[lp.parent] if lp.parent else None
-        if group_loop is None or group_loop.order_by is None:
+        order = (
+            lp.order_by
+            if lp.order_by is not None
+            else (group_loop.order_by if group_loop is not None else None)
+        )
+        if order is None:
             raise BackendError(
-                "an ordered loop must iterate a group of group_by(..., order_by=)", lp.span
+                "an ordered loop must iterate a group of group_by(..., order_by=) or "
+                "sorted_by(...)",
+                lp.span,
             )
         v = self.a.bound[loop_name].value
         assert isinstance(v, Apply)
@@ -66,9 +74,8 @@ class OrderedMixin:
         free = sorted(n for n in needed if n in self.a.bound or n in self.scalar_params)
         assert self.source is not None
         nfields = len(self.source.types)
-        field_order = [group_loop.order_by] + [
-            i for i in range(nfields) if i != group_loop.order_by
-        ]
+        given = {i for i, _ in order}
+        field_order = [*order, *((i, False) for i in range(nfields) if i not in given)]
         proj = [lp.fields[lp.params.index(p)] for p in lam.params]
         ctor_lines = []
         for st in op.states:
@@ -103,6 +110,48 @@ class OrderedMixin:
         info = OrderedFunction(fn_name, tuple(free), readers, nfields)
         self.ordered_fns[op.name] = info
         return info
+
+    def rank_column(self: Planner, lp: Loop) -> None:
+        """A ranked loop's rank: ``row_number()`` over its scope's rows in its order (native)."""
+        assert lp.order_by is not None and self.source is not None
+        chain = self._loop_chain(lp.name)
+        keys = self.key_cols(self.frame_key(chain[:-1]))
+        given = {i for i, _ in lp.order_by}
+        nfields = len(self.source.types)
+        order = [*lp.order_by, *((i, False) for i in range(nfields) if i not in given)]
+        by = ", ".join(
+            f"{quote_ident(self.field_col(i))} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}"
+            for i, d in order
+        )
+        part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
+        sql = f"row_number() OVER ({part}ORDER BY {by})"
+        col = self.field_col(lp.fields[-1])
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))",
+                  f"rank of each row in the order of the loop at line {lp.span.line} (window)")  # fmt: skip
+
+    def computed_key_column(self: Planner, f: int) -> None:
+        """A computed group key part (``group_by(lambda r: r[2] // 7, ...)``): a native column."""
+        import dataclasses
+
+        from ..analysis import Bound
+        from ..ir.nodes import UNKNOWN
+
+        assert self.source is not None
+        expr, _ = self.a.virtual[f]
+        fields = {f"_kf.{i}": i for i in range(len(self.source.types))}
+        for name, i in fields.items():
+            t = self.source.types[i]
+            self.ty.types[name] = t[len("Optional[") : -1] if t.startswith("Optional[") else t
+            if t.startswith("Optional["):
+                self.ty.nullable.add(name)
+        a = dataclasses.replace(
+            self.a, bound={**self.a.bound, "_kf.value": Bound("_kf.value", expr, (), (), UNKNOWN)}
+        )
+        r = SqlRenderer(a, self.ty, lambda n: quote_ident(self.field_col(fields[n])) if n in fields
+                        else None, self.refs, self.pycalls)  # fmt: skip
+        sql = r.expr(expr)
+        col = self.field_col(f)
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
 
     def ordered_op_of(self: Planner, loops: tuple[str, ...]) -> StateOperator | None:
         for op in self.ops:
@@ -140,7 +189,24 @@ class OrderedMixin:
             outs.append(f"F.col('{col}._{i + 1}').alias({self.col_for(res)!r})")
             reads.append(res)
         self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+        if not keys and all(self._constant(n) for n in info.free):
+            out = self._ordered_default(info, out, reads)
         return out, reads
+
+    def _ordered_default(self: Planner, info: OrderedFunction, out: str, reads: list[str]) -> str:
+        """A global ordered loop over no rows has no aggregate row: its readers are the loop
+        function's on no rows (its free values are constants, evaluated once)."""
+        r = self.renderer(GLOBAL)
+        empty = self.py.fresh("no_rows")
+        if info.free:
+            cols = ", ".join(spark_col(r.expr(Var(n))) for n in info.free)
+            self.emit(f"{empty} = {info.fn}([], *spark.range(1).select({cols}).first())[0]")
+        else:
+            self.emit(f"{empty} = {info.fn}([])[0]")
+        fill = self.py.fresh("agg")
+        pairs = ", ".join(f"({self.col_for(res)!r}, {empty}[{i}])" for i, res in enumerate(reads))
+        self.emit(f"{fill} = ll.default_row(spark, {out}, [{pairs}])  # no rows: the loop's start")
+        return fill
 
     def ordered_rows(self: Planner, op: StateOperator, names: list[str], types: list[str]) -> str:
         """The rows an ordered loop yields: Python per scope key (grouped map)."""

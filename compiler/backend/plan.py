@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING
 
 import networkx as nx
 
-from ..analysis import Analysis
+from ..analysis import Analysis, is_ranked
 from ..dataflow.payloads import (
     ROWS,
     ActionState,
@@ -41,6 +41,7 @@ from ..ir.traverse import walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
+from .argbest import ArgBestMixin
 from .errors import BackendError
 from .frames import Frame, FramesMixin
 from .module import ModuleMixin
@@ -82,7 +83,7 @@ def generate_plan(compiled: Compiled) -> PlanModule:
         raise e.of_algorithm(prog.fn.name, prog.fn.span) from None
 
 
-class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixin):
+class Planner(FramesMixin, ReducersMixin, OrderedMixin, ArgBestMixin, OutputsMixin, ModuleMixin):
     def __init__(self, prog: Program, graph: DataflowGraph) -> None:
         self.prog = prog
         self.graph = graph
@@ -155,9 +156,14 @@ class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixi
 
     def visit_GroupBy(self, op: GroupBy) -> None:
         self._check_loop(op)
+        for f in op.loop.key:
+            if f in self.a.virtual:
+                self.computed_key_column(f)
 
     def visit_Iterate(self, op: Iterate) -> None:
         self._check_loop(op)
+        if self.source is not None and is_ranked(op.loop, len(self.source.types)):
+            self.rank_column(op.loop)
 
     def _check_loop(self, op: GroupBy | Iterate) -> None:
         lp = op.loop

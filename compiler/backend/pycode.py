@@ -23,7 +23,7 @@ from ..ir.nodes import (
     Var,
     attr,
 )
-from ..ir.prims import PRIMS
+from ..ir.prims import DATETIME_ATTRS, DATETIME_METHODS, PRIMS
 from .sql import BackendError
 from .strtypes import STRING_OPS
 
@@ -111,6 +111,23 @@ class PyEmitter:
                     return f"({', '.join(args)}{',' if len(args) == 1 else ''})"
                 if op == "nth":
                     return f"{args[0]}[{args[1]}]"
+                if op in ("make_datetime", "make_date", "make_timedelta"):
+                    return f"__import__('datetime').{op[5:]}({', '.join(args)})"
+                if op in DATETIME_ATTRS.values():
+                    return f"{args[0]}.{op[3:]}"
+                if op in DATETIME_METHODS.values():
+                    return f"{args[0]}.{op[3:]}()"
+                if op in ("table_item", "table_get"):
+                    table = f"dict({args[2]})"
+                    if op == "table_get":
+                        return f"{table}.get({args[0]}, {args[3]})"
+                    err = e.args[3].value if isinstance(e.args[3], Lit) else "KeyError"
+                    assert err.isidentifier()
+                    throw = f"(_ for _ in ()).throw({err}({args[0]}))"
+                    return f"({table}[{args[0]}] if {args[0]} in {table} else {throw})"
+                if op == "raise" and isinstance(e.args[0], Lit) and e.args[0].value.isidentifier():
+                    # a raise as an expression: throw into an empty generator
+                    return f"(_ for _ in ()).throw({e.args[0].value}({args[1]}))"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
                 if op in STRING_OPS:  # str methods, re, slices: the runtime's implementations

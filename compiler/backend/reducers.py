@@ -55,6 +55,8 @@ class ReducersMixin:
             result, reads = self._additive(group, keys)
         elif op.kind == "ordered":
             result, reads = self.ordered_readers(op, keys)
+        elif all(o.arg_best and self.frame_key(o.actions[0].loops) == ROWS for o in group):
+            result, reads = self.arg_best_readers(group, keys)
         else:
             result, reads = self._action(group, keys)
         for o in group:
@@ -63,6 +65,10 @@ class ReducersMixin:
             self.read_home[r] = fk
         if fk not in self.frames:
             self.frames[fk] = Frame(result, keys, set(reads))
+            if not keys and fk != GLOBAL:
+                # group_by((), rows): one group of the whole input, and none when it is empty
+                self.step(fk, f"{SRC}.join({self.frame(ROWS).var}.select().limit(1), how='left_semi')",
+                          "one group of the whole input (none when it is empty)")  # fmt: skip
             return
         if fk == GLOBAL:
             self.step(fk, f"{SRC}.crossJoin({result})")

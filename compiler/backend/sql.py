@@ -26,6 +26,7 @@ from looplift.sqltext import sql_literal as _sql_literal
 
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
+from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
 from .strsql import render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
@@ -39,6 +40,14 @@ def sql_literal(v: Any) -> str:
         return _sql_literal(v)
     except (TypeError, ValueError) as e:
         raise BackendError(str(e)) from None
+
+
+def _const_sql(v: Any) -> str:
+    """A constant (a scalar or a tuple of them) as Spark SQL."""
+    if isinstance(v, tuple):
+        inner = ", ".join(f"'_{i + 1}', {_const_sql(x)}" for i, x in enumerate(v))
+        return f"named_struct({inner})"
+    return sql_literal(v)
 
 
 def _int_power(x: str, y: str) -> str:
@@ -225,8 +234,20 @@ class SqlRenderer:
         """An operator: a template of :data:`SIMPLE`, else its ``_op_<name>`` method."""
         if op == "nth":
             return self._nth(args[0], args[1])
+        if op in ("table_item", "table_get"):
+            return self._table(op, args)
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
+        if op in DATETIME_OPS:
+            sql = datetime_sql(self, op, args, ts, x)
+            if op.startswith(("dt.", "td.")) and self.ty.may_be_null(args[0]):
+                msg = sql_string(f"AttributeError: 'NoneType' object has no attribute {op[3:]}")
+                return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+            return self._raise_if_null(args, sql, op[5:] + "()")
+        if op in ("add", "sub", "mul", "neg"):
+            arith = datetime_arith(op, ts, x)
+            if arith is not None:
+                return self._raise_if_null(args, arith, f"`{op}`")
         simple = SIMPLE.get(op)
         if simple is not None:
             template, what = simple
@@ -314,6 +335,37 @@ class SqlRenderer:
     def _op_tuple(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         inner = ", ".join(f"'_{i + 1}', {v}" for i, v in enumerate(x))
         return f"named_struct({inner})"
+
+    def _op_raise(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``raise Cls(msg)``: Spark's raise_error, its message led by the Python class."""
+        cls = args[0].value if isinstance(args[0], Lit) else "Exception"
+        msg = x[1] if ts[1] == "str" else f"CAST({x[1]} AS STRING)"
+        return f"raise_error(concat({sql_string(f'{cls}: ')}, coalesce({msg}, 'None')))"
+
+    def _table(self, op: str, args: tuple[Expr, ...]) -> str:
+        """A module-level lookup table: a CASE over its entries (keys of the key's kind only)."""
+        key, _, pairs, last = args
+        assert isinstance(pairs, Lit)
+        kt = self._t(key)
+        k = self._expr(key)
+        if kt == "bool":
+            k = f"CAST({k} AS BIGINT)"
+        whens = []
+        for kv, v in pairs.value:
+            numeric = isinstance(kv, (bool, int, float))
+            if kt == "str" and numeric or kt in ("int", "float", "bool") and not numeric:
+                continue  # never equal in Python: a str is no number
+            kv = int(kv) if isinstance(kv, bool) else kv
+            whens.append(f"WHEN {sql_literal(kv)} THEN {_const_sql(v)}")
+        if op == "table_get":
+            other = self._expr(last)
+        else:
+            assert isinstance(last, Lit)
+            text = k if kt == "str" else f"CAST({k} AS STRING)"
+            other = f"raise_error(concat({sql_string(f'{last.value}: ')}, coalesce({text}, 'None')))"
+        if not whens:
+            return other
+        return f"(CASE {k} {' '.join(whens)} ELSE {other} END)"
 
     def _op_min(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         return self._raise_if_null(args, f"least({', '.join(x)})", "min()")

@@ -191,11 +191,22 @@ def constructor_args(op: StateOperator, a: Analysis, params: set[str]) -> list[A
     """The state's constructor arguments: Lit values, or Var of scalar parameters."""
     (s,) = op.states
     decl = a.states[s]
-    for x in decl.args:
+    args = [_through_names(x, a, params) for x in decl.args]
+    for x in args:
         if not (isinstance(x, Lit) or (isinstance(x, Var) and x.name in params)):
             raise BackendError(
                 f"state `{user_name(s)}`: constructor arguments must be constants or scalar "
                 "parameters",
                 decl.span,
             )
-    return list(decl.args)
+    return args
+
+
+def _through_names(x: Any, a: Analysis, params: set[str]) -> Any:
+    """A name bound (unconditionally) to a literal or another such name: that literal."""
+    for _ in range(20):
+        b = a.bound.get(x.name) if isinstance(x, Var) and x.name not in params else None
+        if b is None or b.guards or not isinstance(b.value, (Lit, Var)):
+            return x
+        x = b.value
+    return x

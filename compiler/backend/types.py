@@ -20,6 +20,7 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from .datetimes import datetime_type
 from .strtypes import STRING_OPS, element_type, string_prim_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
@@ -31,6 +32,10 @@ _NUM = ("bool", "int", "float")
 
 def unify(a: Type, b: Type) -> Type:
     if a == b:
+        return a
+    if a == "never":  # a branch that raises takes the type of the other
+        return b
+    if b == "never":
         return a
     if a == "none":
         return b
@@ -55,6 +60,8 @@ def spark_type(t: Type) -> str:
             return "array<string>"  # a match object: its groups
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
+    if t == "timedelta":
+        return "interval day to second"
     # the runtime's field-type model; values of no known type travel as double
     return FIELD_TYPES[t].spark if t in FIELD_TYPES else "double"
 
@@ -133,8 +140,9 @@ def _lit_type(v: Any) -> Type:
     return "any"
 
 
-def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
-    """Infer the type of every binder (forward, in program order)."""
+def infer_types(a: Analysis, refs: dict[str, Any], *, strict: bool = True) -> Typing:
+    """Infer the type of every binder (forward, in program order); ``strict``: raise for a
+    host function whose result type nothing says (else it is typed ``str``)."""
     ty = Typing()
     for p in a.fn.params:
         if p.kind == "scalar":
@@ -146,6 +154,8 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
     fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
 
     def field_type(src: str, i: int) -> tuple[Type, bool]:
+        if i >= len(fields[src]):  # a computed key part, or the rank of a ranked stream's row
+            return (a.virtual[i][1] if i in a.virtual else "int"), False
         t = fields[src][i]
         if t.startswith("Optional["):
             return t[len("Optional[") : -1], True
@@ -159,6 +169,8 @@ def infer_types(a: Analysis, refs: dict[str, Any]) -> Typing:
         _infer_pass(a, refs, ty, field_type, state_arg)
         if (ty.types, ty.nullable) == before:
             break
+    if strict:
+        _unresolved_hosts(a, refs, ty)
     return ty
 
 
@@ -213,7 +225,7 @@ def _value_type(
             assert isinstance(lam, Lambda)
             t, n = _value_type(lam.body, ty, a, refs, state_arg)
             ts.append(t)
-            nulls = nulls or n or t == "none"
+            nulls = nulls or (t != "never" and (n or t == "none"))
         return unify(ts[0], ts[1]), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
@@ -239,7 +251,13 @@ _KNOWN_HOSTS: dict[str, Any] = {
 
 
 def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
-    """A host function's result type: its annotation, a known library signature, or str."""
+    """A host function's result type: its annotation, a known library signature, what its
+    source returns, or str (checked per value at run time) when none of these says it."""
+    found = _host_type(fn, arg_types)
+    return found if found is not None else ("str", True)
+
+
+def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
     try:
         ann = inspect.signature(fn).return_annotation
     except (TypeError, ValueError):
@@ -253,7 +271,40 @@ def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
         return ("tuple", (num, num)), False
     if ref in _KNOWN_HOSTS:
         return _KNOWN_HOSTS[ref], False
-    return "str", True  # unannotated: assumed str, checked per value at run time
+    if ann is not inspect.Signature.empty:
+        return "str", True  # an annotation looplift has no column type for: checked per value
+    from .host_types import infer_host_return, probed_host_type
+
+    return infer_host_return(fn, arg_types) or probed_host_type(ref, arg_types)
+
+
+def unresolved_host_calls(a: Analysis, refs: dict[str, Any], ty: Typing) -> list[Apply]:
+    """The calls of host functions whose result type nothing says (no annotation, no known
+    signature, source that does not say it, no type observed on data)."""
+    found = []
+    for b in a.bound.values():
+        v = b.value
+        while isinstance(v, Let):
+            v = v.body
+        if isinstance(v, Apply) and isinstance(v.fn, Host):
+            fn = refs.get(v.fn.ref)
+            if fn is not None and _host_type(fn, [ty.of(x) for x in v.args]) is None:
+                found.append(v)
+    return found
+
+
+def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
+    """Raise for every call of a host function whose result type nothing says."""
+    from .errors import BackendError
+    from .host_types import unresolved_diagnostic
+
+    found = [
+        unresolved_diagnostic(refs[v.fn.ref], v.fn.span, [ty.of(x) for x in v.args])
+        for v in unresolved_host_calls(a, refs, ty)
+        if isinstance(v.fn, Host)
+    ]
+    if found:
+        raise BackendError(found)
 
 
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
@@ -264,6 +315,9 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)  # type: ignore[return-value]
     if op == "nth" and element_type(ts[0]) is not None:
         return element_type(ts[0])  # type: ignore[return-value]
+    dt = datetime_type(op, ts)
+    if dt is not None:
+        return dt, null
     if op in ("add", "sub", "mul"):
         if op == "add" and "str" in ts:
             return "str", null
@@ -298,6 +352,17 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return op, False if op in ("str", "bool") else null
     if op == "tuple":
         return ("tuple", tuple(ts)), False
+    if op == "raise":
+        return "never", False
+    if op in ("table_item", "table_get") and isinstance(args[2], Lit):
+        values = [v for _, v in args[2].value]
+        t: Type = "none"
+        for v in values:
+            t = unify(t, _const_type(v))
+        none = any(v is None for v in values)
+        if op == "table_get":
+            t, none = unify(t, ts[3]), none or ty.may_be_null(args[3])
+        return t, none
     if op == "nth":
         t = ts[0]
         i = args[1].value if isinstance(args[1], Lit) else 0
@@ -312,6 +377,12 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             return "bool", null
         return "float", null
     return "any", True
+
+
+def _const_type(v: Any) -> Type:
+    if isinstance(v, tuple):
+        return ("tuple", tuple(_const_type(x) for x in v))
+    return _lit_type(v)
 
 
 def _num(ts: list[Type]) -> Type:
@@ -354,6 +425,11 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
             arg_t = unify(arg_t, ty.of(s.args[0]))
     if arg_t == "none":
         arg_t = "int"
+    if key == ("ArgBest", "get"):  # the value offered with the best key, or the start
+        t = ty.of(decl.args[0]) if decl.args else "none"
+        for s in a.actions_of(f.state):
+            t = unify(t, ty.of(s.args[2])) if len(s.args) == 3 else t
+        return t, True
     if key in _ARG_TYPED:
         how = _ARG_TYPED[key]
         if how == "arg":
@@ -373,4 +449,17 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
     t, null = py_type(ann)
     if t == "any" and key[0] in ("Count",):
         return "int", False
+    if t == "any" and cls is not None:
+        from .host_types import infer_state_reader
+
+        action_args: dict[str, list[Type]] = {}
+        for s in a.actions_of(f.state):
+            ts = [ty.of(x) for x in s.args]
+            prev = action_args.get(s.method)
+            if prev is not None:
+                ts = [unify(p, q) for p, q in zip(prev, ts, strict=False)]
+            action_args[s.method] = ts
+        read = infer_state_reader(cls, f.method, action_args, [ty.of(x) for x in decl.args])
+        if read is not None:
+            return read
     return t, null

@@ -69,11 +69,23 @@ def build_graph(prog: Program) -> DataflowGraph:
         nid = f"{'group_by' if lp.kind == 'group' else 'iterate'}:{name}"
         if lp.kind == "group":
             label = f"group_by({_fields(lp.key)}) of {lp.source}"
+            if any(f in a.virtual for f in lp.key):
+                parts = [key_part_text(lp.source, f, a.virtual) for f in lp.key]
+                label = f"group_by(computed key ({', '.join(parts)})) of {lp.source}"
             if lp.order_by is not None:
-                label += f", each group ordered by {lp.source}[{lp.order_by}]"
+                label += f", each group ordered by {order_text(lp.source, lp.order_by)}"
         else:
-            label = f"rows of {lp.source}{_fields(lp.fields, bracket=True)}"
-            if lp.ordered:
+            nsrc = next((len(p.types) for p in fn.params if p.name == lp.source), 0)
+            real = tuple(f for f in lp.fields if f < nsrc)
+            label = f"rows of {lp.source}{_fields(real, bracket=True)}"
+            if lp.order_by is not None and real != lp.fields:
+                label += (
+                    f" ranked by {order_text(lp.source, lp.order_by)} "
+                    "(native row_number() window)"
+                )
+            elif lp.order_by is not None:
+                label += f" ordered by {order_text(lp.source, lp.order_by)}"
+            elif lp.ordered:
                 label += " in order"
         g.add(
             Node(
@@ -101,7 +113,7 @@ def build_graph(prog: Program) -> DataflowGraph:
         classes = ", ".join(
             "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
         )
-        label = f"{classes} ({op.kind} reducer)"
+        label = f"{classes} ({'native arg-best' if op.arg_best else op.kind + ' reducer'})"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
@@ -125,7 +137,7 @@ def build_graph(prog: Program) -> DataflowGraph:
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind == "additive",
+                op.kind == "additive" or op.arg_best,
                 reads,
                 tuple(sorted(needs)),
             )
@@ -310,3 +322,34 @@ def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> 
             out.add(x.fn.op)
         stack.extend(children(x))
     return out
+
+
+def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:
+    """``clicks[1], clicks[2] desc`` (ties: the remaining fields, ascending)."""
+    return ", ".join(f"{source}[{i}]{' desc' if d else ''}" for i, d in order)
+
+
+def key_part_text(source: str, f: int, virtual: dict) -> str:
+    """A group key part: ``clicks[0]`` or a computed one, ``clicks[2] // 7`` (native)."""
+    from ..ir.nodes import Apply, Lit, Prim, Var
+    from ..ir.prims import PRIMS
+
+    def text(e: object) -> str:
+        if isinstance(e, Var) and e.name.startswith("_kf."):
+            return f"{source}[{e.name[4:]}]"
+        if isinstance(e, Lit):
+            return repr(e.value)
+        if isinstance(e, Apply) and isinstance(e.fn, Prim):
+            sym = PRIMS[e.fn.op].symbol
+            args = [text(x) for x in e.args]
+            if sym and len(args) == 2:
+                return f"({args[0]} {sym} {args[1]})"
+            if e.fn.op == "neg":
+                return f"-{args[0]}"
+            return f"{e.fn.op}({', '.join(args)})"
+        return "?"
+
+    if f not in virtual:
+        return f"{source}[{f}]"
+    out = text(virtual[f][0])
+    return out[1:-1] if out.startswith("(") and out.endswith(")") else out

@@ -1,10 +1,21 @@
 """Render let-normal IR values back into readable Python-like expressions.
 
 Compiler temporaries (``_t3``, ``_b1`` ...) are inlined into their use, so a
-guard reads ``category == 0`` instead of ``_t1``.
+guard reads ``category == 0`` instead of ``_t1``. Parentheses follow Python's
+precedence (as ``ast.unparse`` places them): an operand is parenthesized only
+where Python would otherwise read the text differently, so the printed text
+parses back to the same tree.
+
+>>> from looplift.compiler.ir.nodes import Apply, Prim, Var
+>>> from looplift.compiler.analysis import Analysis
+>>> e = Apply(Prim("truediv"), (Apply(Prim("sub"), (Var("t"), Var("p"))), Var("k")))
+>>> render(e, Analysis(fn=None))
+'(t - p) / k'
 """
 
 from __future__ import annotations
+
+import math
 
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
@@ -13,60 +24,83 @@ from ..names import is_temp, user_name
 
 __all__ = ["render", "render_name", "render_guards"]
 
+# Python's precedence levels, lowest first (the levels of ast.unparse that IR can reach)
+TEST, OR, AND, NOT, CMP, ARITH, TERM, FACTOR, POWER, ATOM = range(1, 11)
+
 _INFIX_PREC = {
-    "or": 1, "and": 2, "not": 3,
-    "eq": 4, "ne": 4, "lt": 4, "le": 4, "gt": 4, "ge": 4, "in": 4, "not_in": 4,
-    "is_none": 4, "is_not_none": 4,
-    "add": 5, "sub": 5, "mul": 6, "truediv": 6, "floordiv": 6, "mod": 6,
-    "neg": 7, "pos": 7, "pow": 8,
+    "eq": CMP, "ne": CMP, "lt": CMP, "le": CMP, "gt": CMP, "ge": CMP,
+    "add": ARITH, "sub": ARITH, "mul": TERM, "truediv": TERM, "floordiv": TERM, "mod": TERM,
+    "pow": POWER,
 }  # fmt: skip
+_UNARY_PREC = {"neg": FACTOR, "pos": FACTOR, "not": NOT}
 
 
-def render_name(name: str, a: Analysis, depth: int = 0) -> str:
+def render_name(name: str, a: Analysis, depth: int = 0, prec: int = 0) -> str:
     b = a.bound.get(name)
     if b is None or b.value is None or not _is_temp(name) or depth > 12:
         return _user(name)
-    return render(b.value, a, depth + 1)
+    return render(b.value, a, depth + 1, prec)
 
 
 def render(e: Expr, a: Analysis, depth: int = 0, prec: int = 0) -> str:
+    """``e`` as Python text, parenthesized when its precedence is below ``prec``."""
+    text, own = _render(e, a, depth)
+    return f"({text})" if own < prec else text
+
+
+def render_guards(guards: tuple[tuple[str, bool], ...], a: Analysis) -> str:
+    parts = []
+    for cond, taken in guards:
+        if taken:  # a conjunction of conjunctions: `a and b` needs no parentheses here
+            parts.append(render_name(cond, a, prec=AND if len(guards) > 1 else 0))
+        else:
+            text = render_name(cond, a, prec=ATOM)
+            parts.append(f"not {text}" if text.startswith("(") else f"not ({text})")
+    return " and ".join(parts)
+
+
+def _render(e: Expr, a: Analysis, depth: int) -> tuple[str, int]:
+    """The text of ``e`` and the precedence of its outermost operator."""
     if isinstance(e, Var):
-        return render_name(e.name, a, depth)
+        b = a.bound.get(e.name)
+        if b is None or b.value is None or not _is_temp(e.name) or depth > 12:
+            return _user(e.name), ATOM
+        return _render(b.value, a, depth + 1)
     if isinstance(e, Lit):
-        return repr(e.value)
+        return _lit(e.value)
     if isinstance(e, Let):
         # a chain inside an `if` branch: show its result
         while isinstance(e, Let):
             e = e.body
-        return render(e, a, depth, prec)
+        return _render(e, a, depth)
     if isinstance(e, Apply):
         f = e.fn
         args = e.args
         if isinstance(f, Prim):
-            return _prim(f.op, args, a, depth, prec)
+            return _prim(f.op, args, a, depth)
         if isinstance(f, Builtin) and f.name == "if":
-            then, other = (_branch(x) for x in args[1:])
-            if other is not None and other == args[0]:  # `c and x` is `x if c else c`
-                text = f"{render(args[0], a, depth, 2)} and {render(args[1].body, a, depth, 2)}"
-                return f"({text})" if prec > 2 else text
-            if then is not None and then == args[0]:  # `c or x` is `c if c else x`
-                text = f"{render(args[0], a, depth, 1)} or {render(args[2].body, a, depth, 1)}"
-                return f"({text})" if prec > 1 else text
-            c = render(args[0], a, depth, 0)
-            t = render(args[1].body, a, depth, 0) if isinstance(args[1], Lambda) else "?"
-            o = render(args[2].body, a, depth, 0) if isinstance(args[2], Lambda) else "?"
-            text = f"{t} if {c} else {o}"
-            return f"({text})" if prec > 0 else text
+            return _if(args, a, depth)
         if isinstance(f, StateCall):
-            inner = ", ".join(render(x, a, depth) for x in args)
-            return f"{_user(f.state)}.{f.method}({inner})"
+            return f"{_user(f.state)}.{f.method}({_args(args, a, depth)})", ATOM
         if isinstance(f, Host):
-            inner = ", ".join(render(x, a, depth) for x in args)
-            return f"{f.ref.rsplit(':', 1)[-1]}({inner})"
+            return f"{f.ref.rsplit(':', 1)[-1]}({_args(args, a, depth)})", ATOM
         if isinstance(f, Builtin):
-            inner = ", ".join(render(x, a, depth) for x in args)
-            return f"{f.name}({inner})"
-    return "?"
+            return f"{f.name}({_args(args, a, depth)})", ATOM
+    return "?", ATOM
+
+
+def _if(args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str, int]:
+    then, other = (_branch(x) for x in args[1:])
+    if other is not None and other == args[0]:  # `c and x` is `x if c else c`
+        left = render(args[0], a, depth, AND)
+        return f"{left} and {render(args[1].body, a, depth, AND + 1)}", AND
+    if then is not None and then == args[0]:  # `c or x` is `c if c else x`
+        left = render(args[0], a, depth, OR)
+        return f"{left} or {render(args[2].body, a, depth, OR + 1)}", OR
+    c = render(args[0], a, depth, OR)
+    t = render(args[1].body, a, depth, OR) if isinstance(args[1], Lambda) else "?"
+    o = render(args[2].body, a, depth, TEST) if isinstance(args[2], Lambda) else "?"
+    return f"{t} if {c} else {o}", TEST
 
 
 def _branch(lam: Expr) -> Expr | None:
@@ -76,38 +110,67 @@ def _branch(lam: Expr) -> Expr | None:
     return None
 
 
-def render_guards(guards: tuple[tuple[str, bool], ...], a: Analysis) -> str:
-    parts = []
-    for cond, taken in guards:
-        text = render_name(cond, a)
-        parts.append(text if taken else f"not ({text})")
-    return " and ".join(parts)
-
-
-def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int, prec: int) -> str:
-    string = _string_prim(op, args, a, depth, prec)
+def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str, int]:
+    string = _string_prim(op, args, a, depth)
     if string is not None:
         return string
     info = PRIMS.get(op)
-    p = _INFIX_PREC.get(op)
     if op == "tuple":
-        inner = ", ".join(render(x, a, depth) for x in args)
-        return f"({inner}{',' if len(args) == 1 else ''})"
+        inner = _args(args, a, depth)
+        return f"({inner}{',' if len(args) == 1 else ''})", ATOM
     if op == "nth":
-        return f"{render(args[0], a, depth, 9)}[{render(args[1], a, depth)}]"
+        return f"{render(args[0], a, depth, ATOM)}[{render(args[1], a, depth)}]", ATOM
+    if op in ("table_item", "table_get") and isinstance(args[1], Lit):
+        key = render(args[0], a, depth, TEST)
+        if op == "table_get":
+            return f"{args[1].value}.get({key}, {render(args[3], a, depth, TEST)})", ATOM
+        if isinstance(args[3], Lit) and args[3].value == "ValueError":
+            return f"{args[1].value}.index({key})", ATOM
+        return f"{args[1].value}[{key}]", ATOM
+    if op in ("make_datetime", "make_date"):
+        return f"{op[5:]}({_args(args, a, depth)})", ATOM
+    if op == "make_timedelta":
+        names = ("days", "seconds", "microseconds", "milliseconds", "minutes", "hours", "weeks")
+        given = [(n, x) for n, x in zip(names, args, strict=False) if x != Lit(0)]
+        inner = ", ".join(f"{n}={render(x, a, depth, TEST)}" for n, x in given)
+        return f"timedelta({inner})", ATOM
+    if op.startswith(("dt.", "td.")):
+        call = "()" if op[3:] in ("weekday", "isoweekday", "date", "total_seconds") else ""
+        return f"{render(args[0], a, depth, ATOM)}.{op[3:]}{call}", ATOM
+    if op == "raise" and isinstance(args[0], Lit):  # not an expression in Python: shown as one
+        return f"raise {args[0].value}({render(args[1], a, depth, TEST)})", TEST
     if op in ("is_none", "is_not_none"):
-        text = f"{render(args[0], a, depth, 5)} {info.symbol}"
-    elif op in ("in", "not_in"):
-        rest = ", ".join(render(x, a, depth) for x in args[1:])
-        text = f"{render(args[0], a, depth, 5)} {info.symbol} ({rest})"
-    elif p is not None and len(args) == 2:
-        text = f"{render(args[0], a, depth, p)} {info.symbol} {render(args[1], a, depth, p + 1)}"
-    elif p is not None and len(args) == 1:
-        text = f"{info.symbol}{render(args[0], a, depth, p)}"
-    else:
-        inner = ", ".join(render(x, a, depth) for x in args)
-        return f"{op}({inner})"
-    return f"({text})" if p is not None and prec > p else text
+        return f"{render(args[0], a, depth, CMP + 1)} {info.symbol}", CMP
+    if op in ("in", "not_in"):
+        rest, _ = _prim("tuple", args[1:], a, depth)
+        return f"{render(args[0], a, depth, CMP + 1)} {info.symbol} {rest}", CMP
+    p = _INFIX_PREC.get(op)
+    if p is not None and len(args) == 2:
+        if op == "pow":  # right-associative; `2 ** -x` needs no parentheses
+            lp, rp = POWER + 1, FACTOR
+        elif p == CMP:  # comparisons chain: `(a < b) < c` is not `a < b < c`
+            lp, rp = CMP + 1, CMP + 1
+        else:
+            lp, rp = p, p + 1
+        left, right = render(args[0], a, depth, lp), render(args[1], a, depth, rp)
+        return f"{left} {info.symbol} {right}", p
+    p = _UNARY_PREC.get(op)
+    if p is not None and len(args) == 1:
+        return f"{info.symbol}{render(args[0], a, depth, p)}", p
+    return f"{op}({_args(args, a, depth)})", ATOM
+
+
+def _args(args: tuple[Expr, ...], a: Analysis, depth: int) -> str:
+    return ", ".join(render(x, a, depth, TEST) for x in args)
+
+
+def _lit(v: object) -> tuple[str, int]:
+    if isinstance(v, float) and not math.isfinite(v):
+        text = "math.nan" if math.isnan(v) else "math.inf" if v > 0 else "-math.inf"
+        return text, FACTOR if v < 0 else ATOM
+    text = repr(v)
+    # a negative number is a unary minus to Python: `(-1) ** 2`, `(-2).real`
+    return text, FACTOR if isinstance(v, (int, float)) and text.startswith("-") else ATOM
 
 
 def _is_temp(name: str) -> bool:
@@ -118,25 +181,24 @@ def _user(name: str) -> str:
     return user_name(name, keep_callee=False)
 
 
-def _string_prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int, prec: int) -> str | None:
+def _string_prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str, int] | None:
     """String primitives in Python's spelling: ``s.strip()``, ``m.group(1)``, ``s[1:3]``,
     ``'x' in s``, ``re.match('p', s)``."""
-    r = [render(x, a, depth) for x in args]
+    r = [render(x, a, depth, TEST) for x in args]
     if op.startswith("str.") or op == "match.group":
-        return f"{render(args[0], a, depth, 9)}.{op.partition('.')[2]}({', '.join(r[1:])})"
+        return f"{render(args[0], a, depth, ATOM)}.{op.partition('.')[2]}({', '.join(r[1:])})", ATOM
     if op in ("contains", "not_contains"):
-        text = f"{render(args[0], a, depth, 5)} {'in' if op == 'contains' else 'not in'} " \
-               f"{render(args[1], a, depth, 5)}"  # fmt: skip
-        return f"({text})" if prec > 4 else text
+        word = "in" if op == "contains" else "not in"
+        return f"{render(args[0], a, depth, CMP + 1)} {word} {render(args[1], a, depth, CMP + 1)}", CMP
     if op == "slice":
         lo, hi, step = ("" if isinstance(x, Lit) and x.value is None else t
                         for x, t in zip(args[1:], r[1:], strict=True))  # fmt: skip
         inner = f"{lo}:{hi}:{step}" if step else f"{lo}:{hi}"
-        return f"{render(args[0], a, depth, 9)}[{inner}]"
+        return f"{render(args[0], a, depth, ATOM)}[{inner}]", ATOM
     if op == "getitem":
-        return f"{render(args[0], a, depth, 9)}[{r[1]}]"
+        return f"{render(args[0], a, depth, ATOM)}[{r[1]}]", ATOM
     if op.startswith("re."):
         flags = args[-1]
         shown = r[:-1] if isinstance(flags, Lit) and flags.value == 0 else r
-        return f"{op}({', '.join(shown)})"
+        return f"{op}({', '.join(shown)})", ATOM
     return None

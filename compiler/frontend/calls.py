@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import builtins
+import datetime
 import inspect
 import math
 import types
@@ -11,12 +12,13 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Apply, CallDataflow, Expr, Host, Lit, Prim, StateCall
-from ..ir.prims import BUILTIN_FUNCS, MATH_FUNCS
+from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_FUNCS
 from .base import Context
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
 from .strings import StringMixin
 from .syntax import MISSING, MUTATORS, code_of
+from .values import is_const_table
 
 __all__ = ["CallMixin"]
 
@@ -40,6 +42,12 @@ class CallMixin(StringMixin, Context):
 
     def call(self, node: cst.Call, env: Env, statement: bool) -> Expr:
         sp = self.span(node)
+        row_len = self.row_len(node, env)  # type: ignore[attr-defined]
+        if row_len is not None:
+            return row_len
+        best = self.stream_best(node, env)  # type: ignore[attr-defined]
+        if best is not None:
+            return best
         func = node.func
         string = self.string_call(node, env)  # str methods, re, format
         if string is not None:
@@ -56,6 +64,9 @@ class CallMixin(StringMixin, Context):
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             obj = self.global_obj(recv)
+            if is_const_table(obj):  # RATES.get(c, 0), STEPS.index(x)
+                name, value = self.const_table(func.value, env)
+                return self.table_method(node, name, value, meth, self.call_args(node, env))
             if obj is math:
                 if meth not in MATH_FUNCS:
                     raise self.error(
@@ -97,6 +108,10 @@ class CallMixin(StringMixin, Context):
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             return self.call_global(node, n, obj, env, statement)
+        if isinstance(func, cst.Attribute) and func.attr.value in DATETIME_METHODS:
+            if not node.args:  # `(t - p).total_seconds()`, `ts.date()`
+                value = self.expr(func.value, env)
+                return Apply(Prim(DATETIME_METHODS[func.attr.value]), (value,), span=sp)
         raise self.error(
             func,
             f"unsupported call of `{code_of(func)}`",
@@ -152,6 +167,9 @@ class CallMixin(StringMixin, Context):
                     "iterate it with `for`, group it, or pass it to a @dataflow function",
                 )
             raise self.error(node.func, f"streams have no method `{meth}`", "use .project(...)")
+        if isinstance(b, (Value, Carry)) and meth in DATETIME_METHODS and not node.args:
+            value = self.expr(node.func.value, env)  # `ts.weekday()`, `delta.total_seconds()`
+            return Apply(Prim(DATETIME_METHODS[meth]), (value,), span=sp)
         if isinstance(b, (Container, Value, Carry)):
             if meth in MUTATORS:
                 raise self.error(
@@ -191,6 +209,10 @@ class CallMixin(StringMixin, Context):
             )
         if isinstance(obj, Dataflow):
             return self.dataflow_call(node, n, obj, env)
+        if obj is builtins.len and len(node.args) == 1 and not node.args[0].star:
+            table = self.const_table(node.args[0].value, env)
+            if table is not None:  # len(RATES): read at compile time
+                return Lit(len(table[1]), span=sp)
         if n in BUILTIN_FUNCS and getattr(builtins, n, None) is obj:
             lo, hi = BUILTIN_FUNCS[n]
             args = self.call_args(node, env)
@@ -225,6 +247,12 @@ class CallMixin(StringMixin, Context):
                 "print": "remove the print; use explain() to see the plan",
             }.get(n, "use a State to accumulate collections")
             raise self.error(node, f"builtin `{n}()` is not supported in @dataflow code", hint)
+        if obj is builtins.map:
+            return self.map_over_tuple(node, env)
+        if obj is builtins.tuple:
+            return self.tuple_of(node, env)
+        if obj in (datetime.datetime, datetime.date, datetime.timedelta):
+            return self.construct_datetime(node, obj, env)
         if isinstance(obj, type):
             raise self.error(
                 node,

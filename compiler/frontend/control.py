@@ -28,7 +28,7 @@ from ..ir.nodes import (
 )
 from ..names import carry_var
 from .base import Context
-from .env import Carry, Env, MaybeUnbound, Rows, StateVar, Value
+from .env import Carry, Env, MaybeUnbound, Rows, RowValue, StateVar, Value
 from .syntax import (
     assigned_names,
     code_of,
@@ -40,6 +40,7 @@ from .syntax import (
     reads_before_write,
     terminates,
 )  # fmt: skip
+from .values import is_raise_check
 
 __all__ = ["ControlMixin"]
 
@@ -56,6 +57,8 @@ class ControlMixin(Context):
         top: bool,
     ) -> Expr:
         cond = self.condition(s.test, env)
+        if env.depth > 0 and is_raise_check(s):  # `if bad: raise E(msg)` in a loop body
+            return self.raise_in_loop(s, cond, after, env, tail_fn, top)
         then_stmts = list(s.body.body)
         if s.orelse is None:
             else_stmts: list[cst.CSTNode] = []
@@ -64,6 +67,11 @@ class ControlMixin(Context):
         else:
             else_stmts = list(s.orelse.body.body)
         sp = self.span(s)
+        argbest = getattr(self, "argbest_ifs", {}).get(id(s))
+        if argbest is not None:  # an arg-max / arg-min update (argbest.py)
+            up, row = argbest
+            tail = self.stmts(after, 0, env, tail_fn, top)
+            return self.argbest_stmt(up, row, env, tail, s)  # type: ignore[attr-defined]
         if contains_return(s):
             # push the statements after the `if` into each branch that falls through
             def branch(stmts: list[cst.CSTNode]) -> Expr:
@@ -145,6 +153,7 @@ class ControlMixin(Context):
         it = s.iter
         # what is iterated
         group = None
+        enumerated = False
         if (
             isinstance(it, cst.Call)
             and isinstance(it.func, cst.Name)
@@ -154,6 +163,9 @@ class ControlMixin(Context):
             stream_expr, src, gattrs = group
         else:
             st = self.try_stream(it, env)
+            if st is None:
+                st = self.enumerated_stream(it, env)  # type: ignore[attr-defined]
+                enumerated = st is not None
             if st is None:
                 raise self.error(
                     it,
@@ -174,12 +186,20 @@ class ControlMixin(Context):
                 continue
             if n in read_after or reads_before_write(body_stmts, n):
                 carried.append(n)
+        argbest = {}
+        if group is None and not ordered:
+            argbest = self.argbest_updates(body_stmts, carried)  # type: ignore[attr-defined]
+        best_states = self.argbest_states(argbest, env) if argbest else {}  # type: ignore[attr-defined]
         prologue: list[tuple[str, Expr]] = []
         inner = env.copy()
         inner.depth = env.depth + 1
         inner.ordered = env.ordered or ordered
         for n in carried:
             cvar = carry_var(n)
+            if n in best_states:
+                prologue.append(best_states[n])
+                inner.names[n] = Carry(cvar, env.names[n].span, depth=env.depth)
+                continue
             prologue.append(
                 (cvar, Apply(StateNew(CARRY), (Var(env.names[n].var),), span=env.names[n].span))
             )
@@ -187,12 +207,30 @@ class ControlMixin(Context):
         # loop parameters
         params: list[str] = []
         pre_body: list[tuple[str, Expr]] = []
+        rank = None
         if group is not None:
             params, pre_body = self.group_targets(s.target, src, gattrs, inner)
+        elif src.window is not None:
+            target = s.target
+            if enumerated and isinstance(target, cst.Tuple) and len(target.elements) == 2:
+                target = target.elements[1].value
+            # the row's rank in the order (a name no user variable can have)
+            rank = f"{target.value if isinstance(target, cst.Name) else 'row'}.rank"
+            target = s.target
+            if enumerated:
+                target, pre_body = self.enumerate_target(s.target, rank, src, inner)
+            params = [*self.row_targets(target, src, inner), rank]
         else:
             params = self.row_targets(s.target, src, inner)
+        if argbest:
+            if not hasattr(self, "argbest_ifs"):
+                self.argbest_ifs: dict[int, Any] = {}
+            row = tuple(p for p in params if p != rank)
+            self.argbest_ifs.update({k: (up, row) for k, up in argbest.items()})
         final: list[Env] = []
         body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
+        if rank is not None:
+            body = self.rank_guard(rank, src, body)
         for name, val in reversed(pre_body):
             body = Let(name, val, body)
         loop = Apply(
@@ -219,11 +257,11 @@ class ControlMixin(Context):
     def group_by_call(self, call: cst.Call, env: Env) -> tuple[Expr, Rows, dict[str, Any]]:
         args = [a for a in call.args if a.keyword is None]
         kws = {a.keyword.value: a.value for a in call.args if a.keyword is not None}
-        if len(args) != 2 or set(kws) - {"order_by"}:
+        if len(args) != 2 or set(kws) - {"order_by", "desc"}:
             raise self.error(
                 call,
-                "group_by takes (key, stream) and optionally order_by=field",
-                "e.g. `group_by(0, rows)` or `group_by((0, 1), rows, order_by=2)`",
+                "group_by takes (key, stream) and optionally order_by=field and desc=True",
+                "e.g. `group_by(0, rows)` or `group_by((0, 1), rows, order_by=(2, -3))`",
             )
         st = self.try_stream(args[1].value, env)
         if st is None:
@@ -233,25 +271,71 @@ class ControlMixin(Context):
                 "group a RowStream parameter, a group or a projection",
             )
         sexpr, src = st
-        key = self.field_indices(args[0].value, src)
+        computed: tuple = ()
+        if isinstance(args[0].value, cst.Lambda):  # a computed key (order.py)
+            key, computed = self.computed_key(args[0].value, src, env)  # type: ignore[attr-defined]
+        else:
+            key = self.field_indices(args[0].value, src)
         order_by = None
         if "order_by" in kws:
-            ob = self.field_indices(kws["order_by"], src)
-            if len(ob) != 1:
-                raise self.error(
-                    kws["order_by"],
-                    "order_by takes one field index",
-                    "write `group_by(0, rows, order_by=2)`",
-                )
-            order_by = ob[0]
-        tuple_key = isinstance(args[0].value, cst.Tuple)
+            order_by = self.order_spec(kws["order_by"], kws.get("desc"), src)
+        elif "desc" in kws:
+            raise self.error(
+                kws["desc"],
+                "desc=True needs an order_by=",
+                "write `group_by(0, rows, order_by=2, desc=True)`",
+            )
+        tuple_key = isinstance(args[0].value, cst.Tuple) or (
+            isinstance(args[0].value, cst.Lambda) and isinstance(args[0].value.body, cst.Tuple)
+        )
         gattrs = {"key": key, "order_by": order_by, "tuple_key": tuple_key}
+        battrs: tuple = (("key", key), ("order_by", order_by))
+        if computed:
+            battrs = (("computed", computed), *battrs)
         expr = Apply(
-            Builtin("group_by", (("key", key), ("order_by", order_by))),
+            Builtin("group_by", battrs),
             (sexpr,),
             span=self.span(call),
         )
         return expr, src, gattrs
+
+    def order_spec(
+        self, node: cst.BaseExpression, desc: cst.BaseExpression | None, src: Rows
+    ) -> tuple[tuple[int, bool], ...]:
+        """``order_by=`` / a ``sorted_by`` order: ((field, descending), ...) of the given fields.
+
+        A field index, a tuple of them, or a negated index for descending
+        (``-2``); ``desc=True`` flips every given field (field 0 descending).
+        """
+        hint = (
+            "order by field indices: `order_by=2`, `order_by=(1, 2)`, `order_by=-2` for field "
+            "2 descending; field 0 descending is `order_by=0, desc=True`"
+        )
+        flip = False
+        if desc is not None:
+            if not (isinstance(desc, cst.Name) and desc.value in ("True", "False")):
+                raise self.error(desc, "desc= takes True or False", hint)
+            flip = desc.value == "True"
+        elems = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
+        if not elems:
+            raise self.error(node, "the order needs at least one field", hint)
+        out: list[tuple[int, bool]] = []
+        for e in elems:
+            v = int_literal(e)
+            if v is None:
+                raise self.error(e, f"order field `{code_of(e)}` must be an integer literal", hint)
+            if abs(v) >= src.arity:
+                raise self.error(
+                    e,
+                    f"order field {abs(v)} is out of range: the stream has {src.arity} field"
+                    f"{'s' if src.arity != 1 else ''} (a negated index means descending, not "
+                    "from the end)",
+                    hint,
+                )
+            if any(f == abs(v) for f, _ in out):
+                raise self.error(e, f"field {abs(v)} is ordered by twice", hint)
+            out.append((abs(v), (v < 0) != flip))
+        return tuple(out)
 
     def field_indices(self, node: cst.BaseExpression, src: Rows) -> tuple[int, ...]:
         elems = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
@@ -330,17 +414,52 @@ class ControlMixin(Context):
         )
         return [kname, gt.value], pre
 
+    def enumerate_target(
+        self, target: cst.BaseExpression, rank: str, src: Rows, inner: Env
+    ) -> tuple[cst.BaseExpression, list[tuple[str, Expr]]]:
+        """``for i, row in enumerate(...[start:stop])``: ``i`` is the row's rank - 1 - start."""
+        if not (
+            isinstance(target, cst.Tuple)
+            and len(target.elements) == 2
+            and isinstance(target.elements[0].value, cst.Name)
+        ):
+            raise self.error(
+                target,
+                "an enumerate loop unpacks (index, row)",
+                "write `for i, row in enumerate(sorted(g, key=lambda r: r[1])):`",
+            )
+        idx = target.elements[0].value.value
+        inner.names[idx] = Value(idx, self.span(target.elements[0].value), depth=inner.depth)
+        first = 1 + (src.window[0] if src.window else 0)
+        return target.elements[1].value, [(idx, Apply(Prim("sub"), (Var(rank), Lit(first))))]
+
+    def rank_guard(self, rank: str, src: Rows, body: Expr) -> Expr:
+        """Run ``body`` only for the rows whose rank is in the window ``start < rank <= stop``."""
+        assert src.window is not None
+        start, stop = src.window
+        conds = []
+        if start > 0:
+            conds.append(Apply(Prim("gt"), (Var(rank), Lit(start))))
+        if stop is not None:
+            conds.append(Apply(Prim("le"), (Var(rank), Lit(stop))))
+        for c in reversed(conds):
+            tmp = self.fresh("in_window")
+            body = Let(tmp, c, Apply(Builtin("if"), (Var(tmp), Lambda((), body), Lambda((), UNIT))))
+        return body
+
     def row_targets(self, target: cst.BaseExpression, src: Rows, inner: Env) -> list[str]:
         if isinstance(target, cst.Name):
             if src.arity == 1:
                 names = [target.value]
             else:
-                raise self.error(
-                    target,
-                    f"the stream has {src.arity} fields; unpack them: "
-                    f"`for {', '.join(f'f{i}' for i in range(src.arity))} in ...`",
-                    "unpack one name per field",
+                # a whole row: `row[i]`, `len(row)`, `a, b = row` (see order.py)
+                fields = tuple(f"{target.value}[{i}]" for i in range(src.arity))  # no user name
+                for f, ty in zip(fields, src.types, strict=True):
+                    inner.names[f] = Value(f, self.span(target), depth=inner.depth, types=(ty,))
+                inner.names[target.value] = RowValue(
+                    target.value, self.span(target), inner.depth, fields, src.types
                 )
+                return list(fields)
         elif isinstance(target, (cst.Tuple, cst.List)):
             names = []
             for el in target.elements:

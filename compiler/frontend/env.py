@@ -13,7 +13,7 @@ from ..ir.nodes import UNKNOWN, Span
 
 __all__ = [
     "Binding", "Value", "Rows", "StateVar", "Carry", "Container", "Poison", "MaybeUnbound",
-    "SelfFields", "Env", "Stop",
+    "SelfFields", "RowValue", "Env", "Stop",
 ]  # fmt: skip
 
 
@@ -42,6 +42,9 @@ class Rows(Binding):
     arity: int = 0
     types: tuple[str, ...] = ()
     ordered: bool = False  # iterated in order
+    # ranked: ``sorted(g, key=...)[start:stop]`` / ``enumerate(sorted(...))``: a loop over it
+    # gets each row's rank (1-based, a native window function) and runs for start < rank <= stop
+    window: tuple[int, int | None] | None = None
     kind: ClassVar[str] = "rows"
 
 
@@ -66,6 +69,15 @@ class Container(Binding):
     """A list / dict / set literal bound to a name (unusable, reported at use)."""
 
     kind: ClassVar[str] = "container"
+
+
+@dataclass(frozen=True)
+class RowValue(Binding):
+    """A whole row bound by ``for row in rows:``: ``fields`` are its field variables."""
+
+    fields: tuple[str, ...] = ()
+    types: tuple[str, ...] = ()
+    kind: ClassVar[str] = "row"
 
 
 @dataclass(frozen=True)

@@ -15,7 +15,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Apply, Builtin, Expr, Let, Lit, Prim, StateCall, Var
-from ..ir.prims import BINOPS, COMPAREOPS, UNARYOPS
+from ..ir.prims import BINOPS, COMPAREOPS, DATETIME_ATTRS, UNARYOPS
 from .base import Context
 from .env import (
     Carry,
@@ -24,23 +24,29 @@ from .env import (
     MaybeUnbound,
     Poison,
     Rows,
+    RowValue,
     SelfFields,
     StateVar,
     Stop,
     Value,
 )  # fmt: skip
+from .order import OrderMixin
 from .reject import rule_for
 from .strings import is_fstring
 from .syntax import MISSING, code_of, if_expr, int_literal
+from .values import ValueMixin, const_datetime, is_const_table
 
 __all__ = ["ExprMixin"]
 
 
-class ExprMixin(Context):
+class ExprMixin(OrderMixin, ValueMixin, Context):
     """Expressions other than calls; ``call`` comes from ``CallMixin``."""
 
     def try_stream(self, node: cst.BaseExpression, env: Env) -> tuple[Expr, Rows] | None:
         """If ``node`` denotes a stream, its IR and a ``Rows`` binding describing it."""
+        ordered = self.ordered_stream(node, env)
+        if ordered is not None:
+            return ordered
         if isinstance(node, cst.Name):
             b = env.names.get(node.value)
             if isinstance(b, Rows):
@@ -160,6 +166,11 @@ class ExprMixin(Context):
         lets: list[tuple[str, Expr]] = []
         for i, ct in enumerate(node.comparisons):
             opname = type(ct.operator).__name__
+            table = self.const_table(ct.comparator, env) if opname in ("In", "NotIn") else None
+            if table is not None:  # `x in RATES`: a module-level lookup table's keys
+                parts.append(self.table_in(table[1], prev, opname == "NotIn", sp))
+                prev = Lit(None, span=sp)
+                continue
             right = self.expr(ct.comparator, env)
             if i < len(node.comparisons) - 1 and not isinstance(right, (Var, Lit)):
                 tmp = self.fresh("c")
@@ -203,6 +214,17 @@ class ExprMixin(Context):
         return out
 
     def subscript(self, node: cst.Subscript, env: Env) -> Expr:
+        item = self.row_item(node, env)
+        if item is not None:
+            return item
+        table = self.const_table(node.value, env)
+        if table is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
+            name, obj = table
+            key = self.expr(node.slice[0].slice.value, env)
+            if isinstance(obj, tuple) and isinstance(key, Lit) and type(key.value) is int:
+                if -len(obj) <= key.value < len(obj):
+                    return self.const_value(name, obj[key.value], self.span(node))
+            return self.table_item(name, obj, key, self.span(node))
         sliced = self.string_subscript(node, env)
         if sliced is not None:
             return sliced
@@ -234,6 +256,8 @@ class ExprMixin(Context):
                 return Lit(None, span=sp)  # its statement was reported
             case Value(var=var) | Rows(var=var):
                 return Var(var, span=sp)
+            case RowValue():
+                return self.row_tuple(env.names[n], node)  # type: ignore[arg-type]
             case Carry(var=var):
                 return Apply(StateCall(var, "get"), (), span=sp)
             case StateVar(cls=cls):
@@ -285,6 +309,18 @@ class ExprMixin(Context):
         sp = self.span(node)
         if isinstance(obj, (bool, int, float, str)) or obj is None:
             return Lit(obj, span=sp)
+        dt = const_datetime(obj)
+        if dt is not None:
+            return dt
+        if is_const_table(obj) and isinstance(node, cst.Name):
+            name, value = self.const_table(node, Env())  # (the caller checked the locals)
+            if isinstance(value, tuple):
+                return self.const_value(name, value, sp)
+            raise self.error(
+                node,
+                f"the module-level dict `{n}` can only be used as a lookup table",
+                f"read it with `{n}[key]`, `{n}.get(key, default)` or `key in {n}`",
+            )
         raise self.error(
             node,
             f"`{n}` cannot be used as a value here",
@@ -296,6 +332,11 @@ class ExprMixin(Context):
         me = env.names.get(base.value) if isinstance(base, cst.Name) else None
         if isinstance(me, SelfFields) and node.attr.value in me.fields:
             return Var(f"{me.var}.{node.attr.value}", span=self.span(node))  # a state's field
+        is_global = isinstance(base, cst.Name) and base.value not in env.names
+        if node.attr.value in DATETIME_ATTRS and not is_global and not isinstance(me, SelfFields):
+            # `ts.year`, `delta.days` (the name tells a datetime field from a timedelta's)
+            value = self.expr(base, env)
+            return Apply(Prim(DATETIME_ATTRS[node.attr.value]), (value,), span=self.span(node))
         if isinstance(base, cst.Name) and base.value not in env.names:
             obj = self.global_obj(base.value)
             if obj is math:

@@ -56,6 +56,29 @@ def _bad_statement_yield(node: cst.CSTNode, parent: Parent) -> bool:
     )
 
 
+def _unsupported_raise(node: cst.CSTNode, parent: Parent) -> bool:
+    """Anything but ``raise Name`` or ``raise Name(...)`` with at most one positional
+    argument, without ``from``."""
+    assert isinstance(node, cst.Raise)
+    exc = node.exc
+    if node.cause is None and isinstance(exc, cst.Name):
+        return False  # `raise ValueError`
+    return not (
+        node.cause is None
+        and isinstance(exc, cst.Call)
+        and isinstance(exc.func, cst.Name)
+        and len(exc.args) <= 1
+        and all(a.keyword is None and not a.star for a in exc.args)
+    )
+
+
+def _not_key_fn(node: cst.CSTNode, parent: Parent) -> bool:
+    """A ``lambda`` is allowed as a key function: a ``key=`` argument, or a positional
+    argument (the translator accepts it only as the key of group_by / sorted_by)."""
+    return not (isinstance(parent, cst.Arg) and (parent.keyword is None
+                                                 or parent.keyword.value == "key"))
+
+
 def _bytes(node: cst.CSTNode, parent: Parent) -> bool:
     return isinstance(node, cst.SimpleString) and "b" in node.prefix.lower()
 
@@ -83,7 +106,9 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                      "guard the loop body with `if` instead"),),
     cst.Continue: (Rule("`continue` is not supported",
                         "guard the rest of the loop body with `if` instead"),),
-    cst.Raise: (Rule("`raise` is not supported", "return a sentinel value (e.g. None) instead"),),
+    cst.Raise: (Rule("only `raise SomeError(message)` is supported",
+                     "raise a builtin exception class with one message: "
+                     "`raise ValueError(\"bad plan \" + plan)`", when=_unsupported_raise),),
     cst.Assert: (Rule("`assert` is not supported", "guard with `if` instead"),),
     cst.Del: (Rule("`del` is not supported", "just stop using the name"),),
     cst.Import: (Rule(*_IMPORT),),
@@ -98,7 +123,7 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                     when=lambda n, p: isinstance(p, cst.For)),),
     # expressions
     cst.Lambda: (Rule("`lambda` is not supported",
-                      "define a module-level function (a host function)"),),
+                      "define a module-level function (a host function)", when=_not_key_fn),),
     cst.ListComp: (Rule("list comprehensions are not supported",
                         "loop over the stream with `for`"),),
     cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state"),),

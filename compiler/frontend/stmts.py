@@ -8,6 +8,7 @@ is reported once, not again at every use.
 
 from __future__ import annotations
 
+import builtins
 import inspect
 from collections.abc import Callable
 
@@ -60,6 +61,8 @@ class StmtMixin(Context):
                 return self.for_stmt(s, flat[i + 1 :], env, rest)
             if isinstance(s, cst.Return):
                 return self.return_stmt(s, flat[i + 1 :], env, top)
+            if isinstance(s, cst.Raise):
+                return self.raise_stmt(s, env)
             if self.poisoned(s, env):
                 raise Stop()  # depends on a statement already reported
             return self.simple(s, env, rest)
@@ -145,6 +148,8 @@ class StmtMixin(Context):
             raise self.reject(s)
         target = s.targets[0].target
         value = s.value
+        if isinstance(target, cst.Tuple):
+            self.allow_map(value)  # `a, b = map(f, (x, y))` unpacks the map
         # state construction: name = StateClass(...)
         if isinstance(value, cst.Call) and isinstance(target, cst.Name):
             cls = self.state_class(value.func, env)
@@ -173,7 +178,7 @@ class StmtMixin(Context):
                 var = target.value
                 env2 = env.copy()
                 env2.names[var] = Rows(
-                    var, self.span(target), env.depth, b.arity, b.types, b.ordered
+                    var, self.span(target), env.depth, b.arity, b.types, b.ordered, b.window
                 )
                 return Let(var, expr, rest(env2), span=self.span(s))
         return self.bind_target(target, value, self.expr(value, env), env, rest, s)
@@ -368,3 +373,38 @@ class StmtMixin(Context):
                 )
             return UNIT
         return self.expr(s.value, env) if s.value is not None else UNIT
+
+    def raise_stmt(self, s: cst.Raise, env: Env) -> Expr:
+        """``raise ValueError(msg)``: ends its branch like a return, with an error value."""
+        rule = rule_for(s, None)
+        if rule is not None:
+            raise self.reject(s)
+        if env.depth > 0:
+            raise self.error(
+                s,
+                "`raise` inside a loop is only supported as a check `if bad: raise E(msg)` "
+                "(no `else`) before the loop body's `yield` or state updates",
+                "write the check that way, or check the value in a scalar @dataflow function "
+                "that raises, and call it from the loop",
+            )
+        return self.raise_value(s, env)
+
+    def raise_value(self, s: cst.Raise, env: Env) -> Expr:
+        """The IR value of a supported ``raise`` statement."""
+        call = s.exc if isinstance(s.exc, cst.Call) else None
+        name = call.func if call is not None else s.exc
+        assert isinstance(name, cst.Name)
+        cls = name.value
+        obj = self.global_obj(cls)
+        if not (
+            isinstance(obj, type)
+            and issubclass(obj, Exception)
+            and obj is getattr(builtins, cls, None)
+        ):
+            raise self.error(
+                name,
+                f"`{cls}` is not a builtin exception class",
+                "raise a builtin exception (ValueError, KeyError, ...) with a message",
+            )
+        msg = self.call_args(call, env) if call is not None else []
+        return Apply(Prim("raise"), (Lit(cls), msg[0] if msg else Lit("")), span=self.span(s))

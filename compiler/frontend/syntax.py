@@ -111,8 +111,9 @@ def flatten(stmts: list[cst.CSTNode]) -> list[cst.CSTNode]:
 
 
 def contains_return(node: cst.CSTNode) -> bool:
+    """Does ``node`` hold a ``return`` (or a ``raise``, which ends its branch the same way)?"""
     for n in walk(node):
-        if isinstance(n, cst.Return):
+        if isinstance(n, (cst.Return, cst.Raise)):
             return True
     return False
 
@@ -122,7 +123,7 @@ def terminates(flat: list[cst.CSTNode]) -> bool:
     if not flat:
         return False
     last = flat[-1]
-    if isinstance(last, cst.Return):
+    if isinstance(last, (cst.Return, cst.Raise)):
         return True
     if isinstance(last, cst.If):
         then = flatten(list(last.body.body))

@@ -13,6 +13,7 @@ import libcst as cst
 
 from ..errors import Diagnostic, FrontendError
 from ..ir.nodes import UNIT, Function, Param, Span
+from .argbest import ArgBestMixin
 from .calls import CallMixin
 from .control import ControlMixin
 from .env import Env, Rows, Value
@@ -54,7 +55,7 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-class Translator(StmtMixin, ControlMixin, CallMixin, ExprMixin):
+class Translator(StmtMixin, ControlMixin, ArgBestMixin, CallMixin, ExprMixin):
     def __init__(self, obj: Any, parsed: ParsedModule):
         super().__init__(obj.fn.__globals__, parsed)
         self.obj = obj

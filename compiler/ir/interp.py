@@ -83,21 +83,27 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
             return [tuple(r[i] for i in fields) for r in args[0]]
         if f.name == "group_by":
             key = attr(f, "key")
+            computed = {pos: e for pos, e, _ in attr(f, "computed", ())}
             groups: dict[Any, list] = {}
             for r in args[0]:
-                k = tuple(r[i] for i in key) if len(key) > 1 else r[key[0]]
+                parts = [
+                    r[i] if i >= 0 else _eval(computed[pos], {**env, **_kf(r)}, refs, out)
+                    for pos, i in enumerate(key)
+                ]
+                k = tuple(parts) if len(key) != 1 else parts[0]
                 groups.setdefault(k, []).append(r)
             ob = attr(f, "order_by")
             items = []
             for k, rows in groups.items():
                 if ob is not None:
-                    n = len(rows[0])
-                    order = [ob] + [i for i in range(n) if i != ob]
-                    rows = sorted(
-                        rows, key=lambda r: tuple((r[i] is not None, r[i]) for i in order)
-                    )
+                    rows = _sorted(rows, ob)
                 items.append((k, rows))
             return items
+        if f.name == "sorted_by":
+            return _sorted(list(args[0]), attr(f, "order"))
+        if f.name == "ranked":  # each row and its rank (1-based) in the order
+            rows = _sorted(list(args[0]), attr(f, "order"))
+            return [(*r, i) for i, r in enumerate(rows, 1)]
         if f.name == "yield":
             out.append(args[0])
             return None
@@ -110,3 +116,18 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
     if isinstance(f, Host):
         return refs[f.ref](*args)
     raise TypeError(f"no evaluation rule for {f!r}")
+
+
+def _sorted(rows: list, order: tuple[tuple[int, bool], ...]) -> list:
+    """Rows in ``order`` ((field, descending), ...), ties by the remaining fields ascending."""
+    from looplift.streams import sort_indices
+
+    n = len(rows[0]) if rows else 0
+    given = {i for i, _ in order}
+    spec = [*order, *((i, False) for i in range(n) if i not in given)]
+    return [rows[j] for j in sort_indices(rows, spec)]
+
+
+def _kf(row: tuple) -> dict[str, Any]:
+    """A row's fields as the variables of a computed group key."""
+    return {f"_kf.{i}": v for i, v in enumerate(row)}

@@ -8,6 +8,7 @@ primitives may be moved across control flow (e.g. floated out of a loop).
 
 from __future__ import annotations
 
+import datetime
 import math
 import operator
 from collections.abc import Callable
@@ -16,7 +17,7 @@ from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
 
-__all__ = ["PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
+__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -29,6 +30,27 @@ class PrimInfo:
 
 def _tuple(*xs: Any) -> tuple[Any, ...]:
     return xs
+
+
+def _table_item(key: Any, name: str, pairs: tuple[tuple[Any, Any], ...], err: str) -> Any:
+    """``TABLE[key]`` of a module-level lookup table (``err`` when the key is missing)."""
+    import builtins
+
+    table = dict(pairs)
+    if key in table:
+        return table[key]
+    raise getattr(builtins, err)(key)
+
+
+def _table_get(key: Any, name: str, pairs: tuple[tuple[Any, Any], ...], default: Any) -> Any:
+    return dict(pairs).get(key, default)
+
+
+def _raise(cls: str, msg: Any) -> Any:
+    """``raise cls(msg)`` (``raise`` statements end their branch with this value)."""
+    import builtins
+
+    raise getattr(builtins, cls)(msg)
 
 
 PRIMS: dict[str, PrimInfo] = {}
@@ -70,8 +92,29 @@ for _n, _f, _t, _s in [
     ("str", str, True, ""),
     ("bool", bool, True, ""),
     ("len", len, False, ""),
+    ("raise", _raise, False, ""),
+    ("table_item", _table_item, False, ""),
+    ("table_get", _table_get, True, ""),
 ]:
     _add(_n, _f, _t, _s)
+
+# datetime: constructors (ValueError on fields out of range), attributes and methods
+_add("make_datetime", datetime.datetime, False)
+_add("make_date", datetime.date, False)
+_add("make_timedelta", datetime.timedelta, False)
+for _m in "year month day hour minute second microsecond".split():
+    _add(f"dt.{_m}", operator.attrgetter(_m), True)
+for _m in ("weekday", "isoweekday", "date"):
+    _add(f"dt.{_m}", operator.methodcaller(_m), True)
+for _m in ("days", "seconds", "microseconds"):
+    _add(f"td.{_m}", operator.attrgetter(_m), True)
+_add("td.total_seconds", operator.methodcaller("total_seconds"), True)
+DATETIME_ATTRS = {
+    **{m: f"dt.{m}" for m in "year month day hour minute second microsecond".split()},
+    **{m: f"td.{m}" for m in ("days", "seconds", "microseconds")},
+}
+DATETIME_METHODS = {"weekday": "dt.weekday", "isoweekday": "dt.isoweekday", "date": "dt.date",
+                    "total_seconds": "td.total_seconds"}  # fmt: skip
 
 MATH_FUNCS = (
     "sqrt exp log log2 log10 log1p expm1 floor ceil trunc fabs sin cos tan asin acos atan "

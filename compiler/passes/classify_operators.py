@@ -4,7 +4,8 @@
   value computed after its loops) or ``table`` (yields rows);
 - each state class, by reading its source: *additive* (native sums, with the
   projection expressions recorded) or *action reducer* (needs its Python);
-  every action must have an undo, explicit or derivable;
+  an action's undo is explicit, derived (additive) or missing (then only
+  incremental maintenance refuses the algorithm);
 - each state operator: ``additive`` / ``action`` / ``ordered`` n:1 reducer,
   and which operators of one kind, scope and input, neither using the
   other's result, can fuse into one aggregate;
@@ -22,10 +23,9 @@ from __future__ import annotations
 import dataclasses
 
 from ..analysis import Analysis
-from ..errors import Diagnostic, PassError
 from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim
 from ..program import Kinds, Program, YieldSite
-from ..state_classes import check_undo, classify_state_class
+from ..state_classes import classify_state_class
 
 __all__ = ["classify_operators"]
 
@@ -34,16 +34,13 @@ def classify_operators(prog: Program) -> Program:
     a: Analysis = prog.analysis
     fn = prog.fn
     kind = "table" if fn.returns == "rows" else "aggregate" if fn.stream_params else "scalar"
-    diags: list[Diagnostic] = []
     classes = {}
     for decl in a.states.values():
         if decl.cls == CARRY or decl.cls in classes:
             continue
-        cls = prog.refs[decl.cls]
-        classes[decl.cls] = classify_state_class(cls)
-        diags.extend(check_undo(cls))
-    if diags:
-        raise PassError(diags)
+        # an action without an undo is fine for batch and SQL; incremental maintenance
+        # refuses it (:func:`~looplift.compiler.incremental_shape.incremental_shape`)
+        classes[decl.cls] = classify_state_class(prog.refs[decl.cls])
     ops = []
     for op in prog.operators:
         if op.ordered:

@@ -6,6 +6,11 @@ module has no ``@dataflow`` functions of its own. The samples import it by
 its plain name (``from hostlib import normalize_url``), the way Python finds
 modules next to a script.
 
+``hour_of`` and ``seconds_between`` have no return annotation, as most
+helper functions don't: the compiler reads their ``int`` results from their
+``return`` statements (``ts.hour`` of a datetime, ``int(...)``), so their
+Spark columns are ``bigint`` without running them first.
+
 >>> normalize_url("HTTPS://www.Shop.example/cart/?id=7")
 'shop.example/cart'
 """
@@ -40,7 +45,7 @@ def site_of(page: str) -> str:
     return page.split("/", 1)[0]
 
 
-def hour_of(ts: datetime.datetime) -> int:
+def hour_of(ts: datetime.datetime):
     """The hour of the day (0-23) of a timestamp.
 
     >>> hour_of(datetime.datetime(2024, 5, 1, 23, 59))
@@ -49,7 +54,7 @@ def hour_of(ts: datetime.datetime) -> int:
     return ts.hour
 
 
-def seconds_between(start: datetime.datetime, end: datetime.datetime) -> int:
+def seconds_between(start: datetime.datetime, end: datetime.datetime):
     """Whole seconds from ``start`` to ``end`` (negative if ``end`` is earlier).
 
     >>> seconds_between(datetime.datetime(2024, 1, 1), datetime.datetime(2024, 1, 1, 0, 2))

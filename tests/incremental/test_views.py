@@ -284,6 +284,13 @@ def run_sequence(spark: Any, case: Case, data: Any, checkpoint: str, first: bool
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_batches(spark: Any, case: Case, tmp_path: Any) -> None:
+    refusal = case.algo.algorithm().shape.get("error")
+    if refusal:  # an algorithm views cannot maintain (a state without undo): they say why
+        assert "cannot be maintained incrementally" in refusal, refusal
+        with pytest.raises(TypeError) as e:
+            case.algo.incremental(spark, str(tmp_path / "refused"))
+        assert str(e.value) == refusal
+        return
     counter = itertools.count()
 
     def body(data: Any) -> None:

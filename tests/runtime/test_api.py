@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import pytest
-from looplift import Rows, RowStream, State, action, dataflow, group_by
+from looplift import Rows, RowStream, State, action, dataflow, group_by, sorted_by
 from looplift.api import Dataflow
 
 from tests.helpers import SAMPLES, import_path
@@ -52,7 +52,10 @@ def test_group_by_keys_and_order() -> None:
     # ties broken by the remaining fields, None first
     tied = Rows([(1, "b", 5), (1, None, 5), (1, "a", 5)])
     assert [r[1] for _, g in group_by(0, tied, order_by=2) for r in g] == [None, "a", "b"]
-    assert list(rows.project(2, 0))[:2] == [(3, 1), (1, 2)]
+    assert list(rows.project(2, 0))[:2] == [(0, 1), (1, 2)]  # iterated in canonical order
+    assert list(sorted_by(rows, -2))[:2] == [(1, "b", 3), (1, "a", 2)]
+    assert [r[2] for _, g in group_by((), rows, order_by=(0, -2)) for r in g] == [3, 2, 0, 1]
+    assert [r[2] for r in sorted_by(rows, 1, desc=True)] == [3, 2, 1, 0]  # None last descending
 
 
 class Tally(State):

@@ -24,7 +24,7 @@ def ordered_loop(rows, v_prev):
     v_n__carry = Count()
     v_prev__carry = ll.Carry(v_prev)
     _out = []
-    for _row in sorted(rows, key=ll.sort_key([1, 0])):
+    for _row in ll.sort_rows(rows, [(1, False), (0, False)]):
         v__uid1, v_ts = _row[0], _row[1]
         v__t2 = v_prev__carry.get()
         v__b1 = (v__t2 is None)

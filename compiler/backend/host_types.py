@@ -1,0 +1,602 @@
+"""Return types of unannotated host functions, read from their source.
+
+A host function becomes a vectorized Python operator whose result column
+needs a Spark type before any row is seen. When the function has no return
+annotation, its ``return`` expressions say it in most code a data engineer
+writes: literals, ``int(...)``/``float(...)``/``str(...)``/``bool(...)``/
+``len(...)``, arithmetic on annotated parameters (or on the argument types at
+the call site), calls of annotated functions, f-strings, comparisons, ``str``
+methods. A ``return None`` branch (or falling off the end) makes the result
+nullable. When one ``return`` says nothing this module can read, the result
+is unknown and the backend asks for an annotation.
+
+>>> def bucket(n):
+...     return n // 10
+>>> infer_host_return(bucket, ["int"])
+('int', False)
+"""
+
+from __future__ import annotations
+
+import ast
+import contextvars
+import inspect
+import textwrap
+from collections.abc import Iterator, Mapping
+from contextlib import contextmanager
+from typing import Any
+
+from ..errors import Diagnostic
+from ..ir.nodes import Span
+from .types import Type, py_type, unify
+
+__all__ = [
+    "PROBE_ROWS",
+    "infer_host_return",
+    "infer_state_reader",
+    "learn_host_types",
+    "probed_host_type",
+    "probed_types",
+    "unresolved_diagnostic",
+]
+
+_SCALARS = ("int", "float", "str", "bool", "datetime", "date")
+
+# ``str`` methods by result type (the receiver is a str)
+_STR_METHODS = {
+    **dict.fromkeys(
+        ("lower", "upper", "strip", "lstrip", "rstrip", "title", "capitalize", "casefold",
+         "replace", "removeprefix", "removesuffix", "zfill", "center", "ljust", "rjust",
+         "swapcase", "join", "format", "expandtabs"),
+        "str",
+    ),
+    **dict.fromkeys(("find", "rfind", "index", "rindex", "count"), "int"),
+    **dict.fromkeys(
+        ("startswith", "endswith", "isdigit", "isalpha", "isalnum", "isspace", "islower",
+         "isupper", "isnumeric", "isdecimal", "istitle"),
+        "bool",
+    ),
+    **dict.fromkeys(("split", "rsplit", "splitlines"), ("list", "str")),
+}  # fmt: skip
+_DATE_FIELDS = ("year", "month", "day")
+_DATETIME_FIELDS = (*_DATE_FIELDS, "hour", "minute", "second", "microsecond")
+_BUILTIN_RESULTS = {"int": "int", "float": "float", "str": "str", "bool": "bool", "len": "int",
+                    "ord": "int", "chr": "str", "repr": "str", "hash": "int"}  # fmt: skip
+_DEPTH = 3  # calls of unannotated functions followed this deep (recursion ends here)
+
+
+def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[Type, bool] | None:
+    """(type, nullable) of ``fn``'s result from its source, or None when unknown.
+
+    Args:
+        fn: the host function (a plain module-level Python function).
+        arg_types: the looplift types of the arguments at the call site, used for
+            parameters without annotations.
+        depth: how many unannotated calls led here.
+    """
+    tree = _function_def(fn)
+    if tree is None or depth > _DEPTH:
+        return None
+    env: dict[str, tuple[Type, bool]] = {}
+    params = [*tree.args.posonlyargs, *tree.args.args]
+    try:
+        sig = inspect.signature(fn)
+    except (TypeError, ValueError):
+        return None
+    for i, p in enumerate(params):
+        ann = sig.parameters[p.arg].annotation if p.arg in sig.parameters else None
+        t, null = py_type(ann) if ann is not None else ("any", True)
+        if t == "any" and i < len(arg_types):
+            t, null = arg_types[i], False
+        env[p.arg] = (t, null)
+    reader = _Reader(fn, env, depth)
+    reader.locals_(tree.body)
+    results = [reader.expr(r.value) if r.value is not None else ("none", True)
+               for r in _returns(tree.body)]  # fmt: skip
+    if not _always_returns(tree.body):
+        results.append(("none", True))
+    if not results or any(r is None for r in results):
+        return None
+    t: Type = "none"
+    null = False
+    for rt, rn in results:
+        null = null or rn or rt == "none"
+        t = _join(t, rt)
+        if t is None:
+            return None
+    if not _known(t):
+        return None
+    return t, null
+
+
+# host function ref -> (type, nullable), observed by running it on the first values of an
+# input (:func:`learn_host_types`); set only around building one call's plan
+_PROBED: contextvars.ContextVar[Mapping[str, tuple[Type, bool]] | None] = contextvars.ContextVar(
+    "looplift_probed_host_types", default=None
+)
+PROBE_ROWS = 100  # how many input rows a DataFrame call runs unreadable host functions on
+
+
+@contextmanager
+def probed_types(found: Mapping[str, tuple[Type, bool]]) -> Iterator[None]:
+    """Within the block, host result types observed on data complete what source says."""
+    token = _PROBED.set(found)
+    try:
+        yield
+    finally:
+        _PROBED.reset(token)
+
+
+def probed_host_type(ref: str, arg_types: list[Type]) -> tuple[Type, bool] | None:
+    return (_PROBED.get() or {}).get(ref)
+
+
+def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]:
+    """Result types of the host functions whose source does not say them, observed by
+    running the algorithm's IR in CPython on ``args`` (a DataFrame call's first rows).
+
+    Only a DataFrame call does this (it has data before it needs the plan); a build,
+    ``looplift.sql`` and ``register`` have none and ask for an annotation instead.
+    Returns {} when every host function's type is known without data.
+    """
+    from ..ir.interp import evaluate
+    from .types import infer_types, unresolved_host_calls
+
+    ty = infer_types(prog.analysis, prog.refs, strict=False)
+    wanted = {v.fn.ref for v in unresolved_host_calls(prog.analysis, prog.refs, ty)}
+    if not wanted:
+        return {}
+    seen: dict[str, list[Any]] = {r: [] for r in wanted}
+    refs = dict(prog.refs)
+    for r in wanted:
+
+        def record(*xs: Any, _fn: Any = prog.refs[r], _seen: list = seen[r]) -> Any:
+            v = _fn(*xs)
+            _seen.append(v)
+            return v
+
+        refs[r] = record
+    try:
+        evaluate(prog.fn, refs, args)
+    except Exception:  # noqa: BLE001 - the values seen before Python raised still count
+        pass
+    out = {}
+    for r, values in seen.items():
+        t = _observed(values)
+        if t is not None:
+            out[r] = t
+    return out
+
+
+def _observed(values: list[Any]) -> tuple[Type, bool] | None:
+    """The column type of the values a function returned (None: no non-None value, or
+    values no one column holds)."""
+    t: Type = "none"
+    for v in values:
+        vt = _value_type(v)
+        t = _join(t, vt) if vt is not None and t is not None else None
+        if t is None:
+            return None
+    if t == "none" or not _known(t):
+        return None
+    return t, any(v is None for v in values)
+
+
+def _value_type(v: Any) -> Type | None:
+    import datetime
+
+    if v is None:
+        return "none"
+    if isinstance(v, tuple):
+        parts = [_value_type(x) for x in v]
+        return None if any(p is None for p in parts) else ("tuple", tuple(parts))
+    for py, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
+                     (datetime.datetime, "datetime"), (datetime.date, "date")):  # fmt: skip
+        if isinstance(v, py):
+            return name
+    return None
+
+
+def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnostic:
+    """Host function ``fn``, called at ``span``, has a result type nothing says."""
+    name = getattr(fn, "__qualname__", getattr(fn, "__name__", "?"))
+    try:
+        where = f" (defined at {inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]})"
+    except (OSError, TypeError):
+        where = ""
+    params = ", ".join(inspect.signature(fn).parameters)
+    return Diagnostic(
+        span,
+        f"host function `{name}`{where} has no return annotation and its result type cannot "
+        "be read from its `return` statements; the Spark column of its result needs a type "
+        "before any row is seen (a DataFrame call learns it from its input's first rows, a "
+        "build or SQL registration has no rows)",
+        f"annotate its result, e.g. `def {name}({params}) -> int:` (int, float, str, bool, "
+        "datetime.date, datetime.datetime, Optional[...] or a tuple of these)",
+    )
+
+
+def _function_def(fn: Any) -> ast.FunctionDef | None:
+    try:
+        src = textwrap.dedent(inspect.getsource(fn))
+        mod = ast.parse(src)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    node = mod.body[0] if mod.body else None
+    return node if isinstance(node, ast.FunctionDef) else None
+
+
+def _returns(body: list[ast.stmt]) -> list[ast.Return]:
+    """Every ``return`` of the function itself (not of nested functions or lambdas)."""
+    out: list[ast.Return] = []
+    todo: list[ast.AST] = list(body)
+    while todo:
+        n = todo.pop()
+        if isinstance(n, ast.Return):
+            out.append(n)
+        elif not isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef, ast.Lambda)):
+            todo.extend(ast.iter_child_nodes(n))
+    return out
+
+
+def _always_returns(body: list[ast.stmt]) -> bool:
+    """Whether control never falls off the end of ``body`` (which would return None)."""
+    if not body:
+        return False
+    last = body[-1]
+    if isinstance(last, (ast.Return, ast.Raise)):
+        return True
+    if isinstance(last, ast.If):
+        return _always_returns(last.body) and _always_returns(last.orelse)
+    if isinstance(last, ast.Try):
+        handlers = all(_always_returns(h.body) for h in last.handlers)
+        return (_always_returns(last.body) or _always_returns(last.orelse)) and handlers
+    if isinstance(last, (ast.With, ast.AsyncWith)):
+        return _always_returns(last.body)
+    if isinstance(last, ast.Match):
+        return all(_always_returns(c.body) for c in last.cases)
+    return False
+
+
+def _join(a: Type, b: Type) -> Type | None:
+    """The type of a value that is ``a`` or ``b``; None when no one column holds both."""
+    if (a == "bool") != (b == "bool") and "none" not in (a, b):
+        return None  # True and 1 are different values in Python, not in a bigint column
+    t = unify(a, b)
+    return None if t == "any" else t
+
+
+def _known(t: Type) -> bool:
+    if isinstance(t, tuple):
+        return all(_known(x) for x in t[1]) if t[0] == "tuple" else _known(t[1])
+    return t in _SCALARS
+
+
+class _Reader:
+    """Types of expressions in one function body (names: parameters and simple locals)."""
+
+    def __init__(self, fn: Any, env: dict[str, tuple[Type, bool]], depth: int) -> None:
+        self.fn = fn
+        self.env = env
+        self.depth = depth
+        self.globals: dict[str, Any] = getattr(fn, "__globals__", {})
+
+    def locals_(self, body: list[ast.stmt]) -> None:
+        """Type the local names: a name assigned values of several types, or anything this
+        reader cannot type, is unknown (flow-insensitive, so every assignment counts)."""
+        assigned: dict[str, list[ast.AST | None]] = {}
+        for n in ast.walk(ast.Module(body=body, type_ignores=[])):
+            if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+                continue
+            if isinstance(n, ast.Assign):
+                for tgt in n.targets:
+                    for name in _names(tgt):
+                        assigned.setdefault(name, []).append(n.value if isinstance(tgt, ast.Name)
+                                                             else None)  # fmt: skip
+            elif isinstance(n, (ast.AugAssign, ast.AnnAssign)) and isinstance(n.target, ast.Name):
+                val = (
+                    ast.BinOp(n.target, n.op, n.value) if isinstance(n, ast.AugAssign) else n.value
+                )
+                assigned.setdefault(n.target.id, []).append(val)
+            elif isinstance(n, (ast.For, ast.comprehension, ast.With, ast.NamedExpr)):
+                tgt = n.target if not isinstance(n, ast.With) else None
+                for name in _names(tgt) if tgt is not None else ():
+                    assigned.setdefault(name, []).append(None)
+        # optimistic fixed point: a name's type joins its values that are typed so far
+        # (ends: a type only moves up the finite lattice, and rounds are bounded)
+        params = dict(self.env)
+        for _ in range(8):
+            before = dict(self.env)
+            for name, values in assigned.items():
+                got = [t for t in map(self.expr, values) if t is not None]
+                if name in params:
+                    got.append(params[name])
+                joined = self._either(got) if got else None
+                if joined is not None:
+                    self.env[name] = joined
+                else:
+                    self.env.pop(name, None)
+            if self.env == before:
+                break
+        # then drop every name with a value still untyped or of another type (and what uses it)
+        changed = True
+        while changed:
+            changed = False
+            for name, values in assigned.items():
+                if name not in self.env:
+                    continue
+                got = [self.expr(v) for v in values]
+                if name in params:
+                    got.append(params[name])
+                if any(t is None for t in got) or self._either(got) != self.env[name]:
+                    del self.env[name]
+                    changed = True
+
+    def expr(self, e: ast.AST | None) -> tuple[Type, bool] | None:
+        return self._expr(e) if e is not None else None
+
+    def _expr(self, e: ast.AST) -> tuple[Type, bool] | None:  # noqa: C901, PLR0911, PLR0912
+        if isinstance(e, ast.Constant):
+            v = e.value
+            if v is None:
+                return "none", True
+            for py, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str")):
+                if isinstance(v, py):
+                    return name, False
+            return None
+        if isinstance(e, ast.JoinedStr):
+            return "str", False
+        if isinstance(e, ast.Name):
+            return self.env.get(e.id)
+        if isinstance(e, ast.Tuple):
+            parts = [self.expr(x) for x in e.elts]
+            if any(p is None for p in parts):
+                return None
+            return ("tuple", tuple(p[0] for p in parts)), False  # type: ignore[index]
+        if isinstance(e, ast.Compare):
+            return "bool", False
+        if isinstance(e, ast.UnaryOp):
+            if isinstance(e.op, ast.Not):
+                return "bool", False
+            inner = self.expr(e.operand)
+            if inner is None or inner[0] not in ("int", "float", "bool"):
+                return None
+            return ("int" if inner[0] == "bool" else inner[0]), inner[1]
+        if isinstance(e, ast.BoolOp):
+            return self._either([self.expr(x) for x in e.values])
+        if isinstance(e, ast.IfExp):
+            return self._either([self.expr(e.body), self.expr(e.orelse)])
+        if isinstance(e, ast.BinOp):
+            return self._binop(e)
+        if isinstance(e, ast.Subscript):
+            base = self.expr(e.value)
+            if base is None:
+                return None
+            if base[0] == "str":
+                return "str", base[1]
+            if isinstance(base[0], tuple) and base[0][0] == "list":
+                return (base[0] if isinstance(e.slice, ast.Slice) else base[0][1]), False
+            if isinstance(base[0], tuple) and base[0][0] == "tuple":
+                i = e.slice.value if isinstance(e.slice, ast.Constant) else None
+                if isinstance(i, int) and -len(base[0][1]) <= i < len(base[0][1]):
+                    return base[0][1][i], base[1]
+            return None
+        if isinstance(e, ast.Attribute):
+            base = self.expr(e.value)
+            if base is not None and base[0] == "datetime" and e.attr in _DATETIME_FIELDS:
+                return "int", base[1]
+            if base is not None and base[0] == "date" and e.attr in _DATE_FIELDS:
+                return "int", base[1]
+            return None
+        if isinstance(e, ast.Call):
+            return self._call(e)
+        return None
+
+    def _either(self, parts: list[tuple[Type, bool] | None]) -> tuple[Type, bool] | None:
+        if any(p is None for p in parts):
+            return None
+        t: Type = "none"
+        null = False
+        for pt, pn in parts:  # type: ignore[misc]
+            t = _join(t, pt)
+            if t is None:
+                return None
+            null = null or pn or pt == "none"
+        return t, null
+
+    def _binop(self, e: ast.BinOp) -> tuple[Type, bool] | None:
+        lt, rt = self.expr(e.left), self.expr(e.right)
+        if lt is None or rt is None:
+            return None
+        a, b = lt[0], rt[0]
+        null = lt[1] or rt[1]
+        nums = ("int", "float", "bool")
+        if isinstance(e.op, ast.Add) and a == b == "str":
+            return "str", null
+        if isinstance(e.op, ast.Mult) and {a, b} == {"str", "int"}:
+            return "str", null
+        if isinstance(e.op, ast.Mod) and a == "str":
+            return "str", null  # %-formatting
+        if a not in nums or b not in nums:
+            return None
+        if isinstance(e.op, ast.Div):
+            return "float", null
+        if isinstance(e.op, ast.Pow):
+            if "float" in (a, b):
+                return "float", null
+            neg = not (isinstance(e.right, ast.Constant) and isinstance(e.right.value, int)
+                       and e.right.value >= 0)  # fmt: skip
+            return ("float" if neg else "int"), null
+        if isinstance(e.op, (ast.Add, ast.Sub, ast.Mult, ast.FloorDiv, ast.Mod)):
+            return ("float" if "float" in (a, b) else "int"), null
+        if isinstance(e.op, (ast.BitAnd, ast.BitOr, ast.BitXor, ast.LShift, ast.RShift)):
+            return None if "float" in (a, b) else ("bool" if a == b == "bool" else "int", null)
+        return None
+
+    def _call(self, e: ast.Call) -> tuple[Type, bool] | None:
+        f = e.func
+        if isinstance(f, ast.Attribute):
+            recv = self.expr(f.value)
+            if recv is not None and recv[0] == "str" and f.attr in _STR_METHODS:
+                return _STR_METHODS[f.attr], recv[1]
+            target = self._resolve(f)
+        elif isinstance(f, ast.Name):
+            if f.id in ("abs", "round", "min", "max") and f.id not in self.globals:
+                return self._numeric_builtin(f.id, e)
+            if f.id in _BUILTIN_RESULTS and f.id not in self.globals:
+                return _BUILTIN_RESULTS[f.id], False
+            target = self.globals.get(f.id)
+        else:
+            return None
+        if target is None or not callable(target):
+            return None
+        known = _library_type(target)
+        if known is not None:
+            return known, False
+        try:
+            ann = inspect.signature(target).return_annotation
+        except (TypeError, ValueError):
+            return None
+        if ann is not inspect.Signature.empty:
+            t, null = py_type(ann)
+            return (t, null) if _known(t) or t == "none" else None
+        if inspect.isfunction(target) and not e.keywords:
+            args = [self.expr(a) for a in e.args]
+            if any(a is None or isinstance(a, ast.Starred) for a in args):
+                return None
+            return infer_host_return(target, [a[0] for a in args], self.depth + 1)  # type: ignore[index]
+        return None
+
+    def _numeric_builtin(self, name: str, e: ast.Call) -> tuple[Type, bool] | None:
+        args = [self.expr(a) for a in e.args]
+        if e.keywords or not args or any(a is None for a in args):
+            return None
+        if name == "round":
+            return ("int", False) if len(args) == 1 else args[0]
+        if name == "abs":
+            t, null = args[0]  # type: ignore[misc]
+            return ("int" if t == "bool" else t), null
+        if len(args) == 1:
+            t = args[0][0]  # type: ignore[index]
+            if isinstance(t, tuple) and t[0] == "list":
+                return t[1], False
+            return ("str", False) if t == "str" else None
+        return self._either(args)
+
+    def _resolve(self, f: ast.Attribute) -> Any:
+        """``module.function`` through the function's globals, else None."""
+        if not isinstance(f.value, ast.Name):
+            return None
+        base = self.globals.get(f.value.id)
+        return getattr(base, f.attr, None) if inspect.ismodule(base) else None
+
+
+def _library_type(fn: Any) -> Type | None:
+    """Result types of unannotated library functions (``math``, ``os.path``, ``ord`` ...)."""
+    from .types import _KNOWN_HOSTS
+
+    mod = getattr(fn, "__module__", None) or ""
+    name = getattr(fn, "__qualname__", "")
+    if mod == "math":
+        if name in ("floor", "ceil", "trunc", "comb", "perm", "gcd", "lcm", "isqrt", "factorial"):
+            return "int"
+        if name in ("isnan", "isinf", "isfinite", "isclose"):
+            return "bool"
+        return "float"
+    return _KNOWN_HOSTS.get(f"{mod}:{name}")
+
+
+def _names(t: ast.AST) -> list[str]:
+    if isinstance(t, ast.Name):
+        return [t.id]
+    if isinstance(t, (ast.Tuple, ast.List)):
+        return [n for x in t.elts for n in _names(x)]
+    if isinstance(t, ast.Starred):
+        return _names(t.value)
+    return []
+
+
+# -- readers of user states --------------------------------------------------------------
+
+
+def infer_state_reader(
+    cls: Any,
+    method: str,
+    action_args: Mapping[str, list[Type]],
+    init_args: list[Type],
+) -> tuple[Type, bool] | None:
+    """(type, nullable) of reader ``cls.method``'s result from the class source, or None.
+
+    The state's fields (``self.f``) are typed by every assignment in the class (its
+    ``__init__``, its actions and undos, its readers), the actions' parameters by the
+    argument types at their call sites (``action_args``: action name → types), the
+    constructor's by ``init_args``. Then the reader's ``return`` expressions are typed
+    like a host function's. The Flink-style ``Top2`` (``self.first = None`` in
+    ``__init__``, ``self.first = v`` in ``add(v)``, ``return self.first, self.second``)
+    reads as a tuple of two nullable ints when ``add`` is called with ints.
+    """
+    try:
+        src = textwrap.dedent(inspect.getsource(cls))
+        mod = ast.parse(src)
+    except (OSError, TypeError, SyntaxError):
+        return None
+    cdef = mod.body[0] if mod.body else None
+    if not isinstance(cdef, ast.ClassDef):
+        return None
+    env: dict[str, tuple[Type, bool]] = {}
+    body: list[ast.stmt] = []
+    reader_def: ast.FunctionDef | None = None
+    for i, fn in enumerate(cdef.body):
+        if not isinstance(fn, ast.FunctionDef):
+            continue
+        params = [*fn.args.posonlyargs, *fn.args.args][1:]  # without self
+        given = init_args if fn.name == "__init__" else action_args.get(fn.name, [])
+        prefix = f"{i}.{fn.name}."
+        local = {p.arg for p in params} | {
+            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
+        }
+        renamed = _FieldNames(prefix, local).visit(fn)
+        for k, p in enumerate(params):
+            if k < len(given) and given[k] != "any":
+                env[prefix + p.arg] = (given[k], False)
+        body.extend(renamed.body)
+        if fn.name == method:
+            reader_def = renamed
+    if reader_def is None:
+        return None
+    reader = _Reader(getattr(cls, method, None), env, 0)
+    reader.locals_(body)
+    results = [reader.expr(r.value) if r.value is not None else ("none", True)
+               for r in _returns(reader_def.body)]  # fmt: skip
+    if not _always_returns(reader_def.body):
+        results.append(("none", True))
+    if not results or any(r is None for r in results):
+        return None
+    t: Type = "none"
+    null = False
+    for rt, rn in results:
+        null = null or rn or rt == "none"
+        t = _join(t, rt)
+        if t is None:
+            return None
+    return (t, null) if _known(t) else None
+
+
+class _FieldNames(ast.NodeTransformer):
+    """``self.f`` → the name ``self.f`` (shared by every method); a method's own locals
+    and parameters get the method's prefix (methods do not share locals)."""
+
+    def __init__(self, prefix: str, local: set[str]) -> None:
+        self.prefix = prefix
+        self.local = local
+
+    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
+        if isinstance(node.value, ast.Name) and node.value.id == "self":
+            return ast.copy_location(ast.Name(id=f"self.{node.attr}", ctx=node.ctx), node)
+        self.generic_visit(node)
+        return node
+
+    def visit_Name(self, node: ast.Name) -> ast.AST:
+        if node.id in self.local:
+            return ast.copy_location(ast.Name(id=self.prefix + node.id, ctx=node.ctx), node)
+        return node

@@ -1,0 +1,169 @@
+"""The "keep the best row" shape in an unordered loop: an arg-max / arg-min reduction.
+
+Transforms this (the carried locals are only updated together, by one ``if``)::
+
+    best_ts, best = None, None
+    for k, ts, v in rows:
+        if best_ts is None or ts > best_ts:
+            best_ts, best = ts, v
+
+into one :class:`looplift.states.ArgBest` state per carried name instead of a
+carry: ``best_ts.carry = new ArgBest(best_ts, best_ts, "gt")`` and in the loop
+``best_ts.carry#offer(ts, (k, ts, v), ts)``, ``best.carry#offer(ts, (k, ts, v), v)``
+— order-independent (ties go to the first or last row in the canonical row
+order, as CPython's loop over a stream does), so no ``order_by`` is needed.
+
+Recognized conditions: ``x OP K``, ``K OP x`` and ``K is None or ...`` of them,
+with ``OP`` one of ``> >= < <=``, where ``K`` is a carried name assigned ``x``.
+The other assigned values must not read the carried names.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..ir.nodes import Apply, Expr, Let, Prim, StateCall, StateNew, Var
+from ..names import carry_var
+from .base import Context
+from .env import Env
+from .parse import ref_of
+from .syntax import assigned_names, code_of, flatten, read_names
+
+__all__ = ["ArgBestMixin", "ArgBestUpdate"]
+
+_MODE = {"GreaterThan": "gt", "GreaterThanEqual": "ge", "LessThan": "lt", "LessThanEqual": "le"}
+_FLIP = {"gt": "lt", "ge": "le", "lt": "gt", "le": "ge"}
+
+
+@dataclass(frozen=True)
+class ArgBestUpdate:
+    key: str  # the carried name holding the best key
+    mode: str  # gt / ge / lt / le: the new key against the best so far
+    key_expr: cst.BaseExpression
+    values: tuple[tuple[str, cst.BaseExpression], ...]  # carried name -> its new value
+
+
+class ArgBestMixin(Context):
+    """Finds the arg-max / arg-min updates of a loop body, and translates them."""
+
+    def argbest_updates(
+        self, body: list[cst.BaseStatement], carried: list[str]
+    ) -> dict[int, ArgBestUpdate]:
+        """The recognized ``if`` statements of a loop body (by node id)."""
+        flat = flatten(body)
+        out: dict[int, ArgBestUpdate] = {}
+        for s in flat:
+            up = _match(s, set(carried)) if isinstance(s, cst.If) else None
+            if up is None:
+                continue
+            names = {n for n, _ in up.values}
+            others = [x for x in flat if x is not s]
+            if names & (assigned_names(others, deep=True) | read_names(others)):
+                continue  # also updated or read elsewhere in the loop: not this shape
+            if any(n in names for n, _ in ((k, 0) for k in out)):  # pragma: no cover
+                continue
+            out[id(s)] = up
+        return out
+
+    def argbest_states(
+        self, ups: dict[int, ArgBestUpdate], env: Env
+    ) -> dict[str, tuple[str, Expr]]:
+        """The ArgBest state replacing each carry (carry var, constructor call)."""
+        from looplift.states import ArgBest
+
+        ref = ref_of(ArgBest)
+        self.refs[ref] = ArgBest
+        out: dict[str, tuple[str, Expr]] = {}
+        for up in ups.values():
+            init_key = Var(env.names[up.key].var)
+            for n, _ in up.values:
+                init = Var(env.names[n].var)
+                sp = env.names[n].span
+                mode = _lit(up.mode)
+                out[n] = (carry_var(n), Apply(StateNew(ref), (init, init_key, mode), span=sp))
+        return out
+
+    def argbest_stmt(
+        self, up: ArgBestUpdate, row: tuple[str, ...], env: Env, rest: Expr, s: cst.If
+    ) -> Expr:
+        """``offer(key, row, value)`` to each carried name's state, unconditionally."""
+        sp = self.span(s)
+        key = self.expr(up.key_expr, env)  # type: ignore[attr-defined]
+        ktmp, rtmp = self.fresh("best_key"), self.fresh("row")
+        body = rest
+        for n, node in reversed(up.values):
+            val = key if node is up.key_expr else self.expr(node, env)  # type: ignore[attr-defined]
+            call = Apply(StateCall(carry_var(n), "offer"), (Var(ktmp), Var(rtmp), val), span=sp)
+            body = Let("_", call, body, span=sp)
+        row_t = Apply(Prim("tuple"), tuple(Var(p) for p in row), span=sp)
+        return Let(ktmp, key, Let(rtmp, row_t, body, span=sp), span=sp)
+
+
+def _lit(v: str) -> Expr:
+    from ..ir.nodes import Lit
+
+    return Lit(v)
+
+
+def _match(s: cst.If, carried: set[str]) -> ArgBestUpdate | None:
+    if s.orelse is not None:
+        return None
+    test = s.test
+    has_none = False
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
+        left = test.left
+        if not (
+            isinstance(left, cst.Comparison)
+            and len(left.comparisons) == 1
+            and isinstance(left.comparisons[0].operator, cst.Is)
+            and isinstance(left.left, cst.Name)
+            and code_of(left.comparisons[0].comparator).strip() == "None"
+        ):
+            return None
+        has_none, none_name, test = True, left.left.value, test.right
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1):
+        return None
+    op = _MODE.get(type(test.comparisons[0].operator).__name__)
+    if op is None:
+        return None
+    a, b = test.left, test.comparisons[0].comparator
+    if isinstance(b, cst.Name) and b.value in carried:
+        key, x, mode = b.value, a, op
+    elif isinstance(a, cst.Name) and a.value in carried:
+        key, x, mode = a.value, b, _FLIP[op]
+    else:
+        return None
+    if has_none and none_name != key:
+        return None
+    values: list[tuple[str, cst.BaseExpression]] = []
+    for st in s.body.body:
+        if not (isinstance(st, cst.SimpleStatementLine) and len(st.body) == 1):
+            return None
+        asg = st.body[0]
+        if not (isinstance(asg, cst.Assign) and len(asg.targets) == 1):
+            return None
+        t, v = asg.targets[0].target, asg.value
+        if isinstance(t, cst.Name):
+            values.append((t.value, v))
+        elif (
+            isinstance(t, cst.Tuple)
+            and isinstance(v, cst.Tuple)
+            and len(t.elements) == len(v.elements)
+            and all(isinstance(e.value, cst.Name) for e in t.elements)
+        ):
+            values.extend((e.value.value, w.value) for e, w in zip(t.elements, v.elements, strict=True))  # type: ignore[attr-defined]
+        else:
+            return None
+    names = [n for n, _ in values]
+    if len(set(names)) != len(names) or not set(names) <= carried or key not in names:
+        return None
+    x_code = code_of(x).strip()
+    kv = dict(values)
+    if code_of(kv[key]).strip() != x_code:
+        return None
+    if read_names([x, *kv.values()]) & set(names):  # type: ignore[list-item]
+        return None
+    fixed = tuple((n, x if n == key else v) for n, v in values)
+    return ArgBestUpdate(key, mode, x, fixed)
