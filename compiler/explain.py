@@ -143,6 +143,8 @@ def explain(prog: Program, g: DataflowGraph) -> str:
         out.append("  other operators:")
         for n in rest:
             where = "native" if n.native else "Python (host function, vectorized Arrow)"
+            if n.kind == "scalar" and not n.native:
+                where = "Python (vectorized function)"
             cls = {"scalar": "1:1 scalar", "host": "host call", "yield": "emit"}[n.kind]
             out.append(f"    {cls:<10} scope {n.scope:<14} {where}: {n.label}")
     ret = g.node("return")
@@ -151,7 +153,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
     else:
         tail = ret.needs[0] if ret.needs else None
         out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
-    reasons = {_py_reason(n) for n in g.nodes() if not n.native}
+    reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n)}
     reasons |= {f"host call {b}" for b in hosted}
     out.append(
         "  runs: fully native (no Python at run time)"
@@ -161,11 +163,19 @@ def explain(prog: Program, g: DataflowGraph) -> str:
     return "\n".join(out)
 
 
+def _py_reasons(n) -> list[str]:
+    if n.kind == "scalar":  # string work that runs as vectorized Python functions
+        fns = n.label.rpartition("[Python function: ")[2].rstrip("]").split(", ")
+        return [f"the Python function {f}" for f in fns]
+    return [_py_reason(n)]
+
+
 def _py_reason(n) -> str:
     if n.kind == "state":
         return f"the {n.op.operator.kind} reducer {n.op.operator.name}"
     if n.kind == "host":
         return f"host call {n.id.split(':', 1)[1]}"
+
     return n.id
 
 

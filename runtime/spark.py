@@ -21,6 +21,7 @@ from typing import Any
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
 from .sqltext import bind_params, quote_ident, sql_string
 from .state import Carry
+from .strings import IMPLS as STRING_IMPLS
 
 __all__ = [
     "local_session",
@@ -38,6 +39,7 @@ __all__ = [
     "register_pycalls",
     "expr_binder",
     "DataflowInputError",
+    "STRING_IMPLS",
 ]
 
 
@@ -502,7 +504,9 @@ def _impl(kind: str, ref: str) -> Callable[..., Any]:
         return import_ref(ref)
     if ref.startswith("math."):
         return getattr(math, ref[5:])
-    return _PRIM_IMPLS[ref]
+    if ref in _PRIM_IMPLS:
+        return _PRIM_IMPLS[ref]
+    return STRING_IMPLS[ref]  # str methods, re, format, slices
 
 
 _MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"

@@ -25,6 +25,7 @@ from ..ir.nodes import (
 )
 from ..ir.prims import DATETIME_ATTRS, DATETIME_METHODS, PRIMS
 from .sql import BackendError
+from .strtypes import STRING_OPS
 
 __all__ = ["py_name", "PyEmitter"]
 
@@ -129,6 +130,8 @@ class PyEmitter:
                     return f"(_ for _ in ()).throw({e.args[0].value}({args[1]}))"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
+                if op in STRING_OPS:  # str methods, re, slices: the runtime's implementations
+                    return f"ll.STRING_IMPLS[{op!r}]({', '.join(args)})"
                 if op in PRIMS:
                     return f"{op}({', '.join(args)})"
             if isinstance(f, Builtin) and f.name == "if":

@@ -59,7 +59,10 @@ def scalar_function(prog: Program) -> ScalarFunction:
         tail = tail.body
     body = r.expr(tail)
     rtype = spark_type(ty.of(tail) if isinstance(tail, Var) else ty.of(tail))
-    params = tuple((names[p.name], spark_type(p.types[0])) for p in fn.params)
+    params = tuple(
+        (names[p.name], spark_type(p.types[0].removeprefix("Optional[").removesuffix("]")))
+        for p in fn.params
+    )
     digest = hashlib.sha1(f"{params}{rtype}{body}".encode()).hexdigest()[:10]
     return ScalarFunction(
         f"looplift_{fn.name}_{digest}", params, rtype, body, tuple(r.pycalls.values())

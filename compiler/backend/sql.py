@@ -28,6 +28,8 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
+from .strsql import render_float, render_index, render_int, render_string, truthy
+from .strtypes import STRING_OPS, element_type
 from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
@@ -214,6 +216,8 @@ class SqlRenderer:
             return f"({sql} != '')"
         if t == "none":
             return "FALSE"
+        if truthy(sql, t) is not None:
+            return truthy(sql, t)  # type: ignore[return-value]
         if isinstance(t, tuple):
             return "TRUE"
         return f"CAST({sql} AS BOOLEAN)"
@@ -251,6 +255,8 @@ class SqlRenderer:
             return sql if what is None else self._raise_if_null(args, sql, what)
         if op.startswith("math."):
             return self._math(op[5:], args, x)
+        if op in STRING_OPS:
+            return render_string(self, op, args, ts, x)
         method = getattr(self, f"_op_{op}", None)
         if method is None:
             raise BackendError(f"no SQL translation for operator {op}")
@@ -380,12 +386,12 @@ class SqlRenderer:
 
     def _op_int(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if ts[0] == "str":
-            return f"CAST(trim({x[0]}) AS BIGINT)"
+            return render_int(x[0])
         return self._raise_if_null(args, f"CAST({x[0]} AS BIGINT)", "int()")
 
     def _op_float(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if ts[0] == "str":
-            return f"CAST(trim({x[0]}) AS DOUBLE)"
+            return render_float(x[0])
         return self._raise_if_null(args, f"CAST({x[0]} AS DOUBLE)", "float()")
 
     def _op_str(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
@@ -403,13 +409,15 @@ class SqlRenderer:
 
     def _op_len(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if isinstance(ts[0], tuple) and ts[0][0] == "list":
-            return f"size({x[0]})"
+            return self._raise_if_null(args, f"CAST(size({x[0]}) AS BIGINT)", "len()")
         if isinstance(ts[0], tuple):
             return f"{len(ts[0][1])}L"
-        return f"char_length({x[0]})"
+        return self._raise_if_null(args, f"CAST(char_length({x[0]}) AS BIGINT)", "len()")
 
     def _nth(self, base: Expr, idx: Expr) -> str:
         assert isinstance(idx, Lit)
+        if element_type(self._t(base)) is not None:  # a str, list or match object
+            return render_index(self, base, idx, self._t(base), self._expr(base), self._expr(idx))
         i = idx.value
         target = base
         while isinstance(target, Var) and self.resolve(target.name) is None:
@@ -480,11 +488,14 @@ class SqlRenderer:
             return f"({d[0]} % {d[1]})"
         return self._pycall("prim", f"math.{name}", args)
 
-    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...]) -> str:
+    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
+                total: bool = False) -> str:  # fmt: skip
         import hashlib
 
         arg_types = tuple(spark_type(self._t(a)) for a in args)
-        if kind == "prim":
+        if rtype is not None:
+            pass
+        elif kind == "prim":
             rtype = {"round": spark_type(self._t(args[0])), "str": "string"}.get(ref, "double")
         else:
             from .types import host_return_type
@@ -499,10 +510,12 @@ class SqlRenderer:
             call = PyCall(name, kind, ref, arg_types, rtype)
             self.pycalls[name] = call
         inner = ", ".join(self._expr(a) for a in args)
-        if self.conds:
+        if self.conds and not total:
             taken = " AND ".join(self.conds)
             inner = ", ".join(f"(CASE WHEN {taken} THEN {self._expr(a)} END)" for a in args)
         # Spark evaluates Python functions for every row, whichever CASE branch is taken:
         # the function returns (value, error) and the error is raised only where used
         call = f"{name}({inner})"
+        if total:  # the function cannot raise on these arguments: its value alone
+            return f"{call}.v"
         return f"(CASE WHEN {call}.e IS NOT NULL THEN raise_error({call}.e) ELSE {call}.v END)"

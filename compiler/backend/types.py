@@ -21,6 +21,7 @@ from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
 from .datetimes import datetime_type
+from .strtypes import STRING_OPS, element_type, string_prim_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
@@ -55,6 +56,8 @@ def spark_type(t: Type) -> str:
     if isinstance(t, tuple):
         if t[0] == "list":
             return f"array<{spark_type(t[1])}>"
+        if t[0] == "match":
+            return "array<string>"  # a match object: its groups
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
     if t == "timedelta":
@@ -143,7 +146,11 @@ def infer_types(a: Analysis, refs: dict[str, Any], *, strict: bool = True) -> Ty
     ty = Typing()
     for p in a.fn.params:
         if p.kind == "scalar":
-            ty.types[p.name] = p.types[0]
+            t = p.types[0]
+            if t.startswith("Optional["):  # an Optional scalar parameter may be None
+                t = t[len("Optional[") : -1]
+                ty.nullable.add(p.name)
+            ty.types[p.name] = t
     fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
 
     def field_type(src: str, i: int) -> tuple[Type, bool]:
@@ -303,6 +310,11 @@ def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
+    if op in STRING_OPS:
+        lits = [x.value if isinstance(x, Lit) else None for x in args]
+        return string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)  # type: ignore[return-value]
+    if op == "nth" and element_type(ts[0]) is not None:
+        return element_type(ts[0])  # type: ignore[return-value]
     dt = datetime_type(op, ts)
     if dt is not None:
         return dt, null

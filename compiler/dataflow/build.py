@@ -14,9 +14,13 @@ node that produces it (checked by :meth:`DataflowGraph.verify`).
 
 from __future__ import annotations
 
+from typing import Any
+
 from ..analysis import Analysis
-from ..ir.nodes import Apply, Builtin, Lambda, Let, StateCall, StateNew, Var
-from ..ir.traverse import walk
+from ..ir.nodes import Apply, Builtin, Lambda, Let, Prim, StateCall, StateNew, Var
+from ..ir.prims import runs_python
+from ..ir.traverse import children, walk
+from ..names import is_temp
 from ..program import Program
 from .exprs import render, render_guards, render_name
 from .graph import DataflowGraph, Node
@@ -184,7 +188,19 @@ def build_graph(prog: Program) -> DataflowGraph:
         nid = f"{kind}:{n}"
         needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
         op = HostCall(b.span, n, b) if kind == "host" else Scalar(b.span, n, b)
-        g.add(Node(nid, op, label, scope_text(b.loops), b.loops, kind != "host", (n,), needs))
+        pyfns = python_prims(b.value, set(nodes_for))
+        todo, seen = list(_refs(b.value, read_results)), set()
+        while todo:  # temporaries are shown inlined in the label (ends: each name once)
+            t = todo.pop()
+            if t in seen or not is_temp(t) or t not in a.bound or a.bound[t].value is None:
+                continue
+            seen.add(t)
+            pyfns |= python_prims(a.bound[t].value, set(nodes_for))
+            todo.extend(_refs(a.bound[t].value, read_results))
+        native = kind != "host" and not pyfns
+        if pyfns and kind != "host":
+            label += f"   [Python function: {', '.join(sorted(pyfns))}]"
+        g.add(Node(nid, op, label, scope_text(b.loops), b.loops, native, (n,), needs))
         producer[n] = nid
 
     # yields
@@ -290,6 +306,22 @@ def _fields(fields: tuple[int, ...], bracket: bool = False) -> str:
     if bracket:
         return f"[{text}]" if fields else ""
     return text if len(fields) != 1 else str(fields[0])
+
+
+def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    """The string primitives of a value that run as vectorized Python functions (not
+    counting the values of nested ``let``s that are ``operators`` of their own)."""
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Let) and x.name in operators:
+            stack.append(x.body)
+            continue
+        if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args):
+            out.add(x.fn.op)
+        stack.extend(children(x))
+    return out
 
 
 def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:

@@ -111,6 +111,9 @@ def _branch(lam: Expr) -> Expr | None:
 
 
 def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str, int]:
+    string = _string_prim(op, args, a, depth)
+    if string is not None:
+        return string
     info = PRIMS.get(op)
     if op == "tuple":
         inner = _args(args, a, depth)
@@ -176,3 +179,26 @@ def _is_temp(name: str) -> bool:
 
 def _user(name: str) -> str:
     return user_name(name, keep_callee=False)
+
+
+def _string_prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str, int] | None:
+    """String primitives in Python's spelling: ``s.strip()``, ``m.group(1)``, ``s[1:3]``,
+    ``'x' in s``, ``re.match('p', s)``."""
+    r = [render(x, a, depth, TEST) for x in args]
+    if op.startswith("str.") or op == "match.group":
+        return f"{render(args[0], a, depth, ATOM)}.{op.partition('.')[2]}({', '.join(r[1:])})", ATOM
+    if op in ("contains", "not_contains"):
+        word = "in" if op == "contains" else "not in"
+        return f"{render(args[0], a, depth, CMP + 1)} {word} {render(args[1], a, depth, CMP + 1)}", CMP
+    if op == "slice":
+        lo, hi, step = ("" if isinstance(x, Lit) and x.value is None else t
+                        for x, t in zip(args[1:], r[1:], strict=True))  # fmt: skip
+        inner = f"{lo}:{hi}:{step}" if step else f"{lo}:{hi}"
+        return f"{render(args[0], a, depth, ATOM)}[{inner}]", ATOM
+    if op == "getitem":
+        return f"{render(args[0], a, depth, ATOM)}[{r[1]}]", ATOM
+    if op.startswith("re."):
+        flags = args[-1]
+        shown = r[:-1] if isinstance(flags, Lit) and flags.value == 0 else r
+        return f"{op}({', '.join(shown)})", ATOM
+    return None

@@ -16,13 +16,14 @@ from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_FUNCS
 from .base import Context
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
+from .strings import StringMixin
 from .syntax import MISSING, MUTATORS, code_of
 from .values import is_const_table
 
 __all__ = ["CallMixin"]
 
 
-class CallMixin(Context):
+class CallMixin(StringMixin, Context):
     """Every call form; expressions come from ``ExprMixin``."""
 
     def state_class(self, func: cst.BaseExpression, env: Env) -> type | None:
@@ -48,6 +49,9 @@ class CallMixin(Context):
         if best is not None:
             return best
         func = node.func
+        string = self.string_call(node, env)  # str methods, re, format
+        if string is not None:
+            return string
         # method calls: state actions / readers, stream methods, mutation
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             recv = func.value.value

@@ -56,7 +56,7 @@ class ControlMixin(Context):
         tail_fn: Callable[[Env], Expr],
         top: bool,
     ) -> Expr:
-        cond = self.expr(s.test, env)
+        cond = self.condition(s.test, env)
         if env.depth > 0 and is_raise_check(s):  # `if bad: raise E(msg)` in a loop body
             return self.raise_in_loop(s, cond, after, env, tail_fn, top)
         then_stmts = list(s.body.body)

@@ -32,6 +32,7 @@ from .env import (
 )  # fmt: skip
 from .order import OrderMixin
 from .reject import rule_for
+from .strings import is_fstring
 from .syntax import MISSING, code_of, if_expr, int_literal
 from .values import ValueMixin, const_datetime, is_const_table
 
@@ -95,6 +96,8 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
             if isinstance(node, cst.Imaginary):
                 raise self.reject(node)
             return Lit(ast.literal_eval(node.value), span=sp)
+        if is_fstring(node):
+            return self.fstring(node, env)
         if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)):
             v = ast.literal_eval(code_of(node))
             if isinstance(v, bytes):
@@ -179,6 +182,10 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 parts.append(
                     Apply(Prim("is_none" if opname == "Is" else "is_not_none"), (prev,), span=sp)
                 )
+            elif opname in ("In", "NotIn") and self.string_in(ct.comparator, env):
+                # `x in s` on a string (or a list): a substring / element test
+                op = "contains" if opname == "In" else "not_contains"
+                parts.append(Apply(Prim(op), (prev, right), span=sp))
             elif opname in ("In", "NotIn"):
                 if not isinstance(ct.comparator, cst.Tuple):
                     raise self.error(
@@ -218,6 +225,9 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 if -len(obj) <= key.value < len(obj):
                     return self.const_value(name, obj[key.value], self.span(node))
             return self.table_item(name, obj, key, self.span(node))
+        sliced = self.string_subscript(node, env)
+        if sliced is not None:
+            return sliced
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             raise self.error(
                 node,

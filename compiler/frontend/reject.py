@@ -135,7 +135,6 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                     when=_not_container),),
     cst.Set: (Rule("set literals are not supported", "use the Distinct state",
                    when=_not_container),),
-    cst.FormattedString: (Rule("f-strings are not supported", "build strings with str(x) and +"),),
     cst.Await: (Rule("`await` is not supported", ""),),
     cst.Yield: (
         Rule("`yield` needs a row value; `yield from` is not supported",

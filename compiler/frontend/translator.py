@@ -161,6 +161,9 @@ class Translator(StmtMixin, ControlMixin, ArgBestMixin, CallMixin, ExprMixin):
                 tys.append(t)
             return Param(name, "rows", tuple(tys), span=sp)
         t = norm_type(code_of(ann))
+        opt = self.field_type(ann)  # `Optional[str]` / `str | None`: None is a valid argument
+        if opt is not None and opt.startswith("Optional[") and opt[9:-1] in ("int", "float", "str", "bool"):
+            return Param(name, "scalar", (opt,), span=sp)
         if t not in ("int", "float", "str", "bool"):
             self.error(
                 ann,

@@ -15,6 +15,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from looplift.strings import IMPLS as _STRING_IMPLS
+
 __all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
 
 
@@ -161,3 +163,56 @@ BUILTIN_FUNCS = {
     "bool": (1, 1),
     "len": (1, 1),
 }
+
+
+# strings: str methods (``str.strip`` ...), slicing, ``format``, ``in`` on strings, ``re``
+# with constant patterns; the implementations are the runtime's (looplift.strings)
+for _n, _f in _STRING_IMPLS.items():
+    if _n not in PRIMS:
+        _add(_n, _f, False)
+
+
+def runs_python(op: str, args: tuple[Any, ...]) -> bool:
+    """Does string primitive ``op`` run as a vectorized Python function on Spark, for some
+    rows at least? (``args`` are IR nodes; literal ones have a ``value``.) ``format`` unless it formats an int with a ``d`` spec or aligns a str;
+    ``re`` always (Java's regex dialect is not Python's)."""
+    from looplift.strings import STR_METHODS
+
+    def lit(i: int) -> Any:
+        return getattr(args[i], "value", _NOT_LIT) if i < len(args) else None
+
+    n = len(args)
+    if op.startswith("re.") or op in ("repr", "ascii"):
+        return True
+    if op == "format":
+        spec = lit(1)
+        return not (isinstance(spec, str) and _NATIVE_SPEC.fullmatch(spec))
+    if op == "slice":
+        return lit(3) not in (None, 1) and not (lit(3) == -1 and lit(1) is None and lit(2) is None)
+    if not op.startswith("str.") or op[4:] not in STR_METHODS:
+        return False
+    m = op[4:]
+    if m in ("strip", "lstrip", "rstrip", "startswith", "endswith", "removeprefix",
+             "removesuffix", "join", "zfill"):  # fmt: skip
+        return False
+    if m in ("lower", "upper"):
+        return False  # native (the characters Spark maps unlike CPython are kept as they are)
+    if m in ("split", "rsplit"):
+        sep, maxsplit = lit(1), lit(2) if n > 2 else -1
+        if sep is None and n > 1 and not hasattr(args[1], "value"):
+            return True
+        return not (sep is None and maxsplit == -1) and not (
+            isinstance(sep, str) and sep and isinstance(maxsplit, int)
+            and (m == "split" or maxsplit == -1)
+        )  # fmt: skip
+    if m in ("find", "index"):
+        return n != 2
+    if m == "count":
+        return not (n == 2 and isinstance(lit(1), str))
+    if m == "replace":
+        return not (n == 3 and isinstance(lit(1), str) and lit(1))
+    return True
+
+
+_NOT_LIT = object()
+_NATIVE_SPEC = __import__("re").compile(r"[+\- ]?0?(?:[1-9][0-9]*)?,?d?|(?:.?[<>])?(?:[1-9][0-9]*)?s?")

@@ -36,7 +36,7 @@ def test_two_violations_in_one_statement_are_both_reported() -> None:
     # line 20: `total += (a & b) | f"{a}"`
     assert f"{path}:20:21: error: operator `&` is not supported" in text
     assert f"{path}:20:26: error: operator `|` is not supported" in text
-    assert f"{path}:20:28: error: f-strings are not supported" in text
+    assert f"{path}:20:28: error: bytes literals are not supported" in text
     assert text.endswith("5 errors")
 
 

@@ -24,7 +24,7 @@ def plan(spark, hits):
     rows = ll.entry(hits, 'hits', ['int', 'str', 'int']).toDF('uid1', 'url', 'status')
     # additive chars, errors, n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(
-        E('sum((char_length(`url`)) * `_sign`)').alias('chars_total'),
+        E('sum((CAST(char_length(`url`) AS BIGINT)) * `_sign`)').alias('chars_total'),
         E('sum((CASE WHEN (`status` >= 400L) THEN 1L ELSE 0 END) * `_sign`)').alias('errors_n'),
         E('sum((1L) * `_sign`)').alias('n_n'),
     )

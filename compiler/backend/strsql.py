@@ -1,0 +1,477 @@
+"""String primitives as Spark SQL, exact to CPython, or a vectorized Python function.
+
+Native where Spark has an exact equivalent (checked by tests/spark/test_strings.py
+against CPython on hypothesis text):
+
+- ``strip``/``lstrip``/``rstrip`` as ``trim(... FROM s)`` with Python's whitespace set
+  (``str.isspace``, not only the space), ``startswith``, ``endswith``,
+  ``removeprefix``, ``removesuffix``, ``find``, ``index``, ``count`` and ``replace`` of a
+  non-empty constant, ``split(sep)`` of a constant separator (a quoted regex),
+  ``split()`` on runs of whitespace, ``join``, ``zfill``, slices with step 1 or -1,
+  indexing with IndexError, ``in``, ``int(s)`` / ``float(s)`` (validated by Python's
+  grammar, Unicode digits and whitespace translated first), and ``format`` of ints with
+  ``d`` specs and of strings with ``<``/``>`` alignment;
+- ``lower``/``upper`` natively; the 55 characters whose case mapping differs between
+  CPython's Unicode tables and Spark's stay as they are (as in CPython), by splitting the
+  rare strings that hold one around them;
+- ``int(s)``/``float(s)``: a plain CAST behind an ASCII fast-path RLIKE, else Python's
+  full grammar (Unicode whitespace and digits) in SQL;
+- everything else (other methods, ``re``, float formatting, ``repr``) a Python function
+  whose errors are raised where its value is used.
+"""
+
+from __future__ import annotations
+
+import re
+import sys
+import unicodedata
+from typing import TYPE_CHECKING, Any
+
+from looplift.sqltext import sql_string
+from looplift.strings import WHITESPACE
+
+from ..ir.nodes import Expr, Lit
+from .errors import BackendError
+from .types import spark_type
+
+if TYPE_CHECKING:
+    from .sql import SqlRenderer
+
+__all__ = ["render_string", "render_index", "render_int", "render_float", "truthy"]
+
+# characters whose upper() / lower() differ between CPython 3.11 (Unicode 14) and Spark 4.3
+# (ICU, Unicode 16): computed by comparing both on every code point
+_CASE_DIFF = (
+    [0x19B, 0x264, 0x1C89, 0x1C8A, 0xA7CB, 0xA7CC, 0xA7CD, 0xA7CE, 0xA7CF, 0xA7D2, 0xA7D3,
+     0xA7D4, 0xA7D5, 0xA7DA, 0xA7DB, 0xA7DC]
+    + list(range(0x10D50, 0x10D66)) + list(range(0x10D70, 0x10D86))
+    + list(range(0x16EA0, 0x16EB9)) + list(range(0x16EBB, 0x16ED4))
+)  # fmt: skip
+
+
+def _char_class(chars: str | list[int]) -> str:
+    """A Java regex character class of the given characters (ranges merged, escaped)."""
+    cps = sorted({ord(c) for c in chars} if isinstance(chars, str) else set(chars))
+    out, i = [], 0
+    while i < len(cps):
+        j = i
+        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
+            j += 1
+        lo, hi = cps[i], cps[j]
+        out.append(f"\\x{{{lo:x}}}" + (f"-\\x{{{hi:x}}}" if hi > lo else ""))
+        i = j + 1
+    return "[" + "".join(out) + "]"
+
+
+def _python_digits() -> tuple[str, str]:
+    """Every Unicode decimal digit CPython's int()/float() accept, and its ASCII value."""
+    src, dst = [], []
+    for c in range(0x80, sys.maxunicode + 1):
+        ch = chr(c)
+        if unicodedata.category(ch) == "Nd":
+            src.append(ch)
+            dst.append(str(unicodedata.decimal(ch)))
+    return "".join(src), "".join(dst)
+
+
+_WS = _char_class(WHITESPACE)
+_CASE_GUARD = _char_class(_CASE_DIFF)
+_UDIGITS, _UDIGIT_VALUES = _python_digits()
+_D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
+_DIGITS = f"{_D}+(?:_{_D}+)*"
+_INT_RE = f"^{_WS}*[+-]?{_DIGITS}{_WS}*$"
+_FLOAT_RE = (
+    f"^{_WS}*[+-]?(?:(?:{_DIGITS}(?:\\.(?:{_DIGITS})?)?|\\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+    f"|(?i:inf|infinity|nan)){_WS}*$"
+)
+_INT_SPEC = re.compile(r"(?P<sign>[+\- ]?)(?P<zero>0?)(?P<width>[1-9][0-9]*)?(?P<comma>,?)d?")
+_STR_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>]))?(?P<width>[1-9][0-9]*)?s?", re.S)
+
+
+def _raise(what: str, cls: str) -> str:
+    return f"raise_error({sql_string(f'looplift: {what} (Python raises {cls})')})"
+
+
+def _regex_quote(s: str) -> str:
+    """``s`` as a Java regex matching it literally."""
+    out = []
+    for ch in s:
+        if ch.isascii() and ch.isalnum():
+            out.append(ch)
+        elif ch.isascii() and ch.isprintable():
+            out.append("\\" + ch)
+        else:
+            out.append(f"\\x{{{ord(ch):x}}}")
+    return "".join(out)
+
+
+def _lit(e: Expr) -> Any:
+    return e.value if isinstance(e, Lit) else None
+
+
+def _is_lit_str(e: Expr, nonempty: bool = True) -> bool:
+    return isinstance(e, Lit) and isinstance(e.value, str) and (bool(e.value) or not nonempty)
+
+
+def _need(r: SqlRenderer, args: tuple[Expr, ...], x: list[str], sql: str, meth: str) -> str:
+    """Python's errors for a method call: AttributeError on a None receiver, TypeError
+    on a None argument."""
+    sql = r._raise_if_null(args[1:], sql, f"str.{meth}()")
+    if r.ty.may_be_null(args[0]):
+        msg = f"'NoneType' object has no attribute '{meth}'"
+        return f"(CASE WHEN {x[0]} IS NULL THEN {_raise(msg, 'AttributeError')} ELSE {sql} END)"
+    return sql
+
+
+# Python functions that cannot raise on str arguments that are not None
+_TOTAL = frozenset(
+    {f"str.{m}" for m in ("lower", "upper", "casefold", "title", "capitalize", "swapcase",
+                          "splitlines", "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum",
+                          "isspace", "islower", "isupper", "istitle", "isascii", "isidentifier")}
+    | {"re.match", "re.search", "re.fullmatch", "re.findall", "re.split", "repr", "ascii"}
+)  # fmt: skip
+
+
+def _python(r: SqlRenderer, op: str, args: tuple[Expr, ...], t: Any) -> str:
+    total = (
+        op in _TOTAL
+        and not any(r.ty.may_be_null(a) for a in args if r._t(a) in ("str", "none"))
+        and all(r._t(a) in ("str", "int") for a in args)
+    )
+    return r._pycall("prim", op, args, rtype=spark_type(t), total=total)
+
+
+def render_string(
+    r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
+) -> str:
+    """SQL of one string primitive (see the module docstring)."""
+    from .strtypes import string_prim_type
+
+    lits = [_lit(a) for a in args]
+    t, _ = string_prim_type(op, ts, [False] * len(args), lits) or ("any", True)
+    if op.startswith("str."):
+        if ts[0] not in ("str", "none"):
+            raise BackendError(f"`.{op[4:]}()` is a str method; its receiver here is {ts[0]}")
+        native = _method(r, op[4:], args, ts, x)
+        if native is not None:
+            return _need(r, args, x, native, op[4:])
+        return _python(r, op, args, t)
+    if op in ("contains", "not_contains"):
+        body = _contains(r, args, ts, x)
+        return body if op == "contains" else f"(NOT {body})"
+    if op == "slice":
+        native = _slice(r, args, ts, x)
+        return native if native is not None else _python(r, op, args, t)
+    if op in ("getitem", "match.group"):
+        if op == "match.group" and not (isinstance(ts[0], tuple) and ts[0][0] == "match"):
+            raise BackendError("`.group()` is a method of match objects (re.match(...))")
+        return render_index(r, args[0], args[1], ts[0], x[0], x[1])
+    if op == "format":
+        native = _format(r, args, ts, x)
+        return native if native is not None else _python(r, op, args, t)
+    if op == "repr" and ts[0] == "int" and not r.ty.may_be_null(args[0]):
+        return f"CAST({x[0]} AS STRING)"
+    return _python(r, op, args, t)  # re.*, repr, ascii
+
+
+def _method(
+    r: SqlRenderer, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
+) -> str | None:
+    s = x[0]
+    n = len(args)
+    if m in ("strip", "lstrip", "rstrip"):
+        where = {"strip": "BOTH", "lstrip": "LEADING", "rstrip": "TRAILING"}[m]
+        if n == 1 or (isinstance(args[1], Lit) and args[1].value is None):
+            chars = sql_string(WHITESPACE)
+        elif ts[1] == "str" and not r.ty.may_be_null(args[1]):
+            chars = x[1]
+        else:
+            return None
+        return f"trim({where} {chars} FROM {s})"
+    if m in ("lower", "upper"):
+        # the characters whose mapping differs keep themselves, as in CPython: only strings
+        # holding one are split around them (rare; the common path is one RLIKE and lower)
+        piece = f"({_CASE_GUARD}|[^{_CASE_GUARD[1:-1]}]+)"  # matched by code point
+        rare = (f"array_join(transform(regexp_extract_all({s}, {sql_string(piece)}, 1), _c -> CASE WHEN _c RLIKE "
+                f"{sql_string('^' + _CASE_GUARD + '$')} THEN _c ELSE {m}(_c) END), '')")  # fmt: skip
+        return f"(CASE WHEN {s} RLIKE {sql_string(_CASE_GUARD)} THEN {rare} ELSE {m}({s}) END)"
+    if m in ("split", "rsplit"):
+        sep = args[1] if n > 1 else Lit(None)
+        maxsplit = _lit(args[2]) if n > 2 else -1
+        if not isinstance(maxsplit, int) or isinstance(maxsplit, bool):
+            return None
+        if isinstance(sep, Lit) and sep.value is None:
+            if maxsplit != -1:
+                return None
+            return f"filter(split({s}, {sql_string(_WS + '+')}, -1), _w -> _w != '')"
+        if not _is_lit_str(sep) or (m == "rsplit" and maxsplit != -1):
+            return None
+        limit = -1 if maxsplit < 0 else maxsplit + 1
+        return f"split({s}, {sql_string(_regex_quote(sep.value))}, {limit})"
+    if m in ("startswith", "endswith"):
+        if isinstance(ts[1], tuple) and ts[1][0] == "tuple" and all(u == "str" for u in ts[1][1]):
+            elems = _tuple_elems(r, args[1])
+            if elems is None:
+                return None
+            return "(" + " OR ".join(f"{m}({s}, {e})" for e in elems) + ")" if elems else "FALSE"
+        if ts[1] != "str":
+            return None
+        return f"{m}({s}, {x[1]})"
+    if m in ("removeprefix", "removesuffix") and ts[1] == "str":
+        p = x[1]
+        if m == "removeprefix":
+            return f"(CASE WHEN startswith({s}, {p}) THEN substr({s}, char_length({p}) + 1) ELSE {s} END)"
+        return (f"(CASE WHEN endswith({s}, {p}) THEN substr({s}, 1, char_length({s}) - "
+                f"char_length({p})) ELSE {s} END)")  # fmt: skip
+    if m in ("find", "index") and n == 2 and ts[1] == "str":
+        pos = f"(CAST(instr({s}, {x[1]}) AS BIGINT) - 1)"
+        if m == "find":
+            return pos
+        return f"(CASE WHEN instr({s}, {x[1]}) = 0 THEN {_raise('substring not found', 'ValueError')} ELSE {pos} END)"
+    if m == "count" and n == 2 and isinstance(args[1], Lit) and isinstance(args[1].value, str):
+        if args[1].value == "":
+            return f"(CAST(char_length({s}) AS BIGINT) + 1)"
+        return (f"CAST((char_length({s}) - char_length(replace({s}, {x[1]}, ''))) "
+                f"DIV {len(args[1].value)} AS BIGINT)")  # fmt: skip
+    if m == "replace" and n == 3 and _is_lit_str(args[1]) and ts[2] == "str":
+        return f"replace({s}, {x[1]}, {x[2]})"
+    if m == "join":
+        return _join(r, args, ts, x)
+    if m == "zfill" and ts[1] in ("int", "bool"):
+        w = f"CAST({x[1]} AS INT)"
+        return (
+            f"(CASE WHEN char_length({s}) >= {x[1]} THEN {s} "
+            f"WHEN startswith({s}, '+') OR startswith({s}, '-') THEN "
+            f"concat(substr({s}, 1, 1), lpad(substr({s}, 2), {w} - 1, '0')) "
+            f"ELSE lpad({s}, {w}, '0') END)"
+        )
+    return None
+
+
+def _tuple_elems(r: SqlRenderer, e: Expr) -> list[str] | None:
+    from ..ir.nodes import Apply, Prim, Var
+
+    target = e
+    while isinstance(target, Var) and r.resolve(target.name) is None:
+        b = r.a.bound.get(target.name)
+        if b is None or b.value is None:
+            return None
+        target = b.value
+    if isinstance(target, Apply) and target.fn == Prim("tuple"):
+        return [r._expr(a) for a in target.args]
+    return None
+
+
+def _join(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+    t = ts[1]
+    if isinstance(t, tuple) and t[0] == "tuple":
+        if not all(u in ("str", "none") for u in t[1]):
+            raise BackendError("`join` takes strings; convert the other values with str()")
+        elems = _tuple_elems(r, args[1])
+        if elems is None:
+            return None
+        body = f"concat_ws({', '.join([x[0], *elems])})" if elems else "''"
+        test = " OR ".join(f"{e} IS NULL" for e in elems)
+        if not test:
+            return body
+        err = _raise("sequence item: expected str instance, NoneType found", "TypeError")
+        return f"(CASE WHEN {test} THEN {err} ELSE {body} END)"
+    if isinstance(t, tuple) and t[0] == "list" and t[1] == "str":
+        err = _raise("sequence item: expected str instance, NoneType found", "TypeError")
+        return (f"(CASE WHEN exists({x[1]}, _j -> _j IS NULL) THEN {err} "
+                f"ELSE array_join({x[1]}, {x[0]}) END)")  # fmt: skip
+    return None
+
+
+def _contains(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+    t = ts[1]
+    if t == "str":
+        if ts[0] != "str":
+            raise BackendError(f"`in <string>` requires a str on the left, not {ts[0]}")
+        return r._raise_if_null(args, f"contains({x[1]}, {x[0]})", "`in`")
+    if isinstance(t, tuple) and t[0] == "list":
+        return r._raise_if_null(
+            args[1:], f"coalesce(array_contains({x[1]}, {x[0]}), FALSE)", "`in`"
+        )
+    raise BackendError(
+        "`in` is supported against a string, a list of strings or a literal tuple `(1, 2)`"
+    )
+
+
+def _bounds(x: str, n: str, default: str) -> str:
+    """Python's slice bound ``x`` (SQL, may be NULL) as a 0-based index in ``[0, n]``."""
+    return (f"(CASE WHEN {x} IS NULL THEN {default} WHEN {x} < 0 THEN greatest({x} + {n}, 0) "
+            f"ELSE least({x}, {n}) END)")  # fmt: skip
+
+
+def _slice(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+    t = ts[0]
+    is_str = t == "str"
+    is_list = isinstance(t, tuple) and t[0] == "list"
+    if not (is_str or is_list):
+        raise BackendError(f"slicing is supported on strings and lists, not {t}")
+    step = _lit(args[3]) if isinstance(args[3], Lit) else "?"
+    s = x[0]
+    n = f"char_length({s})" if is_str else f"size({s})"
+    if step == -1 and all(isinstance(a, Lit) and a.value is None for a in args[1:3]):
+        body = f"reverse({s})"
+    elif step not in (None, 1):
+        return None
+    elif (short := _short_slice(s, args[1], args[2], is_str)) is not None:
+        body = short
+    else:
+        if any(u not in ("int", "bool", "none") for u in ts[1:3]):
+            raise BackendError("slice bounds must be ints")
+        lo = "0" if _lit(args[1]) is None and isinstance(args[1], Lit) else _bounds(x[1], n, "0")
+        hi = n if _lit(args[2]) is None and isinstance(args[2], Lit) else _bounds(x[2], n, n)
+        a = args[1]
+        if isinstance(a, Lit) and isinstance(a.value, int) and a.value >= 0:
+            lo = f"least({a.value}, {n})"
+        length = f"greatest({hi} - {lo}, 0)"
+        fn = "substr" if is_str else "slice"
+        body = f"{fn}({s}, {lo} + 1, {length})"
+    if r.ty.may_be_null(args[0]):
+        err = _raise("'NoneType' object is not subscriptable", "TypeError")
+        return f"(CASE WHEN {s} IS NULL THEN {err} ELSE {body} END)"
+    return body
+
+
+def _short_slice(s: str, lo: Expr, hi: Expr, is_str: bool) -> str | None:
+    """A slice with literal bounds that needs ``s`` once (or twice)."""
+    a, b = _lit(lo), _lit(hi)
+    if not (isinstance(lo, Lit) and isinstance(hi, Lit)):
+        return None
+    if any(isinstance(v, bool) or not (v is None or isinstance(v, int)) for v in (a, b)):
+        return None
+    big = 2147483647
+    if a is None and b is None:
+        return s
+    if is_str:
+        if b is None:
+            return f"substr({s}, {a + 1})" if a >= 0 else f"right({s}, {-a})"
+        if a is None and b >= 0:
+            return f"substr({s}, 1, {b})"
+        if a is not None and a >= 0 and b >= 0:
+            return f"substr({s}, {a + 1}, {max(b - a, 0)})"
+        return None
+    if b is None and a >= 0:
+        return f"slice({s}, {a + 1}, {big})"
+    if a is None and b >= 0:
+        return f"slice({s}, 1, {b})"
+    if a is not None and a >= 0 and b >= 0:
+        return f"slice({s}, {a + 1}, {max(b - a, 0)})" if b > a else f"slice({s}, 1, 0)"
+    return None
+
+
+def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) -> str:
+    """``s[i]`` of a str, list or match object (``m.group(i)``), with Python's errors."""
+    if isinstance(t, tuple) and t[0] == "match":
+        n, what, cls = f"size({s})", "no such group", "IndexError"
+        none = _raise("'NoneType' object has no attribute 'group'", "AttributeError")
+        lo = "0"  # group(-1) is an error
+    elif isinstance(t, tuple) and t[0] == "list":
+        n, what, cls = f"size({s})", "list index out of range", "IndexError"
+        none = _raise("'NoneType' object is not subscriptable", "TypeError")
+        lo = f"(- {n})"
+    elif t == "str":
+        n, what, cls = f"char_length({s})", "string index out of range", "IndexError"
+        none = _raise("'NoneType' object is not subscriptable", "TypeError")
+        lo = f"(- {n})"
+    else:
+        raise BackendError(f"indexing a value of type {t}")
+    v = idx.value if isinstance(idx, Lit) and isinstance(idx.value, int) else None
+    if v is not None and t != "str" and (v >= 0 or lo != "0"):
+        # ANSI element_at raises INVALID_ARRAY_INDEX_IN_ELEMENT_AT (Python's IndexError)
+        body = f"element_at({s}, {v + 1 if v >= 0 else v})"
+    elif v is not None and t == "str":
+        short = f"char_length({s}) <= {v}" if v >= 0 else f"char_length({s}) < {-v}"
+        body = f"(CASE WHEN {short} THEN {_raise(what, cls)} ELSE substr({s}, {v + 1 if v >= 0 else v}, 1) END)"
+    else:
+        pos = f"(CASE WHEN {i} < 0 THEN {i} + {n} ELSE {i} END)"
+        get = (f"substr({s}, {pos} + 1, 1)" if t == "str"
+               else f"element_at({s}, CAST({pos} + 1 AS INT))")  # fmt: skip
+        body = f"(CASE WHEN {i} >= {n} OR {i} < {lo} THEN {_raise(what, cls)} ELSE {get} END)"
+    tests = []
+    if r.ty.may_be_null(base):
+        tests.append(f"WHEN {s} IS NULL THEN {none}")
+    if r.ty.may_be_null(idx):
+        tests.append(
+            f"WHEN {i} IS NULL THEN {_raise('indices must be integers, not None', 'TypeError')}"
+        )
+    if tests:
+        return f"(CASE {' '.join(tests)} ELSE {body} END)"
+    return body
+
+
+def _format(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+    spec = _lit(args[1])
+    if not isinstance(spec, str) or r.ty.may_be_null(args[0]):
+        return None
+    if ts[0] == "int":
+        m = _INT_SPEC.fullmatch(spec)
+        if m is None or (m["zero"] and m["comma"]):
+            return None
+        flags = {"+": "+", " ": " ", "-": ""}.get(m["sign"], "") + (m["comma"] and ",")
+        flags += "0" if m["zero"] and m["width"] else ""
+        return f"format_string({sql_string('%' + flags + (m['width'] or '') + 'd')}, {x[0]})"
+    if ts[0] == "str":
+        m = _STR_SPEC.fullmatch(spec)
+        if m is None:
+            return None
+        if not m["width"]:
+            return x[0]
+        w = int(m["width"])
+        fn = "lpad" if m["align"] == ">" else "rpad"
+        fill = sql_string(m["fill"] or " ")
+        return (
+            f"(CASE WHEN char_length({x[0]}) >= {w} THEN {x[0]} ELSE {fn}({x[0]}, {w}, {fill}) END)"
+        )
+    return None
+
+
+def truthy(sql: str, t: Any) -> str | None:
+    """Python truthiness of a match object (None is falsy) or a list (empty is falsy)."""
+    if isinstance(t, tuple) and t[0] == "match":
+        return f"({sql} IS NOT NULL)"
+    if isinstance(t, tuple) and t[0] == "list":
+        return f"(size({sql}) > 0)"
+    return None
+
+
+def _normalized_number(s: str) -> str:
+    """``s`` without whitespace and underscores, other digits as ASCII ones."""
+    stripped = f"regexp_replace({s}, {sql_string(_WS[:-1] + '_]')}, '')"
+    return f"translate({stripped}, {sql_string(_UDIGITS)}, {sql_string(_UDIGIT_VALUES)})"
+
+
+def render_int(s: str) -> str:
+    """``int(s)`` of a string: Python's grammar (sign, underscores, Unicode digits and
+    whitespace), ValueError otherwise, OverflowError beyond 64 bits."""
+    bad = _raise("invalid literal for int() with base 10", "ValueError")
+    big = _raise("int() of a string beyond 64 bits (Python gives a big int: OverflowError)",
+                 "OverflowError")  # fmt: skip
+    num = _normalized_number(s)
+    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
+    fast = f"^{ascii_ws}*[+-]?[0-9]{{1,18}}{ascii_ws}*$"  # fits in 64 bits: a plain CAST
+    return (
+        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
+        f"FROM {s}) AS BIGINT) "
+        f"WHEN {s} IS NULL THEN {_raise('int() of None', 'TypeError')} "
+        f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
+        f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"
+    )
+
+
+def render_float(s: str) -> str:
+    """``float(s)`` of a string: Python's grammar, ValueError otherwise."""
+    bad = _raise("could not convert string to float", "ValueError")
+    # Spark reads inf, +inf, -inf, infinity and nan, but not a signed nan
+    num = f"regexp_replace({_normalized_number(s)}, '^[+-](?=[nN])', '')"
+    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
+    fast = f"^{ascii_ws}*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?{ascii_ws}*$"
+    return (
+        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
+        f"FROM {s}) AS DOUBLE) "
+        f"WHEN {s} IS NULL THEN {_raise('float() of None', 'TypeError')} "
+        f"WHEN NOT ({s} RLIKE {sql_string(_FLOAT_RE)}) THEN {bad} ELSE CAST({num} AS DOUBLE) END)"
+    )
