@@ -373,6 +373,12 @@ def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) 
         n, what, cls = f"size({s})", "list index out of range", "IndexError"
         none = _raise("'NoneType' object is not subscriptable", "TypeError")
         lo = f"(- {n})"
+    elif isinstance(t, tuple) and t[0] == "tuple" and len(set(t[1])) == 1:
+        # a tuple of one item type indexed by a computed index: an array of its fields
+        s = f"array({', '.join(f'{s}._{k + 1}' for k in range(len(t[1])))})"
+        n, what, cls = f"size({s})", "tuple index out of range", "IndexError"
+        none = _raise("'NoneType' object is not subscriptable", "TypeError")
+        lo = f"(- {n})"
     elif t == "str":
         n, what, cls = f"char_length({s})", "string index out of range", "IndexError"
         none = _raise("'NoneType' object is not subscriptable", "TypeError")

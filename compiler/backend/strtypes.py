@@ -62,7 +62,14 @@ def element_type(t: Any) -> tuple[Any, bool] | None:
         return t[1], True
     if isinstance(t, tuple) and t[0] == "match":
         return "str", True
+    if _uniform_tuple(t):
+        return t[1][0], False
     return None
+
+
+def _uniform_tuple(t: Any) -> bool:
+    """A tuple whose items all have one type: indexable by a computed index."""
+    return isinstance(t, tuple) and t[0] == "tuple" and len(set(t[1])) == 1
 
 
 def _is_list(t: Any) -> bool:

@@ -312,7 +312,9 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
     null = any(ty.may_be_null(x) for x in args)
     if op in STRING_OPS:
         lits = [x.value if isinstance(x, Lit) else None for x in args]
-        return string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)  # type: ignore[return-value]
+        got = string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)
+        if got is not None:  # else: not a str, list or match operand (a tuple's item)
+            return got  # type: ignore[return-value]
     if op == "nth" and element_type(ts[0]) is not None:
         return element_type(ts[0])  # type: ignore[return-value]
     dt = datetime_type(op, ts)

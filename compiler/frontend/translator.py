@@ -162,13 +162,14 @@ class Translator(StmtMixin, ControlMixin, ArgBestMixin, CallMixin, ExprMixin):
             return Param(name, "rows", tuple(tys), span=sp)
         t = norm_type(code_of(ann))
         opt = self.field_type(ann)  # `Optional[str]` / `str | None`: None is a valid argument
-        if opt is not None and opt.startswith("Optional[") and opt[9:-1] in ("int", "float", "str", "bool"):
+        if opt is not None and opt.startswith("Optional[") and opt[9:-1] in SCALAR_TYPES:
             return Param(name, "scalar", (opt,), span=sp)
-        if t not in ("int", "float", "str", "bool"):
+        if t not in SCALAR_TYPES:
             self.error(
                 ann,
                 f"unsupported parameter type `{code_of(ann)}` for `{name}`",
-                "scalar parameters are int, float, str or bool; relations are RowStream[...]",
+                "scalar parameters are int, float, str, bool, datetime.datetime, datetime.date or "
+                "Optional[...] of those; relations are RowStream[...]",
             )
             t = "int"
         return Param(name, "scalar", (t,), span=sp)
