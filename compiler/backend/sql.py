@@ -230,6 +230,10 @@ class SqlRenderer:
             return sql if what is None else self._raise_if_null(args, sql, what)
         if op.startswith("math."):
             return self._math(op[5:], args, x)
+        if op.startswith("c_"):
+            from .containers import container_sql
+
+            return container_sql(self, op, args, ts, x)
         method = getattr(self, f"_op_{op}", None)
         if method is None:
             raise BackendError(f"no SQL translation for operator {op}")

@@ -250,6 +250,10 @@ def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
 
 
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
+    if op.startswith("c_"):
+        from .containers import container_prim_type
+
+        return container_prim_type(op, args, ty)
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
     if op in ("add", "sub", "mul"):
@@ -336,6 +340,14 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
         return t, ty.may_be_null(init) if init is not None else True
     cls = refs.get(decl.cls)
     key = (getattr(cls, "__name__", ""), f.method)
+    if f.method == "value" and getattr(cls, "__module__", "") == "looplift.states.containers":
+        from .containers import container_reader_type
+
+        acts = a.actions_of(f.state)
+        width = max((len(s.args) for s in acts), default=0)
+        got = container_reader_type(key[0], [[ty.of(s.args[i]) for s in acts] for i in range(width)])
+        if got is not None:
+            return got
     arg_t: Type = "none"
     for s in a.actions_of(f.state):
         if s.args:

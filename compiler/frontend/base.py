@@ -25,6 +25,7 @@ class Context:
         self.diags: list[Diagnostic] = []
         self.refs: dict[str, Any] = {}
         self.counter = 0
+        self.open_loops: list[Any] = []  # the `for` statements being translated, outermost first
 
     def span(self, node: cst.CSTNode) -> Span:
         if self.positions is None:

@@ -73,6 +73,9 @@ class CallMixin(Context):
                 return Lit(None, span=sp)
         if isinstance(func, cst.Name):
             n = func.value
+            got = self.container_call(node, env)
+            if got is not None:
+                return got
             b = env.names.get(n)
             if isinstance(b, Poison):
                 self.call_args(node, env)
@@ -106,6 +109,8 @@ class CallMixin(Context):
         if isinstance(b, Poison):
             self.call_args(node, env)
             return Lit(None, span=sp)
+        if isinstance(b, Container):
+            return self.container_method(node, b, meth, env, statement)
         if isinstance(b, StateVar):
             cls = b.cls
             acts = cls.actions()
@@ -148,7 +153,7 @@ class CallMixin(Context):
                     "iterate it with `for`, group it, or pass it to a @dataflow function",
                 )
             raise self.error(node.func, f"streams have no method `{meth}`", "use .project(...)")
-        if isinstance(b, (Container, Value, Carry)):
+        if isinstance(b, (Value, Carry)):
             if meth in MUTATORS:
                 raise self.error(
                     node,

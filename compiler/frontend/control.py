@@ -192,7 +192,11 @@ class ControlMixin(Context):
         else:
             params = self.row_targets(s.target, src, inner)
         final: list[Env] = []
-        body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
+        self.open_loops.append(s)  # containers filled here are not read here (order)
+        try:
+            body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
+        finally:
+            self.open_loops.pop()
         for name, val in reversed(pre_body):
             body = Let(name, val, body)
         loop = Apply(

@@ -157,7 +157,10 @@ class ExprMixin(Context):
         lets: list[tuple[str, Expr]] = []
         for i, ct in enumerate(node.comparisons):
             opname = type(ct.operator).__name__
-            right = self.expr(ct.comparator, env)
+            cin = None
+            if opname in ("In", "NotIn"):
+                cin = self.container_in(prev, ct.comparator, opname == "NotIn", env)
+            right = self.expr(ct.comparator, env) if cin is None else Lit(None)
             if i < len(node.comparisons) - 1 and not isinstance(right, (Var, Lit)):
                 tmp = self.fresh("c")
                 lets.append((tmp, right))
@@ -168,6 +171,8 @@ class ExprMixin(Context):
                 parts.append(
                     Apply(Prim("is_none" if opname == "Is" else "is_not_none"), (prev,), span=sp)
                 )
+            elif cin is not None:
+                parts.append(cin)
             elif opname in ("In", "NotIn"):
                 if not isinstance(ct.comparator, cst.Tuple):
                     raise self.error(
@@ -196,6 +201,9 @@ class ExprMixin(Context):
         return out
 
     def subscript(self, node: cst.Subscript, env: Env) -> Expr:
+        got = self.container_subscript(node, env)
+        if got is not None:
+            return got
         if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
             raise self.error(
                 node,
@@ -226,18 +234,14 @@ class ExprMixin(Context):
                 return Var(var, span=sp)
             case Carry(var=var):
                 return Apply(StateCall(var, "get"), (), span=sp)
+            case Container() as cb:
+                self.container_use_error(node, cb)
+                return Lit(None, span=sp)  # reported; go on to find more problems
             case StateVar(cls=cls):
                 self.error(
                     node,
                     f"state `{n}` is used as a value",
                     f"call one of its readers, e.g. `{n}.{next(iter(cls.readers()), 'value')}()`",
-                )
-                return Lit(None, span=sp)  # reported; go on to find more problems
-            case Container():
-                self.error(
-                    node,
-                    f"`{n}` is a list/dict/set; containers are not supported",
-                    "accumulate with a State (Distinct, TopK, Median ...) instead",
                 )
                 return Lit(None, span=sp)  # reported; go on to find more problems
         if n in env.loop_locals:

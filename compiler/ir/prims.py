@@ -71,6 +71,31 @@ for _n, _f, _t, _s in [
 ]:
     _add(_n, _f, _t, _s)
 
+# container values (``states/containers.py``): ordered lists; a dict is its (key, value) items
+def _c_max(x: Any, *default: Any) -> Any:
+    return max(x, default=default[0]) if default else max(x)
+
+
+def _c_min(x: Any, *default: Any) -> Any:
+    return min(x, default=default[0]) if default else min(x)
+
+
+for _n, _f, _t in [
+    ("c_keys", lambda items: [k for k, _ in items], True),
+    ("c_values", lambda items: [v for _, v in items], True),
+    ("c_sorted", lambda x, rev: sorted(x, reverse=rev), False),
+    ("c_reversed", lambda x: list(reversed(x)), True),
+    ("c_slice", lambda x, a, b: x[a:b], False),
+    ("c_sum", sum, False),
+    ("c_max", _c_max, False),
+    ("c_min", _c_min, False),
+    ("c_contains", lambda x, v: v in x, False),
+    ("c_getitem", lambda items, k: dict(items)[k], False),
+    ("c_get", lambda items, k, d: dict(items).get(k, d), False),
+    ("c_index", lambda x, i: x[i], False),
+]:
+    _add(_n, _f, _t)
+
 MATH_FUNCS = (
     "sqrt exp log log2 log10 log1p expm1 floor ceil trunc fabs sin cos tan asin acos atan "
     "atan2 sinh cosh tanh hypot pow copysign isnan isinf isfinite degrees radians fmod"

@@ -1,0 +1,221 @@
+"""Reading local containers after the loop that fills them: ``len``, ``sum``, ``min``/``max``,
+``x in c``, ``d[k]``, ``d.get(k, default)``, ``.items()`` / ``.keys()`` / ``.values()``,
+``sorted(..., reverse=...)``, ``reversed``, slices and indexing.
+
+A container's value is an ordered list (see ``containers.py``); a :class:`CView` is
+an expression over it plus what the elements are and whether their order is
+the one Python would see (it is not for a list filled in an unordered loop until
+it is sorted).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import libcst as cst
+
+from ..ir.nodes import Apply, Expr, Lit, Prim, StateCall
+from .base import Context
+from .env import Container, Env
+from .syntax import code_of, is_name, walk
+
+__all__ = ["ContainerReadMixin", "CView"]
+
+
+@dataclass(frozen=True)
+class CView:
+    """A container-valued expression: its IR (an ordered list), what its elements are,
+    and whether their order is Python's (after ``sorted``) or unknown (rows' order)."""
+
+    expr: Expr
+    items: bool  # elements are (key, value) pairs of a dict
+    order: bool  # element order is the one Python would see
+    binding: Container
+
+
+class ContainerReadMixin(Context):
+    """Container-valued expressions and the values read from them."""
+
+    # -- reading ----------------------------------------------------------------------
+    def container_view(
+        self, node: cst.BaseExpression, env: Env, at: cst.CSTNode | None = None
+    ) -> CView:
+        """The value of a container name, read where order does not matter: after the loop
+        that fills it (or anywhere in an ordered loop)."""
+        assert isinstance(node, cst.Name)
+        b = env.names[node.value]
+        assert isinstance(b, Container)
+        if env.depth > b.depth and self._filled_in_open_loop(b.var):
+            raise self.error(
+                at or node,
+                f"`{b.var}` is read inside the loop that fills it; in an unordered loop what it "
+                "holds at a given row depends on the order rows arrive",
+                "read it after the loop, or iterate the rows in order with "
+                "`group_by(..., order_by=i)` and keep the running value in a State",
+            )
+        value = Apply(StateCall(b.var, "value", span=self.span(node)), (), span=self.span(node))
+        return CView(value, b.ctype == "dict", False, b)
+
+    def _filled_in_open_loop(self, name: str) -> bool:
+        for loop in getattr(self, "open_loops", ()):
+            for n in walk(loop.body):
+                if isinstance(n, cst.Subscript) and is_name(n.value, name):
+                    return True
+                if (
+                    isinstance(n, cst.Call)
+                    and isinstance(n.func, cst.Attribute)
+                    and is_name(n.func.value, name)
+                    and n.func.attr.value in ("append", "add", "setdefault")
+                ):
+                    return True
+        return False
+
+    def cview(self, node: cst.BaseExpression, env: Env) -> CView | None:
+        """``node`` as a container-valued expression, or None when it is not one:
+        a container name, ``d.items()`` / ``.keys()`` / ``.values()``, ``sorted(...)``,
+        ``reversed(...)``, ``list(...)``, and slices of those."""
+        sp = self.span(node)
+        if isinstance(node, cst.Name):
+            if isinstance(env.names.get(node.value), Container):
+                v = self.container_view(node, env)
+                if v.items:  # iterating a dict gives its keys
+                    return CView(
+                        Apply(Prim("c_keys"), (v.expr,), span=sp), False, v.order, v.binding
+                    )
+                return v
+            return None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            base = node.func.value
+            meth = node.func.attr.value
+            if (
+                isinstance(base, cst.Name)
+                and isinstance(env.names.get(base.value), Container)
+                and meth in ("items", "keys", "values")
+            ):
+                v = self.container_view(base, env, node)
+                if not v.items:
+                    raise self.error(
+                        node, f"`{base.value}` is not a dict", f"iterate `{base.value}` itself"
+                    )
+                if node.args:
+                    raise self.error(node, f"`{meth}()` takes no arguments", f"write `.{meth}()`")
+                if meth == "items":
+                    return CView(v.expr, True, v.order, v.binding)
+                op = "c_keys" if meth == "keys" else "c_values"
+                return CView(Apply(Prim(op), (v.expr,), span=sp), False, v.order, v.binding)
+            return None
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            fname = node.func.value
+            if fname not in ("sorted", "reversed", "list", "tuple") or fname in env.names:
+                return None
+            pos = [a for a in node.args if a.keyword is None]
+            if len(pos) != 1 or pos[0].star:
+                return None
+            inner = self.cview(pos[0].value, env)
+            if inner is None:
+                return None
+            kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+            if fname in ("list", "tuple"):
+                return inner
+            if fname == "reversed":
+                self._need_order(inner, node)
+                return CView(Apply(Prim("c_reversed"), (inner.expr,), span=sp), inner.items, True,
+                             inner.binding)  # fmt: skip
+            bad = set(kws) - {"reverse"}
+            if bad:
+                raise self.error(
+                    node,
+                    f"sorted(..., {bad.pop()}=...) on a container is not supported yet",
+                    "sort by the natural order (tuples compare field by field), optionally "
+                    "with reverse=True",
+                )
+            rev = self.expr(kws["reverse"], env) if "reverse" in kws else Lit(False)
+            if not isinstance(rev, Lit):
+                raise self.error(
+                    kws["reverse"], "`reverse=` must be a constant", "write `reverse=True`"
+                )
+            return CView(Apply(Prim("c_sorted"), (inner.expr, Lit(bool(rev.value))), span=sp),
+                         inner.items, True, inner.binding)  # fmt: skip
+        if isinstance(node, cst.Subscript) and len(node.slice) == 1:
+            sl = node.slice[0].slice
+            if isinstance(sl, cst.Slice):
+                inner = self.cview(node.value, env)
+                if inner is None:
+                    return None
+                if sl.step is not None:
+                    raise self.error(sl, "slices with a step are not supported", "write `x[a:b]`")
+                self._need_order(inner, node)
+                lo = self.expr(sl.lower, env) if sl.lower is not None else Lit(None)
+                hi = self.expr(sl.upper, env) if sl.upper is not None else Lit(None)
+                return CView(Apply(Prim("c_slice"), (inner.expr, lo, hi), span=sp), inner.items,
+                             True, inner.binding)  # fmt: skip
+        return None
+
+    def _need_order(self, v: CView, node: cst.CSTNode) -> None:
+        if not v.order:
+            raise self.error(
+                node,
+                f"`{code_of(node)}` depends on the order the rows were added to "
+                f"`{v.binding.var}`, which an unordered loop does not define",
+                f"sort it first (`sorted({v.binding.var})`) or fill it in an ordered loop "
+                "(`group_by(..., order_by=i)`)",
+            )
+
+    def container_call(self, node: cst.Call, env: Env) -> Expr | None:
+        """``len`` / ``sum`` / ``min`` / ``max`` / ``any`` / ``all`` of a container expression."""
+        func = node.func
+        if not isinstance(func, cst.Name) or func.value in env.names:
+            return None
+        fname = func.value
+        if fname not in ("len", "sum", "min", "max"):
+            return None
+        pos = [a for a in node.args if a.keyword is None and not a.star]
+        if len(pos) != 1 or len(node.args) != 1:
+            if (
+                fname in ("min", "max")
+                and any(a.keyword is not None and a.keyword.value == "default" for a in node.args)
+                and len(pos) == 1
+            ):
+                v = self.cview(pos[0].value, env)
+                if v is None:
+                    return None
+                dflt = next(
+                    a.value for a in node.args if a.keyword and a.keyword.value == "default"
+                )
+                return Apply(
+                    Prim(f"c_{fname}"), (v.expr, self.expr(dflt, env)), span=self.span(node)
+                )
+            return None
+        v = self.cview(pos[0].value, env)
+        if v is None:
+            return None
+        sp = self.span(node)
+        if fname == "len":
+            return Apply(Prim("len"), (v.expr,), span=sp)
+        return Apply(Prim(f"c_{fname}"), (v.expr,), span=sp)
+
+    def container_in(self, left: Expr, comparator: cst.BaseExpression, negated: bool,
+                     env: Env) -> Expr | None:  # fmt: skip
+        v = self.cview(comparator, env)
+        if v is None:
+            return None
+        e = Apply(Prim("c_contains"), (v.expr, left), span=self.span(comparator))
+        return Apply(Prim("not"), (e,), span=e.span) if negated else e
+
+    def container_subscript(self, node: cst.Subscript, env: Env) -> Expr | None:
+        """``d[k]`` (KeyError when absent), ``sorted(lst)[i]`` (IndexError)."""
+        if len(node.slice) != 1 or not isinstance(node.slice[0].slice, cst.Index):
+            return None
+        base = node.value
+        idx_node = node.slice[0].slice.value
+        if isinstance(base, cst.Name) and isinstance(env.names.get(base.value), Container):
+            b = env.names[base.value]
+            if b.ctype == "dict":
+                v = self.container_view(base, env, node)
+                return Apply(Prim("c_getitem"), (v.expr, self.expr(idx_node, env)),
+                             span=self.span(node))  # fmt: skip
+        v = self.cview(base, env)
+        if v is None:
+            return None
+        self._need_order(v, node)
+        return Apply(Prim("c_index"), (v.expr, self.expr(idx_node, env)), span=self.span(node))

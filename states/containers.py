@@ -1,0 +1,81 @@
+"""The states behind local containers used as accumulators (SPEC §2 "Containers").
+
+The compiler turns ``d = {}`` / ``d[k] = d.get(k, 0) + v``, ``lst = []`` /
+``lst.append(x)`` and ``s = set()`` / ``s.add(x)`` inside a loop over rows into
+one of these reversible states; the code after the loop reads the container's
+value (``value()``), an ordered list the plan handles natively (Spark arrays).
+
+- :class:`KeyedSums` — a dict of sums: ``add(k, v)`` adds ``v`` to key ``k``
+  (``add(k, 0)`` creates the key). A key exists while at least one ``add`` of
+  it is applied, exactly like Python's ``d[k] = d.get(k, 0) + v``.
+  ``value()``: the ``(key, sum)`` pairs in ascending key order.
+- :class:`Bag` — a list built by ``append`` in an unordered loop: a multiset;
+  ``value()`` lists the elements in ascending order.
+- :class:`ValueSet` — a set: ``value()`` lists the distinct elements in
+  ascending order.
+
+>>> d = KeyedSums(); d.add("b", 2); d.add("a", 1); d.add("b", 3); d.value()
+[('a', 1), ('b', 5)]
+>>> d.add.undo("a", 1); d.value()
+[('b', 5)]
+>>> s = ValueSet(); s.add(3); s.add(1); s.add(3); s.value()
+[1, 3]
+>>> b = Bag(); b.add(3); b.add(1); b.add(3); b.value()
+[1, 3, 3]
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from looplift import action
+
+from ._base import LibraryState, count_in, count_out, expand, sorted_items
+from .multiset import MultisetState
+
+__all__ = ["Bag", "KeyedSums", "ValueSet", "CONTAINER_STATES"]
+
+
+class KeyedSums(LibraryState):
+    """A dict of sums per key, reversible (a key lives while its adds are applied)."""
+
+    def __init__(self) -> None:
+        self.counts: dict[Any, int] = {}
+        self.sums: dict[Any, Any] = {}
+
+    @action
+    def add(self, k: Any, v: Any) -> None:
+        count_in(self.counts, k)
+        self.sums[k] = self.sums.get(k, 0) + v
+
+    @add.undo
+    def add(self, k: Any, v: Any) -> None:
+        count_out(self.counts, k, f"KeyedSums.add.undo({k!r}, {v!r})")
+        if k in self.counts:
+            self.sums[k] = self.sums[k] - v
+        else:
+            del self.sums[k]
+
+    def value(self) -> list[tuple[Any, Any]]:
+        """The ``(key, sum)`` pairs, ascending by key."""
+        return [(k, self.sums[k]) for k, _ in sorted_items(self.counts)]
+
+
+class Bag(MultisetState):
+    """A list appended to in an unordered loop: its elements as a multiset."""
+
+    def value(self) -> list[Any]:
+        """The elements in ascending order (with repetitions)."""
+        return expand(sorted_items(self.counts))
+
+
+class ValueSet(MultisetState):
+    """A set: the distinct elements added and not undone."""
+
+    def value(self) -> list[Any]:
+        """The distinct elements in ascending order."""
+        return [v for v, _ in sorted_items(self.counts)]
+
+
+# the Python container each state stands for
+CONTAINER_STATES = {"dict": KeyedSums, "list": Bag, "set": ValueSet}
