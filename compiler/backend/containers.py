@@ -81,6 +81,21 @@ def container_prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Ty
         return el, False
     if op == "c_contains":
         return "bool", False
+    if op == "c_enumerate":
+        return ("list", ("tuple", ("int", el))), False
+    if op == "c_zip":
+        return ("list", ("tuple", tuple(element_type(t) for t in ts))), False
+    if op == "c_range":
+        return ("list", "int"), False
+    if op == "c_row":
+        return ("list", ts[0]), False
+    if op == "c_empty":
+        return ("list", "none"), False
+    if op == "c_concat":
+        out: Type = ("list", "none")
+        for t in ts:
+            out = unify(out, t)
+        return out, False
     if op == "c_getitem":
         return _field(el, 1), False
     if op == "c_get":
@@ -124,6 +139,21 @@ def container_sql(
                 f"ELSE {fn}({x[0]}) END)")  # fmt: skip
     if op == "c_contains":
         return f"array_contains({x[0]}, {x[1]})"
+    if op == "c_enumerate":
+        return f"transform({x[0]}, ({v}, _ci{r.depth}) -> named_struct('_1', CAST(_ci{r.depth} AS BIGINT) + {x[1]}, '_2', {v}))"
+    if op == "c_zip":
+        if len(x) == 1:
+            return f"transform({x[0]}, {v} -> named_struct('_1', {v}))"
+        n = f"least({', '.join(f'size({a})' for a in x)})"
+        i = f"_ci{r.depth}"
+        fields = ", ".join(
+            f"'_{k + 1}', try_element_at({a}, CAST({i} + 1 AS INT))" for k, a in enumerate(x)
+        )
+        seq = f"sequence(0, greatest({n}, 1) - 1)"
+        return f"slice(transform({seq}, {i} -> named_struct({fields})), 1, {n})"
+    if op == "c_range":
+        n = f"CAST({x[0]} AS BIGINT)"
+        return f"slice(sequence(CAST(0 AS BIGINT), greatest({n}, 1) - 1), 1, CAST(greatest({n}, 0) AS INT))"
     if op in ("c_getitem", "c_get"):
         hits = f"filter({x[0]}, {v} -> {v}._1 <=> {x[1]})"
         missing = x[2] if op == "c_get" else _err("KeyError", "key not in the dict")
@@ -146,3 +176,127 @@ def container_sql(
         hi = bound(args[2], x[2], n)
         return f"slice({x[0]}, CAST({lo} + 1 AS INT), CAST(greatest({hi} - {lo}, 0) AS INT))"
     raise ValueError(op)
+
+
+# -- loops over container values: ``each(list, λ e. rows)`` ------------------------------------
+
+
+def each_of(e: Expr, a: Any) -> Any:
+    """The ``each`` form a yield's argument is bound to, or None."""
+    from ..ir.nodes import Apply, Builtin, Var
+
+    while isinstance(e, Var):
+        b = a.bound.get(e.name)
+        if b is None or b.value is None:
+            return None
+        e = b.value
+    if isinstance(e, Apply) and isinstance(e.fn, Builtin) and e.fn.name == "each":
+        return e
+    return None
+
+
+def each_row_types(e: Expr, a: Any, ty: Typing) -> list[Type] | None:
+    """The field types of the rows an ``each`` yields (None if ``e`` is not one)."""
+    if each_of(e, a) is None:
+        return None
+    t = element_type(ty.of(e))
+    return list(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
+
+
+def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
+    """Type an ``each``: its element parameter, every binder of its body, its rows."""
+    from ..ir.nodes import Apply, Builtin, Lambda, Let
+
+    lst, lam = v.args
+    assert isinstance(lam, Lambda)
+    ty.types[lam.params[0]] = element_type(ty.of(lst))
+
+    def reg(e: Expr) -> None:
+        while isinstance(e, Let):
+            val = e.value
+            if isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name == "if":
+                for br in val.args[1:]:
+                    if isinstance(br, Lambda):
+                        reg(br.body)
+            t, null = value_type(val)
+            ty.types[e.name] = t
+            if null:
+                ty.nullable.add(e.name)
+            else:
+                ty.nullable.discard(e.name)
+            e = e.body
+
+    reg(lam.body)
+    body = lam.body
+    while isinstance(body, Let):
+        body = body.body
+    t, _ = value_type(body)
+    return t, False
+
+
+def each_sql(r: SqlRenderer, v: Any) -> str:
+    """``flatten(transform(list, e -> filter(array(CASE WHEN guard THEN row END, ...))))``."""
+    import dataclasses
+
+    from ..ir.nodes import Apply, Builtin, Lambda, Let, Var
+
+    lst, lam = v.args
+    assert isinstance(lam, Lambda)
+    local: dict[str, Expr] = {}
+
+    def collect(e: Expr) -> Expr:
+        while isinstance(e, Let):
+            local[e.name] = e.value
+            val = e.value
+            if isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name == "if":
+                for br in val.args[1:]:
+                    if isinstance(br, Lambda):
+                        collect(br.body)
+            e = e.body
+        return e
+
+    tail = collect(lam.body)
+    var = f"_ce{r.depth}"
+    outer = r.resolve
+
+    def resolve(name: str) -> str | None:
+        if name == lam.params[0]:
+            return var
+        if name in local:
+            return f"({sub._expr(local[name])})"
+        return outer(name)
+
+    sub = dataclasses.replace(r, resolve=resolve)
+
+    def parts(e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
+        while isinstance(e, Var) and e.name in local:
+            e = local[e.name]
+        while isinstance(e, Let):
+            e = e.body
+            while isinstance(e, Var) and e.name in local:
+                e = local[e.name]
+        if not isinstance(e, Apply):
+            return []
+        f = e.fn
+        if isinstance(f, Builtin) and f.name == "if":
+            c = sub.cond(e.args[0])
+            then, other = e.args[1], e.args[2]
+            assert isinstance(then, Lambda) and isinstance(other, Lambda)
+            return parts(then.body, [*guard, f"coalesce({c}, FALSE)"]) + parts(
+                other.body, [*guard, f"NOT coalesce({c}, FALSE)"]
+            )
+        op = getattr(f, "op", "")
+        if op == "c_concat":
+            return [p for x in e.args for p in parts(x, guard)]
+        if op == "c_row":
+            return [(guard, sub.expr(e.args[0]))]
+        return []
+
+    rows = parts(tail, [])
+    if not rows:
+        return "array()"
+    items = [f"CASE WHEN {' AND '.join(g)} THEN {row} END" if g else row for g, row in rows]
+    arr = f"array({', '.join(items)})"
+    if any(g for g, _ in rows):
+        arr = f"filter({arr}, _cr{r.depth} -> _cr{r.depth} IS NOT NULL)"
+    return f"flatten(transform({r.expr(lst)}, {var} -> {arr}))"

@@ -151,6 +151,10 @@ class SqlRenderer:
                 return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
+            if isinstance(f, Builtin) and f.name == "each":
+                from .containers import each_sql
+
+                return each_sql(self, e)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
 
     def _and_or(self, e: Apply) -> str | None:

@@ -30,7 +30,7 @@ from collections.abc import Callable
 import libcst as cst
 
 from ..ir.nodes import Apply, Expr, Let, Lit, Prim, StateCall, StateNew
-from .container_reads import ContainerReadMixin
+from .container_loops import ContainerLoopMixin
 from .env import Container, Env, Poison, Stop
 from .parse import ref_of
 from .syntax import code_of, is_name, mentions
@@ -41,7 +41,7 @@ _KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set"}
 _CTORS = ("dict", "list", "set")
 
 
-class ContainerMixin(ContainerReadMixin):
+class ContainerMixin(ContainerLoopMixin):
     """Creation, mutation and reading of local containers."""
 
     # -- creation ---------------------------------------------------------------------

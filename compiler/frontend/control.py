@@ -154,6 +154,8 @@ class ControlMixin(Context):
             stream_expr, src, gattrs = group
         else:
             st = self.try_stream(it, env)
+            if st is None and (done := self.container_for(s, env, rest)) is not None:
+                return done  # a loop over a container's values
             if st is None:
                 raise self.error(
                     it,

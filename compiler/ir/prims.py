@@ -93,6 +93,12 @@ for _n, _f, _t in [
     ("c_getitem", lambda items, k: dict(items)[k], False),
     ("c_get", lambda items, k, d: dict(items).get(k, d), False),
     ("c_index", lambda x, i: x[i], False),
+    ("c_enumerate", lambda x, start: list(enumerate(x, start)), True),
+    ("c_zip", lambda *xs: list(zip(*xs, strict=False)), True),
+    ("c_range", lambda n: list(range(n)), True),
+    ("c_row", lambda row: [row], True),  # the rows yielded by one element (``each``)
+    ("c_concat", lambda *xs: [r for x in xs for r in x], True),
+    ("c_empty", lambda: [], True),
 ]:
     _add(_n, _f, _t)
 
