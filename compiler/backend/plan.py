@@ -41,6 +41,7 @@ from ..ir.traverse import walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
+from .container_plan import ContainerPlanMixin
 from .errors import BackendError
 from .frames import Frame, FramesMixin
 from .module import ModuleMixin
@@ -82,7 +83,7 @@ def generate_plan(compiled: Compiled) -> PlanModule:
         raise e.of_algorithm(prog.fn.name, prog.fn.span) from None
 
 
-class Planner(FramesMixin, ReducersMixin, OrderedMixin, OutputsMixin, ModuleMixin):
+class Planner(FramesMixin, ReducersMixin, ContainerPlanMixin, OrderedMixin, OutputsMixin, ModuleMixin):
     def __init__(self, prog: Program, graph: DataflowGraph) -> None:
         self.prog = prog
         self.graph = graph

@@ -55,6 +55,8 @@ class ReducersMixin:
             result, reads = self._additive(group, keys)
         elif op.kind == "ordered":
             result, reads = self.ordered_readers(op, keys)
+        elif op.kind == "container":
+            result, reads = self.container_reduce(op, keys)
         else:
             result, reads = self._action(group, keys)
         for o in group:

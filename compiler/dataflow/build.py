@@ -121,7 +121,7 @@ def build_graph(prog: Program) -> DataflowGraph:
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind == "additive",
+                op.kind in ("additive", "container"),
                 reads,
                 tuple(sorted(needs)),
             )

@@ -14,12 +14,21 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Expr, Lit, Prim, StateCall
+from ..ir.nodes import Apply, Expr, Let, Lit, Prim, StateCall, Var
 from .base import Context
-from .env import Container, Env
+from .env import Container, Env, Value
 from .syntax import code_of, is_name, walk
 
-__all__ = ["ContainerReadMixin", "CView"]
+__all__ = ["ContainerReadMixin", "CView", "ListValue"]
+
+
+@dataclass(frozen=True)
+class ListValue(Value):
+    """A local bound to a container expression (``top = sorted(vals)[:3]``)."""
+
+    items: bool = False
+    order: bool = False
+    source: Container | None = None
 
 
 @dataclass(frozen=True)
@@ -76,6 +85,9 @@ class ContainerReadMixin(Context):
         ``reversed(...)``, ``list(...)``, and slices of those."""
         sp = self.span(node)
         if isinstance(node, cst.Name):
+            lv = env.names.get(node.value)
+            if isinstance(lv, ListValue) and lv.source is not None:
+                return CView(Var(lv.var, span=sp), lv.items, lv.order, lv.source)
             if isinstance(env.names.get(node.value), Container):
                 v = self.container_view(node, env)
                 if v.items:  # iterating a dict gives its keys
@@ -219,3 +231,17 @@ class ContainerReadMixin(Context):
             return None
         self._need_order(v, node)
         return Apply(Prim("c_index"), (v.expr, self.expr(idx_node, env)), span=self.span(node))
+
+    def bind_view(self, target: cst.Name, value: cst.BaseExpression, env: Env, rest) -> Expr | None:  # noqa: ANN001
+        """``top = sorted(vals)[:3]``: a local holding a container value, or None."""
+        if isinstance(value, cst.Name):
+            return None  # an alias of a container: reported at use
+        v = self.cview(value, env)
+        if v is None:
+            return None
+        env2 = env.copy()
+        name = target.value
+        env2.names[name] = ListValue(name, self.span(target), depth=env.depth, items=v.items,
+                                     order=v.order, source=v.binding)  # fmt: skip
+        env2.loop_locals.pop(name, None)
+        return Let(name, v.expr, rest(env2), span=self.span(target))

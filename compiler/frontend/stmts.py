@@ -167,6 +167,8 @@ class StmtMixin(Context):
             cb = env.names.get(target.value.value)
             if isinstance(cb, Container):
                 return self.container_store(target, value, cb, env, s, rest)
+        if isinstance(target, cst.Name) and (got := self.bind_view(target, value, env, rest)) is not None:
+            return got
         # a carried local being updated inside a loop
         if isinstance(target, cst.Name):
             b = env.names.get(target.value)

@@ -5,7 +5,7 @@
 - each state class, by reading its source: *additive* (native sums, with the
   projection expressions recorded) or *action reducer* (needs its Python);
   every action must have an undo, explicit or derivable;
-- each state operator: ``additive`` / ``action`` / ``ordered`` n:1 reducer,
+- each state operator: ``additive`` / ``action`` / ``ordered`` / ``container`` n:1 reducer,
   and which operators of one kind, scope and input, neither using the
   other's result, can fuse into one aggregate;
 - every other binding: scalar 1:1 (native), host call (Python), and each
@@ -50,6 +50,8 @@ def classify_operators(prog: Program) -> Program:
             k = "ordered"
         elif all(c != CARRY and classes[c].additive for c in op.classes):
             k = "additive"
+        elif all(c.startswith("looplift.states.containers:") for c in op.classes):
+            k = "container"  # a local dict / list / set: native nested aggregation
         else:
             k = "action"
         ops.append(dataclasses.replace(op, kind=k))

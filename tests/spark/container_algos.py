@@ -1,30 +1,44 @@
+"""Algorithms with local containers used as accumulators (tests/spark/test_containers.py).
+
+>>> key_stats([(1, 2, 3), (1, 2, 4), (1, 3, 1)])
+[(1, 2, 7, 8, True, 1)]
+"""
+
 from looplift import RowStream, dataflow, group_by
 
 
-@dataflow(columns=("u", "nk", "mx", "tot", "has3", "g7"))
-def pages(rows: RowStream[int, int, int]):
+@dataflow(columns=("u", "keys", "top", "total", "has3", "at7"))
+def key_stats(rows: RowStream[int, int, int]):
+    """Per user: a dict of sums per key, read with len, max, sum, `in` and get."""
     for u, g in group_by(0, rows):
         d = {}
         for _u, k, v in g:
-            d[k] = d.get(k, 0) + v
-        yield u, len(d), max(d.values()), sum(d.values()), 3 in d, d.get(7, -1)
+            if k not in d:
+                d[k] = 0
+            d[k] += v
+        yield u, len(d), max(d.values()), sum(d.values()), 3 in d, d.get(7, 1)
+
 
 @dataflow
-def distinct_pages(rows: RowStream[int, int]) -> int:
-    s = set()
-    lst = []
-    for u, p in rows:
-        s.add(p)
-        lst.append(u)
-    return len(s) + sum(lst) + max(lst, default=0) + sorted(lst)[len(lst) // 2]
+def spread(rows: RowStream[int, float]) -> float:
+    """Over all rows: distinct users, and the median-ish element of a list of values."""
+    users = set()
+    vals = []
+    for u, x in rows:
+        users.add(u)
+        if x > 0:
+            vals.append(x)
+    return len(users) + sum(vals) + max(vals, default=0.0) + sorted(vals)[len(vals) // 2]
 
 
-@dataflow(columns=("u", "k", "n"))
-def per_key(rows: RowStream[int, int, int]):
+@dataflow(columns=("u", "rank", "value", "share"))
+def top3(rows: RowStream[int, int]):
+    """Per user: the three largest values with their rank and share of the user's total."""
     for u, g in group_by(0, rows):
-        d = {}
-        for _u, k, v in g:
-            d[k] = d.get(k, 0) + v
-        for k, n in sorted(d.items()):
-            if n > 2:
-                yield u, k, n
+        vals = []
+        for _u, v in g:
+            vals.append(v)
+        top = sorted(vals, reverse=True)[:3]
+        total = sum(vals)
+        for i, v in enumerate(top):
+            yield u, i + 1, v, v / total
