@@ -33,7 +33,16 @@ from looplift import action
 from ._base import LibraryState, count_in, count_out, expand, sorted_items
 from .multiset import MultisetState
 
-__all__ = ["Bag", "KeyedSums", "ValueSet", "CONTAINER_STATES"]
+__all__ = [
+    "Bag",
+    "InsertionDict",
+    "KeyedSums",
+    "PySet",
+    "Seq",
+    "ValueSet",
+    "CONTAINER_STATES",
+    "ORDERED_CONTAINER_STATES",
+]
 
 
 class KeyedSums(LibraryState):
@@ -77,5 +86,104 @@ class ValueSet(MultisetState):
         return [v for v, _ in sorted_items(self.counts)]
 
 
-# the Python container each state stands for
+# -- containers filled in an ordered loop (run in Python per scope key, in row order) --------
+
+
+def _no_undo(what: str) -> None:
+    raise NotImplementedError(
+        f"{what} is filled in an ordered loop, which is recomputed per scope key, never undone"
+    )
+
+
+class Seq(LibraryState):
+    """A list filled in an ordered loop: ``append``, ``pop(0)``, ``pop()`` in row order."""
+
+    def __init__(self) -> None:
+        self.items: list[Any] = []
+
+    @action
+    def append(self, x: Any) -> None:
+        self.items.append(x)
+
+    @append.undo
+    def append(self, x: Any) -> None:
+        _no_undo("a list")
+
+    @action
+    def pop_first(self) -> None:
+        self.items.pop(0)
+
+    @pop_first.undo
+    def pop_first(self) -> None:
+        _no_undo("a list")
+
+    @action
+    def pop_last(self) -> None:
+        self.items.pop()
+
+    @pop_last.undo
+    def pop_last(self) -> None:
+        _no_undo("a list")
+
+    def value(self) -> list[Any]:
+        """The elements in the order they were appended."""
+        return list(self.items)
+
+
+class InsertionDict(LibraryState):
+    """A dict filled in an ordered loop: ``d[k] = v`` and ``d[k] = d.get(k, 0) + v``."""
+
+    def __init__(self) -> None:
+        self.entries: dict[Any, Any] = {}
+
+    @action
+    def set(self, k: Any, v: Any) -> None:
+        self.entries[k] = v
+
+    @set.undo
+    def set(self, k: Any, v: Any) -> None:
+        _no_undo("a dict")
+
+    @action
+    def add(self, k: Any, v: Any) -> None:
+        self.entries[k] = self.entries.get(k, 0) + v
+
+    @add.undo
+    def add(self, k: Any, v: Any) -> None:
+        _no_undo("a dict")
+
+    def value(self) -> list[tuple[Any, Any]]:
+        """The ``(key, value)`` pairs in insertion order (Python's dict order)."""
+        return list(self.entries.items())
+
+
+class PySet(LibraryState):
+    """A set filled in an ordered loop: ``add`` and ``discard`` in row order."""
+
+    def __init__(self) -> None:
+        self.members: set[Any] = set()
+
+    @action
+    def add(self, x: Any) -> None:
+        self.members.add(x)
+
+    @add.undo
+    def add(self, x: Any) -> None:
+        _no_undo("a set")
+
+    @action
+    def discard(self, x: Any) -> None:
+        self.members.discard(x)
+
+    @discard.undo
+    def discard(self, x: Any) -> None:
+        _no_undo("a set")
+
+    def value(self) -> list[Any]:
+        """The elements in ascending order."""
+        return sorted(self.members)
+
+
+# the Python container each state stands for: filled in an unordered loop / an ordered one
 CONTAINER_STATES = {"dict": KeyedSums, "list": Bag, "set": ValueSet}
+ORDERED_CONTAINER_STATES = {"dict": InsertionDict, "list": Seq, "set": PySet}

@@ -26,7 +26,8 @@ __all__ = ["CONTAINER_CLASSES", "container_prim_type", "container_reader_type", 
 Type = Any
 
 # the state classes of looplift.states.containers, by name: how their value() is typed
-CONTAINER_CLASSES = {"KeyedSums": "items", "Bag": "elements", "ValueSet": "elements"}
+CONTAINER_CLASSES = {"KeyedSums": "items", "Bag": "elements", "ValueSet": "elements",
+                     "InsertionDict": "items", "Seq": "elements", "PySet": "elements"}  # fmt: skip
 
 
 def element_type(t: Type) -> Type:
@@ -176,6 +177,31 @@ def container_sql(
         hi = bound(args[2], x[2], n)
         return f"slice({x[0]}, CAST({lo} + 1 AS INT), CAST(greatest({hi} - {lo}, 0) AS INT))"
     raise ValueError(op)
+
+
+def container_py(op: str, x: list[str]) -> str:
+    """Python of a ``c_*`` primitive (ordered loops run their body as Python)."""
+    forms = {
+        "c_keys": "[_e[0] for _e in {0}]",
+        "c_values": "[_e[1] for _e in {0}]",
+        "c_sorted": "sorted({0}, reverse={1})",
+        "c_reversed": "list(reversed({0}))",
+        "c_slice": "{0}[{1}:{2}]",
+        "c_sum": "sum({0})",
+        "c_contains": "({1} in {0})",
+        "c_getitem": "dict({0})[{1}]",
+        "c_get": "dict({0}).get({1}, {2})",
+        "c_index": "{0}[{1}]",
+        "c_enumerate": "list(enumerate({0}, {1}))",
+        "c_zip": "list(zip({all}))",
+        "c_range": "list(range({0}))",
+    }
+    if op in ("c_max", "c_min"):
+        fn = op[2:]
+        return f"{fn}({x[0]}, default={x[1]})" if len(x) > 1 else f"{fn}({x[0]})"
+    if op not in forms:
+        raise ValueError(f"no Python for {op}")
+    return forms[op].format(*x, all=", ".join(x))
 
 
 # -- loops over container values: ``each(list, λ e. rows)`` ------------------------------------

@@ -112,6 +112,10 @@ class PyEmitter:
                     return f"{args[0]}[{args[1]}]"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
+                if op.startswith("c_"):
+                    from .containers import container_py
+
+                    return container_py(op, args)
                 if op in PRIMS:
                     return f"{op}({', '.join(args)})"
             if isinstance(f, Builtin) and f.name == "if":

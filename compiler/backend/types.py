@@ -349,7 +349,9 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
 
         acts = a.actions_of(f.state)
         width = max((len(s.args) for s in acts), default=0)
-        got = container_reader_type(key[0], [[ty.of(s.args[i]) for s in acts] for i in range(width)])
+        got = container_reader_type(
+            key[0], [[ty.of(s.args[i]) for s in acts if len(s.args) > i] for i in range(width)]
+        )
         if got is not None:
             return got
     arg_t: Type = "none"

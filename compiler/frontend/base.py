@@ -26,6 +26,7 @@ class Context:
         self.refs: dict[str, Any] = {}
         self.counter = 0
         self.open_loops: list[Any] = []  # the `for` statements being translated, outermost first
+        self.ordered_containers: dict[str, bool] = {}  # containers filled in an ordered loop
 
     def span(self, node: cst.CSTNode) -> Span:
         if self.positions is None:

@@ -54,7 +54,8 @@ class ContainerReadMixin(Context):
         assert isinstance(node, cst.Name)
         b = env.names[node.value]
         assert isinstance(b, Container)
-        if env.depth > b.depth and self._filled_in_open_loop(b.var):
+        ordered = bool(self.ordered_containers.get(b.var))
+        if env.depth > b.depth and not env.ordered and self._filled_in_open_loop(b.var):
             raise self.error(
                 at or node,
                 f"`{b.var}` is read inside the loop that fills it; in an unordered loop what it "
@@ -63,7 +64,8 @@ class ContainerReadMixin(Context):
                 "`group_by(..., order_by=i)` and keep the running value in a State",
             )
         value = Apply(StateCall(b.var, "value", span=self.span(node)), (), span=self.span(node))
-        return CView(value, b.ctype == "dict", False, b)
+        # filled in row order: a list's / dict's order is Python's (a set's never is)
+        return CView(value, b.ctype == "dict", ordered and b.ctype != "set", b)
 
     def _filled_in_open_loop(self, name: str) -> bool:
         for loop in getattr(self, "open_loops", ()):

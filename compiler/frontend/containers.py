@@ -63,7 +63,7 @@ class ContainerMixin(ContainerLoopMixin):
         self, target: cst.Name, value: cst.BaseExpression, kind: str, env: Env,
         rest: Callable[[Env], Expr],
     ) -> Expr:  # fmt: skip
-        from looplift.states.containers import CONTAINER_STATES
+        from looplift.states.containers import CONTAINER_STATES, ORDERED_CONTAINER_STATES
 
         elems = getattr(value, "elements", None) or getattr(value, "args", None)
         if elems:
@@ -73,14 +73,17 @@ class ContainerMixin(ContainerLoopMixin):
                 f"start with `{target.value} = {'{}' if kind == 'dict' else kind + '()'}` and "
                 "add the elements in the loop, or use a module-level constant tuple",
             )
-        cls = CONTAINER_STATES[kind]
-        ref = ref_of(cls)
-        self.refs[ref] = cls
         name = target.value
         env2 = env.copy()
+        cls = CONTAINER_STATES[kind]
         env2.names[name] = Container(name, self.span(target), depth=env.depth, cls=cls, ctype=kind)
         env2.loop_locals.pop(name, None)
         body = rest(env2)
+        # filled in an ordered loop: a Python container run in row order (ordered.py)
+        if self.ordered_containers.get(name):
+            cls = ORDERED_CONTAINER_STATES[kind]
+        ref = ref_of(cls)
+        self.refs[ref] = cls
         new = Apply(StateNew(ref, span=self.span(value)), (), span=self.span(value))
         return Let(name, new, body, span=self.span(target))
 
@@ -109,6 +112,11 @@ class ContainerMixin(ContainerLoopMixin):
         self._mutating(b, target, env)
         key_node = self._key_of(target)
         add = self._sum_operand(value, name, key_node)
+        if env.ordered:  # rows in order: the store is Python's, later rows overwrite
+            key, val = self.exprs([key_node, add if add is not None else value], env)
+            return self._ordered(
+                b, "add" if add is not None else "set", (key, val), stmt, env, rest
+            )
         if add is None:
             raise self.error(
                 stmt,
@@ -260,15 +268,19 @@ class ContainerMixin(ContainerLoopMixin):
         rest: Callable[[Env], Expr],
     ) -> Expr:  # fmt: skip
         if env.ordered:
-            raise self.error(
-                stmt,
-                f"the container `{b.var}` is filled inside an ordered loop; containers are "
-                "supported in unordered loops for now",
-                "fill it in a loop without order_by=, or keep the loop's state in a State class",
-            )
+            return self._ordered(b, "add", (key, amount), stmt, env, rest)
         args = tuple(x for x in (key, amount) if x is not None)
         eff = Apply(StateCall(b.var, "add", span=self.span(stmt)), args, span=self.span(stmt))
         return Let("_", eff, rest(env), span=self.span(stmt))
+
+    def _ordered(
+        self, b: Container, meth: str, args: tuple, stmt: cst.CSTNode, env: Env,
+        rest: Callable[[Env], Expr] | None,
+    ) -> Expr:  # fmt: skip
+        """An update of a container filled in an ordered loop (its Python runs in row order)."""
+        self.ordered_containers[b.var] = True
+        eff = Apply(StateCall(b.var, meth, span=self.span(stmt)), tuple(args), span=self.span(stmt))
+        return eff if rest is None else Let("_", eff, rest(env), span=self.span(stmt))
 
     def container_method(
         self, node: cst.Call, b: Container, meth: str, env: Env, statement: bool
@@ -281,15 +293,9 @@ class ContainerMixin(ContainerLoopMixin):
                     node, f"`{b.var}.{meth}` takes one argument", f"write `{b.var}.{meth}(x)`"
                 )
             self._mutating(b, node, env)
-            if env.ordered:
-                raise self.error(
-                    node,
-                    f"the container `{b.var}` is filled inside an ordered loop; containers are "
-                    "supported in unordered loops for now",
-                    "fill it in a loop without order_by=, or keep the loop's state in a State "
-                    "class",
-                )
             x = self.expr(node.args[0].value, env)
+            if env.ordered:
+                return self._ordered(b, meth, (x,), node, env, None)
             return Apply(
                 StateCall(b.var, "add", span=self.span(node.func)), (x,), span=self.span(node)
             )
@@ -302,6 +308,19 @@ class ContainerMixin(ContainerLoopMixin):
                 )
             dflt = args[1] if len(args) == 2 else Lit(None)
             return Apply(Prim("c_get"), (view.expr, args[0], dflt), span=self.span(node))
+        if statement and env.ordered and env.depth > b.depth:
+            ordered_forms = {("list", "pop"): None, ("set", "discard"): "discard",
+                             ("set", "remove"): "discard"}  # fmt: skip
+            if (b.ctype, meth) in ordered_forms:
+                args = self.call_args(node, env)
+                if meth == "pop":
+                    if args and not (isinstance(args[0], Lit) and args[0].value in (0, -1)):
+                        raise self.error(node, "only `pop(0)` and `pop()` are supported",
+                                         "drop the oldest element with `lst.pop(0)`")  # fmt: skip
+                    first = bool(args) and args[0].value == 0  # type: ignore[union-attr]
+                    return self._ordered(b, "pop_first" if first else "pop_last", (), node, env,
+                                         None)  # fmt: skip
+                return self._ordered(b, "discard", tuple(args), node, env, None)
         if b.ctype == "dict" and meth == "setdefault" and statement:
             args = self.call_args(node, env)
             if len(args) == 2 and isinstance(args[1], Lit) and args[1].value == 0:
