@@ -26,7 +26,7 @@ import libcst as cst
 
 from ..ir.nodes import UNIT, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
 from .container_reads import ContainerReadMixin, CView
-from .env import Container, Env, Value
+from .env import Env, Value
 from .syntax import assigned_names, code_of
 
 __all__ = ["ContainerLoopMixin"]
@@ -69,21 +69,12 @@ class ContainerLoopMixin(ContainerReadMixin):
                     and arg.func.value == "len"
                 ):
                     return None
-                inner = self.container_call(arg, env)
-                if inner is None:
+                counted = self.cview(arg.args[0].value, env) if len(arg.args) == 1 else None
+                if counted is None:
                     return None
-                e = Apply(Prim("c_range"), (inner,), span=sp)
-                b = self._some_container(arg, env)
-                return CView(e, False, True, b) if b is not None else None
+                n = Apply(Prim("len"), (counted.expr,), span=self.span(arg))
+                return CView(Apply(Prim("c_range"), (n,), span=sp), False, True, counted.binding)
         return self.cview(it, env)
-
-    def _some_container(self, node: cst.CSTNode, env: Env) -> Container | None:
-        from .syntax import walk
-
-        for n in walk(node):
-            if isinstance(n, cst.Name) and isinstance(env.names.get(n.value), Container):
-                return env.names[n.value]  # type: ignore[return-value]
-        return None
 
     def container_for(self, s: cst.For, env: Env, rest: Callable[[Env], Expr]) -> Expr | None:
         """A ``for`` over container values, or None when ``s`` does not iterate one."""
@@ -99,8 +90,7 @@ class ContainerLoopMixin(ContainerReadMixin):
                 f"`{outer[0]}` is updated in a loop over the values of `{view.binding.var}`; "
                 "such loops may only compute values and yield rows",
                 "reduce the container directly (`len(...)`, `sum(...)`, `max(...)`, "
-                "`sum(1 for ...)` is not supported: count with a comprehension-free "
-                "`len(...)`), or yield one row per value",
+                "`min(...)`), or yield one row per value",
             )
         elem = self.fresh("elem")
         inner = env.copy()

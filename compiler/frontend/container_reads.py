@@ -55,28 +55,35 @@ class ContainerReadMixin(Context):
         b = env.names[node.value]
         assert isinstance(b, Container)
         ordered = bool(self.ordered_containers.get(b.var))
-        if env.depth > b.depth and not env.ordered and self._filled_in_open_loop(b.var):
+        if env.depth > b.depth and not env.ordered and self._filled_in_open_loop(b.var, b.depth):
             raise self.error(
                 at or node,
                 f"`{b.var}` is read inside the loop that fills it; in an unordered loop what it "
                 "holds at a given row depends on the order rows arrive",
-                "read it after the loop, or iterate the rows in order with "
-                "`group_by(..., order_by=i)` and keep the running value in a State",
+                f"read it after the loop (`len({b.var})` counts what it holds), or iterate the "
+                "rows in order with `group_by(..., order_by=i)`",
             )
         value = Apply(StateCall(b.var, "value", span=self.span(node)), (), span=self.span(node))
         # filled in row order: a list's / dict's order is Python's (a set's never is)
         return CView(value, b.ctype == "dict", ordered and b.ctype != "set", b)
 
-    def _filled_in_open_loop(self, name: str) -> bool:
-        for loop in getattr(self, "open_loops", ()):
+    def _filled_in_open_loop(self, name: str, depth: int) -> bool:
+        """Is ``name`` updated in one of the loops being translated inside its scope
+        (``depth``: where it was created), so read while it is being filled?"""
+        for loop in self.open_loops[depth:]:
             for n in walk(loop.body):
-                if isinstance(n, cst.Subscript) and is_name(n.value, name):
+                targets = []
+                if isinstance(n, cst.Assign):
+                    targets = [t.target for t in n.targets]
+                elif isinstance(n, cst.AugAssign):
+                    targets = [n.target]
+                if any(isinstance(t, cst.Subscript) and is_name(t.value, name) for t in targets):
                     return True
                 if (
                     isinstance(n, cst.Call)
                     and isinstance(n.func, cst.Attribute)
                     and is_name(n.func.value, name)
-                    and n.func.attr.value in ("append", "add", "setdefault")
+                    and n.func.attr.value in ("append", "add", "setdefault", "pop", "discard")
                 ):
                     return True
         return False

@@ -74,6 +74,13 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
                 inner[p] = v
             _eval(lam.body, inner, refs, out)
         return None
+    if isinstance(f, Builtin) and f.name == "each":  # rows per container value
+        lam = e.args[1]
+        assert isinstance(lam, Lambda)
+        rows = _Rows()
+        for item in _eval(e.args[0], env, refs, out):
+            rows.extend(_eval(lam.body, {**env, lam.params[0]: item}, refs, out))
+        return rows
     args = [_eval(a, env, refs, out) for a in e.args]
     if isinstance(f, Prim):
         return PRIMS[f.op].impl(*args)
@@ -99,7 +106,10 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
                 items.append((k, rows))
             return items
         if f.name == "yield":
-            out.append(args[0])
+            if isinstance(args[0], _Rows):
+                out.extend(args[0])
+            else:
+                out.append(args[0])
             return None
     if isinstance(f, StateNew):
         if f.cls == CARRY:
@@ -110,3 +120,7 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
     if isinstance(f, Host):
         return refs[f.ref](*args)
     raise TypeError(f"no evaluation rule for {f!r}")
+
+
+class _Rows(list):
+    """The rows an ``each`` (a loop over container values) yields."""
