@@ -63,6 +63,8 @@ def render(e: Expr, a: Analysis, depth: int = 0, prec: int = 0) -> str:
         if isinstance(f, Host):
             inner = ", ".join(render(x, a, depth) for x in args)
             return f"{f.ref.rsplit(':', 1)[-1]}({inner})"
+        if isinstance(f, Builtin) and f.name == "each":  # a loop over container values
+            return f"the rows of each element of {render(args[0], a, depth)}"
         if isinstance(f, Builtin):
             inner = ", ".join(render(x, a, depth) for x in args)
             return f"{f.name}({inner})"

@@ -23,7 +23,7 @@ import dataclasses
 
 from ..analysis import Analysis
 from ..errors import Diagnostic, PassError
-from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim
+from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim, Var
 from ..program import Kinds, Program, YieldSite
 from ..state_classes import check_undo, classify_state_class
 
@@ -99,7 +99,9 @@ def classify_operators(prog: Program) -> Program:
         if s.kind != "yield":
             continue
         in_rows = bool(s.loops) and a.loops[s.loops[-1]].kind == "rows"
-        yields.append(YieldSite(s, "filter" if (in_rows and s.guards) else "1:n" if in_rows else "1:1"))
+        each = isinstance(s.args[0], Var) and _is_each(a.bound.get(s.args[0].name))
+        form = "filter" if (in_rows and s.guards) else "1:n" if in_rows or each else "1:1"
+        yields.append(YieldSite(s, form))
     return prog.with_(
         operators=tuple(fused), kinds_=Kinds(kind, classes, code, tuple(yields))
     )
@@ -114,3 +116,9 @@ def _has_effects(lam: Lambda, a: Analysis) -> bool:
         and (isinstance(n.fn, StateCall) or (isinstance(n.fn, Builtin) and n.fn.name == "yield"))
         for n in walk(lam.body)
     )
+
+
+def _is_each(b) -> bool:  # noqa: ANN001
+    """A yield of the rows of a loop over container values (one row per element)."""
+    v = b.value if b is not None else None
+    return isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "each"
