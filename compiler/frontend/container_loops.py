@@ -111,8 +111,35 @@ class ContainerLoopMixin(ContainerReadMixin):
         for n, b in inner.names.items():
             if n not in env.names:
                 env2.loop_locals[n] = (b, sp)
+        # container reads in the body do not depend on the element: read them before the loop
+        hoisted: list[tuple[str, Expr]] = []
+        each = self._hoist_reads(each, hoisted)
         eff = Apply(Builtin("yield"), (each,), span=sp)
-        return Let("_", eff, rest(env2), span=sp)
+        out: Expr = Let("_", eff, rest(env2), span=sp)
+        for name, val in reversed(hoisted):
+            out = Let(name, val, out, span=sp)
+        return out
+
+    def _hoist_reads(self, e: Expr, hoisted: list[tuple[str, Expr]]) -> Expr:
+        """Replace every ``c#value()`` inside ``e`` by a variable bound in ``hoisted``."""
+        import dataclasses
+
+        if isinstance(e, Apply) and isinstance(e.fn, StateCall) and e.fn.method == "value":
+            name = self.fresh("cvalue")
+            hoisted.append((name, e))
+            return Var(name, span=e.span)
+        if isinstance(e, Apply):
+            args = tuple(self._hoist_reads(x, hoisted) for x in e.args)
+            return dataclasses.replace(e, args=args)
+        if isinstance(e, Let):
+            return dataclasses.replace(
+                e,
+                value=self._hoist_reads(e.value, hoisted),
+                body=self._hoist_reads(e.body, hoisted),
+            )
+        if isinstance(e, Lambda):
+            return dataclasses.replace(e, body=self._hoist_reads(e.body, hoisted))
+        return e
 
     def _bind_target(
         self, target: cst.BaseExpression, value: Expr, inner: Env
