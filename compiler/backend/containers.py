@@ -326,3 +326,57 @@ def each_sql(r: SqlRenderer, v: Any) -> str:
     if any(g for g, _ in rows):
         arr = f"filter({arr}, _cr{r.depth} -> _cr{r.depth} IS NOT NULL)"
     return f"flatten(transform({r.expr(lst)}, {var} -> {arr}))"
+
+
+# -- sorted(x, key=lambda e: ...) ----------------------------------------------------------------
+
+
+def sort_by_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
+    """``sort_by`` keeps its list's type; its key function's binders are typed on the way."""
+    each_type(v, ty, value_type)
+    return ty.of(v.args[0]), False
+
+
+def _key_sql(r: SqlRenderer, lam: Any, var: str) -> str:
+    """The key function's body as SQL with its parameter bound to the lambda variable ``var``."""
+    import dataclasses
+
+    from ..ir.nodes import Apply, Builtin, Lambda, Let
+
+    local: dict[str, Expr] = {}
+
+    def collect(e: Expr) -> Expr:
+        while isinstance(e, Let):
+            local[e.name] = e.value
+            val = e.value
+            if isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name == "if":
+                for br in val.args[1:]:
+                    if isinstance(br, Lambda):
+                        collect(br.body)
+            e = e.body
+        return e
+
+    tail = collect(lam.body)
+    outer = r.resolve
+
+    def resolve(name: str) -> str | None:
+        if name == lam.params[0]:
+            return var
+        if name in local:
+            return f"({sub._expr(local[name])})"
+        return outer(name)
+
+    sub = dataclasses.replace(r, resolve=resolve)
+    return sub.expr(tail)
+
+
+def sort_by_sql(r: SqlRenderer, v: Any) -> str:
+    """``array_sort`` with a comparator of the keys (Spark's sort is stable, like Python's)."""
+    from ..ir.nodes import attr
+
+    lst, lam = v.args
+    a, b = f"_ka{r.depth}", f"_kb{r.depth}"
+    ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
+    lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
+    cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
+    return f"array_sort({r.expr(lst)}, ({a}, {b}) -> {cmp})"

@@ -14,7 +14,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Expr, Let, Lit, Prim, StateCall, Var
+from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
 from .base import Context
 from .env import Container, Env, Value
 from .syntax import code_of, is_name, walk
@@ -142,19 +142,24 @@ class ContainerReadMixin(Context):
                 self._need_order(inner, node)
                 return CView(Apply(Prim("c_reversed"), (inner.expr,), span=sp), inner.items, True,
                              inner.binding)  # fmt: skip
-            bad = set(kws) - {"reverse"}
+            bad = set(kws) - {"reverse", "key"}
             if bad:
                 raise self.error(
                     node,
-                    f"sorted(..., {bad.pop()}=...) on a container is not supported yet",
-                    "sort by the natural order (tuples compare field by field), optionally "
-                    "with reverse=True",
+                    f"sorted(..., {bad.pop()}=...) on a container is not supported",
+                    "sort with `key=lambda x: ...` and `reverse=True`",
                 )
             rev = self.expr(kws["reverse"], env) if "reverse" in kws else Lit(False)
             if not isinstance(rev, Lit):
                 raise self.error(
                     kws["reverse"], "`reverse=` must be a constant", "write `reverse=True`"
                 )
+            if "key" in kws:
+                key = self.key_function(kws["key"], env)
+                e = Apply(
+                    Builtin("sort_by", (("reverse", bool(rev.value)),)), (inner.expr, key), span=sp
+                )
+                return CView(e, inner.items, True, inner.binding)
             return CView(Apply(Prim("c_sorted"), (inner.expr, Lit(bool(rev.value))), span=sp),
                          inner.items, True, inner.binding)  # fmt: skip
         if isinstance(node, cst.Subscript) and len(node.slice) == 1:
@@ -171,6 +176,23 @@ class ContainerReadMixin(Context):
                 return CView(Apply(Prim("c_slice"), (inner.expr, lo, hi), span=sp), inner.items,
                              True, inner.binding)  # fmt: skip
         return None
+
+    def key_function(self, node: cst.BaseExpression, env: Env) -> Lambda:
+        """``key=lambda x: expr`` as an IR lambda of one parameter."""
+        ps = node.params if isinstance(node, cst.Lambda) else None
+        if ps is None or len(ps.params) != 1 or ps.kwonly_params or ps.posonly_params or (
+            isinstance(ps.star_arg, cst.Param) or ps.star_kwarg is not None
+        ):  # fmt: skip
+            raise self.error(
+                node,
+                f"`key={code_of(node)}` is not supported",
+                "write the key as `key=lambda x: ...` of one parameter",
+            )
+        p = node.params.params[0].name.value
+        inner = env.copy()
+        inner.names[p] = Value(p, self.span(node.params.params[0]), depth=env.depth + 1)
+        body = self.expr(node.body, inner)
+        return Lambda((p,), body, span=self.span(node))
 
     def _need_order(self, v: CView, node: cst.CSTNode) -> None:
         if not v.order:

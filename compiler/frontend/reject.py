@@ -45,6 +45,11 @@ def _not_container(node: cst.CSTNode, parent: Parent) -> bool:
     return not _is_container_binding(node, parent)
 
 
+def _is_key_arg(node: cst.CSTNode, parent: Parent) -> bool:
+    """``key=lambda ...`` (a key function: checked where the call is translated)."""
+    return isinstance(parent, cst.Arg) and parent.keyword is not None and parent.keyword.value == "key"
+
+
 def _is_statement_yield(node: cst.CSTNode, parent: Parent) -> bool:
     return isinstance(parent, cst.Expr) and parent.value is node
 
@@ -98,7 +103,8 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                     when=lambda n, p: isinstance(p, cst.For)),),
     # expressions
     cst.Lambda: (Rule("`lambda` is not supported",
-                      "define a module-level function (a host function)"),),
+                      "define a module-level function (a host function)",
+                      when=lambda n, p: not _is_key_arg(n, p)),),
     cst.ListComp: (Rule("list comprehensions are not supported",
                         "loop over the stream with `for`"),),
     cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state"),),

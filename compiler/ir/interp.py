@@ -74,6 +74,12 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
                 inner[p] = v
             _eval(lam.body, inner, refs, out)
         return None
+    if isinstance(f, Builtin) and f.name == "sort_by":  # sorted(x, key=lambda ...)
+        lam = e.args[1]
+        assert isinstance(lam, Lambda)
+        items = _eval(e.args[0], env, refs, out)
+        key = lambda item: _eval(lam.body, {**env, lam.params[0]: item}, refs, out)  # noqa: E731
+        return sorted(items, key=key, reverse=bool(attr(f, "reverse")))
     if isinstance(f, Builtin) and f.name == "each":  # rows per container value
         lam = e.args[1]
         assert isinstance(lam, Lambda)

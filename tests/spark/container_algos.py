@@ -42,3 +42,15 @@ def top3(rows: RowStream[int, int]):
         total = sum(vals)
         for i, v in enumerate(top):
             yield u, i + 1, v, v / total
+
+
+@dataflow(columns=("u", "page", "visits"))
+def top_pages(rows: RowStream[int, int]):
+    """Per user: the two most visited pages (ties: the smaller page first)."""
+    for u, g in group_by(0, rows):
+        visits = {}
+        for _u, page in g:
+            visits[page] = visits.get(page, 0) + 1
+        ranked = sorted(visits.items(), key=lambda kv: (-kv[1], kv[0]))
+        for page, n in ranked[:2]:
+            yield u, page, n

@@ -16,7 +16,7 @@ from tests.spark.harness import expect_same_or_both_raise, table_inputs
 
 pytestmark = pytest.mark.spark
 
-ALGOS = [algos.key_stats, algos.spread, algos.top3]
+ALGOS = [algos.key_stats, algos.spread, algos.top3, algos.top_pages]
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
