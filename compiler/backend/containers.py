@@ -209,7 +209,7 @@ def container_py(op: str, x: list[str]) -> str:
 
 def each_of(e: Expr, a: Any) -> Any:
     """The ``each`` form a yield's argument is bound to, or None."""
-    from ..ir.nodes import Apply, Builtin, Var
+    from ..ir.nodes import Apply, Builtin, Prim, Var
 
     while isinstance(e, Var):
         b = a.bound.get(e.name)
@@ -218,6 +218,16 @@ def each_of(e: Expr, a: Any) -> Any:
         e = b.value
     if isinstance(e, Apply) and isinstance(e.fn, Builtin) and e.fn.name == "each":
         return e
+    if (
+        isinstance(e, Apply)
+        and isinstance(e.fn, Prim)
+        and e.fn.op == "nth"
+        and isinstance(e.args[0], Var)
+    ):
+        src = a.bound.get(e.args[0].name)  # the rows a fold collected
+        v = src.value if src is not None else None
+        if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "fold":
+            return v
     return None
 
 
@@ -380,3 +390,126 @@ def sort_by_sql(r: SqlRenderer, v: Any) -> str:
     lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
     cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
     return f"array_sort({r.expr(lst)}, ({a}, {b}) -> {cmp})"
+
+
+# -- loops over values that update locals: fold(list, init, λ acc e. (acc', rows)) --------------
+
+
+def _locals_renderer(r: SqlRenderer, body: Expr, params: dict[str, str]) -> tuple[Any, Expr, dict]:
+    """A renderer for a lambda body: its parameters are SQL lambda variables (``params``),
+    its binders inlined. Returns (renderer, the body's tail, the binders)."""
+    import dataclasses
+
+    from ..ir.nodes import Apply, Builtin, Lambda, Let
+
+    local: dict[str, Expr] = {}
+
+    def collect(e: Expr) -> Expr:
+        while isinstance(e, Let):
+            local[e.name] = e.value
+            val = e.value
+            if isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name == "if":
+                for br in val.args[1:]:
+                    if isinstance(br, Lambda):
+                        collect(br.body)
+            e = e.body
+        return e
+
+    tail = collect(body)
+    outer = r.resolve
+
+    def resolve(name: str) -> str | None:
+        if name in params:
+            return params[name]
+        if name in local:
+            return f"({sub._expr(local[name])})"
+        return outer(name)
+
+    sub = dataclasses.replace(r, resolve=resolve)
+    return sub, tail, local
+
+
+def fold_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
+    from ..ir.nodes import Lambda, Let
+    from .types import unify
+
+    lst, init, lam = v.args
+    assert isinstance(lam, Lambda)
+    acc, elem = lam.params
+    init_t = ty.of(init)
+    carried = list(init_t[1]) if isinstance(init_t, tuple) and init_t[0] == "tuple" else []
+    prev = ty.types.get(acc)
+    if isinstance(prev, tuple) and prev[0] == "tuple" and len(prev[1]) == len(carried):
+        carried = [unify(a, b) for a, b in zip(carried, prev[1], strict=True)]
+    rows: Type = ("list", "none")
+    for _ in range(2):  # the accumulator's types follow what the body computes from them
+        ty.types[acc] = ("tuple", tuple(carried))
+        each_type(Apply_like(lst, Lambda((elem,), lam.body)), ty, value_type)
+        body = lam.body
+        while isinstance(body, Let):
+            body = body.body
+        step_t = value_type(body)[0]
+        if isinstance(step_t, tuple) and step_t[0] == "tuple" and len(step_t[1]) == 2:
+            new, rows = step_t[1]
+            if isinstance(new, tuple) and new[0] == "tuple" and len(new[1]) == len(carried):
+                carried = [unify(a, b) for a, b in zip(carried, new[1], strict=True)]
+    ty.types[acc] = ("tuple", tuple(carried))
+    return ("tuple", (("tuple", tuple(carried)), rows)), False
+
+
+class Apply_like:  # noqa: N801 - the (list, lambda) shape each_type reads
+    def __init__(self, lst: Expr, lam: Any) -> None:
+        self.args = (lst, lam)
+
+
+def fold_sql(r: SqlRenderer, v: Any) -> str:
+    """``aggregate(list, struct(init, rows0), (acc, e) -> struct(acc', concat(acc.rows, rows)))``."""
+    from ..ir.nodes import Apply, Builtin, Lambda, Var
+    from .types import spark_type
+
+    lst, init, lam = v.args
+    assert isinstance(lam, Lambda)
+    acc, elem = lam.params
+    av, ev = f"_fa{r.depth}", f"_fe{r.depth}"
+    ctype = spark_type(r.ty.types.get(acc, ("tuple", ())))
+    sub, tail, local = _locals_renderer(r, lam.body, {acc: f"{av}._1", elem: ev})
+    while isinstance(tail, Var) and tail.name in local:
+        tail = local[tail.name]
+    assert isinstance(tail, Apply)
+    new, rows = tail.args
+    rows_t = sub._t(rows)
+    rtype = spark_type(
+        rows_t if isinstance(rows_t, tuple) and rows_t[1] != "none" else ("list", "int")
+    )
+
+    def parts(e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
+        while isinstance(e, Var) and e.name in local:
+            e = local[e.name]
+        if not isinstance(e, Apply):
+            return []
+        f = e.fn
+        if isinstance(f, Builtin) and f.name == "if":
+            c = sub.cond(e.args[0])
+            then, other = e.args[1], e.args[2]
+            assert isinstance(then, Lambda) and isinstance(other, Lambda)
+            return parts(then.body, [*guard, f"coalesce({c}, FALSE)"]) + parts(
+                other.body, [*guard, f"NOT coalesce({c}, FALSE)"]
+            )
+        op = getattr(f, "op", "")
+        if op == "c_concat":
+            return [p for x in e.args for p in parts(x, guard)]
+        if op == "c_row":
+            return [(guard, sub.expr(e.args[0]))]
+        return []
+
+    got = parts(rows, [])
+    step_rows = f"{av}._2"
+    if got:
+        items = [f"CASE WHEN {' AND '.join(g)} THEN {row} END" if g else row for g, row in got]
+        arr = f"array({', '.join(items)})"
+        if any(g for g, _ in got):
+            arr = f"filter({arr}, _fr{r.depth} -> _fr{r.depth} IS NOT NULL)"
+        step_rows = f"concat({av}._2, {arr})"
+    start = f"named_struct('_1', CAST({r.expr(init)} AS {ctype}), '_2', CAST(array() AS {rtype}))"
+    step = f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})"
+    return f"aggregate({r.expr(lst)}, {start}, ({av}, {ev}) -> {step})"

@@ -151,6 +151,10 @@ class SqlRenderer:
                 return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
+            if isinstance(f, Builtin) and f.name == "fold":
+                from .containers import fold_sql
+
+                return fold_sql(self, e)
             if isinstance(f, Builtin) and f.name == "sort_by":
                 from .containers import sort_by_sql
 

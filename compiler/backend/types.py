@@ -210,6 +210,10 @@ def _value_type(
         return unify(ts[0], ts[1]), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
+    if isinstance(f, Builtin) and f.name == "fold":
+        from .containers import fold_type
+
+        return fold_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
     if isinstance(f, Builtin) and f.name == "sort_by":
         from .containers import sort_by_type
 

@@ -27,7 +27,7 @@ import libcst as cst
 from ..ir.nodes import UNIT, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
 from .container_reads import ContainerReadMixin, CView
 from .env import Env, Value
-from .syntax import assigned_names, code_of
+from .syntax import assigned_names, code_of, is_name, walk
 
 __all__ = ["ContainerLoopMixin"]
 
@@ -84,14 +84,15 @@ class ContainerLoopMixin(ContainerReadMixin):
         sp = self.span(s)
         body_stmts = list(s.body.body)
         outer = [n for n in sorted(assigned_names(body_stmts, deep=True)) if n in env.names]
-        if outer:
+        bad = [n for n in outer if type(env.names[n]) is not Value]
+        if bad:
             raise self.error(
                 s,
-                f"`{outer[0]}` is updated in a loop over the values of `{view.binding.var}`; "
-                "such loops may only compute values and yield rows",
-                "reduce the container directly (`len(...)`, `sum(...)`, `max(...)`, "
-                "`min(...)`), or yield one row per value",
+                f"`{bad[0]}` is rebound in a loop over the values of `{view.binding.var}`",
+                "update plain values (numbers, strings) in such loops, or yield rows",
             )
+        if outer:
+            return self._fold(s, view, outer, env, rest)
         elem = self.fresh("elem")
         inner = env.copy()
         inner.depth = env.depth + 1
@@ -213,3 +214,108 @@ class ContainerLoopMixin(ContainerReadMixin):
         while isinstance(e, Let):
             e = e.body
         return isinstance(e, Lit) and e.value is None
+
+    # -- loops over values that update locals: a fold ----------------------------------
+    def _fold(
+        self, s: cst.For, view: CView, carried: list[str], env: Env, rest: Callable[[Env], Expr]
+    ) -> Expr:
+        """``total = 0; for k, v in sorted(d.items()): total += v; yield k, total``: a fold
+        over the elements (Spark's ``aggregate``), the locals its accumulator, the rows
+        collected on the way."""
+        sp = self.span(s)
+        if not view.order:
+            self._check_reductions(s, carried, view)
+        acc, elem = self.fresh("acc"), self.fresh("elem")
+        inner = env.copy()
+        inner.depth = env.depth + 1
+        lets: list[tuple[str, Expr]] = [
+            (n, Apply(Prim("nth"), (Var(acc), Lit(i)), span=sp)) for i, n in enumerate(carried)
+        ]
+        for n in carried:
+            inner.names[n] = Value(n, env.names[n].span, depth=inner.depth)
+        lets += self._bind_target(s.target, Var(elem), inner)
+
+        def tail(e: Env) -> Expr:
+            return Apply(Prim("tuple"), tuple(Var(e.names[n].var) for n in carried), span=sp)
+
+        self.open_loops.append(s)
+        try:
+            body = self.block(list(s.body.body), inner, tail)
+        finally:
+            self.open_loops.pop()
+        step = Apply(Prim("tuple"), (self._strip_yields(body), self._rows_of(body, s)), span=sp)
+        for name, val in reversed(lets):
+            step = Let(name, val, step)
+        init = Apply(Prim("tuple"), tuple(Var(env.names[n].var) for n in carried), span=sp)
+        fold = Apply(
+            Builtin("fold"), (view.expr, init, Lambda((acc, elem), step, span=sp)), span=sp
+        )
+        hoisted: list[tuple[str, Expr]] = []
+        fold = self._hoist_reads(fold, hoisted)
+        res = self.fresh("fold")
+        env2 = env.copy()
+        for n, b in inner.names.items():
+            if n not in env.names:
+                env2.loop_locals[n] = (b, sp)
+        for n in carried:
+            env2.names[n] = Value(n, env.names[n].span, depth=env.depth)
+        out: Expr = rest(env2)
+        if self._yields(body):
+            rows = Apply(Prim("nth"), (Var(res), Lit(1)), span=sp)
+            out = Let("_", Apply(Builtin("yield"), (rows,), span=sp), out, span=sp)
+        for i, n in reversed(list(enumerate(carried))):
+            acc_i = Apply(Prim("nth"), (Apply(Prim("nth"), (Var(res), Lit(0))), Lit(i)), span=sp)
+            out = Let(n, acc_i, out, span=sp)
+        out = Let(res, fold, out, span=sp)
+        for name, val in reversed(hoisted):
+            out = Let(name, val, out, span=sp)
+        return out
+
+    def _strip_yields(self, e: Expr) -> Expr:
+        """The body without its yields (what it computes for the accumulator)."""
+        import dataclasses
+
+        if isinstance(e, Let):
+            v = e.value
+            if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "yield":
+                return self._strip_yields(e.body)
+            if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "if":
+                args = tuple(
+                    dataclasses.replace(x, body=self._strip_yields(x.body))
+                    if isinstance(x, Lambda)
+                    else x
+                    for x in v.args
+                )
+                v = dataclasses.replace(v, args=args)
+            return dataclasses.replace(e, value=v, body=self._strip_yields(e.body))
+        return e
+
+    def _check_reductions(self, s: cst.For, carried: list[str], view: CView) -> None:
+        """Over elements in no defined order only order-free updates are allowed."""
+        for n in walk(s.body):
+            target, value = None, None
+            if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name):
+                if type(n.operator).__name__ in ("AddAssign", "SubtractAssign"):
+                    continue
+                target = n.target
+            elif isinstance(n, cst.Assign) and len(n.targets) == 1:
+                target, value = n.targets[0].target, n.value
+            if not (isinstance(target, cst.Name) and target.value in carried):
+                continue
+            if isinstance(value, cst.Call) and isinstance(value.func, cst.Name) and (
+                value.func.value in ("max", "min") and any(is_name(a.value, target.value) for a in value.args)
+            ):  # fmt: skip
+                continue
+            if (
+                isinstance(value, cst.BinaryOperation)
+                and type(value.operator).__name__ in ("Add", "Subtract")
+                and is_name(value.left, target.value)
+            ):
+                continue
+            raise self.error(
+                n,
+                f"`{code_of(n).strip()}` depends on the order of the values of "
+                f"`{view.binding.var}`, which an unordered loop filled in no defined order",
+                f"iterate `sorted({view.binding.var})` (or `sorted(d.items())` for a dict), or only "
+                "accumulate (`x += v`, `x = max(x, v)`)",
+            )

@@ -74,6 +74,15 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
                 inner[p] = v
             _eval(lam.body, inner, refs, out)
         return None
+    if isinstance(f, Builtin) and f.name == "fold":  # a loop over values updating locals
+        lam = e.args[2]
+        assert isinstance(lam, Lambda)
+        carried, rows = _eval(e.args[1], env, refs, out), _Rows()
+        for item in _eval(e.args[0], env, refs, out):
+            inner = {**env, lam.params[0]: carried, lam.params[1]: item}
+            carried, more = _eval(lam.body, inner, refs, out)
+            rows.extend(more)
+        return (carried, rows)
     if isinstance(f, Builtin) and f.name == "sort_by":  # sorted(x, key=lambda ...)
         lam = e.args[1]
         assert isinstance(lam, Lambda)

@@ -121,4 +121,6 @@ def _has_effects(lam: Lambda, a: Analysis) -> bool:
 def _is_each(b) -> bool:  # noqa: ANN001
     """A yield of the rows of a loop over container values (one row per element)."""
     v = b.value if b is not None else None
+    if isinstance(v, Apply) and v.fn == Prim("nth") and isinstance(v.args[0], Var):
+        return True  # the rows a fold (a loop over values updating locals) collected
     return isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "each"

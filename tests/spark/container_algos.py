@@ -54,3 +54,20 @@ def top_pages(rows: RowStream[int, int]):
         ranked = sorted(visits.items(), key=lambda kv: (-kv[1], kv[0]))
         for page, n in ranked[:2]:
             yield u, page, n
+
+
+@dataflow(columns=("u", "k", "running_total"))
+def running(rows: RowStream[int, int, int]):
+    """Per user: a running total over the keys in order, then how many keys exceed 2."""
+    for u, g in group_by(0, rows):
+        d = {}
+        for _u, k, v in g:
+            d[k] = d.get(k, 0) + v
+        cum = 0
+        n_big = 0
+        for k, v in sorted(d.items()):
+            cum += v
+            if v > 2:
+                n_big += 1
+            yield u, k, cum
+        yield u, -1, n_big

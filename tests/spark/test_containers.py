@@ -1,7 +1,7 @@
 """Local containers as accumulators (SPEC §2 "Containers"): compiled plans against CPython.
 
 Each algorithm of ``container_algos.py`` runs on hypothesis data (derandomized,
-few examples: ~9 Spark jobs in all) and must return CPython's rows, or raise
+few examples: ~15 Spark jobs in all) and must return CPython's rows, or raise
 where Python raises (``max`` of an empty list, an index out of range, a zero
 total).
 """
@@ -16,7 +16,7 @@ from tests.spark.harness import expect_same_or_both_raise, table_inputs
 
 pytestmark = pytest.mark.spark
 
-ALGOS = [algos.key_stats, algos.spread, algos.top3, algos.top_pages]
+ALGOS = [algos.key_stats, algos.spread, algos.top3, algos.top_pages, algos.running]
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)

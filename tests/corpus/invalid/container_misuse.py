@@ -1,7 +1,7 @@
 # expect: 17:13 arbitrary
 # expect: 27:18 order
 # expect: 36:25 inside
-# expect: 49:9 updated
+# expect: 50:13 order
 # expect: 60:18 value
 # expect: 65:9 start
 """Local containers used where their value depends on row order, or not as accumulators."""
@@ -45,10 +45,10 @@ def reduce_in_values_loop(rows: RowStream[int, int]):
         vals = []
         for _u, v in g:
             vals.append(v)
-        total = 0
+        last = 0
         for v in vals:
-            total += v
-        yield u, total
+            last = v
+        yield u, last
 
 
 @dataflow(columns=("u", "vals"))

@@ -1,5 +1,6 @@
 """Local containers read after the loop: `if k in d` accumulation, d[k], sorted keys
-with reverse= and a slice, zip over a sorted set and its slice, range(len(...))."""
+with reverse= and a slice, zip over a sorted set and its slice, range(len(...)), and
+reductions over a dict's values in no defined order (a fold)."""
 
 from looplift import RowStream, dataflow, group_by
 
@@ -40,8 +41,23 @@ def neighbours(rows: RowStream[int, int]):
                 yield u, i, s[i], s[i + 1]
 
 
+@dataflow
+def big_keys(rows: RowStream[int, int]) -> int:
+    d = {}
+    for k, v in rows:
+        d[k] = d.get(k, 0) + v
+    n = 0
+    best = 0
+    for _k, v in d.items():
+        if v > 1:
+            n += 1
+        best = max(best, v)
+    return n * 1000 + best
+
+
 EXAMPLES = {
     "keys_desc": [([(1, 5, 2), (1, 7, 1), (1, 5, 3), (1, 2, 9), (2, 1, 1)],), ([],)],
     "gaps": [([(1, 5), (1, 9), (1, 5), (1, 2), (2, 1)],), ([],)],
+    "big_keys": [([(1, 2), (1, 4), (3, 1), (2, 7)],), ([],)],
     "neighbours": [([(1, 5), (1, 9), (1, 5), (2, 1)],), ([],)],
 }
