@@ -14,7 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis import Analysis, Site
 from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
 from ..ir.nodes import Apply, Expr, Prim, Var
-from .containers import each_row_types
+from .container_loops import each_row_types
 from .errors import BackendError
 from .frames import spark_col
 from .types import Typing, spark_type, unify

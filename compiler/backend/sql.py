@@ -152,15 +152,15 @@ class SqlRenderer:
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
             if isinstance(f, Builtin) and f.name == "fold":
-                from .containers import fold_sql
+                from .container_loops import fold_sql
 
                 return fold_sql(self, e)
             if isinstance(f, Builtin) and f.name == "sort_by":
-                from .containers import sort_by_sql
+                from .container_loops import sort_by_sql
 
                 return sort_by_sql(self, e)
             if isinstance(f, Builtin) and f.name == "each":
-                from .containers import each_sql
+                from .container_loops import each_sql
 
                 return each_sql(self, e)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")

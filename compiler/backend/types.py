@@ -211,15 +211,15 @@ def _value_type(
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
     if isinstance(f, Builtin) and f.name == "fold":
-        from .containers import fold_type
+        from .container_loops import fold_type
 
         return fold_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
     if isinstance(f, Builtin) and f.name == "sort_by":
-        from .containers import sort_by_type
+        from .container_loops import sort_by_type
 
         return sort_by_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
     if isinstance(f, Builtin) and f.name == "each":
-        from .containers import each_type
+        from .container_loops import each_type
 
         return each_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
     if isinstance(f, Host):
