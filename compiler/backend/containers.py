@@ -72,10 +72,12 @@ def container_prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Ty
         return ("list", _field(el, 0)), False
     if op == "c_values":
         return ("list", _field(el, 1)), False
-    if op in ("c_sorted", "c_reversed", "c_slice"):
+    if op in ("c_sorted", "c_reversed", "c_slice", "c_distinct"):
         return ts[0], False
     if op == "c_sum":
         return ("int" if el == "bool" else el if el in ("int", "float") else "any"), False
+    if op == "c_first":
+        return el, False
     if op in ("c_max", "c_min", "c_index"):
         if len(args) > 1 and op != "c_index":
             return unify(el, ts[1]), ty.may_be_null(args[1])
@@ -128,6 +130,11 @@ def container_sql(
         return f"reverse(array_sort({x[0]}))" if rev else f"array_sort({x[0]})"
     if op == "c_reversed":
         return f"reverse({x[0]})"
+    if op == "c_distinct":
+        return f"array_sort(array_distinct({x[0]}))"
+    if op == "c_first":
+        empty = _err("ValueError", "max() / min() of an empty container")
+        return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE element_at({x[0]}, 1) END)"
     if op == "c_sum":
         t = spark_type("int" if el in ("int", "bool") else "float")
         return f"aggregate({x[0]}, CAST(0 AS {t}), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
@@ -195,6 +202,8 @@ def container_py(op: str, x: list[str]) -> str:
         "c_enumerate": "list(enumerate({0}, {1}))",
         "c_zip": "list(zip({all}))",
         "c_range": "list(range({0}))",
+        "c_distinct": "sorted(set({0}))",
+        "c_first": "{0}[0]",
     }
     if op in ("c_max", "c_min"):
         fn = op[2:]

@@ -127,7 +127,7 @@ class ContainerReadMixin(Context):
             return None
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
             fname = node.func.value
-            if fname not in ("sorted", "reversed", "list", "tuple") or fname in env.names:
+            if fname not in ("sorted", "reversed", "list", "tuple", "set") or fname in env.names:
                 return None
             pos = [a for a in node.args if a.keyword is None]
             if len(pos) != 1 or pos[0].star:
@@ -138,6 +138,9 @@ class ContainerReadMixin(Context):
             kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
             if fname in ("list", "tuple"):
                 return inner
+            if fname == "set":  # distinct elements, in no order Python defines
+                e = Apply(Prim("c_distinct"), (inner.expr,), span=sp)
+                return CView(e, inner.items, False, inner.binding)
             if fname == "reversed":
                 self._need_order(inner, node)
                 return CView(Apply(Prim("c_reversed"), (inner.expr,), span=sp), inner.items, True,
@@ -159,7 +162,7 @@ class ContainerReadMixin(Context):
                 e = Apply(
                     Builtin("sort_by", (("reverse", bool(rev.value)),)), (inner.expr, key), span=sp
                 )
-                return CView(e, inner.items, True, inner.binding)
+                return CView(self._hoisted(e), inner.items, True, inner.binding)
             return CView(Apply(Prim("c_sorted"), (inner.expr, Lit(bool(rev.value))), span=sp),
                          inner.items, True, inner.binding)  # fmt: skip
         if isinstance(node, cst.Subscript) and len(node.slice) == 1:
@@ -178,7 +181,18 @@ class ContainerReadMixin(Context):
         return None
 
     def key_function(self, node: cst.BaseExpression, env: Env) -> Lambda:
-        """``key=lambda x: expr`` as an IR lambda of one parameter."""
+        """``key=lambda x: expr`` (or ``key=d.get`` of a dict) as an IR lambda of one parameter."""
+        if (
+            isinstance(node, cst.Attribute)
+            and node.attr.value == "get"
+            and isinstance(node.value, cst.Name)
+            and isinstance(env.names.get(node.value.value), Container)
+        ):
+            p = self.fresh("key")
+            view = self.container_view(node.value, env, node)
+            return Lambda(
+                (p,), Apply(Prim("c_get"), (view.expr, Var(p), Lit(None))), span=self.span(node)
+            )
         ps = node.params if isinstance(node, cst.Lambda) else None
         if ps is None or len(ps.params) != 1 or ps.kwonly_params or ps.posonly_params or (
             isinstance(ps.star_arg, cst.Param) or ps.star_kwarg is not None
@@ -193,6 +207,14 @@ class ContainerReadMixin(Context):
         inner.names[p] = Value(p, self.span(node.params.params[0]), depth=env.depth + 1)
         body = self.expr(node.body, inner)
         return Lambda((p,), body, span=self.span(node))
+
+    def _hoisted(self, e: Expr) -> Expr:
+        """``e`` with the container reads inside its lambdas bound before it."""
+        hoisted: list[tuple[str, Expr]] = []
+        e = self._hoist_reads(e, hoisted)  # type: ignore[attr-defined]
+        for name, val in reversed(hoisted):
+            e = Let(name, val, e, span=e.span)
+        return e
 
     def _need_order(self, v: CView, node: cst.CSTNode) -> None:
         if not v.order:
@@ -213,6 +235,19 @@ class ContainerReadMixin(Context):
         if fname not in ("len", "sum", "min", "max"):
             return None
         pos = [a for a in node.args if a.keyword is None and not a.star]
+        keyed = [a.value for a in node.args if a.keyword is not None and a.keyword.value == "key"]
+        if fname in ("min", "max") and keyed and len(pos) == 1 and len(node.args) == 2:
+            v = self.cview(pos[0].value, env)
+            if v is None:
+                return None
+            # max(d, key=d.get) / max(d.items(), key=lambda kv: kv[1]): the first extreme
+            key = self.key_function(keyed[0], env)
+            srt = Apply(
+                Builtin("sort_by", (("reverse", fname == "max"),)),
+                (v.expr, key),
+                span=self.span(node),
+            )
+            return self._hoisted(Apply(Prim("c_first"), (srt,), span=self.span(node)))
         if len(pos) != 1 or len(node.args) != 1:
             if (
                 fname in ("min", "max")

@@ -99,6 +99,8 @@ for _n, _f, _t in [
     ("c_row", lambda row: [row], True),  # the rows yielded by one element (``each``)
     ("c_concat", lambda *xs: [r for x in xs for r in x], True),
     ("c_empty", lambda: [], True),
+    ("c_distinct", lambda x: sorted(set(x)), False),
+    ("c_first", lambda x: x[0] if x else max(x), False),  # max([]) raises ValueError
 ]:
     _add(_n, _f, _t)
 

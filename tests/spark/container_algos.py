@@ -1,22 +1,25 @@
 """Algorithms with local containers used as accumulators (tests/spark/test_containers.py).
 
 >>> key_stats([(1, 2, 3), (1, 2, 4), (1, 3, 1)])
-[(1, 2, 7, 8, True, 1)]
+[(1, 2, 7, 8, True, 1, 2, 2)]
 """
 
 from looplift import RowStream, dataflow, group_by
 
 
-@dataflow(columns=("u", "keys", "top", "total", "has3", "at7"))
+@dataflow(columns=("u", "keys", "top", "total", "has3", "at7", "argmax", "sums"))
 def key_stats(rows: RowStream[int, int, int]):
-    """Per user: a dict of sums per key, read with len, max, sum, `in` and get."""
+    """Per user: a dict of sums per key, read with len, max, sum, `in`, get, an arg-max and
+    the number of distinct sums."""
     for u, g in group_by(0, rows):
         d = {}
         for _u, k, v in g:
             if k not in d:
                 d[k] = 0
             d[k] += v
-        yield u, len(d), max(d.values()), sum(d.values()), 3 in d, d.get(7, 1)
+        argmax = max(d.items(), key=lambda kv: (kv[1], kv[0]))[0]
+        sums = len(set(d.values()))
+        yield u, len(d), max(d.values()), sum(d.values()), 3 in d, d.get(7, 1), argmax, sums
 
 
 @dataflow
