@@ -61,7 +61,8 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 continue
             info = classes[cref]
             if op.kind == "container":
-                what = {"KeyedSums": "dict of sums", "ValueSet": "set", "Bag": "list"}
+                what = {"KeyedSums": "dict of sums", "KeyedMax": "dict of maxima",
+                        "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list"}  # fmt: skip
                 out.append(
                     f"      state {_user(s)}: local {what.get(info.name, info.name)} "
                     f"({info.name}, reversible); actions add; value() is a sorted array"
@@ -101,6 +102,10 @@ def explain(prog: Program, g: DataflowGraph) -> str:
             how = {
                 "KeyedSums": "sum per scope key and dict key, then array_sort(collect_list(struct"
                 "(key, sum)))",
+                "KeyedMax": "max per scope key and dict key, then array_sort(collect_list(struct"
+                "(key, max)))",
+                "KeyedMin": "min per scope key and dict key, then array_sort(collect_list(struct"
+                "(key, min)))",
                 "ValueSet": "array_sort(collect_set(element))",
                 "Bag": "array_sort(collect_list(element))",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")

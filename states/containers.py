@@ -36,6 +36,8 @@ from .multiset import MultisetState
 __all__ = [
     "Bag",
     "InsertionDict",
+    "KeyedMax",
+    "KeyedMin",
     "KeyedSums",
     "PySet",
     "Seq",
@@ -68,6 +70,37 @@ class KeyedSums(LibraryState):
     def value(self) -> list[tuple[Any, Any]]:
         """The ``(key, sum)`` pairs, ascending by key."""
         return [(k, self.sums[k]) for k, _ in sorted_items(self.counts)]
+
+
+class KeyedMax(LibraryState):
+    """A dict of maxima per key (``d[k] = max(d.get(k, v), v)``), reversible: each key keeps
+    the multiset of its values."""
+
+    def __init__(self) -> None:
+        self.values: dict[Any, dict[Any, int]] = {}
+
+    @action
+    def add(self, k: Any, v: Any) -> None:
+        count_in(self.values.setdefault(k, {}), v)
+
+    @add.undo
+    def add(self, k: Any, v: Any) -> None:
+        counts = self.values.get(k, {})
+        count_out(counts, v, f"{type(self).__name__}.add.undo({k!r}, {v!r})")
+        if not counts:
+            del self.values[k]
+
+    def value(self) -> list[tuple[Any, Any]]:
+        """The ``(key, maximum)`` pairs, ascending by key."""
+        return [(k, max(self.values[k])) for k in sorted(self.values)]
+
+
+class KeyedMin(KeyedMax):
+    """A dict of minima per key (``d[k] = min(d.get(k, v), v)``)."""
+
+    def value(self) -> list[tuple[Any, Any]]:
+        """The ``(key, minimum)`` pairs, ascending by key."""
+        return [(k, min(self.values[k])) for k in sorted(self.values)]
 
 
 class Bag(MultisetState):

@@ -51,7 +51,7 @@ class ContainerPlanMixin:
             where = f".where(E({r.guards(act.guards)!r}))" if act.guards else ""
             cols = [f"F.col({k!r})" for k in keys]
             cols.append(f"{spark_col(r.expr(act.args[0]))}.alias('_k')")
-            if cls == "KeyedSums":
+            if cls in ("KeyedSums", "KeyedMax", "KeyedMin"):
                 cols.append(f"{spark_col(r.expr(act.args[1]))}.alias('_v')")
             parts.append((where, cols))
         src = self.frame(fk).var
@@ -60,11 +60,12 @@ class ContainerPlanMixin:
         self.emit(f"{elems} = {self.union(selects)}  # {user_name(s)}: the elements added per row")
         col = self.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        if cls == "KeyedSums":
+        if cls in ("KeyedSums", "KeyedMax", "KeyedMin"):
             per_key = self.py.fresh("sums")
             kgroup = ", ".join([*(repr(k) for k in keys), "'_k'"])
-            self.emit(f"{per_key} = {elems}.groupBy({kgroup}).agg(F.sum('_v').alias('_v'))"
-                      "  # one sum per scope key and dict key")  # fmt: skip
+            fn = {"KeyedSums": "sum", "KeyedMax": "max", "KeyedMin": "min"}[cls]
+            self.emit(f"{per_key} = {elems}.groupBy({kgroup}).agg(F.{fn}('_v').alias('_v'))"
+                      f"  # one {fn} per scope key and dict key")  # fmt: skip
             value = "F.array_sort(F.collect_list(F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))))"
             elems = per_key
         elif cls == "ValueSet":

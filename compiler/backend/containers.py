@@ -26,7 +26,7 @@ __all__ = ["CONTAINER_CLASSES", "container_prim_type", "container_py", "containe
 Type = Any
 
 # the state classes of looplift.states.containers, by name: how their value() is typed
-CONTAINER_CLASSES = {"KeyedSums": "items", "Bag": "elements", "ValueSet": "elements",
+CONTAINER_CLASSES = {"KeyedSums": "items", "KeyedMax": "items", "KeyedMin": "items", "Bag": "elements", "ValueSet": "elements",
                      "InsertionDict": "items", "Seq": "elements", "PySet": "elements"}  # fmt: skip
 
 
@@ -57,7 +57,7 @@ def container_reader_type(cls_name: str, arg_types: list[list[Type]]) -> tuple[T
     if how == "items":
         k = merged[0] if merged else "int"
         v = merged[1] if len(merged) > 1 else "int"
-        if v == "bool":
+        if v == "bool" and cls_name == "KeyedSums":
             v = "int"  # True + True is 2
         return ("list", ("tuple", (k, v))), False
     return ("list", merged[0] if merged else "int"), False

@@ -82,6 +82,10 @@ class ContainerMixin(ContainerLoopMixin):
         # filled in an ordered loop: a Python container run in row order (ordered.py)
         if self.ordered_containers.get(name):
             cls = ORDERED_CONTAINER_STATES[kind]
+        elif kind == "dict" and self.container_modes.get(name) in ("max", "min"):
+            from looplift.states.containers import KeyedMax, KeyedMin
+
+            cls = KeyedMax if self.container_modes[name] == "max" else KeyedMin
         ref = ref_of(cls)
         self.refs[ref] = cls
         new = Apply(StateNew(ref, span=self.span(value)), (), span=self.span(value))
@@ -117,6 +121,13 @@ class ContainerMixin(ContainerLoopMixin):
             return self._ordered(
                 b, "add" if add is not None else "set", (key, val), stmt, env, rest
             )
+        ext = self._extreme_operand(value, name, key_node) if add is None else None
+        if ext is not None:  # d[k] = max(d.get(k, x), v): the max of every max(x, v)
+            fn, v_node, d_node = ext
+            self._mode(b, fn, stmt)
+            key, v, d = self.exprs([key_node, v_node, d_node], env)
+            amount = v if code_of(v_node) == code_of(d_node) else Apply(Prim(fn), (v, d))
+            return self._add(b, key, amount, stmt, env, rest)
         if add is None:
             raise self.error(
                 stmt,
@@ -125,9 +136,48 @@ class ContainerMixin(ContainerLoopMixin):
                 f"accumulate per key (`{name}[k] = {name}.get(k, 0) + v`, `{name}[k] += v`), "
                 "or iterate the rows in order with `group_by(..., order_by=i)`",
             )
+        self._mode(b, "sum", stmt)
         key = self.expr(key_node, env)
         amount = self.expr(add, env)
         return self._add(b, key, amount, stmt, env, rest)
+
+    def _mode(self, b: Container, mode: str, node: cst.CSTNode) -> None:
+        """A dict accumulates sums, maxima or minima: one of them."""
+        was = self.container_modes.setdefault(b.var, mode)
+        if was != mode:
+            raise self.error(
+                node,
+                f"`{b.var}` is accumulated with both {was} and {mode}",
+                "keep one accumulation per dict; use another dict for the other",
+            )
+
+    def _extreme_operand(
+        self, value: cst.BaseExpression, name: str, key_node: cst.BaseExpression
+    ) -> tuple[str, cst.BaseExpression, cst.BaseExpression] | None:
+        """``max(d.get(k, x), v)`` / ``min(v, d.get(k, x))``: (``max``, v, x), else None."""
+        if not (
+            isinstance(value, cst.Call)
+            and isinstance(value.func, cst.Name)
+            and value.func.value in ("max", "min")
+            and value.func.value not in self.globals
+            and len(value.args) == 2
+            and all(a.keyword is None and not a.star for a in value.args)
+        ):
+            return None
+        a0, a1 = value.args[0].value, value.args[1].value
+        for cur, other in ((a0, a1), (a1, a0)):
+            if (
+                isinstance(cur, cst.Call)
+                and isinstance(cur.func, cst.Attribute)
+                and is_name(cur.func.value, name)
+                and cur.func.attr.value == "get"
+                and len(cur.args) == 2
+                and code_of(cur.args[0].value) == code_of(key_node)
+                and not mentions(other, name)
+                and not mentions(cur.args[1].value, name)
+            ):
+                return value.func.value, other, cur.args[1].value
+        return None
 
     def container_aug(
         self, s: cst.AugAssign, b: Container, env: Env, rest: Callable[[Env], Expr]
@@ -143,6 +193,7 @@ class ContainerMixin(ContainerLoopMixin):
                 f"accumulate per key with `{b.var}[k] += v` or `{b.var}[k] = {b.var}.get(k, 0) + v`",
             )
         self._mutating(b, target, env)
+        self._mode(b, "sum", s)
         key = self.expr(self._key_of(target), env)
         amount = self.expr(s.value, env)
         if op == "SubtractAssign":
@@ -182,11 +233,13 @@ class ContainerMixin(ContainerLoopMixin):
             if code_of(upd) != code_of(init_val):
                 return None
             self._mutating(b, s, env)
+            self._mode(b, "sum", s)
             return self._add(b, self.expr(key_node, env), self.expr(upd, env), s, env, rest)
         # if k not in d: d[k] = 0   → add(k, 0): the key exists, its sum unchanged
         if not (isinstance(init_val, (cst.Integer, cst.Float)) and float(init_val.value) == 0):
             return None
         self._mutating(b, s, env)
+        self._mode(b, "sum", s)
         return self._add(b, self.expr(init_key, env), self.expr(init_val, env), s, env, rest)
 
     def _single_store(

@@ -74,3 +74,19 @@ def running(rows: RowStream[int, int, int]):
                 n_big += 1
             yield u, k, cum
         yield u, -1, n_big
+
+
+@dataflow(columns=("u", "item", "latest", "n_new"))
+def latest(rows: RowStream[int, int, int, int]):
+    """Per user, in time order: the last value of each item, and how many items were new."""
+    for u, g in group_by(0, rows, order_by=1):
+        last = {}
+        seen = set()
+        n_new = 0
+        for _u, _ts, item, v in g:
+            if item not in seen:
+                n_new += 1
+            seen.add(item)
+            last[item] = v
+        for item, v in last.items():
+            yield u, item, v, n_new

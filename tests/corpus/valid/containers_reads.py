@@ -1,21 +1,23 @@
-"""Local containers read after the loop: `if k in d` accumulation, d[k], sorted keys
+"""Local containers read after the loop: `if k in d` accumulation, a dict of minima, d[k], sorted keys
 with reverse= and a slice, zip over a sorted set and its slice, range(len(...)), and
 reductions over a dict's values in no defined order (a fold)."""
 
 from looplift import RowStream, dataflow, group_by
 
 
-@dataflow(columns=("u", "k", "v"))
+@dataflow(columns=("u", "k", "v", "lowest"))
 def keys_desc(rows: RowStream[int, int, int]):
     for u, g in group_by(0, rows):
         d = {}
+        low = {}
         for _u, k, v in g:
             if k in d:
                 d[k] += v
             else:
                 d[k] = v
+            low[k] = min(low.get(k, v), v)
         for k in sorted(d.keys(), reverse=True)[:2]:
-            yield u, k, d[k]
+            yield u, k, d[k], low[k]
 
 
 @dataflow(columns=("u", "lo", "hi", "gap"))
