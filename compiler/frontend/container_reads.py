@@ -165,6 +165,8 @@ class ContainerReadMixin(Context):
                 return CView(self._hoisted(e), inner.items, True, inner.binding)
             return CView(Apply(Prim("c_sorted"), (inner.expr, Lit(bool(rev.value))), span=sp),
                          inner.items, True, inner.binding)  # fmt: skip
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self._comprehension(node, env)
         if isinstance(node, cst.Subscript) and len(node.slice) == 1:
             sl = node.slice[0].slice
             if isinstance(sl, cst.Slice):
@@ -207,6 +209,52 @@ class ContainerReadMixin(Context):
         inner.names[p] = Value(p, self.span(node.params.params[0]), depth=env.depth + 1)
         body = self.expr(node.body, inner)
         return Lambda((p,), body, span=self.span(node))
+
+    def _comprehension(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp, env: Env
+    ) -> CView | None:
+        """``[f(x) for x in view if p(x)]``: the values of an ``each`` over the view."""
+        comp = node.for_in
+        if comp.inner_for_in is not None or comp.asynchronous:
+            return None
+        inner_view = self.loop_view(comp.iter, env)  # type: ignore[attr-defined]
+        if inner_view is None:
+            return None
+        sp = self.span(node)
+        elem = self.fresh("elem")
+        inner = env.copy()
+        inner.depth = env.depth + 1
+        lets = self._bind_target(comp.target, Var(elem), inner)  # type: ignore[attr-defined]
+        value = self.expr(node.elt, inner)
+        body: Expr = Apply(Prim("c_row"), (value,), span=sp)
+        for cond in reversed([self.expr(c.test, inner) for c in comp.ifs]):
+            empty = Apply(Prim("c_empty"), (), span=sp)
+            body = Apply(Builtin("if"), (cond, Lambda((), body), Lambda((), empty)), span=sp)
+        body = Apply(Prim("c_concat"), (body,), span=sp)
+        for name, val in reversed(lets):
+            body = Let(name, val, body)
+        e = self._hoisted(Apply(Builtin("each"), (inner_view.expr, Lambda((elem,), body)), span=sp))
+        if isinstance(node, cst.SetComp):
+            return CView(Apply(Prim("c_distinct"), (e,), span=sp), False, False, inner_view.binding)
+        return CView(e, False, inner_view.order, inner_view.binding)
+
+    def comprehension_value(
+        self, node: cst.ListComp | cst.SetComp | cst.GeneratorExp, env: Env
+    ) -> Expr:
+        from .reject import rule_for
+
+        v = self.cview(node, env)
+        if v is None and rule_for(node, None) is not None:
+            raise self.reject(node)  # reported by the rejection visitor already
+        if v is None:
+            what = {cst.ListComp: "list comprehensions", cst.SetComp: "set comprehensions",
+                    cst.GeneratorExp: "generator expressions"}[type(node)]  # fmt: skip
+            raise self.error(
+                node,
+                f"{what} are only supported over a local container's values",
+                "loop over the rows with `for` and accumulate (`x += ...`, a dict, a list)",
+            )
+        return v.expr
 
     def _hoisted(self, e: Expr) -> Expr:
         """``e`` with the container reads inside its lambdas bound before it."""

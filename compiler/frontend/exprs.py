@@ -141,6 +141,8 @@ class ExprMixin(Context):
             return Apply(Prim("tuple"), tuple(elems), span=sp)
         if isinstance(node, cst.Subscript):
             return self.subscript(node, env)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self.comprehension_value(node, env)  # over a container's values
         if rule_for(node, None) is not None:
             raise self.reject(node)
         raise self.error(

@@ -24,14 +24,16 @@ def key_stats(rows: RowStream[int, int, int]):
 
 @dataflow
 def spread(rows: RowStream[int, float]) -> float:
-    """Over all rows: distinct users, and the median-ish element of a list of values."""
+    """Over all rows: distinct users, and the median-ish element of a list of values, and how
+    many values exceed 1 (a generator expression over the list)."""
     users = set()
     vals = []
     for u, x in rows:
         users.add(u)
         if x > 0:
             vals.append(x)
-    return len(users) + sum(vals) + max(vals, default=0.0) + sorted(vals)[len(vals) // 2]
+    big = sum(1 for v in vals if v > 1.0)
+    return len(users) + sum(vals) + max(vals, default=0.0) + sorted(vals)[len(vals) // 2] + big
 
 
 @dataflow(columns=("u", "rank", "value", "share"))
