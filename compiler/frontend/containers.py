@@ -20,6 +20,15 @@ elements, ascending, since rows arrive in no order) that the plan reads with
 native Spark array functions (the ``c_*`` primitives of ``ir/prims.py``).
 Reading a container inside the unordered loop that builds it depends on row
 order and is reported with a rewrite (``order_by=``).
+
+Recognized updates in an unordered loop: ``d[k] = d.get(k, 0) + v`` (either
+operand order), ``d[k] += v`` / ``-= v``, ``if k not in d: d[k] = 0``,
+``if k in d: d[k] += v else: d[k] = v``, ``d.setdefault(k, 0)``,
+``d[k] = max(d.get(k, x), v)`` / ``min`` (``KeyedMax`` / ``KeyedMin``),
+``lst.append(x)``, ``s.add(x)``. In an ordered loop (``group_by(...,
+order_by=)``) the container is a Python one run in row order (``Seq``,
+``InsertionDict``, ``PySet``): ``d[k] = v``, ``lst.pop(0)`` / ``pop()``,
+``s.discard(x)`` and reads inside the loop are allowed too.
 """
 
 from __future__ import annotations
