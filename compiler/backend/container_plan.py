@@ -68,10 +68,10 @@ class ContainerPlanMixin:
                       f"  # one {fn} per scope key and dict key")  # fmt: skip
             value = "F.array_sort(F.collect_list(F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))))"
             elems = per_key
-        elif cls == "ValueSet":
-            value = "F.array_sort(F.collect_set('_k'))"
+        elif cls == "ValueSet":  # wrapped in a struct: collect_set drops NULLs, Python keeps None
+            value = "F.transform(F.array_sort(F.collect_set(F.struct('_k'))), lambda e: e['_k'])"
         else:
-            value = "F.array_sort(F.collect_list('_k'))"
+            value = "F.transform(F.array_sort(F.collect_list(F.struct('_k'))), lambda e: e['_k'])"
         agg = self.py.fresh("collected")
         self.emit(f"{agg} = {elems}{grouping}.agg({value}.alias({col!r}))"
                   f"  # {user_name(s)}: a sorted array per scope key, native")  # fmt: skip

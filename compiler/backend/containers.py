@@ -146,7 +146,7 @@ def container_sql(
         return (f"(CASE WHEN size({x[0]}) = 0 THEN {_err('ValueError', f'{name}() of an empty container')} "
                 f"ELSE {fn}({x[0]}) END)")  # fmt: skip
     if op == "c_contains":
-        return f"array_contains({x[0]}, {x[1]})"
+        return f"exists({x[0]}, {v} -> {v} <=> {x[1]})"  # None in [None] is True
     if op == "c_enumerate":
         return f"transform({x[0]}, ({v}, _ci{r.depth}) -> named_struct('_1', CAST(_ci{r.depth} AS BIGINT) + {x[1]}, '_2', {v}))"
     if op == "c_zip":
