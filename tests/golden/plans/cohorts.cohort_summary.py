@@ -38,7 +38,9 @@ def plan(spark, events):
     )
     elements_2 = rows.select(F.col('cohort'), F.col('user').alias('_k'))  # users: the elements added per row
     # users: a sorted array per scope key, native
-    collected_2 = elements_2.groupBy('cohort').agg(F.array_sort(F.collect_set('_k')).alias('users_value'))
+    collected_2 = elements_2.groupBy('cohort').agg(
+        F.transform(F.array_sort(F.collect_set(F.struct('_k'))), lambda e: e['_k']).alias('users_value'),
+    )
     agg_2 = collected_2.select(F.col('cohort'), F.col('users_value').alias('users_value_2'))
     by_cohort = ll.join_on_keys(agg, agg_2, ['cohort'])
     out = by_cohort.select(
