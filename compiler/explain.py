@@ -61,6 +61,14 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 out.append(f"      state {_user(s)}: carried local, updated in loop order")
                 continue
             info = classes[cref]
+            if op.kind == "container":
+                what = {"KeyedSums": "dict of sums", "KeyedMax": "dict of maxima",
+                        "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list"}  # fmt: skip
+                out.append(
+                    f"      state {_user(s)}: local {what.get(info.name, info.name)} "
+                    f"({info.name}, reversible); actions add; value() is a sorted array"
+                )
+                continue
             tag = "additive" if info.additive else "action reducer"
             tag = "arg-max / arg-min, native" if op.arg_best else tag
             out.append(
@@ -107,6 +115,18 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "      reduce part (native): Spark sum() of the sign-weighted projections per "
                 "scope key; no Python at run time"
             )
+        elif op.kind == "container":
+            how = {
+                "KeyedSums": "sum per scope key and dict key, then array_sort(collect_list(struct"
+                "(key, sum)))",
+                "KeyedMax": "max per scope key and dict key, then array_sort(collect_list(struct"
+                "(key, max)))",
+                "KeyedMin": "min per scope key and dict key, then array_sort(collect_list(struct"
+                "(key, min)))",
+                "ValueSet": "array_sort(collect_set(element))",
+                "Bag": "array_sort(collect_list(element))",
+            }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
+            out.append(f"      reduce part (native): per scope key, {how}; no Python at run time")
         elif op.kind == "ordered":
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "

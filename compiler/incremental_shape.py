@@ -65,11 +65,13 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered and lp.order_by is None
                for lp in a.loops.values())  # fmt: skip
     carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
+    # local containers are plain dicts / lists / sets in the reference: nothing to restore
+    containers = any(o.kind == "container" for o in ops)
     # an action outside the loops over rows (``s.add(10)`` before the loop) would run
     # again on every replay: only per-row actions can be replayed
     per_row = all(any(a.loops[lp].kind == "rows" for lp in site.loops if lp in a.loops)
                   for o in ops for site in getattr(o, "actions", ()))  # fmt: skip
-    if kind == "aggregate" and a.loops and flat and ops and not carry and per_row \
+    if kind == "aggregate" and a.loops and flat and ops and not carry and not containers and per_row \
             and all(o.scope == () for o in ops):  # fmt: skip
         # unordered loops over all rows feeding states, read after the loops: the
         # states are restored and the delta replayed (one global key)
@@ -92,6 +94,8 @@ def incremental_shape(prog: Program) -> IncrementalShape:
         why = "nested or ordered loops inside the group_by"
     elif carry:
         why = "loop-carried locals (only State objects can be restored)"
+    elif containers:
+        why = "local containers (plain dicts, lists and sets in the reference cannot be restored)"
     elif any(tuple(s.loops) != (top.name,) for s in yields):
         why = "rows are yielded inside the loop over the group's rows"
     elif not per_row:

@@ -411,6 +411,24 @@ def test_favourite_page() -> None:
     assert_rows(m.favourite_page(rows), [(1, 3, 2), (2, 9, 1), (3, 2, 1)])
 
 
+def test_cohorts_reference() -> None:
+    m = sample("cohorts")
+    rows = [(1, 3, 3), (1, 3, 5), (2, 3, 5), (3, 4, 4), (4, 4, 3)]
+    # cohort 3: one event in month 0 after signup, two in month 2; cohort 4: one in month 0,
+    # and user 4's event before signup (age -1) is not counted
+    assert_rows(m.cohort_activity(rows), [(3, 0, 1), (3, 2, 2), (4, 0, 1)])
+    # cohort 3: users {1, 2}, months {3, 5}, busiest month 5 with 2 events
+    assert_rows(m.cohort_summary(rows), [(3, 2, 2, 2), (4, 2, 2, 1)])
+
+
+def test_moving_reference() -> None:
+    m = sample("moving")
+    rows = [(1, 30, 6.0), (1, 10, 2.0), (1, 40, 9.0), (1, 20, 4.0), (2, 1, 5.0)]
+    # sensor 1 in time order: 2, 4, 6, 9 -> means of the last three: 2, 3, 4, 19/3
+    want = [(1, 10, 2.0), (1, 20, 3.0), (1, 30, 4.0), (1, 40, 19 / 3), (2, 1, 5.0)]
+    assert_rows(m.moving_average(rows), want)
+
+
 def test_mode_state_undo() -> None:
     m = sample("mode")
     s = m.Mode()

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any
 from ..analysis import Analysis, Site
 from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
 from ..ir.nodes import Apply, Expr, Prim, Var
+from .container_loops import each_row_types
 from .errors import BackendError
 from .frames import spark_col
 from .types import Typing, spark_type, unify
@@ -31,6 +32,7 @@ class Outputs:
     parts: list[tuple[int, FrameKey, list[str], str | None]] = field(default_factory=list)
     ordered: dict[str, list[Site]] = field(default_factory=dict)  # ordered op -> its yields
     width: int | None = None
+    exploded: set[int] = field(default_factory=set)  # yields of rows per container value
 
 
 class OutputsMixin:
@@ -38,6 +40,10 @@ class OutputsMixin:
         site = op.site.site
         ordered = self.ordered_op_of(site.loops)
         n = len(tuple_items(site.args[0], self.a))
+        each_types = each_row_types(site.args[0], self.a, self.ty)
+        if each_types is not None:
+            n = len(each_types)
+            self.out.exploded.add(op.index)
         if ordered is not None:
             self.out.ordered.setdefault(ordered.name, []).append(site)
         else:
@@ -69,10 +75,14 @@ class OutputsMixin:
                 op.span,
             )
         selects = []
-        for _, fk, exprs, guard in sorted(self.out.parts, key=lambda p: p[0]):
+        for index, fk, exprs, guard in sorted(self.out.parts, key=lambda p: p[0]):
             fr = self.frame(fk)
-            cols = ", ".join(self._out_col(e, n) for e, n in zip(exprs, names, strict=True))
             where = f".where(E({guard!r}))" if guard else ""
+            if index in self.out.exploded:  # rows per container value: one row per struct
+                cols = ", ".join(repr(n) for n in names)
+                selects.append(f"{fr.var}{where}.select(E({f'inline({exprs[0]})'!r})).toDF({cols})")
+                continue
+            cols = ", ".join(self._out_col(e, n) for e, n in zip(exprs, names, strict=True))
             selects.append(f"{fr.var}{where}.select({cols})")
         for op_name, sites in self.out.ordered.items():
             sop = next(o for o in self.ops if o.name == op_name)
@@ -130,6 +140,11 @@ def tuple_items(row: Expr, a: Analysis) -> list[Expr]:
 def row_types(sites: list[Site], a: Analysis, ty: Typing, width: int) -> list[Any]:
     out: list[Any] = ["none"] * width
     for site in sites:
+        each_types = each_row_types(site.args[0], a, ty)
+        if each_types is not None:
+            for i, t in enumerate(each_types[:width]):
+                out[i] = unify(out[i], t)
+            continue
         for i, x in enumerate(tuple_items(site.args[0], a)):
             out[i] = unify(out[i], ty.of(x))
     return out

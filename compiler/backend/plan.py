@@ -42,6 +42,7 @@ from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .argbest import ArgBestMixin
+from .container_plan import ContainerPlanMixin
 from .errors import BackendError
 from .frames import Frame, FramesMixin
 from .module import ModuleMixin
@@ -83,7 +84,15 @@ def generate_plan(compiled: Compiled) -> PlanModule:
         raise e.of_algorithm(prog.fn.name, prog.fn.span) from None
 
 
-class Planner(FramesMixin, ReducersMixin, OrderedMixin, ArgBestMixin, OutputsMixin, ModuleMixin):
+class Planner(
+    FramesMixin,
+    ReducersMixin,
+    ContainerPlanMixin,
+    OrderedMixin,
+    ArgBestMixin,
+    OutputsMixin,
+    ModuleMixin,
+):
     def __init__(self, prog: Program, graph: DataflowGraph) -> None:
         self.prog = prog
         self.graph = graph

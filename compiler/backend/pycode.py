@@ -132,6 +132,10 @@ class PyEmitter:
                     return f"math.{op[5:]}({', '.join(args)})"
                 if op in STRING_OPS:  # str methods, re, slices: the runtime's implementations
                     return f"ll.STRING_IMPLS[{op!r}]({', '.join(args)})"
+                if op.startswith("c_"):
+                    from .containers import container_py
+
+                    return container_py(op, args)
                 if op in PRIMS:
                     return f"{op}({', '.join(args)})"
             if isinstance(f, Builtin) and f.name == "if":

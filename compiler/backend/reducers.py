@@ -55,6 +55,8 @@ class ReducersMixin:
             result, reads = self._additive(group, keys)
         elif op.kind == "ordered":
             result, reads = self.ordered_readers(op, keys)
+        elif op.kind == "container":
+            result, reads = self.container_reduce(op, keys)
         elif all(o.arg_best and self.frame_key(o.actions[0].loops) == ROWS for o in group):
             result, reads = self.arg_best_readers(group, keys)
         else:

@@ -162,6 +162,18 @@ class SqlRenderer:
                 return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
+            if isinstance(f, Builtin) and f.name == "fold":
+                from .container_loops import fold_sql
+
+                return fold_sql(self, e)
+            if isinstance(f, Builtin) and f.name == "sort_by":
+                from .container_loops import sort_by_sql
+
+                return sort_by_sql(self, e)
+            if isinstance(f, Builtin) and f.name == "each":
+                from .container_loops import each_sql
+
+                return each_sql(self, e)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
 
     def _and_or(self, e: Apply) -> str | None:
@@ -257,6 +269,10 @@ class SqlRenderer:
             return self._math(op[5:], args, x)
         if op in STRING_OPS:
             return render_string(self, op, args, ts, x)
+        if op.startswith("c_"):
+            from .containers import container_sql
+
+            return container_sql(self, op, args, ts, x)
         method = getattr(self, f"_op_{op}", None)
         if method is None:
             raise BackendError(f"no SQL translation for operator {op}")

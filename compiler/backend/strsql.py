@@ -375,6 +375,9 @@ def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) 
         lo = f"(- {n})"
     elif isinstance(t, tuple) and t[0] == "tuple" and len(set(t[1])) == 1:
         # a tuple of one item type indexed by a computed index: an array of its fields
+        k = idx.value if isinstance(idx, Lit) and type(idx.value) is int else None
+        if k is not None and -len(t[1]) <= k < len(t[1]):
+            return f"{s}.`_{k % len(t[1]) + 1}`"
         s = f"array({', '.join(f'{s}._{k + 1}' for k in range(len(t[1])))})"
         n, what, cls = f"size({s})", "tuple index out of range", "IndexError"
         none = _raise("'NoneType' object is not subscriptable", "TypeError")

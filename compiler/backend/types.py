@@ -229,6 +229,18 @@ def _value_type(
         return unify(ts[0], ts[1]), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
+    if isinstance(f, Builtin) and f.name == "fold":
+        from .container_loops import fold_type
+
+        return fold_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
+    if isinstance(f, Builtin) and f.name == "sort_by":
+        from .container_loops import sort_by_type
+
+        return sort_by_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
+    if isinstance(f, Builtin) and f.name == "each":
+        from .container_loops import each_type
+
+        return each_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
     if isinstance(f, Host):
         return host_return_type(refs.get(f.ref), [ty.of(x) for x in args])
     return "any", True
@@ -308,6 +320,10 @@ def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
 
 
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
+    if op.startswith("c_"):
+        from .containers import container_prim_type
+
+        return container_prim_type(op, args, ty)
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
     if op in STRING_OPS:
@@ -421,6 +437,16 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
         return t, ty.may_be_null(init) if init is not None else True
     cls = refs.get(decl.cls)
     key = (getattr(cls, "__name__", ""), f.method)
+    if f.method == "value" and getattr(cls, "__module__", "") == "looplift.states.containers":
+        from .containers import container_reader_type
+
+        acts = a.actions_of(f.state)
+        width = max((len(s.args) for s in acts), default=0)
+        got = container_reader_type(
+            key[0], [[ty.of(s.args[i]) for s in acts if len(s.args) > i] for i in range(width)]
+        )
+        if got is not None:
+            return got
     arg_t: Type = "none"
     for s in a.actions_of(f.state):
         if s.args:

@@ -137,7 +137,7 @@ def build_graph(prog: Program) -> DataflowGraph:
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind == "additive" or op.arg_best,
+                op.kind in ("additive", "container") or op.arg_best,
                 reads,
                 tuple(sorted(needs)),
             )

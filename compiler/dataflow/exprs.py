@@ -84,6 +84,8 @@ def _render(e: Expr, a: Analysis, depth: int) -> tuple[str, int]:
             return f"{_user(f.state)}.{f.method}({_args(args, a, depth)})", ATOM
         if isinstance(f, Host):
             return f"{f.ref.rsplit(':', 1)[-1]}({_args(args, a, depth)})", ATOM
+        if isinstance(f, Builtin) and f.name == "each":  # a loop over container values
+            return f"the rows of each element of {render(args[0], a, depth)}", ATOM
         if isinstance(f, Builtin):
             return f"{f.name}({_args(args, a, depth)})", ATOM
     return "?", ATOM

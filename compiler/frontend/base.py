@@ -25,6 +25,9 @@ class Context:
         self.diags: list[Diagnostic] = []
         self.refs: dict[str, Any] = {}
         self.counter = 0
+        self.open_loops: list[Any] = []  # the `for` statements being translated, outermost first
+        self.ordered_containers: dict[str, bool] = {}  # containers filled in an ordered loop
+        self.container_modes: dict[str, str] = {}  # dict accumulations: sum | max | min
 
     def span(self, node: cst.CSTNode) -> Span:
         if self.positions is None:

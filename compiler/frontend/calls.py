@@ -88,6 +88,9 @@ class CallMixin(StringMixin, Context):
                 return Lit(None, span=sp)
         if isinstance(func, cst.Name):
             n = func.value
+            got = self.container_call(node, env)
+            if got is not None:
+                return got
             b = env.names.get(n)
             if isinstance(b, Poison):
                 self.call_args(node, env)
@@ -125,6 +128,8 @@ class CallMixin(StringMixin, Context):
         if isinstance(b, Poison):
             self.call_args(node, env)
             return Lit(None, span=sp)
+        if isinstance(b, Container):
+            return self.container_method(node, b, meth, env, statement)
         if isinstance(b, StateVar):
             cls = b.cls
             acts = cls.actions()
@@ -170,7 +175,7 @@ class CallMixin(StringMixin, Context):
         if isinstance(b, (Value, Carry)) and meth in DATETIME_METHODS and not node.args:
             value = self.expr(node.func.value, env)  # `ts.weekday()`, `delta.total_seconds()`
             return Apply(Prim(DATETIME_METHODS[meth]), (value,), span=sp)
-        if isinstance(b, (Container, Value, Carry)):
+        if isinstance(b, (Value, Carry)):
             if meth in MUTATORS:
                 raise self.error(
                     node,

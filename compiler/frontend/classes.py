@@ -13,13 +13,14 @@ import libcst as cst
 
 from ..ir.nodes import Expr
 from .calls import CallMixin
+from .containers import ContainerMixin
 from .env import Env, SelfFields, Stop, Value
 from .exprs import ExprMixin
 
 __all__ = ["state_expr"]
 
 
-class _StateExprs(CallMixin, ExprMixin):
+class _StateExprs(ContainerMixin, CallMixin, ExprMixin):
     """The expression translator over one state method (no source positions)."""
 
 

@@ -163,6 +163,8 @@ class ControlMixin(Context):
             stream_expr, src, gattrs = group
         else:
             st = self.try_stream(it, env)
+            if st is None and (done := self.container_for(s, env, rest)) is not None:
+                return done  # a loop over a container's values
             if st is None:
                 st = self.enumerated_stream(it, env)  # type: ignore[attr-defined]
                 enumerated = st is not None
@@ -228,7 +230,11 @@ class ControlMixin(Context):
             row = tuple(p for p in params if p != rank)
             self.argbest_ifs.update({k: (up, row) for k, up in argbest.items()})
         final: list[Env] = []
-        body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
+        self.open_loops.append(s)  # containers filled here are not read here (order)
+        try:
+            body = self.block(body_stmts, inner, lambda e: (final.append(e), UNIT)[1])
+        finally:
+            self.open_loops.pop()
         if rank is not None:
             body = self.rank_guard(rank, src, body)
         for name, val in reversed(pre_body):

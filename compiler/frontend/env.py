@@ -65,9 +65,11 @@ class Carry(Binding):
 
 
 @dataclass(frozen=True)
-class Container(Binding):
-    """A list / dict / set literal bound to a name (unusable, reported at use)."""
+class Container(StateVar):
+    """A local list / dict / set used as an accumulator: a state of
+    ``looplift.states.containers`` (``ctype``: ``dict``, ``list`` or ``set``)."""
 
+    ctype: str = "list"
     kind: ClassVar[str] = "container"
 
 

@@ -150,6 +150,8 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
             return Apply(Prim("tuple"), tuple(elems), span=sp)
         if isinstance(node, cst.Subscript):
             return self.subscript(node, env)
+        if isinstance(node, (cst.ListComp, cst.SetComp, cst.GeneratorExp)):
+            return self.comprehension_value(node, env)  # over a container's values
         if rule_for(node, None) is not None:
             raise self.reject(node)
         raise self.error(
@@ -171,7 +173,10 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 parts.append(self.table_in(table[1], prev, opname == "NotIn", sp))
                 prev = Lit(None, span=sp)
                 continue
-            right = self.expr(ct.comparator, env)
+            cin = None
+            if opname in ("In", "NotIn"):
+                cin = self.container_in(prev, ct.comparator, opname == "NotIn", env)
+            right = self.expr(ct.comparator, env) if cin is None else Lit(None)
             if i < len(node.comparisons) - 1 and not isinstance(right, (Var, Lit)):
                 tmp = self.fresh("c")
                 lets.append((tmp, right))
@@ -182,6 +187,8 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 parts.append(
                     Apply(Prim("is_none" if opname == "Is" else "is_not_none"), (prev,), span=sp)
                 )
+            elif cin is not None:
+                parts.append(cin)
             elif opname in ("In", "NotIn") and self.string_in(ct.comparator, env):
                 # `x in s` on a string (or a list): a substring / element test
                 op = "contains" if opname == "In" else "not_contains"
@@ -225,6 +232,9 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 if -len(obj) <= key.value < len(obj):
                     return self.const_value(name, obj[key.value], self.span(node))
             return self.table_item(name, obj, key, self.span(node))
+        got = self.container_subscript(node, env)
+        if got is not None:
+            return got
         sliced = self.string_subscript(node, env)
         if sliced is not None:
             return sliced
@@ -260,18 +270,14 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 return self.row_tuple(env.names[n], node)  # type: ignore[arg-type]
             case Carry(var=var):
                 return Apply(StateCall(var, "get"), (), span=sp)
+            case Container() as cb:
+                self.container_use_error(node, cb)
+                return Lit(None, span=sp)  # reported; go on to find more problems
             case StateVar(cls=cls):
                 self.error(
                     node,
                     f"state `{n}` is used as a value",
                     f"call one of its readers, e.g. `{n}.{next(iter(cls.readers()), 'value')}()`",
-                )
-                return Lit(None, span=sp)  # reported; go on to find more problems
-            case Container():
-                self.error(
-                    node,
-                    f"`{n}` is a list/dict/set; containers are not supported",
-                    "accumulate with a State (Distinct, TopK, Median ...) instead",
                 )
                 return Lit(None, span=sp)  # reported; go on to find more problems
         if n in env.loop_locals:

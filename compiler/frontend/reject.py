@@ -45,6 +45,18 @@ def _not_container(node: cst.CSTNode, parent: Parent) -> bool:
     return not _is_container_binding(node, parent)
 
 
+def _over_values(node: cst.CSTNode) -> bool:
+    """A comprehension with one ``for`` over what may be a container's values (a name or a
+    call): checked where it is translated (a local container, else reported there)."""
+    comp = getattr(node, "for_in", None)
+    return (
+        isinstance(comp, cst.CompFor)
+        and comp.inner_for_in is None
+        and not comp.asynchronous
+        and isinstance(comp.iter, (cst.Name, cst.Call, cst.Subscript))
+    )
+
+
 def _is_statement_yield(node: cst.CSTNode, parent: Parent) -> bool:
     return isinstance(parent, cst.Expr) and parent.value is node
 
@@ -125,10 +137,12 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
     cst.Lambda: (Rule("`lambda` is not supported",
                       "define a module-level function (a host function)", when=_not_key_fn),),
     cst.ListComp: (Rule("list comprehensions are not supported",
-                        "loop over the stream with `for`"),),
-    cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state"),),
+                        "loop over the stream with `for`", when=lambda n, p: not _over_values(n)),),
+    cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state",
+                       when=lambda n, p: not _over_values(n)),),
     cst.DictComp: (Rule("dict comprehensions are not supported", "use group_by(...)"),),
-    cst.GeneratorExp: (Rule("generator expressions are not supported", "loop with `for`"),),
+    cst.GeneratorExp: (Rule("generator expressions are not supported", "loop with `for`",
+                            when=lambda n, p: not _over_values(n)),),
     cst.List: (Rule("list literals are not supported", "use a tuple, or a State to accumulate",
                     when=_not_container),),
     cst.Dict: (Rule("dict literals are not supported", "use group_by(...) or a State",

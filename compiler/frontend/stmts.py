@@ -56,6 +56,9 @@ class StmtMixin(Context):
 
         try:
             if isinstance(s, cst.If):
+                done = self.container_if(s, env, rest)
+                if done is not None:
+                    return done
                 return self.if_stmt(s, flat[i + 1 :], env, tail_fn, top)
             if isinstance(s, cst.For):
                 return self.for_stmt(s, flat[i + 1 :], env, rest)
@@ -155,10 +158,22 @@ class StmtMixin(Context):
             cls = self.state_class(value.func, env)
             if cls is not None:
                 return self.state_new(target, value, cls, env, rest)
-        if isinstance(value, (cst.List, cst.Dict, cst.Set)) and isinstance(target, cst.Name):
-            env2 = env.copy()
-            env2.names[target.value] = Container(target.value, self.span(target), depth=env.depth)
-            return rest(env2)
+        # a local container accumulator: d = {} / lst = [] / s = set()
+        kind = self.container_kind(value, env) if isinstance(target, cst.Name) else None
+        if kind is not None and isinstance(target, cst.Name):
+            if isinstance(env.names.get(target.value), (StateVar, Carry)):
+                raise self.error(
+                    target,
+                    f"`{target.value}` is reassigned",
+                    "give each container or state its own name",
+                )
+            return self.container_new(target, value, kind, env, rest)
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            cb = env.names.get(target.value.value)
+            if isinstance(cb, Container):
+                return self.container_store(target, value, cb, env, s, rest)
+        if isinstance(target, cst.Name) and (got := self.bind_view(target, value, env, rest)) is not None:
+            return got
         # a carried local being updated inside a loop
         if isinstance(target, cst.Name):
             b = env.names.get(target.value)
@@ -243,6 +258,10 @@ class StmtMixin(Context):
         if op is None:
             raise self.reject(s.operator, s)
         target = s.target
+        if isinstance(target, cst.Subscript) and isinstance(target.value, cst.Name):
+            cb = env.names.get(target.value.value)
+            if isinstance(cb, Container):
+                return self.container_aug(s, cb, env, rest)
         if not isinstance(target, cst.Name):
             raise self.error(
                 target,

@@ -15,6 +15,7 @@ from ..errors import Diagnostic, FrontendError
 from ..ir.nodes import UNIT, Function, Param, Span
 from .argbest import ArgBestMixin
 from .calls import CallMixin
+from .containers import ContainerMixin
 from .control import ControlMixin
 from .env import Env, Rows, Value
 from .exprs import ExprMixin
@@ -55,7 +56,7 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-class Translator(StmtMixin, ControlMixin, ArgBestMixin, CallMixin, ExprMixin):
+class Translator(StmtMixin, ControlMixin, ArgBestMixin, ContainerMixin, CallMixin, ExprMixin):
     def __init__(self, obj: Any, parsed: ParsedModule):
         super().__init__(obj.fn.__globals__, parsed)
         self.obj = obj

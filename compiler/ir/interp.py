@@ -74,6 +74,28 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
                 inner[p] = v
             _eval(lam.body, inner, refs, out)
         return None
+    if isinstance(f, Builtin) and f.name == "fold":  # a loop over values updating locals
+        lam = e.args[2]
+        assert isinstance(lam, Lambda)
+        carried, rows = _eval(e.args[1], env, refs, out), _Rows()
+        for item in _eval(e.args[0], env, refs, out):
+            inner = {**env, lam.params[0]: carried, lam.params[1]: item}
+            carried, more = _eval(lam.body, inner, refs, out)
+            rows.extend(more)
+        return (carried, rows)
+    if isinstance(f, Builtin) and f.name == "sort_by":  # sorted(x, key=lambda ...)
+        lam = e.args[1]
+        assert isinstance(lam, Lambda)
+        items = _eval(e.args[0], env, refs, out)
+        key = lambda item: _eval(lam.body, {**env, lam.params[0]: item}, refs, out)  # noqa: E731
+        return sorted(items, key=key, reverse=bool(attr(f, "reverse")))
+    if isinstance(f, Builtin) and f.name == "each":  # rows per container value
+        lam = e.args[1]
+        assert isinstance(lam, Lambda)
+        rows = _Rows()
+        for item in _eval(e.args[0], env, refs, out):
+            rows.extend(_eval(lam.body, {**env, lam.params[0]: item}, refs, out))
+        return rows
     args = [_eval(a, env, refs, out) for a in e.args]
     if isinstance(f, Prim):
         return PRIMS[f.op].impl(*args)
@@ -105,7 +127,10 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
             rows = _sorted(list(args[0]), attr(f, "order"))
             return [(*r, i) for i, r in enumerate(rows, 1)]
         if f.name == "yield":
-            out.append(args[0])
+            if isinstance(args[0], _Rows):
+                out.extend(args[0])
+            else:
+                out.append(args[0])
             return None
     if isinstance(f, StateNew):
         if f.cls == CARRY:
@@ -131,3 +156,5 @@ def _sorted(rows: list, order: tuple[tuple[int, bool], ...]) -> list:
 def _kf(row: tuple) -> dict[str, Any]:
     """A row's fields as the variables of a computed group key."""
     return {f"_kf.{i}": v for i, v in enumerate(row)}
+class _Rows(list):
+    """The rows an ``each`` (a loop over container values) yields."""

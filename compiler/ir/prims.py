@@ -115,6 +115,38 @@ DATETIME_ATTRS = {
 }
 DATETIME_METHODS = {"weekday": "dt.weekday", "isoweekday": "dt.isoweekday", "date": "dt.date",
                     "total_seconds": "td.total_seconds"}  # fmt: skip
+# container values (``states/containers.py``): ordered lists; a dict is its (key, value) items
+def _c_max(x: Any, *default: Any) -> Any:
+    return max(x, default=default[0]) if default else max(x)
+
+
+def _c_min(x: Any, *default: Any) -> Any:
+    return min(x, default=default[0]) if default else min(x)
+
+
+for _n, _f, _t in [
+    ("c_keys", lambda items: [k for k, _ in items], True),
+    ("c_values", lambda items: [v for _, v in items], True),
+    ("c_sorted", lambda x, rev: sorted(x, reverse=rev), False),
+    ("c_reversed", lambda x: list(reversed(x)), True),
+    ("c_slice", lambda x, a, b: x[a:b], False),
+    ("c_sum", sum, False),
+    ("c_max", _c_max, False),
+    ("c_min", _c_min, False),
+    ("c_contains", lambda x, v: v in x, False),
+    ("c_getitem", lambda items, k: dict(items)[k], False),
+    ("c_get", lambda items, k, d: dict(items).get(k, d), False),
+    ("c_index", lambda x, i: x[i], False),
+    ("c_enumerate", lambda x, start: list(enumerate(x, start)), True),
+    ("c_zip", lambda *xs: list(zip(*xs, strict=False)), True),
+    ("c_range", lambda n: list(range(n)), True),
+    ("c_row", lambda row: [row], True),  # the rows yielded by one element (``each``)
+    ("c_concat", lambda *xs: [r for x in xs for r in x], True),
+    ("c_empty", lambda: [], True),
+    ("c_distinct", lambda x: sorted(set(x)), False),
+    ("c_first", lambda x: x[0] if x else max(x), False),  # max([]) raises ValueError
+]:
+    _add(_n, _f, _t)
 
 MATH_FUNCS = (
     "sqrt exp log log2 log10 log1p expm1 floor ceil trunc fabs sin cos tan asin acos atan "

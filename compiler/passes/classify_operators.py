@@ -6,7 +6,7 @@
   projection expressions recorded) or *action reducer* (needs its Python);
   an action's undo is explicit, derived (additive) or missing (then only
   incremental maintenance refuses the algorithm);
-- each state operator: ``additive`` / ``action`` / ``ordered`` n:1 reducer,
+- each state operator: ``additive`` / ``action`` / ``ordered`` / ``container`` n:1 reducer,
   and which operators of one kind, scope and input, neither using the
   other's result, can fuse into one aggregate;
 - every other binding: scalar 1:1 (native), host call (Python), and each
@@ -23,7 +23,7 @@ from __future__ import annotations
 import dataclasses
 
 from ..analysis import Analysis
-from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim
+from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim, Var
 from ..program import Kinds, Program, YieldSite
 from ..state_classes import classify_state_class
 
@@ -47,6 +47,8 @@ def classify_operators(prog: Program) -> Program:
             k = "ordered"
         elif all(c != CARRY and classes[c].additive for c in op.classes):
             k = "additive"
+        elif all(c.startswith("looplift.states.containers:") for c in op.classes):
+            k = "container"  # a local dict / list / set: native nested aggregation
         else:
             k = "action"
         ops.append(dataclasses.replace(op, kind=k))
@@ -94,7 +96,9 @@ def classify_operators(prog: Program) -> Program:
         if s.kind != "yield":
             continue
         in_rows = bool(s.loops) and a.loops[s.loops[-1]].kind == "rows"
-        yields.append(YieldSite(s, "filter" if (in_rows and s.guards) else "1:n" if in_rows else "1:1"))
+        each = isinstance(s.args[0], Var) and _is_each(a.bound.get(s.args[0].name))
+        form = "filter" if (in_rows and s.guards) else "1:n" if in_rows or each else "1:1"
+        yields.append(YieldSite(s, form))
     return prog.with_(
         operators=tuple(fused), kinds_=Kinds(kind, classes, code, tuple(yields))
     )
@@ -109,3 +113,11 @@ def _has_effects(lam: Lambda, a: Analysis) -> bool:
         and (isinstance(n.fn, StateCall) or (isinstance(n.fn, Builtin) and n.fn.name == "yield"))
         for n in walk(lam.body)
     )
+
+
+def _is_each(b) -> bool:  # noqa: ANN001
+    """A yield of the rows of a loop over container values (one row per element)."""
+    v = b.value if b is not None else None
+    if isinstance(v, Apply) and v.fn == Prim("nth") and isinstance(v.args[0], Var):
+        return True  # the rows a fold (a loop over values updating locals) collected
+    return isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "each"

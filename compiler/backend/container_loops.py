@@ -1,0 +1,262 @@
+"""Loops over container values in a plan: ``each`` (rows per element), ``fold`` (locals
+updated per element, Spark's ``aggregate``) and ``sort_by`` (``sorted(..., key=lambda)``).
+
+Their lambdas are rendered as Spark SQL lambda functions: the parameters become
+lambda variables and the binders of the body are inlined (:func:`_locals_renderer`).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..ir.nodes import Expr
+from .containers import element_type
+
+if TYPE_CHECKING:
+    from .sql import SqlRenderer
+    from .types import Typing
+
+__all__ = ["each_of", "each_row_types", "each_type", "each_sql", "fold_type", "fold_sql",
+           "sort_by_type", "sort_by_sql"]  # fmt: skip
+
+Type = Any
+
+
+# -- loops over container values: ``each(list, λ e. rows)`` ------------------------------------
+
+
+def each_of(e: Expr, a: Any) -> Any:
+    """The ``each`` form a yield's argument is bound to, or None."""
+    from ..ir.nodes import Apply, Builtin, Prim, Var
+
+    while isinstance(e, Var):
+        b = a.bound.get(e.name)
+        if b is None or b.value is None:
+            return None
+        e = b.value
+    if isinstance(e, Apply) and isinstance(e.fn, Builtin) and e.fn.name == "each":
+        return e
+    if (
+        isinstance(e, Apply)
+        and isinstance(e.fn, Prim)
+        and e.fn.op == "nth"
+        and isinstance(e.args[0], Var)
+    ):
+        src = a.bound.get(e.args[0].name)  # the rows a fold collected
+        v = src.value if src is not None else None
+        if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "fold":
+            return v
+    return None
+
+
+def each_row_types(e: Expr, a: Any, ty: Typing) -> list[Type] | None:
+    """The field types of the rows an ``each`` yields (None if ``e`` is not one)."""
+    if each_of(e, a) is None:
+        return None
+    t = element_type(ty.of(e))
+    return list(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
+
+
+def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
+    """Type an ``each``: its element parameter, every binder of its body, its rows."""
+    from ..ir.nodes import Apply, Builtin, Lambda, Let
+
+    lst, lam = v.args
+    assert isinstance(lam, Lambda)
+    ty.types[lam.params[0]] = element_type(ty.of(lst))
+
+    def reg(e: Expr) -> None:
+        while isinstance(e, Let):
+            val = e.value
+            if isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name == "if":
+                for br in val.args[1:]:
+                    if isinstance(br, Lambda):
+                        reg(br.body)
+            t, null = value_type(val)
+            ty.types[e.name] = t
+            if null:
+                ty.nullable.add(e.name)
+            else:
+                ty.nullable.discard(e.name)
+            e = e.body
+
+    reg(lam.body)
+    body = lam.body
+    while isinstance(body, Let):
+        body = body.body
+    t, _ = value_type(body)
+    return t, False
+
+
+def each_sql(r: SqlRenderer, v: Any) -> str:
+    """``flatten(transform(list, e -> filter(array(CASE WHEN guard THEN row END, ...))))``."""
+    from ..ir.nodes import Lambda
+
+    lst, lam = v.args
+    assert isinstance(lam, Lambda)
+    var = f"_ce{r.depth}"
+    sub, tail, local = _locals_renderer(r, lam.body, {lam.params[0]: var})
+    rows = _row_parts(sub, local, tail, [])
+    if not rows:
+        return "array()"
+    return f"flatten(transform({r.expr(lst)}, {var} -> {_rows_array(rows, r.depth)}))"
+
+
+def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
+    """The rows a body yields, each with the conditions of the branches on its way."""
+    from ..ir.nodes import Apply, Builtin, Lambda, Let, Var
+
+    while isinstance(e, Var) and e.name in local:
+        e = local[e.name]
+    while isinstance(e, Let):
+        e = e.body
+        while isinstance(e, Var) and e.name in local:
+            e = local[e.name]
+    if not isinstance(e, Apply):
+        return []
+    f = e.fn
+    if isinstance(f, Builtin) and f.name == "if":
+        c = sub.cond(e.args[0])
+        then, other = e.args[1], e.args[2]
+        assert isinstance(then, Lambda) and isinstance(other, Lambda)
+        return _row_parts(sub, local, then.body, [*guard, f"coalesce({c}, FALSE)"]) + _row_parts(
+            sub, local, other.body, [*guard, f"NOT coalesce({c}, FALSE)"]
+        )
+    op = getattr(f, "op", "")
+    if op == "c_concat":
+        return [p for x in e.args for p in _row_parts(sub, local, x, guard)]
+    if op == "c_row":
+        return [(guard, sub.expr(e.args[0]))]
+    return []
+
+
+def _rows_array(rows: list[tuple[list[str], str]], depth: int) -> str:
+    items = [f"CASE WHEN {' AND '.join(g)} THEN {row} END" if g else row for g, row in rows]
+    arr = f"array({', '.join(items)})"
+    if any(g for g, _ in rows):
+        arr = f"filter({arr}, _cr{depth} -> _cr{depth} IS NOT NULL)"
+    return arr
+
+
+# -- sorted(x, key=lambda e: ...) ----------------------------------------------------------------
+
+
+def sort_by_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
+    """``sort_by`` keeps its list's type; its key function's binders are typed on the way."""
+    each_type(v, ty, value_type)
+    return ty.of(v.args[0]), False
+
+
+def _key_sql(r: SqlRenderer, lam: Any, var: str) -> str:
+    """The key function's body as SQL with its parameter bound to the lambda variable ``var``."""
+    sub, tail, _ = _locals_renderer(r, lam.body, {lam.params[0]: var})
+    return sub.expr(tail)
+
+
+def sort_by_sql(r: SqlRenderer, v: Any) -> str:
+    """``array_sort`` with a comparator of the keys (Spark's sort is stable, like Python's)."""
+    from ..ir.nodes import attr
+
+    lst, lam = v.args
+    a, b = f"_ka{r.depth}", f"_kb{r.depth}"
+    ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
+    lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
+    cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
+    return f"array_sort({r.expr(lst)}, ({a}, {b}) -> {cmp})"
+
+
+# -- loops over values that update locals: fold(list, init, λ acc e. (acc', rows)) --------------
+
+
+def _locals_renderer(r: SqlRenderer, body: Expr, params: dict[str, str]) -> tuple[Any, Expr, dict]:
+    """A renderer for a lambda body: its parameters are SQL lambda variables (``params``),
+    its binders inlined. Returns (renderer, the body's tail, the binders)."""
+    import dataclasses
+
+    from ..ir.nodes import Apply, Builtin, Lambda, Let
+
+    local: dict[str, Expr] = {}
+
+    def collect(e: Expr) -> Expr:
+        while isinstance(e, Let):
+            local[e.name] = e.value
+            val = e.value
+            if isinstance(val, Apply) and isinstance(val.fn, Builtin) and val.fn.name == "if":
+                for br in val.args[1:]:
+                    if isinstance(br, Lambda):
+                        collect(br.body)
+            e = e.body
+        return e
+
+    tail = collect(body)
+    outer = r.resolve
+
+    def resolve(name: str) -> str | None:
+        if name in params:
+            return params[name]
+        if name in local:
+            return f"({sub._expr(local[name])})"
+        return outer(name)
+
+    sub = dataclasses.replace(r, resolve=resolve)
+    return sub, tail, local
+
+
+def fold_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
+    from ..ir.nodes import Lambda, Let
+    from .types import unify
+
+    lst, init, lam = v.args
+    assert isinstance(lam, Lambda)
+    acc, elem = lam.params
+    init_t = ty.of(init)
+    carried = list(init_t[1]) if isinstance(init_t, tuple) and init_t[0] == "tuple" else []
+    prev = ty.types.get(acc)
+    if isinstance(prev, tuple) and prev[0] == "tuple" and len(prev[1]) == len(carried):
+        carried = [unify(a, b) for a, b in zip(carried, prev[1], strict=True)]
+    rows: Type = ("list", "none")
+    for _ in range(2):  # the accumulator's types follow what the body computes from them
+        ty.types[acc] = ("tuple", tuple(carried))
+        each_type(Apply_like(lst, Lambda((elem,), lam.body)), ty, value_type)
+        body = lam.body
+        while isinstance(body, Let):
+            body = body.body
+        step_t = value_type(body)[0]
+        if isinstance(step_t, tuple) and step_t[0] == "tuple" and len(step_t[1]) == 2:
+            new, rows = step_t[1]
+            if isinstance(new, tuple) and new[0] == "tuple" and len(new[1]) == len(carried):
+                carried = [unify(a, b) for a, b in zip(carried, new[1], strict=True)]
+    ty.types[acc] = ("tuple", tuple(carried))
+    return ("tuple", (("tuple", tuple(carried)), rows)), False
+
+
+class Apply_like:  # noqa: N801 - the (list, lambda) shape each_type reads
+    def __init__(self, lst: Expr, lam: Any) -> None:
+        self.args = (lst, lam)
+
+
+def fold_sql(r: SqlRenderer, v: Any) -> str:
+    """``aggregate(list, struct(init, rows0), (acc, e) -> struct(acc', concat(acc.rows, rows)))``."""
+    from ..ir.nodes import Apply, Lambda, Var
+    from .types import spark_type
+
+    lst, init, lam = v.args
+    assert isinstance(lam, Lambda)
+    acc, elem = lam.params
+    av, ev = f"_fa{r.depth}", f"_fe{r.depth}"
+    ctype = spark_type(r.ty.types.get(acc, ("tuple", ())))
+    sub, tail, local = _locals_renderer(r, lam.body, {acc: f"{av}._1", elem: ev})
+    while isinstance(tail, Var) and tail.name in local:
+        tail = local[tail.name]
+    assert isinstance(tail, Apply)
+    new, rows = tail.args
+    rows_t = sub._t(rows)
+    rtype = spark_type(
+        rows_t if isinstance(rows_t, tuple) and rows_t[1] != "none" else ("list", "int")
+    )
+
+    got = _row_parts(sub, local, rows, [])
+    step_rows = f"concat({av}._2, {_rows_array(got, r.depth)})" if got else f"{av}._2"
+    start = f"named_struct('_1', CAST({r.expr(init)} AS {ctype}), '_2', CAST(array() AS {rtype}))"
+    step = f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})"
+    return f"aggregate({r.expr(lst)}, {start}, ({av}, {ev}) -> {step})"

@@ -1,0 +1,213 @@
+"""Container values in a plan: types and native Spark SQL of the ``c_*`` primitives.
+
+A container accumulator (``states/containers.py``) reads back as an ordered
+list: ``array<T>`` for a list or set, ``array<struct<_1: K, _2: V>>`` for a
+dict (its items, ascending by key). The code after the loop reads it with
+Spark's array functions; Python's exceptions (``max`` of nothing, a missing
+key, an index out of range) are ``raise_error`` calls naming the Python class.
+
+>>> element_type(("list", ("tuple", ("str", "int"))))
+('tuple', ('str', 'int'))
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from ..ir.nodes import Expr, Lit
+
+if TYPE_CHECKING:
+    from .sql import SqlRenderer
+    from .types import Typing
+
+__all__ = ["CONTAINER_CLASSES", "container_prim_type", "container_py", "container_reader_type",
+           "container_sql", "element_type"]  # fmt: skip
+
+Type = Any
+
+# the state classes of looplift.states.containers, by name: how their value() is typed
+CONTAINER_CLASSES = {"KeyedSums": "items", "KeyedMax": "items", "KeyedMin": "items", "Bag": "elements", "ValueSet": "elements",
+                     "InsertionDict": "items", "Seq": "elements", "PySet": "elements"}  # fmt: skip
+
+
+def element_type(t: Type) -> Type:
+    return t[1] if isinstance(t, tuple) and t[0] == "list" else "any"
+
+
+def _field(t: Type, i: int) -> Type:
+    if isinstance(t, tuple) and t[0] == "tuple" and len(t[1]) > i:
+        return t[1][i]
+    return "any"
+
+
+def container_reader_type(cls_name: str, arg_types: list[list[Type]]) -> tuple[Type, bool] | None:
+    """The type of ``value()`` of a container state, from the types of its actions' arguments
+    (``arg_types[i]``: the types seen for argument ``i``)."""
+    from .types import unify
+
+    how = CONTAINER_CLASSES.get(cls_name)
+    if how is None:
+        return None
+    merged = []
+    for ts in arg_types:
+        t: Type = "none"
+        for x in ts:
+            t = unify(t, x)
+        merged.append("int" if t == "none" else t)
+    if how == "items":
+        k = merged[0] if merged else "int"
+        v = merged[1] if len(merged) > 1 else "int"
+        if v == "bool" and cls_name == "KeyedSums":
+            v = "int"  # True + True is 2
+        return ("list", ("tuple", (k, v))), False
+    return ("list", merged[0] if merged else "int"), False
+
+
+def container_prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
+    from .types import unify
+
+    ts = [ty.of(x) for x in args]
+    el = element_type(ts[0]) if ts else "any"
+    if op == "c_keys":
+        return ("list", _field(el, 0)), False
+    if op == "c_values":
+        return ("list", _field(el, 1)), False
+    if op in ("c_sorted", "c_reversed", "c_slice", "c_distinct"):
+        return ts[0], False
+    if op == "c_sum":
+        return ("int" if el == "bool" else el if el in ("int", "float") else "any"), False
+    if op == "c_first":
+        return el, False
+    if op in ("c_max", "c_min", "c_index"):
+        if len(args) > 1 and op != "c_index":
+            return unify(el, ts[1]), ty.may_be_null(args[1])
+        return el, False
+    if op == "c_contains":
+        return "bool", False
+    if op == "c_enumerate":
+        return ("list", ("tuple", ("int", el))), False
+    if op == "c_zip":
+        return ("list", ("tuple", tuple(element_type(t) for t in ts))), False
+    if op == "c_range":
+        return ("list", "int"), False
+    if op == "c_row":
+        return ("list", ts[0]), False
+    if op == "c_empty":
+        return ("list", "none"), False
+    if op == "c_concat":
+        out: Type = ("list", "none")
+        for t in ts:
+            out = unify(out, t)
+        return out, False
+    if op == "c_getitem":
+        return _field(el, 1), False
+    if op == "c_get":
+        v = _field(el, 1)
+        return unify(v, ts[2]), ty.may_be_null(args[2]) or ts[2] == "none"
+    return "any", True
+
+
+def _err(cls: str, what: str) -> str:
+    from .sql import sql_string
+
+    return f"raise_error({sql_string(f'looplift: {what} (Python raises {cls})')})"
+
+
+def container_sql(
+    r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
+) -> str:
+    """Spark SQL of a ``c_*`` primitive (``x``: the rendered arguments)."""
+    from .types import spark_type
+
+    v = f"_ce{r.depth}"
+    el = element_type(ts[0]) if ts else "any"
+    if op == "c_keys":
+        return f"transform({x[0]}, {v} -> {v}._1)"
+    if op == "c_values":
+        return f"transform({x[0]}, {v} -> {v}._2)"
+    if op == "c_sorted":
+        rev = isinstance(args[1], Lit) and bool(args[1].value)
+        return f"reverse(array_sort({x[0]}))" if rev else f"array_sort({x[0]})"
+    if op == "c_reversed":
+        return f"reverse({x[0]})"
+    if op == "c_distinct":
+        return f"array_sort(array_distinct({x[0]}))"
+    if op == "c_first":
+        empty = _err("ValueError", "max() / min() of an empty container")
+        return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE element_at({x[0]}, 1) END)"
+    if op == "c_sum":
+        t = spark_type("int" if el in ("int", "bool") else "float")
+        return f"aggregate({x[0]}, CAST(0 AS {t}), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
+    if op in ("c_max", "c_min"):
+        fn = "array_max" if op == "c_max" else "array_min"
+        if len(x) > 1:
+            return f"(CASE WHEN size({x[0]}) = 0 THEN {x[1]} ELSE {fn}({x[0]}) END)"
+        name = op[2:]
+        return (f"(CASE WHEN size({x[0]}) = 0 THEN {_err('ValueError', f'{name}() of an empty container')} "
+                f"ELSE {fn}({x[0]}) END)")  # fmt: skip
+    if op == "c_contains":
+        return f"exists({x[0]}, {v} -> {v} <=> {x[1]})"  # None in [None] is True
+    if op == "c_enumerate":
+        return f"transform({x[0]}, ({v}, _ci{r.depth}) -> named_struct('_1', CAST(_ci{r.depth} AS BIGINT) + {x[1]}, '_2', {v}))"
+    if op == "c_zip":
+        if len(x) == 1:
+            return f"transform({x[0]}, {v} -> named_struct('_1', {v}))"
+        n = f"least({', '.join(f'size({a})' for a in x)})"
+        i = f"_ci{r.depth}"
+        fields = ", ".join(
+            f"'_{k + 1}', try_element_at({a}, CAST({i} + 1 AS INT))" for k, a in enumerate(x)
+        )
+        seq = f"sequence(0, greatest({n}, 1) - 1)"
+        return f"slice(transform({seq}, {i} -> named_struct({fields})), 1, {n})"
+    if op == "c_range":
+        n = f"CAST({x[0]} AS BIGINT)"
+        return f"slice(sequence(CAST(0 AS BIGINT), greatest({n}, 1) - 1), 1, CAST(greatest({n}, 0) AS INT))"
+    if op in ("c_getitem", "c_get"):
+        hits = f"filter({x[0]}, {v} -> {v}._1 <=> {x[1]})"
+        missing = x[2] if op == "c_get" else _err("KeyError", "key not in the dict")
+        return f"(CASE WHEN size({hits}) = 0 THEN {missing} ELSE element_at({hits}, 1)._2 END)"
+    if op == "c_index":
+        n = f"size({x[0]})"
+        i = x[1]
+        return (f"(CASE WHEN {i} >= {n} OR {i} < -{n} THEN {_err('IndexError', 'list index out of range')} "
+                f"ELSE element_at({x[0]}, CAST(CASE WHEN {i} >= 0 THEN {i} + 1 ELSE {i} END AS INT)) END)")  # fmt: skip
+    if op == "c_slice":
+        n = f"size({x[0]})"
+
+        def bound(e: Expr, sql: str, dflt: str) -> str:
+            if isinstance(e, Lit) and e.value is None:
+                return dflt
+            return (f"(CASE WHEN {sql} < 0 THEN greatest({n} + {sql}, 0) "
+                    f"ELSE least({sql}, {n}) END)")  # fmt: skip
+
+        lo = bound(args[1], x[1], "0")
+        hi = bound(args[2], x[2], n)
+        return f"slice({x[0]}, CAST({lo} + 1 AS INT), CAST(greatest({hi} - {lo}, 0) AS INT))"
+    raise ValueError(op)
+
+
+def container_py(op: str, x: list[str]) -> str:
+    """Python of a ``c_*`` primitive (ordered loops run their body as Python)."""
+    forms = {
+        "c_keys": "[_e[0] for _e in {0}]",
+        "c_values": "[_e[1] for _e in {0}]",
+        "c_sorted": "sorted({0}, reverse={1})",
+        "c_reversed": "list(reversed({0}))",
+        "c_slice": "{0}[{1}:{2}]",
+        "c_sum": "sum({0})",
+        "c_contains": "({1} in {0})",
+        "c_getitem": "dict({0})[{1}]",
+        "c_get": "dict({0}).get({1}, {2})",
+        "c_index": "{0}[{1}]",
+        "c_enumerate": "list(enumerate({0}, {1}))",
+        "c_zip": "list(zip({all}))",
+        "c_range": "list(range({0}))",
+        "c_distinct": "sorted(set({0}))",
+        "c_first": "{0}[0]",
+    }
+    if op in ("c_max", "c_min"):
+        fn = op[2:]
+        return f"{fn}({x[0]}, default={x[1]})" if len(x) > 1 else f"{fn}({x[0]})"
+    if op not in forms:
+        raise ValueError(f"no Python for {op}")
+    return forms[op].format(*x, all=", ".join(x))
