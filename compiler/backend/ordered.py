@@ -144,8 +144,28 @@ class OrderedMixin:
             self.ty.types[name] = t[len("Optional[") : -1] if t.startswith("Optional[") else t
             if t.startswith("Optional["):
                 self.ty.nullable.add(name)
+        # each operation of the key gets a typed temporary (str methods render by type)
+        from ..ir.nodes import Apply, Prim, Var
+        from .types import _prim_type
+
+        temps: dict[str, Bound] = {}
+
+        def flat(e: Any) -> Any:
+            if isinstance(e, Apply) and isinstance(e.fn, Prim):
+                v = Apply(e.fn, tuple(flat(x) for x in e.args), span=e.span)
+                name = f"_kf.t{len(temps)}"
+                temps[name] = Bound(name, v, (), (), UNKNOWN)
+                t, null = _prim_type(e.fn.op, v.args, self.ty)
+                self.ty.types[name] = t
+                if null:
+                    self.ty.nullable.add(name)
+                return Var(name)
+            return e
+
+        expr = flat(expr)
         a = dataclasses.replace(
-            self.a, bound={**self.a.bound, "_kf.value": Bound("_kf.value", expr, (), (), UNKNOWN)}
+            self.a,
+            bound={**self.a.bound, **temps, "_kf.value": Bound("_kf.value", expr, (), (), UNKNOWN)},
         )
         r = SqlRenderer(a, self.ty, lambda n: quote_ident(self.field_col(fields[n])) if n in fields
                         else None, self.refs, self.pycalls)  # fmt: skip

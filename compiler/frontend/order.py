@@ -216,8 +216,9 @@ class OrderMixin(Context):
         """``group_by(lambda r: (r[0], r[2] // 7), rows)``: the key's fields (-1 where
         computed) and the computed parts (position, IR over ``_kf.<i>`` field vars, type)."""
         hint = (
-            "a computed key is a lambda of the row: fields `r[i]` and arithmetic on numeric "
-            "fields, e.g. `group_by(lambda r: (r[0], r[2] // 7), rows)`"
+            "a computed key is a lambda of the row: fields `r[i]`, arithmetic, casts, `str` "
+            "methods and datetime parts, e.g. `group_by(lambda r: (r[0], r[2] // 7), rows)` "
+            "or `group_by(lambda r: r[1].month, rows)`"
         )
         ps = lam.params
         if len(ps.params) != 1 or isinstance(ps.star_arg, cst.CSTNode) or ps.kwonly_params:
@@ -240,8 +241,8 @@ class OrderMixin(Context):
                 continue
             ty = _key_type(ir, dict(zip(fields, src.types, strict=True)))
             if ty is None:
-                raise self.error(e, f"key part `{code_of(e)}` is not arithmetic on the row's "
-                                 "numeric fields", hint)  # fmt: skip
+                raise self.error(e, f"key part `{code_of(e)}` is not a native expression of "
+                                 "the row's fields", hint)  # fmt: skip
             key.append(-1)
             computed.append((pos, ir, ty))
         return tuple(key), tuple(computed)
@@ -338,18 +339,48 @@ class OrderMixin(Context):
 
 
 _KEY_PRIMS = {"add", "sub", "mul", "floordiv", "mod", "truediv", "neg", "abs"}
+_CASTS = {"int": "int", "float": "float", "str": "str", "bool": "bool", "round": "int",
+          "len": "int"}  # fmt: skip
+_KEY_TYPES = ("int", "float", "str", "bool", "datetime", "date")
 
 
 def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
-    """The type of a computed key part (int / float), or None if it is not plain arithmetic."""
+    """The type of a computed key part, or None when it is not a native scalar expression
+    of the row's fields (arithmetic, casts, ``str`` methods, datetime parts)."""
+    from ..backend.datetimes import datetime_type
+    from ..backend.strtypes import STRING_OPS, string_prim_type
+
     if isinstance(e, Lit):
-        return {int: "int", float: "float"}.get(type(e.value))
+        return {int: "int", float: "float", str: "str", bool: "bool"}.get(type(e.value))
     if isinstance(e, Var):
         t = fields.get(e.name)
-        return t if t in ("int", "float") else None
-    if isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.op in _KEY_PRIMS:
-        ts = [_key_type(x, fields) for x in e.args]
-        if None in ts:
+        if t is not None and t.startswith("Optional["):
+            t = t[len("Optional[") : -1]
+        return t if t in _KEY_TYPES else None
+    if not (isinstance(e, Apply) and isinstance(e.fn, Prim)):
+        return None
+    op = e.fn.op
+    ts = [_key_type(x, fields) for x in e.args]
+    if None in ts:
+        return None
+    if op in _KEY_PRIMS:
+        if op == "add" and "str" in ts:
+            return "str" if all(t == "str" for t in ts) else None
+        dt = datetime_type(op, ts)
+        if dt is not None:
+            return dt if dt in _KEY_TYPES else None
+        if any(t not in ("int", "float", "bool") for t in ts):
             return None
-        return "float" if e.fn.op == "truediv" or "float" in ts else "int"
+        return "float" if op == "truediv" or "float" in ts else "int"
+    if op in ("eq", "ne", "lt", "le", "gt", "ge", "not"):
+        return "bool"
+    if op in _CASTS:
+        return _CASTS[op]
+    dt = datetime_type(op, ts)
+    if dt is not None:
+        return dt if dt in _KEY_TYPES else None
+    if op in STRING_OPS:
+        lits = [x.value if isinstance(x, Lit) else None for x in e.args]
+        got = string_prim_type(op, ts, [False] * len(ts), lits)
+        return got[0] if got is not None and got[0] in _KEY_TYPES else None
     return None

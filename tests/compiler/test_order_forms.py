@@ -91,8 +91,8 @@ def _errors(tmp_path: Path, body: str) -> str:
         ("for i, r in enumerate(rows):",
          "`enumerate` over a stream numbers rows in no defined order",
          "enumerate(sorted(g, key=lambda r: r[1]))"),
-        ("for k, g in group_by(lambda r: r[2] + 'x', rows):",
-         "key part `r[2] + 'x'` is not arithmetic on the row's numeric fields",
+        ("for k, g in group_by(lambda r: r[2] + 1, rows):",
+         "key part `r[2] + 1` is not a native expression of the row's fields",
          "group_by(lambda r: (r[0], r[2] // 7), rows)"),
     ],
 )

@@ -92,6 +92,15 @@ def computed(rows: RowStream[int, int, str]):
         yield k * 10 + b, n, sv
 
 
+@dataflow(columns=("word", "div3", "n"))
+def computed_text(rows: RowStream[int, int, str]):
+    for (word, div3), g in group_by(lambda r: (r[2].strip().lower(), r[1] % 3 == 0), rows):
+        n = 0
+        for _k, _v, _s in g:
+            n += 1
+        yield word, div3, n
+
+
 @dataflow(columns=("n", "s"))
 def whole_group(rows: RowStream[int, int, str]):
     for _k, g in group_by((), rows):

@@ -23,7 +23,7 @@ ROWS = [
 ]  # fmt: skip
 
 ALGOS = [A.desc_multi, A.field0_desc, A.whole_input, A.one_group, A.key_lambda, A.top2,
-         A.newest, A.arg_min, A.computed, A.whole_group]  # fmt: skip
+         A.newest, A.arg_min, A.computed, A.computed_text, A.whole_group]  # fmt: skip
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
