@@ -15,7 +15,10 @@ into::
     let total_1 = add(total, _r1) in ...
 
 ``n += 1`` becomes ``Count``; ``x = max(x, e)`` / ``min`` become ``Max`` /
-``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``.
+``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``. A
+*flag*, a local whose every update sets one constant (``found = True`` under an
+``if``), is a ``Count`` of the rows that set it: the constant when it is
+positive, else the starting value.
 
 Assumes: let-normal form, unique binders.
 Guarantees: every remaining ``carry`` lives in an ordered loop (it is run in
@@ -30,7 +33,7 @@ import dataclasses
 from ..analysis import analyze
 from ..errors import Diagnostic, PassError
 from ..frontend import ref_of
-from ..ir.nodes import CARRY, Apply, Expr, Let, Lit, Prim, StateCall, StateNew, Var
+from ..ir.nodes import CARRY, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, StateNew, Var
 from ..ir.traverse import map_children
 from ..names import user_name
 from ..program import Program
@@ -47,6 +50,7 @@ def recognize_reductions(prog: Program) -> Program:
     a = analyze(prog.fn)
     diags: list[Diagnostic] = []
     plan: dict[str, tuple[str, Expr]] = {}  # carry var -> (reduction, init atom)
+    flags: dict[str, Lit] = {}  # carry var -> the constant every update sets (a flag)
     for name, decl in a.states.items():
         if decl.cls != CARRY:
             continue
@@ -55,6 +59,15 @@ def recognize_reductions(prog: Program) -> Program:
         reads = a.reads_of(name)
         in_loop_reads = [r for r in reads if len(r.loops) > len(decl.loops)]
         ops = {s.method for s in updates}
+        consts = {(type(s.args[0].value), s.args[0].value) for s in updates
+                  if s.args and isinstance(s.args[0], Lit)}  # fmt: skip
+        if ops == {"set"} and not in_loop_reads and len(consts) == 1 and all(
+            isinstance(s.args[0], Lit) for s in updates
+        ):
+            # a flag: `found = True` under a condition is the same in any row order
+            plan[name] = ("flag", decl.args[0])
+            flags[name] = updates[0].args[0]
+            continue
         kind = next((k for k, allowed in _KIND_OPS.items() if ops and ops <= allowed), None)
         if kind is not None and not in_loop_reads:
             if kind == "sum" and all(
@@ -90,7 +103,8 @@ def recognize_reductions(prog: Program) -> Program:
         raise PassError(diags)
     if not plan:
         return prog
-    classes = {"sum": states.Sum, "count": states.Count, "max": states.Max, "min": states.Min}
+    classes = {"sum": states.Sum, "count": states.Count, "max": states.Max, "min": states.Min,
+               "flag": states.Count}  # fmt: skip
     refs = dict(prog.refs)
     for kind in {k for k, _ in plan.values()}:
         refs[ref_of(classes[kind])] = classes[kind]
@@ -117,6 +131,13 @@ def recognize_reductions(prog: Program) -> Program:
         if f.method == "get":
             r = fresh()
             read = Apply(StateCall(f.state, "value", span=f.span), (), span=v.span)
+            if kind == "flag":  # the constant if any row set it, else the start value
+                t = fresh()
+                cond = Apply(Prim("gt"), (Var(r), Lit(0)), span=v.span)
+                pick = Apply(Builtin("if"), (Var(t), Lambda((), flags[f.state]), Lambda((), init)),
+                             span=v.span)  # fmt: skip
+                combined = Let(t, cond, pick, span=v.span)
+                return Let(r, read, dataclasses.replace(e, value=combined), span=e.span)
             if kind in ("sum", "count"):
                 if isinstance(init, Lit) and type(init.value) is int and init.value == 0:
                     return Let(r, read, dataclasses.replace(e, value=Var(r)), span=e.span)
@@ -124,7 +145,7 @@ def recognize_reductions(prog: Program) -> Program:
             else:
                 combined = _if_none(Var(r), init, Apply(Prim(kind), (init, Var(r))), v.span)
             return Let(r, read, dataclasses.replace(e, value=combined), span=e.span)
-        if kind == "count":
+        if kind in ("count", "flag"):
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add"), args=()))
         if f.method == "sub":
             neg = fresh()
