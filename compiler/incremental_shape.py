@@ -104,6 +104,13 @@ def incremental_shape(prog: Program) -> IncrementalShape:
         why = "states outside the group_by's scope"
     elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
         why = "a loop over all rows"
+    nfields = len(params[rows_index].types)
+    if any(i >= nfields for i in top.key):
+        # a computed key part is not a field of the input rows: partition by the key's
+        # plain fields (the whole input when there are none) and recompute from the rows
+        plain = tuple(i for i in top.key if i < nfields)
+        return IncrementalShape(kind, plain, "rows", rows_index,
+                                why or "a computed group key: partitioned by its plain fields")  # fmt: skip
     return IncrementalShape(kind, tuple(top.key), "rows" if why else "state", rows_index, why)
 
 
