@@ -573,3 +573,65 @@ def test_invalid_corpus_annotations_point_at_code(path: Path) -> None:
         assert 1 <= line <= len(lines) and not lines[line - 1].lstrip().startswith("#")
         text = lines[line - 1]
         assert 1 <= col <= len(text) and not text[col - 1].isspace(), (line, col, text)
+
+
+# -- issue 10 samples: tables, datetimes, raise, strings, order forms ---------------------
+
+
+def test_billing() -> None:
+    m = sample("billing")
+    assert m.to_eur(10.0, "EUR") == 10.0
+    assert math.isclose(m.to_eur(100.0, "GBP"), 117.0)  # 100 * 1.17
+    with pytest.raises(ValueError, match="unknown currency JPY"):
+        m.to_eur(1.0, "JPY")
+    assert m.plan_fee("free") == 0.0 and m.plan_fee("basic") == 9.0
+    with pytest.raises(ValueError, match="unknown plan gold"):
+        m.plan_fee("gold")
+    t = datetime.datetime(2024, 2, 29, 18, 0)
+    # February 2024 has 29 days: the period ends 2024-03-01 00:00, six hours after t
+    assert_rows(
+        m.invoice_lines([(3, "pro", "CHF", 50.0, t)]),
+        [(3, datetime.datetime(2024, 2, 1), datetime.datetime(2024, 3, 1), 6.0, 29.0, 52.0)],
+    )
+    with pytest.raises(ValueError):
+        m.invoice_lines([(3, "pro", "XXX", 50.0, t)])
+
+
+def test_dedup_latest() -> None:
+    m = sample("dedup")
+    rows = [(7, 10, "new", 5.0), (7, 30, "paid", 6.0), (7, 20, "held", 7.0), (8, 5, "new", 1.0)]
+    # order 7: the version at 30 is the newest; order 8 has one version
+    assert_rows(m.latest(rows), [(7, 30, "paid", 6.0), (8, 5, "new", 1.0)])
+    assert m.latest([]) == []
+
+
+def test_logparse() -> None:
+    m = sample("logparse")
+    log = [
+        (1, '1.2.3.4 - - [01/Jan/2024:07:00:00 +0000] "GET /A/b?q=1 HTTP/1.0" 404 12', "x"),
+        (2, "# comment", None),
+        (3, '5.6.7.8 - - [01/Jan/2024:23:59:59 +0000] "PUT /z HTTP/1.1" 500 -', "my-bot"),
+    ]
+    # line 1: path lower-cased without the query, hour 07, not a bot;
+    # line 3: size '-' counts 0, the agent contains "bot"
+    assert_rows(
+        m.parse_access(log),
+        [(1, "1.2.3.4", "GET /a/b", 404, 12, 7, False), (3, "5.6.7.8", "PUT /z", 500, 0, 23, True)],
+    )
+    # two lines parse, one is a 5xx, 12 bytes served
+    assert m.status_summary(log) == (2, 1, 12)
+
+
+def test_top_products() -> None:
+    m = sample("topn")
+    rows = [("a", "p", 3), ("a", "q", 9), ("a", "r", 5), ("a", "s", 1), ("b", "t", 4)]
+    # category a: q (9) then r (5); b has a single product
+    assert_rows(m.top_products(rows), [("a", 1, "q", 9), ("a", 2, "r", 5), ("b", 1, "t", 4)])
+
+
+def test_weekly_revenue() -> None:
+    m = sample("weekly")
+    rows = [(1, 6, "sale", 10.0), (1, 7, "sale", 3.0), (1, 13, "refund", 1.0), (2, 0, "sale", 2.0)]
+    # store 1: day 6 is week 0 (10.0, one transaction); days 7 and 13 are week 1
+    # (3.0 - 1.0 = 2.0, two transactions); store 2: week 0 (2.0, one)
+    assert_rows(m.weekly_revenue(rows), [(1, 0, 10.0, 1), (1, 1, 2.0, 2), (2, 0, 2.0, 1)])

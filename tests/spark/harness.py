@@ -178,6 +178,9 @@ class Pools:
     ints: list[int] = field(default_factory=list)
     floats: list[float] = field(default_factory=list)
     strs: list[str] = field(default_factory=list)
+    # str keys and items of module-level lookup tables (``RATES = {"EUR": ...}``): values
+    # that must be hit often, or most rows only test the KeyError path
+    keys: list[str] = field(default_factory=list)
 
 
 def literal_pools(module: Any) -> Pools:
@@ -207,7 +210,15 @@ def literal_pools(module: Any) -> Pools:
             floats.update({v, -v})
         elif isinstance(v, str) and len(v) <= 12:
             strs.add(v)
-    return Pools(sorted(ints), sorted(floats), sorted(strs))
+    keys: set[str] = set()
+    for node in tree.body:
+        if (isinstance(node, ast.Assign) and isinstance(node.value, ast.Dict | ast.Tuple)
+                and not any(isinstance(t, ast.Name) and t.id in ("EXAMPLES", "EXPECTED")
+                            for t in node.targets)):  # fmt: skip
+            elems = node.value.keys if isinstance(node.value, ast.Dict) else node.value.elts
+            keys.update(e.value for e in elems
+                        if isinstance(e, ast.Constant) and isinstance(e.value, str))  # fmt: skip
+    return Pools(sorted(ints), sorted(floats), sorted(strs), sorted(keys))
 
 
 def weighted(*pairs: tuple[int, st.SearchStrategy]) -> st.SearchStrategy:
@@ -257,10 +268,12 @@ def floats(pools: Pools | None = None) -> st.SearchStrategy[float]:
 def strings(pools: Pools | None = None) -> st.SearchStrategy[str]:
     pool = (pools.strs if pools else []) or ["z"]
     alphabet = st.characters(codec="utf-8", exclude_categories=("Cs", "Cc"))
+    keys = pools.keys if pools else []
     return weighted(
         (6, st.sampled_from(STRINGS)),
         (4, st.sampled_from(pool)),
         (1, st.text(alphabet, max_size=5)),
+        (22 if keys else 0, st.sampled_from(keys or ["z"])),
     )
 
 

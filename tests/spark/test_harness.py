@@ -243,7 +243,8 @@ def test_reference_runs_on_examples_and_generated_data(case: Any) -> None:
     def run(inputs: Any) -> None:
         nonlocal usable
         if case.kind == "scalar":
-            usable += sum(reference_ok(algo, [args]) for args in inputs) > len(inputs) // 2
+            # a batch is usable when a quarter of its rows run (the others are left out)
+            usable += sum(reference_ok(algo, [args]) for args in inputs) > len(inputs) // 4
             return
         rows, scalars = inputs
         if reference_ok(algo, rows, scalars):
