@@ -91,9 +91,15 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
         env[p.arg] = (t, null)
     reader = _Reader(fn, env, depth)
     reader.locals_(tree.body)
+    return _returned_type(reader, tree.body)
+
+
+def _returned_type(reader: _Reader, body: list[ast.stmt]) -> tuple[Type, bool] | None:
+    """(type, nullable) of what ``body`` returns (falling off the end returns None), typed
+    by ``reader``; None when one ``return`` says nothing it can read."""
     results = [reader.expr(r.value) if r.value is not None else ("none", True)
-               for r in _returns(tree.body)]  # fmt: skip
-    if not _always_returns(tree.body):
+               for r in _returns(body)]  # fmt: skip
+    if not _always_returns(body):
         results.append(("none", True))
     if not results or any(r is None for r in results):
         return None
@@ -104,9 +110,7 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
         t = _join(t, rt)
         if t is None:
             return None
-    if not _known(t):
-        return None
-    return t, null
+    return (t, null) if _known(t) else None
 
 
 # host function ref -> (type, nullable), observed by running it on the first values of an
@@ -585,20 +589,7 @@ def infer_state_reader(
         return None
     reader = _Reader(getattr(cls, method, None), env, 0)
     reader.locals_(body)
-    results = [reader.expr(r.value) if r.value is not None else ("none", True)
-               for r in _returns(reader_def.body)]  # fmt: skip
-    if not _always_returns(reader_def.body):
-        results.append(("none", True))
-    if not results or any(r is None for r in results):
-        return None
-    t: Type = "none"
-    null = False
-    for rt, rn in results:
-        null = null or rn or rt == "none"
-        t = _join(t, rt)
-        if t is None:
-            return None
-    return (t, null) if _known(t) else None
+    return _returned_type(reader, reader_def.body)
 
 
 class _FieldNames(ast.NodeTransformer):
