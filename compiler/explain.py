@@ -127,10 +127,21 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "Bag": "array_sort(collect_list(element))",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
             out.append(f"      reduce part (native): per scope key, {how}; no Python at run time")
+        elif op.kind == "ordered" and n.op.python is None:
+            loop = op.name.removeprefix("ordered.")
+            yields = any(loop in y.site.loops for y in prog.kinds.yields)
+            out.append(
+                "      reduce part (native fold): per scope key, aggregate() over the rows sorted "
+                "in the loop's order (sort_array(collect_list(struct(...)))); the carried values "
+                "are its accumulator, the loop body its step function"
+                + ("; the rows it yields are collected in the accumulator and exploded (inline)"
+                   if yields else "")  # fmt: skip
+                + "; no Python at run time"
+            )
         elif op.kind == "ordered":
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "
-                "the loop body in order"
+                f"the loop body in order; not a native fold because {n.op.python}"
             )
         elif op.arg_best:
             out.append(

@@ -9,8 +9,12 @@ user's events sorted by timestamp.
 
 ``sessions`` works on integer timestamps with a fixed gap of 30;
 ``session_stats`` works on ``datetime`` timestamps with the gap (in seconds)
-as a scalar parameter, and measures time with the host function
-``seconds_between``.
+as a scalar parameter, and measures time in whole seconds,
+``int((b - a).total_seconds())``.
+
+Both loops compile to one native fold per user (``--explain``): the carried
+locals are the fields of a struct accumulator, the loop body its step
+function over the user's events sorted by timestamp; no Python runs.
 
 >>> sessions([(7, 100), (7, 10), (7, 20), (7, 95)])
 [(7, 2)]
@@ -18,7 +22,6 @@ as a scalar parameter, and measures time with the host function
 
 import datetime
 
-from hostlib import seconds_between
 from looplift import RowStream, dataflow, group_by
 
 
@@ -47,9 +50,9 @@ def session_stats(events: RowStream[int, datetime.datetime], max_gap: int):
         for _uid, ts in user_events:
             if first is None:
                 first = ts
-            if prev is None or seconds_between(prev, ts) > max_gap:
+            if prev is None or int((ts - prev).total_seconds()) > max_gap:
                 n += 1
                 start = ts
-            longest = max(longest, seconds_between(start, ts))
+            longest = max(longest, int((ts - start).total_seconds()))
             prev = ts
         yield uid, n, longest, first

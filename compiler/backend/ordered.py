@@ -15,12 +15,14 @@ from typing import TYPE_CHECKING, Any
 from ..dataflow.payloads import GLOBAL, ROWS
 from ..ir.nodes import CARRY, Apply, Lambda, Var
 from ..ir.traverse import free_vars
+from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
+from .fold import ACC, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql
 from .frames import SRC, spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
-from .sql import SqlRenderer, quote_ident
+from .sql import SqlRenderer, quote_ident, sql_literal
 from .types import spark_type
 
 if TYPE_CHECKING:
@@ -186,14 +188,226 @@ class OrderedMixin:
             cols.append(spark_col(r.expr(Var(n))))
         return cols
 
-    def ordered_readers(self: Planner, op: StateOperator, keys: tuple[str, ...]) -> tuple[str, list[str]]:
-        """The ordered loop's readers: Python per scope key, rows sorted by the order field."""
+    # -- native folds -------------------------------------------------------------------
+    def native_fold(
+        self: Planner, op: StateOperator, out_types: list[str] | None = None
+    ) -> Fold | None:
+        """The ordered loop as one native fold, or None (then it runs in Python; the reason is
+        kept for ``--explain``)."""
+        key = (op.name, tuple(out_types) if out_types is not None else None)
+        if key not in self.folds:
+            free = fold_free(self.a, op, self.scalar_params)
+            try:
+                consts = {n: self.renderer(GLOBAL).expr(Var(n)) for n in free if self._constant(n)}
+                self.folds[key] = fold_of(self.a, self.ty, self.refs, self.classes, op, free,
+                                          out_types=out_types, consts=consts)  # fmt: skip
+            except NotFoldable as e:
+                self.fold_reasons[op.name] = e.reason
+                self.folds[key] = None
+        return self.folds[key]
+
+    def _loop_order(self: Planner, op: StateOperator) -> list[tuple[int, bool]]:
+        loop_name = op.name.removeprefix("ordered.")
+        lp = self.a.loops[loop_name]
+        group_loop = self.a.loops[lp.parent] if lp.parent else None
+        order = lp.order_by if lp.order_by is not None else (
+            group_loop.order_by if group_loop is not None else None)  # fmt: skip
+        if order is None:
+            raise BackendError("an ordered loop must iterate a group of group_by(..., order_by=) or "
+                               "sorted_by(...)", lp.span)  # fmt: skip
+        assert self.source is not None
+        nfields = len(self.source.types)
+        given = {i for i, _ in order}
+        return [*order, *((i, False) for i in range(nfields) if i not in given)]
+
+    def _fold_input(
+        self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
+    ) -> tuple[str, str]:
+        """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>``, and
+        the SQL of its rows sorted in the loop's order (one array per scope key)."""
+        order = self._loop_order(op)
+        r = self.renderer(ROWS)
+        cols = [f"F.col({k!r})" for k in keys]
+        cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
+        cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)]
+        inp = self.py.fresh("ordered_input")
+        self.emit(f"{inp} = {self.frame(ROWS).var}.select({', '.join(cols)})")
+        members = [f"_f{i}" for i, _ in order] + [f"_v{j}" for j in range(len(fold.free))]
+        rows = f"collect_list(struct({', '.join(members)}))"
+        if not any(d for _, d in order):
+            return inp, f"sort_array({rows})"  # ascending, None first: Python's order
+        return inp, f"array_sort({rows}, {_comparator(order)})"
+
+    def _fold_init(self: Planner, fold: Fold, keys: tuple[str, ...], out: bool) -> str:
+        def value_of(e: Any) -> str:
+            if isinstance(e, Var) and e.name in fold.free:
+                return f"first(_v{fold.free.index(e.name)})"
+            return self.renderer(GLOBAL).expr(e)
+
+        return init_sql(fold, self.a, self.ty, value_of, out)
+
+    def _fold_readers(
+        self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
+    ) -> tuple[str, list[str]]:
+        inp, rows = self._fold_input(op, fold, keys)
+        init = self._fold_init(fold, keys, False)
+        finish = ", ".join(
+            f"'r{i}', CAST({sql} AS {spark_type(self.ty.types.get(res, 'any'))})"
+            for i, (res, sql) in enumerate(fold.readers)
+        )
+        sql = f"aggregate({rows}, {init}, ({ACC}, {ROW}) -> {fold.step}, {ACC} -> named_struct({finish}))"
+        agg = self.py.fresh("folded")
+        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+        line = op.name.removeprefix("ordered.")
+        self.emit(f"{agg} = {inp}{grouping}.agg(E({sql!r}).alias('_fold'))"
+                  f"  # ordered loop at line {self.a.loops[line].span.line}: native fold per scope key")  # fmt: skip
+        out = self.py.fresh("agg")
+        outs = [f"F.col({k!r})" for k in keys]
+        reads = []
+        for i, (res, _) in enumerate(fold.readers):
+            outs.append(f"F.col('_fold.r{i}').alias({self.col_for(res)!r})")
+            reads.append(res)
+        self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+        return out, reads
+
+    def _fold_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
+        keys = self.key_cols(self.frame_key(op.scope))
+        inp, rows = self._fold_input(op, fold, keys)
+        init = self._fold_init(fold, keys, True)
+        # Rows are appended to an array in the accumulator. An append copies the array, so the
+        # fold runs over chunks of CHUNK rows, each with its own array: appends copy at most
+        # CHUNK rows, and the chunks' arrays are collected and flattened at the end.
+        carry = ", ".join(f"'{c.field}', _fc.{c.field}" for c in fold.carries)
+        inner = (
+            f"aggregate(_fk, named_struct({carry}, '_out', CAST(array() AS array<{fold.out_type}>)), "
+            f"({ACC}, {ROW}) -> {fold.step}, {ACC} -> named_struct("
+            + ", ".join(f"'{c.field}', {ACC}.{c.field}" for c in fold.carries)
+            + f", '_outs', concat(_fc._outs, array({ACC}._out))))"
+        )
+        start = init.replace(f"'_out', CAST(array() AS array<{fold.out_type}>)",
+                             f"'_outs', CAST(array() AS array<array<{fold.out_type}>>)")  # fmt: skip
+        chunks = (f"transform(sequence(0, (size(_all) - 1) div {CHUNK}), _i -> "
+                  f"slice(_all, _i * {CHUNK} + 1, {CHUNK}))")  # fmt: skip
+        sql = (f"transform(array({rows}), _all -> aggregate({chunks}, {start}, (_fc, _fk) -> {inner}, "
+               "_fc -> flatten(_fc._outs)))[0]")  # fmt: skip
+        agg = self.py.fresh("folded")
+        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+        line = self.a.loops[op.name.removeprefix("ordered.")].span.line
+        self.emit(f"{agg} = {inp}{grouping}.agg(E({sql!r}).alias('_rows'))"
+                  f"  # rows yielded in the ordered loop at line {line}: native fold per scope key")  # fmt: skip
+        out = self.py.fresh("yielded")
+        cols = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
+        self.emit(f"{out} = {agg}.select(F.inline('_rows')).select({cols})")
+        return out
+
+    def _window_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
+        """The rows an ordered loop yields as window functions over the scope's rows in order:
+        each carry's value before a row is a ``lag``, a running ``sum``, the ``last`` value
+        set under a condition, or a running ``max`` / ``min`` of the rows before it."""
+        assert fold.window is not None
+        keys = self.key_cols(self.frame_key(op.scope))
+        order = self._loop_order(op)
+        r = self.renderer(ROWS)
+        cols = [f"F.col({k!r})" for k in keys]
+        cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
+        cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)]
+        frame = self.py.fresh("ordered_input")
+        self.emit(f"{frame} = {self.frame(ROWS).var}.select({', '.join(cols)})")
+        by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order)
+        part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
+        before = f"OVER ({part}ORDER BY {by} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
+        lag = f"OVER ({part}ORDER BY {by})"
+
+        def cols_of(sql: str) -> str:
+            sql = _ACC_COL.sub(r"_b\1", sql)
+            return sql.replace(f"{ROW}.", "")
+
+        def init_of(wc: Any) -> str:
+            c = wc.carry
+            if c.member in ("max", "min"):
+                return "NULL"
+            if c.member is not None:
+                return sql_literal(c.init)
+            if isinstance(c.init, Var) and c.init.name in fold.free:
+                return f"_v{fold.free.index(c.init.name)}"
+            return self.renderer(GLOBAL).expr(c.init)
+
+        line = self.a.loops[op.name.removeprefix("ordered.")].span.line
+        self.emit(f"# rows yielded in the ordered loop at line {line}: window functions over each "
+                  "scope's rows in order")  # fmt: skip
+        for wc in fold.window.carries:
+            k, t = wc.carry.field, spark_type(wc.carry.type)
+            init = init_of(wc)
+            what = ""
+            if wc.kind == "keep":
+                steps = [("_b" + k, f"CAST({init} AS {t})")]
+            elif wc.kind == "set":
+                steps = [(f"_e{k}", cols_of(wc.sql)),
+                         (f"_p{k}", f"lag(named_struct('v', _e{k})) {lag}"),
+                         (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
+                what = "set on every row: the previous row's value"
+            elif wc.kind == "add":
+                steps = [(f"_d{k}", cols_of(wc.sql)),
+                         (f"_b{k}", f"CAST({init} + coalesce(sum(_d{k}) {before}, 0) AS {t})")]  # fmt: skip
+                what = "a running sum of the rows before"
+            elif wc.kind == "cset":
+                steps = [(f"_s{k}", f"CASE WHEN {cols_of(wc.cond)} THEN named_struct('v', {cols_of(wc.sql)}) END"),
+                         (f"_p{k}", f"last(_s{k}, true) {before}"),
+                         (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
+                what = "set where a condition holds: the last such value before"
+            else:
+                steps = [
+                    (f"_x{k}", cols_of(wc.sql)),
+                    (f"_b{k}", f"CAST({wc.kind}(_x{k}) {before} AS {t})"),
+                ]
+                what = f"a running {wc.kind} of the rows before"
+            name = user_name(wc.carry.state) + (f".{wc.carry.member}" if wc.carry.member not in (None, "max", "min") else "")  # fmt: skip
+            comment = f"  # {name}: {what}" if what else f"  # {name}: never changes"
+            for i, (col, sql) in enumerate(steps):
+                nxt = self.py.fresh("windowed")
+                self.emit(
+                    f"{nxt} = {frame}.withColumn({col!r}, E({sql!r})){comment if i == 0 else ''}"
+                )
+                frame = nxt
+        out = self.py.fresh("yielded")
+        sites = fold.window.yields
+        if len(sites) == 1:
+            cond, items = sites[0]
+            where = "" if cond == "TRUE" else f".where(E({cols_of(cond)!r}))"
+            sel = ", ".join(
+                f"E({cols_of(x)!r}).alias({n!r})" for x, n in zip(items, names, strict=True)
+            )
+            self.emit(f"{out} = {frame}{where}.select({sel})")
+            return out
+        rows = []
+        for cond, items in sites:
+            fields = ", ".join(f"'o{i}', {cols_of(x)}" for i, x in enumerate(items))
+            rows.append(f"CASE WHEN {cols_of(cond)} THEN named_struct({fields}) END")
+        sql = f"filter(array({', '.join(rows)}), _y -> _y IS NOT NULL)"
+        sel = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
+        self.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
+        return out
+
+    def ordered_readers(
+        self: Planner, op: StateOperator, keys: tuple[str, ...]
+    ) -> tuple[str, list[str]]:
+        """The ordered loop's readers: a native fold, else Python per scope key."""
+        fold = self.native_fold(op)
+        if fold is not None:
+            return self._fold_readers(op, fold, keys)
         info = self.ordered_function(op)
         rtypes = [spark_type(self.ty.types.get(res, "any")) for *_, res in info.readers]
         udf = self.py.fresh(f"{info.fn}_reducer")
         self.reducers.append(
-            render("ordered_reducer.py.j2", rows=False, var=udf, fn=info.fn, nfields=info.nfields,
-                   nfree=len(info.free), types=repr(rtypes))  # fmt: skip
+            render(
+                "ordered_reducer.py.j2",
+                rows=False,
+                var=udf,
+                fn=info.fn,
+                nfields=info.nfields,
+                nfree=len(info.free),
+                types=repr(rtypes),
+            )  # fmt: skip
         )
         cols = self._ordered_inputs(info)
         src = self.frame(ROWS).var
@@ -229,7 +443,12 @@ class OrderedMixin:
         return fill
 
     def ordered_rows(self: Planner, op: StateOperator, names: list[str], types: list[str]) -> str:
-        """The rows an ordered loop yields: Python per scope key (grouped map)."""
+        """The rows an ordered loop yields: a native fold, else Python per scope key."""
+        fold = self.native_fold(op, types)
+        if fold is not None and fold.window is not None:
+            return self._window_rows(op, fold, names)
+        if fold is not None:
+            return self._fold_rows(op, fold, names)
         info = self.ordered_function(op)
         keys = self.key_cols(self.frame_key(op.scope))
         cols = self._ordered_inputs(info)
@@ -240,11 +459,37 @@ class OrderedMixin:
         schema = ", ".join(f"{quote_ident(n)} {t}" for n, t in zip(names, types, strict=True))
         udf = self.py.fresh(f"{info.fn}_rows")
         self.reducers.append(
-            render("ordered_reducer.py.j2", rows=True, var=udf, fn=info.fn, nfields=info.nfields,
-                   nkeys=len(keys), schema=repr(schema))  # fmt: skip
+            render(
+                "ordered_reducer.py.j2",
+                rows=True,
+                var=udf,
+                fn=info.fn,
+                nfields=info.nfields,
+                nkeys=len(keys),
+                schema=repr(schema),
+            )  # fmt: skip
         )
         out = self.py.fresh("yielded")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ".groupBy()"
         self.emit(f"{out} = {inp}{grouping}.applyInArrow({udf}.apply, {udf}.schema)"
                   "  # rows yielded inside an ordered loop: Python per scope key")  # fmt: skip
         return out
+
+
+CHUNK = 512  # rows per chunk of a fold that yields rows
+
+_ACC_COL = __import__("re").compile(r"\b_fa\.(c\d+)\b")
+
+
+def _comparator(order: list[tuple[int, bool]]) -> str:
+    """An ``array_sort`` comparator of rows in ``order``: None first ascending, last
+    descending (as ``ll.sort_rows``)."""
+    expr = "0"
+    for i, desc in reversed(order):
+        x, y = f"_l._f{i}", f"_m._f{i}"
+        lt, gt = ("1", "-1") if desc else ("-1", "1")
+        expr = (
+            f"CASE WHEN {x} <=> {y} THEN {expr} WHEN {x} IS NULL THEN {lt} WHEN {y} IS NULL "
+            f"THEN {gt} WHEN {x} < {y} THEN {lt} ELSE {gt} END"
+        )
+    return f"(_l, _m) -> {expr}"

@@ -17,7 +17,7 @@ needs only the looplift runtime.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
@@ -117,6 +117,8 @@ class Planner(
         self.pycalls: dict[str, PyCall] = {}
         self.python_ops: list[str] = []
         self.ordered_fns: dict[str, OrderedFunction] = {}
+        self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
+        self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
         self.out = Outputs()

@@ -114,6 +114,12 @@ def build_graph(prog: Program) -> DataflowGraph:
             "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
         )
         label = f"{classes} ({'native arg-best' if op.arg_best else op.kind + ' reducer'})"
+        why_python = None  # an ordered loop: why it is not one native fold
+        if op.kind == "ordered":
+            from ..backend.fold import fold_reason  # the backend decides what is a fold
+
+            why_python = fold_reason(prog, op)
+            label = f"{classes} ({'ordered reducer' if why_python else 'native fold'})"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
@@ -133,11 +139,14 @@ def build_graph(prog: Program) -> DataflowGraph:
         g.add(
             Node(
                 nid,
-                payload(_operator_span(a, op), op),
+                OrderedState(_operator_span(a, op), op, why_python)
+                if op.kind == "ordered"
+                else payload(_operator_span(a, op), op),
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind in ("additive", "container") or op.arg_best,
+                op.kind in ("additive", "container") or op.arg_best
+                or (op.kind == "ordered" and why_python is None),
                 reads,
                 tuple(sorted(needs)),
             )

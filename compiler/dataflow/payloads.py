@@ -145,7 +145,10 @@ class ActionState(StateOp):
 
 @dataclass(frozen=True)
 class OrderedState(StateOp):
-    """An ordered loop's states: the loop body runs in Python per scope key, in order."""
+    """An ordered loop's states: one native fold per scope key (the loop body is its step
+    function), or the loop body in Python per scope key, in order (``python`` says why)."""
+
+    python: str | None = None
 
 
 @dataclass(frozen=True)
