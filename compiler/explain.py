@@ -130,14 +130,30 @@ def explain(prog: Program, g: DataflowGraph) -> str:
         elif op.kind == "ordered" and n.op.python is None:
             loop = op.name.removeprefix("ordered.")
             yields = any(loop in y.site.loops for y in prog.kinds.yields)
-            out.append(
-                "      reduce part (native fold): per scope key, aggregate() over the rows sorted "
-                "in the loop's order (sort_array(collect_list(struct(...)))); the carried values "
-                "are its accumulator, the loop body its step function"
-                + ("; the rows it yields are collected in the accumulator and exploded (inline)"
-                   if yields else "")  # fmt: skip
-                + "; no Python at run time"
-            )
+            after = {r.result for r in op.reads
+                     if r.result != "_" and len(a.bound[r.result].loops) <= len(op.scope)}  # fmt: skip
+            reads = any(after & set(m.needs) for m in g.nodes())
+            if reads or not yields:
+                out.append(
+                    "      reduce part (native fold): per scope key, aggregate() over the rows "
+                    "sorted in the loop's order (sort_array(collect_list(struct(...)))); the "
+                    "carried values are its accumulator, the loop body its step function; no "
+                    "Python at run time"
+                )
+            if yields and n.op.window:
+                out.append(
+                    "      rows yielded in the loop (native window): each carried value before a "
+                    "row is a window function over the scope's rows in order (lag of a value set "
+                    "on every row, running sum of an addition, last value set under a condition, "
+                    "running max/min); no Python at run time"
+                )
+            elif yields:
+                out.append(
+                    "      rows yielded in the loop (native fold): a carried value depends on its "
+                    "own previous value beyond a sum, so no window function gives it; aggregate() "
+                    "over the sorted rows collects the yielded rows (in chunks of 512) and "
+                    "inline() explodes them; no Python at run time"
+                )
         elif op.kind == "ordered":
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "

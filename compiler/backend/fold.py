@@ -59,6 +59,7 @@ __all__ = [
 ]
 
 ACC, ROW = "_fa", "_fr"  # the step function's parameters (no other lambda uses these names)
+SHARE_MIN = 60  # a value used more than once is bound once when its SQL is longer than this
 MAX_SQL = 200_000  # a step function larger than this stays Python (duplicated subexpressions)
 SCALARS = frozenset(("int", "float", "bool", "str", "datetime", "date", "timedelta", "none"))
 
@@ -267,7 +268,7 @@ class _FoldBuilder:
         step = self._bind_shared(f"named_struct({', '.join(parts)})")
         if len(step) > MAX_SQL:
             raise NotFoldable(f"the step function would be {len(step)} characters of SQL")
-        readers = tuple(self._readers()) if self.out_types is None else ()
+        readers = tuple(self._readers())
         window = self._window() if self.out_types is not None else None
         return Fold(tuple(self.carries), f"struct<{', '.join(fields)}>", step, readers, out_type,
                     self.free, window)  # fmt: skip
@@ -343,8 +344,8 @@ class _FoldBuilder:
     def _share(self, sql: str) -> str:
         """A value of the loop body's main path (not inside a branch), as a placeholder: used
         once it is inlined, used more often it is bound once (:meth:`_bind_shared`)."""
-        if self.depth or _TRIVIAL.fullmatch(sql):
-            return sql
+        if self.depth or _TRIVIAL.fullmatch(sql) or len(sql) <= SHARE_MIN and "raise_error" not in sql:
+            return sql  # cheaper to compute again than to bind
         token = f"\x00{len(self.lets)}\x00"
         self.lets.append((token, sql))
         return token
@@ -413,9 +414,15 @@ class _FoldBuilder:
             if tout != oout:
                 out = f"(CASE WHEN {c} THEN {tout} ELSE {oout} END)"
             if name != "_":
-                self.env[name] = (
-                    tv if tv == ov else self._share(f"(CASE WHEN {c} THEN {tv} ELSE {ov} END)")
-                )
+                if tv == ov:
+                    value = tv
+                elif tv == c and self.ty.of(v.args[0]) == "bool":  # `c or y`: short-circuits
+                    value = f"({c} OR {ov})"
+                elif ov == c and self.ty.of(v.args[0]) == "bool":  # `c and y`
+                    value = f"({c} AND {tv})"
+                else:
+                    value = f"(CASE WHEN {c} THEN {tv} ELSE {ov} END)"
+                self.env[name] = self._share(value)
             return merged, out
         if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "yield":
             if out is None:
@@ -643,24 +650,32 @@ def init_sql(fold: Fold, a: Analysis, ty: Typing, value_of: Any, out: bool) -> s
 def fold_reason(prog: Any, op: StateOperator) -> str | None:
     """Why ordered loop ``op`` of ``prog`` is not a native fold, or None when it is (what the
     dataflow graph and ``--explain`` show; the plan decides the same way)."""
+    return fold_check(prog, op)[0]
+
+
+def fold_check(prog: Any, op: StateOperator) -> tuple[str | None, bool]:
+    """(why ``op`` is not a native fold or None, whether the rows it yields are window
+    functions)."""
     from .types import infer_types
 
     a = prog.analysis
     try:
         ty = infer_types(a, prog.refs, strict=False)
     except Exception as e:  # noqa: BLE001 - the plan reports typing errors itself
-        return f"its types are not known ({e})"
+        return f"its types are not known ({e})", False
     scalars = {p.name for p in prog.fn.params if p.kind == "scalar"}
     free = fold_free(a, op, scalars)
     classes = prog.kinds.classes
+    window = False
     try:
         fold_of(a, ty, prog.refs, classes, op, free)
         width = _yield_width(a, op)
         if width:
-            fold_of(a, ty, prog.refs, classes, op, free, out_types=["double"] * width)
+            rows = fold_of(a, ty, prog.refs, classes, op, free, out_types=["double"] * width)
+            window = rows.window is not None
     except NotFoldable as e:
-        return e.reason
-    return None
+        return e.reason, False
+    return None, window
 
 
 def _yield_width(a: Analysis, op: StateOperator) -> int:

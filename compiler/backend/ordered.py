@@ -270,7 +270,9 @@ class OrderedMixin:
         self.emit(f"{out} = {agg}.select({', '.join(outs)})")
         return out, reads
 
-    def _fold_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
+    def _fold_with_rows(self: Planner, op: StateOperator, fold: Fold, readers: bool) -> str:
+        """The fold of a loop that yields rows (and, with ``readers``, its readers too): a
+        frame of the scope keys and ``_fold`` (``_rows``, the yielded rows, and ``r<i>``)."""
         keys = self.key_cols(self.frame_key(op.scope))
         inp, rows = self._fold_input(op, fold, keys)
         init = self._fold_init(fold, keys, True)
@@ -288,17 +290,40 @@ class OrderedMixin:
                              f"'_outs', CAST(array() AS array<array<{fold.out_type}>>)")  # fmt: skip
         chunks = (f"transform(sequence(0, (size(_all) - 1) div {CHUNK}), _i -> "
                   f"slice(_all, _i * {CHUNK} + 1, {CHUNK}))")  # fmt: skip
+        finish = ["'_rows', flatten(_fc._outs)"]
+        if readers:
+            finish += [
+                f"'r{i}', CAST({_ACC_PREFIX.sub('_fc.', sql)} AS {spark_type(self.ty.types.get(res, 'any'))})"
+                for i, (res, sql) in enumerate(fold.readers)
+            ]  # fmt: skip
         sql = (f"transform(array({rows}), _all -> aggregate({chunks}, {start}, (_fc, _fk) -> {inner}, "
-               "_fc -> flatten(_fc._outs)))[0]")  # fmt: skip
+               f"_fc -> named_struct({', '.join(finish)})))[0]")  # fmt: skip
         agg = self.py.fresh("folded")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         line = self.a.loops[op.name.removeprefix("ordered.")].span.line
-        self.emit(f"{agg} = {inp}{grouping}.agg(E({sql!r}).alias('_rows'))"
-                  f"  # rows yielded in the ordered loop at line {line}: native fold per scope key")  # fmt: skip
+        what = "readers and rows yielded" if readers else "rows yielded"
+        self.emit(f"{agg} = {inp}{grouping}.agg(E({sql!r}).alias('_fold'))"
+                  f"  # {what} in the ordered loop at line {line}: native fold per scope key")  # fmt: skip
+        self.fold_frames[op.name] = agg
+        return agg
+
+    def _fold_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
+        agg = self.fold_frames.get(op.name) or self._fold_with_rows(op, fold, False)
         out = self.py.fresh("yielded")
         cols = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
-        self.emit(f"{out} = {agg}.select(F.inline('_rows')).select({cols})")
+        self.emit(f"{out} = {agg}.select(F.inline('_fold._rows')).select({cols})")
         return out
+
+    def _yield_types(self: Planner, op: StateOperator) -> list[str] | None:
+        """The Spark types of the rows the ordered loop yields, None when it yields none."""
+        from .outputs import row_types, tuple_items
+
+        loop = op.name.removeprefix("ordered.")
+        sites = [y.site for y in self.prog.kinds.yields if loop in y.site.loops]
+        if not sites:
+            return None
+        width = len(tuple_items(sites[0].args[0], self.a))
+        return [spark_type(t) for t in row_types(sites, self.a, self.ty, width)]
 
     def _window_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
         """The rows an ordered loop yields as window functions over the scope's rows in order:
@@ -392,6 +417,16 @@ class OrderedMixin:
         self: Planner, op: StateOperator, keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
         """The ordered loop's readers: a native fold, else Python per scope key."""
+        types = self._yield_types(op)
+        both = self.native_fold(op, types) if types is not None else None
+        if both is not None and both.window is None:  # one fold for the rows and the readers
+            agg = self._fold_with_rows(op, both, True)
+            out = self.py.fresh("agg")
+            outs = [f"F.col({k!r})" for k in keys]
+            outs += [f"F.col('_fold.r{i}').alias({self.col_for(res)!r})"
+                     for i, (res, _) in enumerate(both.readers)]  # fmt: skip
+            self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+            return out, [res for res, _ in both.readers]
         fold = self.native_fold(op)
         if fold is not None:
             return self._fold_readers(op, fold, keys)
@@ -477,6 +512,7 @@ class OrderedMixin:
 
 
 CHUNK = 512  # rows per chunk of a fold that yields rows
+_ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
 
 _ACC_COL = __import__("re").compile(r"\b_fa\.(c\d+)\b")
 

@@ -119,6 +119,7 @@ class Planner(
         self.ordered_fns: dict[str, OrderedFunction] = {}
         self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
+        self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
         self.out = Outputs()

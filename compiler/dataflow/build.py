@@ -80,8 +80,7 @@ def build_graph(prog: Program) -> DataflowGraph:
             label = f"rows of {lp.source}{_fields(real, bracket=True)}"
             if lp.order_by is not None and real != lp.fields:
                 label += (
-                    f" ranked by {order_text(lp.source, lp.order_by)} "
-                    "(native row_number() window)"
+                    f" ranked by {order_text(lp.source, lp.order_by)} (native row_number() window)"
                 )
             elif lp.order_by is not None:
                 label += f" ordered by {order_text(lp.source, lp.order_by)}"
@@ -114,12 +113,13 @@ def build_graph(prog: Program) -> DataflowGraph:
             "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
         )
         label = f"{classes} ({'native arg-best' if op.arg_best else op.kind + ' reducer'})"
-        why_python = None  # an ordered loop: why it is not one native fold
+        why_python, window = None, False  # an ordered loop: why it is not a native fold
         if op.kind == "ordered":
-            from ..backend.fold import fold_reason  # the backend decides what is a fold
+            from ..backend.fold import fold_check  # the backend decides what is a fold
 
-            why_python = fold_reason(prog, op)
-            label = f"{classes} ({'ordered reducer' if why_python else 'native fold'})"
+            why_python, window = fold_check(prog, op)
+            how = "ordered reducer" if why_python else "native window" if window else "native fold"
+            label = f"{classes} ({how})"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
@@ -139,13 +139,14 @@ def build_graph(prog: Program) -> DataflowGraph:
         g.add(
             Node(
                 nid,
-                OrderedState(_operator_span(a, op), op, why_python)
+                OrderedState(_operator_span(a, op), op, why_python, window)
                 if op.kind == "ordered"
                 else payload(_operator_span(a, op), op),
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind in ("additive", "container") or op.arg_best
+                op.kind in ("additive", "container")
+                or op.arg_best
                 or (op.kind == "ordered" and why_python is None),
                 reads,
                 tuple(sorted(needs)),

@@ -149,6 +149,7 @@ class OrderedState(StateOp):
     function), or the loop body in Python per scope key, in order (``python`` says why)."""
 
     python: str | None = None
+    window: bool = False  # the rows it yields are window functions (else the fold's)
 
 
 @dataclass(frozen=True)

@@ -28,18 +28,18 @@ def plan(spark, events, max_gap):
         E(
             "aggregate(sort_array(collect_list(struct(_f1, _f0))), named_struct('c0', CAST(NULL AS "
             "timestamp), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS bigint), 'c3', CAST(NULL AS "
-            "timestamp), 'c4', CAST(NULL AS timestamp)), (_fa, _fr) -> transform(array((_fa.c3 IS NULL)), "
-            '_l2 -> transform(array((CASE WHEN _l2 THEN _l2 ELSE (CAST(CAST(CAST((_fr._f1 - _fa.c3) AS '
-            'DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap) END)), _l3 -> transform(array((CASE WHEN _l3 '
-            'THEN _fr._f1 ELSE _fa.c4 END)), _l5 -> transform(array(CAST(CAST(CAST((CASE WHEN _l5 IS NULL '
-            "THEN raise_error('looplift: `sub` with None (Python raises TypeError)') ELSE (_fr._f1 - _l5) "
-            "END) AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT)), _l8 -> named_struct('c0', CAST((CASE WHEN "
-            "(_fa.c0 IS NULL) THEN _fr._f1 ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS "
-            "NULL THEN _l8 ELSE greatest(_fa.c1, _l8) END) AS bigint), 'c2', CAST((CASE WHEN _l3 THEN "
-            "(_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST(_fr._f1 AS timestamp), 'c4', CAST(_l5 AS "
-            "timestamp)))[0])[0])[0])[0], _fa -> named_struct('r0', CAST(_fa.c0 AS timestamp), 'r1', "
-            "CAST(_fa.c1 AS bigint), 'r2', CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS timestamp), 'r4', "
-            'CAST(_fa.c4 AS timestamp)))'
+            "timestamp), 'c4', CAST(NULL AS timestamp)), (_fa, _fr) -> transform(array(((_fa.c3 IS NULL) OR "
+            '(CAST(CAST(CAST((_fr._f1 - _fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap))), _l0 '
+            '-> transform(array((CASE WHEN (CASE WHEN _l0 THEN _fr._f1 ELSE _fa.c4 END) IS NULL THEN '
+            "raise_error('looplift: `sub` with None (Python raises TypeError)') ELSE (_fr._f1 - (CASE WHEN "
+            "_l0 THEN _fr._f1 ELSE _fa.c4 END)) END)), _l1 -> named_struct('c0', CAST((CASE WHEN (_fa.c0 IS "
+            "NULL) THEN _fr._f1 ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS NULL THEN "
+            'CAST(CAST(CAST(_l1 AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) ELSE greatest(_fa.c1, '
+            "CAST(CAST(CAST(_l1 AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT)) END) AS bigint), 'c2', CAST((CASE "
+            "WHEN _l0 THEN (_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST(_fr._f1 AS timestamp), "
+            "'c4', CAST((CASE WHEN _l0 THEN _fr._f1 ELSE _fa.c4 END) AS timestamp)))[0])[0], _fa -> "
+            "named_struct('r0', CAST(_fa.c0 AS timestamp), 'r1', CAST(_fa.c1 AS bigint), 'r2', CAST(_fa.c2 "
+            "AS bigint), 'r3', CAST(_fa.c3 AS timestamp), 'r4', CAST(_fa.c4 AS timestamp)))"
         ).alias('_fold'),
     )
     agg = folded.select(

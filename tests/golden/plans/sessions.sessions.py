@@ -27,10 +27,10 @@ def plan(spark, events):
     folded = ordered_input.groupBy('uid').agg(
         E(
             "aggregate(sort_array(collect_list(struct(_f1, _f0))), named_struct('c0', CAST(0L AS bigint), "
-            "'c1', CAST(NULL AS bigint)), (_fa, _fr) -> transform(array((_fa.c1 IS NULL)), _l0 -> "
-            "named_struct('c0', CAST((CASE WHEN (CASE WHEN _l0 THEN _l0 ELSE ((_fr._f1 - _fa.c1) > 30L) END) "
-            "THEN (_fa.c0 + 1L) ELSE _fa.c0 END) AS bigint), 'c1', CAST(_fr._f1 AS bigint)))[0], _fa -> "
-            "named_struct('r0', CAST(_fa.c0 AS bigint), 'r1', CAST(_fa.c1 AS bigint)))"
+            "'c1', CAST(NULL AS bigint)), (_fa, _fr) -> named_struct('c0', CAST((CASE WHEN ((_fa.c1 IS NULL) "
+            "OR ((_fr._f1 - _fa.c1) > 30L)) THEN (_fa.c0 + 1L) ELSE _fa.c0 END) AS bigint), 'c1', "
+            "CAST(_fr._f1 AS bigint)), _fa -> named_struct('r0', CAST(_fa.c0 AS bigint), 'r1', CAST(_fa.c1 "
+            'AS bigint)))'
         ).alias('_fold'),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('n_value'), F.col('_fold.r1').alias('prev'))
