@@ -220,12 +220,23 @@ class OrderedMixin:
         given = {i for i, _ in order}
         return [*order, *((i, False) for i in range(nfields) if i not in given)]
 
+    def _sort_order(
+        self: Planner, op: StateOperator, keys: tuple[str, ...]
+    ) -> list[tuple[int, bool]]:
+        """The loop's order without the fields of the scope key (the same on every row of a
+        scope: they break no tie), then those fields."""
+        order = self._loop_order(op)
+        varying = [(i, d) for i, d in order if self.field_col(i) not in keys]
+        return (
+            varying + [(i, d) for i, d in order if self.field_col(i) in keys] if varying else order
+        )
+
     def _fold_input(
         self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
     ) -> tuple[str, str]:
         """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>``, and
         the SQL of its rows sorted in the loop's order (one array per scope key)."""
-        order = self._loop_order(op)
+        order = self._sort_order(op, keys)
         r = self.renderer(ROWS)
         cols = [f"F.col({k!r})" for k in keys]
         cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
@@ -331,14 +342,15 @@ class OrderedMixin:
         set under a condition, or a running ``max`` / ``min`` of the rows before it."""
         assert fold.window is not None
         keys = self.key_cols(self.frame_key(op.scope))
-        order = self._loop_order(op)
+        order = self._sort_order(op, keys)
         r = self.renderer(ROWS)
         cols = [f"F.col({k!r})" for k in keys]
         cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
         cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)]
         frame = self.py.fresh("ordered_input")
         self.emit(f"{frame} = {self.frame(ROWS).var}.select({', '.join(cols)})")
-        by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order)
+        by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order
+                       if self.field_col(i) not in keys) or f"_f{order[0][0]}"  # fmt: skip
         part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
         before = f"OVER ({part}ORDER BY {by} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
         lag = f"OVER ({part}ORDER BY {by})"
@@ -366,6 +378,9 @@ class OrderedMixin:
             what = ""
             if wc.kind == "keep":
                 steps = [("_b" + k, f"CAST({init} AS {t})")]
+            elif wc.kind == "set" and self._plain_field(cols_of(wc.sql)):
+                steps = [(f"_b{k}", f"CAST(lag({cols_of(wc.sql)}, 1, {init}) {lag} AS {t})")]
+                what = "set on every row: the previous row's value"
             elif wc.kind == "set":
                 steps = [(f"_e{k}", cols_of(wc.sql)),
                          (f"_p{k}", f"lag(named_struct('v', _e{k})) {lag}"),
@@ -413,6 +428,15 @@ class OrderedMixin:
         self.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
         return out
 
+    def _plain_field(self: Planner, col: str) -> bool:
+        """A non-Optional source field (``_f<i>``): never NULL, so ``lag``'s default marks the
+        first row."""
+        assert self.source is not None
+        if not _FIELD.fullmatch(col):
+            return False
+        i = int(col[2:])
+        return i < len(self.source.types) and not self.source.types[i].startswith("Optional[")
+
     def ordered_readers(
         self: Planner, op: StateOperator, keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
@@ -425,6 +449,11 @@ class OrderedMixin:
             outs = [f"F.col({k!r})" for k in keys]
             outs += [f"F.col('_fold.r{i}').alias({self.col_for(res)!r})"
                      for i, (res, _) in enumerate(both.readers)]  # fmt: skip
+            # the rows it yields stay a column of the scope's frame: the rows yielded after the
+            # loop are added to them there (one fold, no union recomputing it)
+            rows_col = self.py.fresh("_yielded_rows")
+            outs.append(f"F.col('_fold._rows').alias({rows_col!r})")
+            self.fold_rows_col[op.name] = (rows_col, self.frame_key(op.scope))
             self.emit(f"{out} = {agg}.select({', '.join(outs)})")
             return out, [res for res, _ in both.readers]
         fold = self.native_fold(op)
@@ -512,6 +541,7 @@ class OrderedMixin:
 
 
 CHUNK = 512  # rows per chunk of a fold that yields rows
+_FIELD = __import__("re").compile(r"_f\d+")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
 
 _ACC_COL = __import__("re").compile(r"\b_fa\.(c\d+)\b")

@@ -17,6 +17,7 @@ from ..ir.nodes import Apply, Expr, Prim, Var
 from .container_loops import each_row_types
 from .errors import BackendError
 from .frames import spark_col
+from .sql import quote_ident
 from .types import Typing, spark_type, unify
 
 if TYPE_CHECKING:
@@ -75,7 +76,30 @@ class OutputsMixin:
                 op.span,
             )
         selects = []
-        for index, fk, exprs, guard in sorted(self.out.parts, key=lambda p: p[0]):
+        all_sites = [y.site for y in self.prog.kinds.yields]
+        all_types = [spark_type(t) for t in row_types(all_sites, self.a, self.ty, len(names))]
+        parts = sorted(self.out.parts, key=lambda p: p[0])
+        for op_name, (rows_col, fk) in self.fold_rows_col.items():
+            if op_name not in self.out.ordered or fk not in self.frames:
+                continue
+            # the rows of an ordered loop's fold, and the rows yielded in its scope's frame: one
+            # explode of one array per scope key
+            mine = [p for p in parts if p[1] == fk and p[0] not in self.out.exploded]
+            parts = [p for p in parts if p not in mine]
+            del self.out.ordered[op_name]
+            cast = ", ".join(f"'o{i}', CAST(_y.o{i} AS {t})" for i, t in enumerate(all_types))
+            arrays = [f"transform({quote_ident(rows_col)}, _y -> named_struct({cast}))"]
+            for _, _, exprs, guard in mine:
+                row = ", ".join(
+                    f"'o{i}', CAST({e} AS {t})"
+                    for i, (e, t) in enumerate(zip(exprs, all_types, strict=True))
+                )
+                one = f"array(named_struct({row}))"
+                arrays.append(f"CASE WHEN {guard} THEN {one} ELSE array() END" if guard else one)
+            sql = arrays[0] if len(arrays) == 1 else f"concat({', '.join(arrays)})"
+            cols = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
+            selects.append(f"{self.frame(fk).var}.select(F.inline(E({sql!r}))).select({cols})")
+        for index, fk, exprs, guard in parts:
             fr = self.frame(fk)
             where = f".where(E({guard!r}))" if guard else ""
             if index in self.out.exploded:  # rows per container value: one row per struct

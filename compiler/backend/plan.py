@@ -120,6 +120,7 @@ class Planner(
         self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
         self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
+        self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
         self.out = Outputs()

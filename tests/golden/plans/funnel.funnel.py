@@ -32,16 +32,13 @@ def plan(spark, events):
     folded = ordered_input.groupBy('uid').agg(
         E(
             "aggregate(sort_array(collect_list(struct(_f1, _f2, _f0))), named_struct('c0', CAST(0L AS "
-            "bigint), 'c1', CAST(0L AS bigint)), (_fa, _fr) -> transform(array((_fa.c1 = 0L)), _l0 -> "
-            "transform(array((CASE WHEN _l0 THEN (_fr._f2 = 'view') ELSE _l0 END)), _l1 -> "
-            "named_struct('c0', CAST((CASE WHEN _l1 THEN _fa.c0 ELSE (CASE WHEN (CASE WHEN (_fa.c1 = 1L) "
-            "THEN (_fr._f2 = 'cart') ELSE (_fa.c1 = 1L) END) THEN _fa.c0 ELSE (CASE WHEN (CASE WHEN (_fa.c1 "
-            "= 2L) THEN (_fr._f2 = 'purchase') ELSE (_fa.c1 = 2L) END) THEN (_fa.c0 + 1L) ELSE _fa.c0 END) "
-            "END) END) AS bigint), 'c1', CAST((CASE WHEN _l1 THEN 1L ELSE (CASE WHEN (CASE WHEN (_fa.c1 = "
-            "1L) THEN (_fr._f2 = 'cart') ELSE (_fa.c1 = 1L) END) THEN 2L ELSE (CASE WHEN (CASE WHEN (_fa.c1 "
-            "= 2L) THEN (_fr._f2 = 'purchase') ELSE (_fa.c1 = 2L) END) THEN 0L ELSE _fa.c1 END) END) END) AS "
-            "bigint)))[0])[0], _fa -> named_struct('r0', CAST(_fa.c0 AS bigint), 'r1', CAST(_fa.c1 AS "
-            'bigint)))'
+            "bigint), 'c1', CAST(0L AS bigint)), (_fa, _fr) -> named_struct('c0', CAST((CASE WHEN ((_fa.c1 = "
+            "0L) AND (_fr._f2 = 'view')) THEN _fa.c0 ELSE (CASE WHEN ((_fa.c1 = 1L) AND (_fr._f2 = 'cart')) "
+            "THEN _fa.c0 ELSE (CASE WHEN ((_fa.c1 = 2L) AND (_fr._f2 = 'purchase')) THEN (_fa.c0 + 1L) ELSE "
+            "_fa.c0 END) END) END) AS bigint), 'c1', CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = 'view')) "
+            "THEN 1L ELSE (CASE WHEN ((_fa.c1 = 1L) AND (_fr._f2 = 'cart')) THEN 2L ELSE (CASE WHEN ((_fa.c1 "
+            "= 2L) AND (_fr._f2 = 'purchase')) THEN 0L ELSE _fa.c1 END) END) END) AS bigint)), _fa -> "
+            "named_struct('r0', CAST(_fa.c0 AS bigint), 'r1', CAST(_fa.c1 AS bigint)))"
         ).alias('_fold'),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('conversions_value'), F.col('_fold.r1').alias('stage'))
