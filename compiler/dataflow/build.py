@@ -114,6 +114,8 @@ def build_graph(prog: Program) -> DataflowGraph:
             "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
         )
         label = f"{classes} ({'native arg-best' if op.arg_best else op.kind + ' reducer'})"
+        if _native_sequence(prog, op):
+            label = f"{classes} (native sequence readers)"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
@@ -137,7 +139,7 @@ def build_graph(prog: Program) -> DataflowGraph:
                 label,
                 scope_text(op.scope),
                 op.scope,
-                op.kind in ("additive", "container") or op.arg_best,
+                op.kind in ("additive", "container") or op.arg_best or _native_sequence(prog, op),
                 reads,
                 tuple(sorted(needs)),
             )
@@ -353,3 +355,10 @@ def key_part_text(source: str, f: int, virtual: dict) -> str:
         return f"{source}[{f}]"
     out = text(virtual[f][0])
     return out[1:-1] if out.startswith("(") and out.endswith(")") else out
+
+
+def _native_sequence(prog, op) -> bool:  # noqa: ANN001
+    """A library sequence state whose readers run natively (compiler/backend/sequence.py)."""
+    from ..backend.sequence import native_sequence
+
+    return native_sequence(op, prog.analysis, prog.refs) is not None
