@@ -48,7 +48,7 @@ class ReducersMixin:
         if op.kind in ("additive", "action") and not op.ordered:
             for mate in self.ops:
                 if mate.name in op.fusable_with and mate.name not in self.op_done:
-                    if mate.kind == op.kind and self.native_seq(mate) == self.native_seq(op):
+                    if mate.kind == op.kind and (self.native_seq(mate) is None) == (self.native_seq(op) is None):
                         group.append(mate)
         fk = self.frame_key(op.scope)
         keys = self.key_cols(fk)

@@ -228,7 +228,7 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
     k = f"({k_sql})"
     msg = sql_string("looplift: TopK(k) needs an integer k >= 0 (Python raises ValueError)")
     top = f"slice(sort_array({_repeat(v, count)}, false), 1, CAST(least({k}, 2147483647) AS INT))"
-    return top if k_sql.lstrip("-").isdigit() else f"IF({k} < 0, raise_error({msg}), {top})"
+    return top if isinstance(ns.k, Lit) else f"IF({k} < 0, raise_error({msg}), {top})"
 
 
 # -- IntervalSequence -------------------------------------------------------------------------
