@@ -138,6 +138,8 @@ def native_sequence(op: StateOperator, a: Analysis, refs: dict[str, Any], ty: Ty
     (arg_t,) = arg_types
     if arg_t not in ARG_TYPES.get(name, _ORDERED):
         return None
+    if arg_t not in ("int", "float") and any(rd.method == "closed_intervals" for rd in op.reads):
+        return None  # its (lo, hi, size) is typed from an annotation of Any: a double
     k = None
     if name == "TopK":
         decl = a.states[op.states[0]].args
