@@ -106,14 +106,19 @@ class ReducersMixin:
             readers = reader_list(op, self.a)
             types = [spark_type(self.ty.types.get(res, "any")) for _, res in readers]
             k_sql = r.expr(ns.k) if ns.k is not None else None
-            sqls = reader_sql(ns, code, arg, [m for m, _ in readers], types, k_sql)
+            sqls = reader_sql(ns, code, arg, [m for m, _ in readers], types, k_sql,
+                              row=lambda sql: f"`{event_col(sql, '_event')}`")  # fmt: skip
             for (_, res), sql in zip(readers, sqls, strict=True):
                 aggs.append(f"E({sql!r}).alias({self.col_for(res)!r})")
                 reads.append(res)
         src = self.frames[fk].var  # after rendering: the guards' columns are on it
-        sel = [*(f"F.col({k!r})" for k in keys), *(f"E({q!r}).alias({c!r})" for q, c in events.items())]
         mapped = self.py.fresh("events")
-        self.emit(f"{mapped} = {src}.select({', '.join(sel)})  # map part native: action code, argument")
+        kcols = [f"F.col({k!r})" for k in keys]
+        mapped_sel = [f"E({q!r}).alias({c!r})" for q, c in events.items() if not c.startswith("_event")]
+        event_sel = [f"E({q!r}).alias({c!r})" for q, c in events.items() if c.startswith("_event")]
+        self.emit(f"{mapped} = {src}.select({', '.join([*kcols, *mapped_sel])})"
+                  f".select({', '.join([*kcols, *event_sel])})"
+                  "  # map part native: action code and argument, then each event as one value")  # fmt: skip
         agg = self.py.fresh("agg")
         names = ", ".join(user_name(o.name) for o in group)
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""

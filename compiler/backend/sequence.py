@@ -39,6 +39,7 @@ stay ints, a median of an even count is a float, None where Python gives None).
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -171,18 +172,22 @@ def _through_names(x: Any, a: Analysis) -> Any:
 
 
 def reader_sql(ns: NativeSequence, code: str, arg: str, readers: list[str], types: list[str],
-               k_sql: str | None = None, count: str | None = None) -> list[str]:  # fmt: skip
+               k_sql: str | None = None, count: str | None = None,
+               row: Callable[[str], str] = lambda sql: sql) -> list[str]:  # fmt: skip
     """One aggregate expression per reader over the group's rows.
 
     ``code`` is the packed map part's site number (NULL: no action on that row), ``arg``
     its argument. ``count`` (netted input: the positive count of each distinct event)
     weighs inserts and multiset values; None means every row counts once (batch).
+    ``row`` turns a per-row expression into what the aggregate reads: the plan makes it
+    a column of the projection below the aggregate (codegen'd there, where Spark's
+    ObjectHashAggregate evaluates its inputs row by row, interpreted).
     """
     kind = _kind(ns, code)
     if ns.cls_name == "IntervalSequence":
-        return _interval(ns, kind, arg, readers, types, count)
+        return _interval(ns, kind, arg, readers, types, count, row)
     return [
-        f"CAST({_multiset(ns, kind, arg, r, k_sql, count)} AS {t})"
+        f"CAST({_multiset(ns, kind, arg, r, k_sql, count, row)} AS {t})"
         for r, t in zip(readers, types, strict=True)
     ]
 
@@ -209,8 +214,8 @@ def _repeat(value: str, count: str | None) -> str:
 
 
 def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str | None,
-              count: str | None) -> str:  # fmt: skip
-    v = _value(ns, kind, arg)
+              count: str | None, row: Callable[[str], str]) -> str:  # fmt: skip
+    v = row(_value(ns, kind, arg))
     name = ns.cls_name
     if name == "Min":
         return f"min({v})"
@@ -237,51 +242,55 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
 
 
 def _interval(ns: NativeSequence, kind: str, arg: str, readers: list[str], types: list[str],
-              count: str | None) -> list[str]:  # fmt: skip
+              count: str | None, row: Callable[[str], str]) -> list[str]:  # fmt: skip
     t = f"({arg})"
     elem = spark_type(ns.arg_type)
     need = set(readers)
-    if ns.arg_type == "float" or count is not None:
-        # structs (ts, code[, count]) sorted by timestamp, then code
-        cnt = f", 'n', CAST({count} AS BIGINT)" if count is not None else ""
-        events = (
-            f"array_sort(collect_list(CASE WHEN {kind} IS NOT NULL THEN named_struct('t', {t}, "
-            f"'c', CAST({kind} AS BIGINT){cnt}) END))"
-        )
-        acc = _fold(events, "e.c", "e.t", "e.n" if count is not None else "1L", elem, need)
-    else:
-        to_long, from_long = {
-            "int": (t, "shiftright(e, 2)"),
-            "datetime": (f"unix_micros({t})", "timestamp_micros(shiftright(e, 2))"),
-            "date": (f"unix_date({t})", "date_from_unix_date(CAST(shiftright(e, 2) AS INT))"),
-        }[ns.arg_type]
-        fits = f"{t} BETWEEN {_PACK_LO} AND {_PACK_HI}" if ns.arg_type == "int" else "TRUE"
-        packed = f"collect_list(CASE WHEN {fits} THEN {to_long} * 4 + {kind} END)"
-        acc = _fold(f"sort_array({packed})", "(e & 3)", from_long, "1L", elem, need)
-        if ns.arg_type == "int":
-            big = (
-                f"collect_list(CASE WHEN {kind} IS NOT NULL AND NOT ({fits}) THEN "
-                f"named_struct('t', {t}, 'c', CAST({kind} AS BIGINT)) END)"
-            )
-            merged = (
-                f"array_sort(concat(transform({packed}, e -> named_struct('t', shiftright(e, 2), "
-                f"'c', e & 3)), {big}))"
-            )
-            slow = _fold(merged, "e.c", "e.t", "1L", elem, need)
-            acc = f"IF(size({big}) = 0, {acc}, {slow})"
+    finish = {
+        "average_closed_size": "a -> IF(a.cl = 0, NULL, a.tot / a.cl)",
+        "closed_sizes": "a -> a.sizes",
+        "closed_intervals": "a -> a.ivs",
+    }
     out = []
     for r, rt in zip(readers, types, strict=True):
-        if r == "average_closed_size":
-            sql = f"element_at(transform(array({acc}), a -> IF(a.cl = 0, NULL, a.tot / a.cl)), 1)"
-        elif r == "closed_sizes":
-            sql = f"({acc}).sizes"
+        fin = finish[r]
+        if ns.arg_type == "float" or count is not None:
+            # structs (ts, code[, count]) sorted by timestamp, then code
+            cnt = f", 'n', CAST({count} AS BIGINT)" if count is not None else ""
+            events = (
+                "array_sort(collect_list("
+                + row(f"CASE WHEN {kind} IS NOT NULL THEN named_struct('t', {t}, 'c', "
+                      f"CAST({kind} AS BIGINT){cnt}) END")
+                + "))"
+            )
+            sql = _fold(events, "e.c", "e.t", "e.n" if count is not None else "1L", elem, need, fin)
         else:
-            sql = f"({acc}).ivs"
+            to_long, from_long = {
+                "int": (t, "shiftright(e, 2)"),
+                "datetime": (f"unix_micros({t})", "timestamp_micros(shiftright(e, 2))"),
+                "date": (f"unix_date({t})", "date_from_unix_date(CAST(shiftright(e, 2) AS INT))"),
+            }[ns.arg_type]
+            fits = f"{t} BETWEEN {_PACK_LO} AND {_PACK_HI}" if ns.arg_type == "int" else "TRUE"
+            packed = f"collect_list({row(f'CASE WHEN {fits} THEN {to_long} * 4 + {kind} END')})"
+            sql = _fold(f"sort_array({packed})", "(e & 3)", from_long, "1L", elem, need, fin)
+            if ns.arg_type == "int":
+                big_row = (
+                    f"CASE WHEN {kind} IS NOT NULL AND NOT ({fits}) THEN "
+                    f"named_struct('t', {t}, 'c', CAST({kind} AS BIGINT)) END"
+                )
+                big = f"collect_list({row(big_row)})"
+                merged = (
+                    f"array_sort(concat(transform({packed}, e -> named_struct('t', "
+                    f"shiftright(e, 2), 'c', e & 3)), {big}))"
+                )
+                slow = _fold(merged, "e.c", "e.t", "1L", elem, need, fin)
+                sql = f"IF(size({big}) = 0, {sql}, {slow})"
         out.append(f"CAST({sql} AS {rt})")
     return out
 
 
-def _fold(events: str, code: str, ts: str, weight: str, elem: str, need: set[str]) -> str:
+def _fold(events: str, code: str, ts: str, weight: str, elem: str, need: set[str], finish: str
+          ) -> str:  # fmt: skip
     """``aggregate`` over the sorted events: the open interval's lower bound and size, the
     closed ones' total and count (and their sizes / intervals where a reader needs them)."""
     iv = f"struct<_1: {elem}, _2: {elem}, _3: bigint>"
@@ -315,7 +324,7 @@ def _fold(events: str, code: str, ts: str, weight: str, elem: str, need: set[str
         f"(a, e) -> CASE WHEN {code} = 2 THEN IF(a.o, {inserted}, a) WHEN {code} = 0 THEN {opened} "
         f"WHEN a.o THEN {closed} ELSE a END"
     )
-    return f"aggregate({events}, {init}, {step})"
+    return f"aggregate({events}, {init}, {step}, {finish})"
 
 
 # -- signed input --------------------------------------------------------------------------
