@@ -23,34 +23,37 @@ def plan(spark, clicks):
     E = F.expr
     rows = ll.entry(clicks, 'clicks', ['int', 'int']).toDF('category', 'ts')
     rows_2 = rows.withColumn('cond', E('CASE WHEN (NOT (`category` = 0L)) THEN (`category` = 1L) END'))
-    # map part native: action code, argument
+    # map part native: action code and argument, then each event as one value
     events = rows_2.select(
         E(
-            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 WHEN (NOT '
-            '(`category` = 0L)) AND (NOT `cond`) THEN 2 END'
+            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 '
+            'WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
         ).alias('_code0'),
         E('`ts`').alias('_arg1'),
+    ).select(
+        E(
+            'CASE WHEN (`_arg1`) BETWEEN -2305843009213693952 AND 2305843009213693951 THEN (`_arg1`) * 4 + '
+            '(`_code0`) END'
+        ).alias('_event2'),
+        E(
+            'CASE WHEN (`_code0`) IS NOT NULL AND NOT ((`_arg1`) BETWEEN -2305843009213693952 AND '
+            "2305843009213693951) THEN named_struct('t', (`_arg1`), 'c', CAST((`_code0`) AS BIGINT)) END"
+        ).alias('_event3'),
     )
     # seq: native readers over the sorted collected events
     agg = events.agg(
         E(
-            'CAST(element_at(transform(array(IF(size(collect_list(CASE WHEN (`_code0`) IS NOT NULL AND NOT '
-            "((`_arg1`) BETWEEN -2305843009213693952 AND 2305843009213693951) THEN named_struct('t', "
-            "(`_arg1`), 'c', CAST((`_code0`) AS BIGINT)) END)) = 0, aggregate(sort_array(collect_list(CASE "
-            'WHEN (`_arg1`) BETWEEN -2305843009213693952 AND 2305843009213693951 THEN (`_arg1`) * 4 + '
-            "(`_code0`) END)), named_struct('o', false, 'n', 0L, 'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN "
-            "(e & 3) = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n + 1L, 'tot', a.tot, 'cl', a.cl), a) "
-            "WHEN (e & 3) = 0 THEN named_struct('o', true, 'n', 0L, 'tot', a.tot, 'cl', a.cl) WHEN a.o THEN "
-            "named_struct('o', false, 'n', 0L, 'tot', a.tot + a.n, 'cl', a.cl + 1) ELSE a END), "
-            'aggregate(array_sort(concat(transform(collect_list(CASE WHEN (`_arg1`) BETWEEN '
-            '-2305843009213693952 AND 2305843009213693951 THEN (`_arg1`) * 4 + (`_code0`) END), e -> '
-            "named_struct('t', shiftright(e, 2), 'c', e & 3)), collect_list(CASE WHEN (`_code0`) IS NOT NULL "
-            "AND NOT ((`_arg1`) BETWEEN -2305843009213693952 AND 2305843009213693951) THEN named_struct('t', "
-            "(`_arg1`), 'c', CAST((`_code0`) AS BIGINT)) END))), named_struct('o', false, 'n', 0L, 'tot', "
-            "0L, 'cl', 0L), (a, e) -> CASE WHEN e.c = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n + 1L, "
-            "'tot', a.tot, 'cl', a.cl), a) WHEN e.c = 0 THEN named_struct('o', true, 'n', 0L, 'tot', a.tot, "
-            "'cl', a.cl) WHEN a.o THEN named_struct('o', false, 'n', 0L, 'tot', a.tot + a.n, 'cl', a.cl + 1) "
-            'ELSE a END))), a -> IF(a.cl = 0, NULL, a.tot / a.cl)), 1) AS double)'
+            'CAST(IF(size(collect_list(`_event3`)) = 0, aggregate(sort_array(collect_list(`_event2`)), '
+            "named_struct('o', false, 'n', 0L, 'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN (e & 3) = 2 THEN "
+            "IF(a.o, named_struct('o', a.o, 'n', a.n + 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN (e & 3) = 0 "
+            "THEN named_struct('o', true, 'n', 0L, 'tot', a.tot, 'cl', a.cl) WHEN a.o THEN named_struct('o', "
+            "false, 'n', 0L, 'tot', a.tot + a.n, 'cl', a.cl + 1) ELSE a END, a -> IF(a.cl = 0, NULL, a.tot / "
+            "a.cl)), aggregate(array_sort(concat(transform(collect_list(`_event2`), e -> named_struct('t', "
+            "shiftright(e, 2), 'c', e & 3)), collect_list(`_event3`))), named_struct('o', false, 'n', 0L, "
+            "'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN e.c = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n "
+            "+ 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN e.c = 0 THEN named_struct('o', true, 'n', 0L, 'tot', "
+            "a.tot, 'cl', a.cl) WHEN a.o THEN named_struct('o', false, 'n', 0L, 'tot', a.tot + a.n, 'cl', "
+            'a.cl + 1) ELSE a END, a -> IF(a.cl = 0, NULL, a.tot / a.cl))) AS double)'
         ).alias('seq_average_closed_size'),
     )
     out = agg.select(F.col('seq_average_closed_size').alias('avg_path'))

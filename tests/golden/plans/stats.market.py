@@ -22,26 +22,28 @@ def plan(spark, sales):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
-    # map part native: action code, argument
+    # map part native: action code and argument, then each event as one value
     events = rows.select(
         E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
         E('`customer`').alias('_arg1'),
-        E('`product`').alias('_arg2'),
-        E('`price`').alias('_arg3'),
+        E('`product`').alias('_arg3'),
+        E('`price`').alias('_arg5'),
+    ).select(
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END').alias('_event2'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg3`) END').alias('_event4'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg5`) = 0 THEN 0.0D ELSE (`_arg5`) END) END').alias(
+            '_event6'
+        ),
     )
     # customers, products, prices: native readers over the sorted collected events
     agg = events.agg(
-        E('CAST(size(collect_set(CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END)) AS bigint)').alias(
-            'customers_count'
-        ),
-        E('CAST(size(collect_set(CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg2`) END)) AS bigint)').alias(
-            'products_count'
-        ),
+        E('CAST(size(collect_set(`_event2`)) AS bigint)').alias('customers_count'),
+        E('CAST(size(collect_set(`_event4`)) AS bigint)').alias('products_count'),
         E(
-            'CAST(element_at(transform(array(array_sort(collect_list(CASE WHEN (`_code0`) IS NOT NULL THEN '
-            '(CASE WHEN (`_arg3`) = 0 THEN 0.0D ELSE (`_arg3`) END) END))), s -> CASE WHEN size(s) = 0 THEN '
-            'NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE (CAST(s[size(s) div '
-            '2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS double)'
+            'CAST(element_at(transform(array(array_sort(collect_list(`_event6`))), s -> CASE WHEN size(s) = '
+            '0 THEN NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE '
+            '(CAST(s[size(s) div 2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS '
+            'double)'
         ).alias('prices_value'),
     )
     out = agg.select(

@@ -31,36 +31,33 @@ def plan(spark, sales):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
-    # map part native: action code, argument
+    # map part native: action code and argument, then each event as one value
     events = rows.select(
         F.col('product'),
         E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
         E('`customer`').alias('_arg1'),
-        E('`price`').alias('_arg2'),
+        E('`price`').alias('_arg3'),
+    ).select(
+        F.col('product'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END').alias('_event2'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg3`) = 0 THEN 0.0D ELSE (`_arg3`) END) END').alias(
+            '_event4'
+        ),
     )
     # buyers, lo, med, hi, top: native readers over the sorted collected events
     agg = events.groupBy('product').agg(
-        E('CAST(size(collect_set(CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END)) AS bigint)').alias(
-            'buyers_count'
-        ),
+        E('CAST(size(collect_set(`_event2`)) AS bigint)').alias('buyers_count'),
+        E('CAST(min(`_event4`) AS double)').alias('lo_value'),
         E(
-            'CAST(min(CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg2`) = 0 THEN 0.0D ELSE '
-            '(`_arg2`) END) END) AS double)'
-        ).alias('lo_value'),
-        E(
-            'CAST(element_at(transform(array(array_sort(collect_list(CASE WHEN (`_code0`) IS NOT NULL THEN '
-            '(CASE WHEN (`_arg2`) = 0 THEN 0.0D ELSE (`_arg2`) END) END))), s -> CASE WHEN size(s) = 0 THEN '
-            'NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE (CAST(s[size(s) div '
-            '2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS double)'
+            'CAST(element_at(transform(array(array_sort(collect_list(`_event4`))), s -> CASE WHEN size(s) = '
+            '0 THEN NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE '
+            '(CAST(s[size(s) div 2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS '
+            'double)'
         ).alias('med_value'),
+        E('CAST(max(`_event4`) AS double)').alias('hi_value'),
         E(
-            'CAST(max(CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg2`) = 0 THEN 0.0D ELSE '
-            '(`_arg2`) END) END) AS double)'
-        ).alias('hi_value'),
-        E(
-            'CAST(slice(sort_array(collect_list(CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg2`) = '
-            '0 THEN 0.0D ELSE (`_arg2`) END) END), false), 1, CAST(least((3L), 2147483647) AS INT)) AS '
-            'array<double>)'
+            'CAST(slice(sort_array(collect_list(`_event4`), false), 1, CAST(least((3L), 2147483647) AS INT)) '
+            'AS array<double>)'
         ).alias('top_values'),
     )
     # additive n, var: native sums per scope key
