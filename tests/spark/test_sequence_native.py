@@ -30,7 +30,7 @@ pytestmark = pytest.mark.spark
 SOURCE = '''
 import datetime
 
-from looplift import RowStream, dataflow, group_by
+from looplift import RowStream, State, action, dataflow, group_by
 from looplift.states import Distinct, IntervalSequence, Max, Median, Min, TopK
 
 
@@ -173,6 +173,45 @@ def spread(xs: RowStream[int]) -> int:
     return (hi.value() - lo.value()) * 1000 + d.count() if d.count() else -1
 
 
+class Last(State):
+    """A user-defined state: the largest value's count (its reader runs Python)."""
+
+    def __init__(self):
+        self.counts = {}
+
+    @action
+    def add(self, x):
+        self.counts[x] = self.counts.get(x, 0) + 1
+
+    @add.undo
+    def add(self, x):
+        self.counts[x] -= 1
+
+    def top_count(self) -> int:
+        return self.counts[max(self.counts)] if self.counts else 0
+
+
+@dataflow(columns=("k", "median", "top_count"))
+def mixed(rows: RowStream[int, int]):
+    for key, g in group_by(0, rows):
+        med = Median()
+        last = Last()
+        for _key, v in g:
+            med.add(v)
+            last.add(v)
+        yield key, med.value(), last.top_count()
+
+
+@dataflow
+def mixed_global(xs: RowStream[int]) -> tuple[float, int]:
+    med = Median()
+    last = Last()
+    for (x,) in xs:
+        med.add(x)
+        last.add(x)
+    return med.value(), last.top_count()
+
+
 @dataflow
 def top_two(xs: RowStream[int]) -> list[int]:
     t = TopK(2)
@@ -265,6 +304,17 @@ def test_multisets_float(spark: Any, mod: Any, rows: list) -> None:
                      max_size=25))  # fmt: skip
 def test_multisets_str(spark: Any, mod: Any, rows: list) -> None:
     expect_same_or_both_raise(spark, mod.multisets_str, rows)
+
+
+@FEW
+@given(rows=st.lists(st.tuples(USERS, SMALL), max_size=20))
+def test_mixed_with_a_user_state(spark: Any, mod: Any, rows: list) -> None:
+    """A library state next to a user-defined one in one scope: the native aggregate and
+    the Python reducer are two aggregates joined on the scope key (or crossed, global)."""
+    for algo in (mod.mixed, mod.mixed_global):
+        text = algo.compile().explain()
+        assert "Median (native sequence readers)" in text and "runs: native except" in text
+        expect_same_or_both_raise(spark, algo, rows if algo is mod.mixed else [(v,) for _, v in rows])
 
 
 # -- aggregate forms: f.agg in a grouped aggregate, and looplift.sql ------------------------
