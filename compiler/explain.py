@@ -71,6 +71,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 continue
             tag = "additive" if info.additive else "action reducer"
             tag = "arg-max / arg-min, native" if op.arg_best else tag
+            tag = "sequence state, read natively" if _native_sequence(prog, op) else tag
             out.append(
                 f"      state {_user(s)}: {info.name} — {tag}; actions "
                 f"{', '.join(info.actions)}; readers {', '.join(info.readers)}"
@@ -81,7 +82,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                     out.append(f"        projection {act.method}({', '.join(act.params)}): {ups}")
                 for r, e in info.reader_exprs:
                     out.append(f"        reader {r}() = {e}")
-            elif not op.arg_best:
+            elif not op.arg_best and _native_sequence(prog, op) is None:
                 out.append(f"        needs Python because {info.why}")
             no_undo = [act for act, how in info.undo if how == "missing"]
             if no_undo:
@@ -165,6 +166,8 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "key (ties by the row), max() of the first row's value per scope key; no "
                 "Python at run time"
             )
+        elif (seq := _native_sequence(prog, op)) is not None:
+            out.append(f"      reduce part (native): {seq.describe()}; no Python at run time")
         else:
             cls = ", ".join(c.rsplit(":", 1)[-1] for c in op.classes)
             out.append(
@@ -228,3 +231,10 @@ def _py_reason(n) -> str:
 
 def _user(name: str) -> str:
     return user_name(name)
+
+
+def _native_sequence(prog, op):  # noqa: ANN001, ANN202
+    """The native readers of a library sequence state, or None (compiler/backend/sequence.py)."""
+    from .backend.sequence import native_sequence
+
+    return native_sequence(op, prog.analysis, prog.refs)

@@ -20,6 +20,7 @@ from ..ir.nodes import Let, Lit, Var
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
 from .errors import BackendError
+from .sequence import NativeSequence, native_sequence, reader_sql
 from .sql import PyCall, SqlRenderer, quote_ident
 from .states import (
     action_map,
@@ -77,7 +78,8 @@ def agg_expression(prog: Program) -> AggExpression:
                 f"`{fn.name}` is not a single aggregate over its rows (its states are not all "
                 "fed by one loop over the input); call it on a DataFrame instead"
             )
-    kinds = {op.kind for op in ops}
+    seqs = {op.name: native_sequence(op, a, prog.refs, ty) for op in ops}
+    kinds = {"native" if op.kind == "additive" or seqs[op.name] else op.kind for op in ops}
     if len(kinds) > 1:
         raise BackendError(
             f"`{fn.name}` mixes native and Python reducers, which Spark cannot evaluate in one "
@@ -104,13 +106,20 @@ def agg_expression(prog: Program) -> AggExpression:
     for op in ops:
         if op.kind == "additive":
             _additive(fn.name, op, classes, r, ty, reads)
+        elif seqs[op.name] is not None:
+            _sequence(fn.name, op, seqs[op.name], a, r, ty, reads)
         else:
             reducers.append(_action(fn.name, op, a, r, ty, reads))
     tail = fn.body
     while isinstance(tail, Let):
         tail = tail.body
     sql = r.expr(tail)
-    if "sum(" not in sql and not any(name in sql for name, _ in reducers):
+    native_reads = [v for op in ops if seqs[op.name] for rd in op.reads if (v := reads.get(rd.result))]
+    if (
+        "sum(" not in sql
+        and not any(name in sql for name, _ in reducers)
+        and not any(v in sql for v in native_reads)
+    ):
         # no state is read: still one value per group (and one row without rows)
         sql = f"(CASE WHEN count(1) >= 0 THEN {sql} END)"
     t = ty.of(tail) if isinstance(tail, (Var, Lit)) else "any"
@@ -139,6 +148,26 @@ def _additive(
             summed = f"sum({' + '.join(t.sql for t in mine) or '0'})"
             totals[fname] = (field_total(summed, init), field_type(init, mine))
         reads[rd.result] = additive_reader(info, rd.method, totals)
+
+
+def _sequence(
+    name: str,
+    op: StateOperator,
+    ns: NativeSequence,
+    a: Analysis,
+    r: SqlRenderer,
+    ty: Typing,
+    reads: dict[str, str],
+) -> None:
+    """A library sequence state read natively: an aggregate expression per reader."""
+    code, arg = action_map(op, r).columns
+    _refuse_nested(name, code + arg, None, reads)
+    readers = reader_list(op, a)
+    types = [spark_type(ty.types.get(res, "any")) for _, res in readers]
+    k_sql = r.expr(ns.k) if ns.k is not None else None
+    sqls = reader_sql(ns, code, arg, [m for m, _ in readers], types, k_sql)
+    for (_, res), sql in zip(readers, sqls, strict=True):
+        reads[res] = f"({sql})"
 
 
 def _action(

@@ -16,6 +16,7 @@ from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
 from .frames import SRC, Frame, spark_col
+from .sequence import NativeSequence, native_sequence, reader_sql
 from .shells import render
 from .sql import sql_literal
 from .states import (
@@ -47,7 +48,7 @@ class ReducersMixin:
         if op.kind in ("additive", "action") and not op.ordered:
             for mate in self.ops:
                 if mate.name in op.fusable_with and mate.name not in self.op_done:
-                    if mate.kind == op.kind:
+                    if mate.kind == op.kind and (self.native_seq(mate) is None) == (self.native_seq(op) is None):
                         group.append(mate)
         fk = self.frame_key(op.scope)
         keys = self.key_cols(fk)
@@ -59,6 +60,8 @@ class ReducersMixin:
             result, reads = self.container_reduce(op, keys)
         elif all(o.arg_best and self.frame_key(o.actions[0].loops) == ROWS for o in group):
             result, reads = self.arg_best_readers(group, keys)
+        elif self.native_seq(op) is not None:
+            result, reads = self.sequence_readers(group, keys)
         else:
             result, reads = self._action(group, keys)
         for o in group:
@@ -77,6 +80,51 @@ class ReducersMixin:
         else:
             self.step(fk, f"ll.join_on_keys({SRC}, {result}, {list(keys)!r})")
         self.frames[fk].cols.update(reads)
+
+    def native_seq(self: Planner, op: StateOperator) -> NativeSequence | None:
+        """The native readers of a library sequence state (None: a Python reducer runs)."""
+        return native_sequence(op, self.a, self.refs, self.ty)
+
+    def sequence_readers(self: Planner, group: list[StateOperator], keys: tuple[str, ...]) -> tuple[str, list[str]]:
+        """Library sequence states read natively: one aggregate expression per reader over
+        the scope key's collected events (compiler/backend/sequence.py)."""
+        (fk,) = {self.frame_key(act.loops) for op in group for act in op.actions}
+        r = self.renderer(fk)
+        self.frame(fk)
+        events: dict[str, str] = {}  # the map part's SQL -> its column (shared by the states)
+        aggs: list[str] = []
+        reads: list[str] = []
+
+        def event_col(sql: str, prefix: str) -> str:
+            return events.setdefault(sql, f"{prefix}{len(events)}")
+
+        for op in group:
+            ns = self.native_seq(op)
+            assert ns is not None
+            code, arg = action_map(op, r).columns
+            code, arg = f"`{event_col(code, '_code')}`", f"`{event_col(arg, '_arg')}`"
+            readers = reader_list(op, self.a)
+            types = [spark_type(self.ty.types.get(res, "any")) for _, res in readers]
+            k_sql = r.expr(ns.k) if ns.k is not None else None
+            sqls = reader_sql(ns, code, arg, [m for m, _ in readers], types, k_sql,
+                              row=lambda sql: f"`{event_col(sql, '_event')}`")  # fmt: skip
+            for (_, res), sql in zip(readers, sqls, strict=True):
+                aggs.append(f"E({sql!r}).alias({self.col_for(res)!r})")
+                reads.append(res)
+        src = self.frames[fk].var  # after rendering: the guards' columns are on it
+        mapped = self.py.fresh("events")
+        kcols = [f"F.col({k!r})" for k in keys]
+        mapped_sel = [f"E({q!r}).alias({c!r})" for q, c in events.items() if not c.startswith("_event")]
+        event_sel = [f"E({q!r}).alias({c!r})" for q, c in events.items() if c.startswith("_event")]
+        self.emit(f"{mapped} = {src}.select({', '.join([*kcols, *mapped_sel])})"
+                  f".select({', '.join([*kcols, *event_sel])})"
+                  "  # map part native: action code and argument, then each event as one value")  # fmt: skip
+        agg = self.py.fresh("agg")
+        names = ", ".join(user_name(o.name) for o in group)
+        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+        self.emit(f"{agg} = {mapped}{grouping}.agg({', '.join(aggs)})"
+                  f"  # {names}: native readers over the sorted collected events")  # fmt: skip
+        return agg, reads
 
     def _unused_state(self: Planner, op: StateOperator) -> None:
         """A state no action reaches: its readers are a fresh state's, constants per scope."""

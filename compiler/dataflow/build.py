@@ -120,6 +120,8 @@ def build_graph(prog: Program) -> DataflowGraph:
             why_python, window = fold_check(prog, op)
             how = "ordered reducer" if why_python else "native window" if window else "native fold"
             label = f"{classes} ({how})"
+        if _native_sequence(prog, op):
+            label = f"{classes} (native sequence readers)"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
@@ -147,7 +149,8 @@ def build_graph(prog: Program) -> DataflowGraph:
                 op.scope,
                 op.kind in ("additive", "container")
                 or op.arg_best
-                or (op.kind == "ordered" and why_python is None),
+                or (op.kind == "ordered" and why_python is None)
+                or _native_sequence(prog, op),
                 reads,
                 tuple(sorted(needs)),
             )
@@ -363,3 +366,10 @@ def key_part_text(source: str, f: int, virtual: dict) -> str:
         return f"{source}[{f}]"
     out = text(virtual[f][0])
     return out[1:-1] if out.startswith("(") and out.endswith(")") else out
+
+
+def _native_sequence(prog, op) -> bool:  # noqa: ANN001
+    """A library sequence state whose readers run natively (compiler/backend/sequence.py)."""
+    from ..backend.sequence import native_sequence
+
+    return native_sequence(op, prog.analysis, prog.refs) is not None

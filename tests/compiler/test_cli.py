@@ -28,12 +28,12 @@ def test_explain_clickstream_shows_scope_fused_operator_and_parts() -> None:
     click = out[out.index("algorithm clickstream(") :]
     assert click.count("group_by(0) of clicks") == 1
     assert "scope key [clicks[0]]" in click
-    ops = [ln for ln in click.splitlines() if ln.startswith("    ") and "reducer)" in ln]
-    assert len(ops) == 1 and "IntervalSequence (action reducer)" in ops[0], ops
+    ops = [ln for ln in click.splitlines() if ln.startswith("    ") and "readers)" in ln]
+    assert len(ops) == 1 and "IntervalSequence (native sequence readers)" in ops[0], ops
     assert "actions open, close, insert" in click
-    assert "map part (native" in click and "reduce part (Python)" in click
+    assert "map part (native" in click and "reduce part (native)" in click
     assert "when category == 0: avg_path.seq.open(ts)" in click
-    assert "runs: native except the action reducer" in click
+    assert "runs: fully native (no Python at run time)" in click
 
 
 def test_explain_average_shows_fusable_additive_states_with_projections() -> None:

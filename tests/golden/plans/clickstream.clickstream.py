@@ -7,8 +7,6 @@ Columns: user_id, avg_clicks.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-IntervalSequence = ll.import_ref('looplift.states.interval:IntervalSequence')
-
 NAME = "clickstream"
 KIND = "table"
 COLUMNS = ["user_id", "avg_clicks"]
@@ -16,16 +14,6 @@ PARAMS = [["clicks", "rows", ["int", "int", "int"]]]
 PYCALLS = []
 REFS = ["clickstream:avg_path", "clickstream:clickstream", "looplift.states.interval:IntervalSequence"]
 
-
-# avg_path.seq: IntervalSequence
-seq_reducer = ll.ActionReducer(
-    IntervalSequence,
-    ctor=(),
-    sites=[('open', 1), ('close', 1), ('insert', 1)],
-    packed=True,
-    readers=['average_closed_size'],
-    types=['double'],
-)
 
 
 def plan(spark, clicks):
@@ -35,19 +23,40 @@ def plan(spark, clicks):
     E = F.expr
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'category', 'ts')
     rows_2 = rows.withColumn('cond', E('CASE WHEN (NOT (`category` = 0L)) THEN (`category` = 1L) END'))
-    # map part native; one shuffle by key
-    partitions = rows_2.select(
-        F.col('uid').alias('k'),
+    # map part native: action code and argument, then each event as one value
+    events = rows_2.select(
+        F.col('uid'),
         E(
-            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN '
-            '1 WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
-        ).alias('c'),
-        F.col('ts').alias('a'),
-    ).repartition('k')
-    # reduce part: each partition's keys at once (Python)
-    agg = partitions.mapInArrow(seq_reducer.partitions, seq_reducer.partition_schema('bigint')).select(
-        F.col('k').alias('uid'),
-        F.col('_1').alias('seq_average_closed_size'),
+            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 '
+            'WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
+        ).alias('_code0'),
+        E('`ts`').alias('_arg1'),
+    ).select(
+        F.col('uid'),
+        E(
+            'CASE WHEN (`_arg1`) BETWEEN -2305843009213693952 AND 2305843009213693951 THEN (`_arg1`) * 4 + '
+            '(`_code0`) END'
+        ).alias('_event2'),
+        E(
+            'CASE WHEN (`_code0`) IS NOT NULL AND NOT ((`_arg1`) BETWEEN -2305843009213693952 AND '
+            "2305843009213693951) THEN named_struct('t', (`_arg1`), 'c', CAST((`_code0`) AS BIGINT)) END"
+        ).alias('_event3'),
+    )
+    # avg_path.seq: native readers over the sorted collected events
+    agg = events.groupBy('uid').agg(
+        E(
+            'CAST(IF(size(collect_list(`_event3`)) = 0, aggregate(sort_array(collect_list(`_event2`)), '
+            "named_struct('o', false, 'n', 0L, 'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN (e & 3) = 2 THEN "
+            "IF(a.o, named_struct('o', a.o, 'n', a.n + 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN (e & 3) = 0 "
+            "THEN named_struct('o', true, 'n', 0L, 'tot', a.tot, 'cl', a.cl) WHEN a.o THEN named_struct('o', "
+            "false, 'n', 0L, 'tot', a.tot + a.n, 'cl', a.cl + 1) ELSE a END, a -> IF(a.cl = 0, NULL, a.tot / "
+            "a.cl)), aggregate(array_sort(concat(transform(collect_list(`_event2`), e -> named_struct('t', "
+            "shiftright(e, 2), 'c', e & 3)), collect_list(`_event3`))), named_struct('o', false, 'n', 0L, "
+            "'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN e.c = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n "
+            "+ 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN e.c = 0 THEN named_struct('o', true, 'n', 0L, 'tot', "
+            "a.tot, 'cl', a.cl) WHEN a.o THEN named_struct('o', false, 'n', 0L, 'tot', a.tot + a.n, 'cl', "
+            'a.cl + 1) ELSE a END, a -> IF(a.cl = 0, NULL, a.tot / a.cl))) AS double)'
+        ).alias('seq_average_closed_size'),
     )
     out = agg.select(F.col('uid').alias('user_id'), F.col('seq_average_closed_size').alias('avg_clicks'))
     return out

@@ -7,8 +7,6 @@ Columns: fund, months, monthly, yearly, worst_pct.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-Min = ll.import_ref('looplift.states.multiset:Min')
-
 NAME = "fund_report"
 KIND = "table"
 COLUMNS = ["fund", "months", "monthly", "yearly", "worst_pct"]
@@ -22,9 +20,6 @@ REFS = [
     'looplift.states.multiset:Min',
 ]
 
-
-# worst: Min
-worst_reducer = ll.ActionReducer(Min, ctor=(), sites=[('add', 1)], packed=True, readers=['value'], types=['double'])
 
 
 def plan(spark, returns):
@@ -48,11 +43,19 @@ def plan(spark, returns):
         E('coalesce(`n_n`, 0)').alias('n_value'),
         E('coalesce(`months_n`, 0)').alias('months_value'),
     )
-    # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows.groupBy('fund').agg(
-        worst_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('r')).alias('worst_reduced'),
+    # map part native: action code and argument, then each event as one value
+    events = rows.select(
+        F.col('fund'),
+        E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
+        E('`r`').alias('_arg1'),
+    ).select(
+        F.col('fund'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg1`) = 0 THEN 0.0D ELSE (`_arg1`) END) END').alias(
+            '_event2'
+        ),
     )
-    agg_2 = reduced.select(F.col('fund'), F.col('worst_reduced._1').alias('worst_value'))
+    # worst: native readers over the sorted collected events
+    agg_2 = events.groupBy('fund').agg(E('CAST(min(`_event2`) AS double)').alias('worst_value'))
     by_fund = ll.join_on_keys(agg, agg_2, ['fund'])
     by_fund_2 = by_fund.withColumn('months', E('(0L + `months_value`)'))
     by_fund_3 = by_fund_2.withColumn('n', E('(0L + `n_value`)'))

@@ -7,9 +7,6 @@ Columns: market.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-Distinct = ll.import_ref('looplift.states.multiset:Distinct')
-Median = ll.import_ref('looplift.states.multiset:Median')
-
 NAME = "market"
 KIND = "aggregate"
 COLUMNS = ["market"]
@@ -18,29 +15,6 @@ PYCALLS = []
 REFS = ["looplift.states.multiset:Distinct", "looplift.states.multiset:Median", "stats:market"]
 
 
-# customers: Distinct
-customers_reducer = ll.ActionReducer(
-    Distinct,
-    ctor=(),
-    sites=[('add', 1)],
-    packed=True,
-    readers=['count'],
-    types=['bigint'],
-)
-
-# products: Distinct
-products_reducer = ll.ActionReducer(
-    Distinct,
-    ctor=(),
-    sites=[('add', 1)],
-    packed=True,
-    readers=['count'],
-    types=['bigint'],
-)
-
-# prices: Median
-prices_reducer = ll.ActionReducer(Median, ctor=(), sites=[('add', 1)], packed=True, readers=['value'], types=['double'])
-
 
 def plan(spark, sales):
     """Build the Spark plan of `market` over its input DataFrame."""
@@ -48,27 +22,31 @@ def plan(spark, sales):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
-    # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows.agg(
-        customers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('customer')).alias('customers_reduced'),
-        products_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('product')).alias('products_reduced'),
-        prices_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('prices_reduced'),
+    # map part native: action code and argument, then each event as one value
+    events = rows.select(
+        E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
+        E('`customer`').alias('_arg1'),
+        E('`product`').alias('_arg3'),
+        E('`price`').alias('_arg5'),
+    ).select(
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END').alias('_event2'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg3`) END').alias('_event4'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg5`) = 0 THEN 0.0D ELSE (`_arg5`) END) END').alias(
+            '_event6'
+        ),
     )
-    agg = reduced.select(
-        F.col('customers_reduced._1').alias('customers_count'),
-        F.col('products_reduced._1').alias('products_count'),
-        F.col('prices_reduced._1').alias('prices_value'),
+    # customers, products, prices: native readers over the sorted collected events
+    agg = events.agg(
+        E('CAST(size(collect_set(`_event2`)) AS bigint)').alias('customers_count'),
+        E('CAST(size(collect_set(`_event4`)) AS bigint)').alias('products_count'),
+        E(
+            'CAST(element_at(transform(array(array_sort(collect_list(`_event6`))), s -> CASE WHEN size(s) = '
+            '0 THEN NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE '
+            '(CAST(s[size(s) div 2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS '
+            'double)'
+        ).alias('prices_value'),
     )
-    agg_2 = ll.default_row(
-        spark,
-        agg,
-        [
-            ('customers_count', customers_reducer.fresh()[0]),
-            ('products_count', products_reducer.fresh()[0]),
-            ('prices_value', prices_reducer.fresh()[0]),
-        ],
-    )
-    out = agg_2.select(
+    out = agg.select(
         E("named_struct('_1', `products_count`, '_2', `customers_count`, '_3', `prices_value`)").alias('market'),
     )
     return out

@@ -7,12 +7,6 @@ Columns: product, sales, buyers, low, median, high, stddev, top3.
 import looplift.spark as ll
 from pyspark.sql import functions as F
 
-Distinct = ll.import_ref('looplift.states.multiset:Distinct')
-Max = ll.import_ref('looplift.states.multiset:Max')
-Median = ll.import_ref('looplift.states.multiset:Median')
-Min = ll.import_ref('looplift.states.multiset:Min')
-TopK = ll.import_ref('looplift.states.multiset:TopK')
-
 NAME = "price_stats"
 KIND = "table"
 COLUMNS = ["product", "sales", "buyers", "low", "median", "high", "stddev", "top3"]
@@ -30,35 +24,6 @@ REFS = [
 ]
 
 
-# buyers: Distinct
-buyers_reducer = ll.ActionReducer(
-    Distinct,
-    ctor=(),
-    sites=[('add', 1)],
-    packed=True,
-    readers=['count'],
-    types=['bigint'],
-)
-
-# lo: Min
-lo_reducer = ll.ActionReducer(Min, ctor=(), sites=[('add', 1)], packed=True, readers=['value'], types=['double'])
-
-# med: Median
-med_reducer = ll.ActionReducer(Median, ctor=(), sites=[('add', 1)], packed=True, readers=['value'], types=['double'])
-
-# hi: Max
-hi_reducer = ll.ActionReducer(Max, ctor=(), sites=[('add', 1)], packed=True, readers=['value'], types=['double'])
-
-# top: TopK
-top_reducer = ll.ActionReducer(
-    TopK,
-    ctor=(3,),
-    sites=[('add', 1)],
-    packed=True,
-    readers=['values'],
-    types=['array<double>'],
-)
-
 
 def plan(spark, sales):
     """Build the Spark plan of `price_stats` over its input DataFrame."""
@@ -66,21 +31,34 @@ def plan(spark, sales):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
-    # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows.groupBy('product').agg(
-        buyers_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('customer')).alias('buyers_reduced'),
-        lo_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('lo_reduced'),
-        med_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('med_reduced'),
-        hi_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('hi_reduced'),
-        top_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('top_reduced'),
-    )
-    agg = reduced.select(
+    # map part native: action code and argument, then each event as one value
+    events = rows.select(
         F.col('product'),
-        F.col('buyers_reduced._1').alias('buyers_count'),
-        F.col('lo_reduced._1').alias('lo_value'),
-        F.col('med_reduced._1').alias('med_value'),
-        F.col('hi_reduced._1').alias('hi_value'),
-        F.col('top_reduced._1').alias('top_values'),
+        E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
+        E('`customer`').alias('_arg1'),
+        E('`price`').alias('_arg3'),
+    ).select(
+        F.col('product'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END').alias('_event2'),
+        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg3`) = 0 THEN 0.0D ELSE (`_arg3`) END) END').alias(
+            '_event4'
+        ),
+    )
+    # buyers, lo, med, hi, top: native readers over the sorted collected events
+    agg = events.groupBy('product').agg(
+        E('CAST(size(collect_set(`_event2`)) AS bigint)').alias('buyers_count'),
+        E('CAST(min(`_event4`) AS double)').alias('lo_value'),
+        E(
+            'CAST(element_at(transform(array(array_sort(collect_list(`_event4`))), s -> CASE WHEN size(s) = '
+            '0 THEN NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE '
+            '(CAST(s[size(s) div 2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS '
+            'double)'
+        ).alias('med_value'),
+        E('CAST(max(`_event4`) AS double)').alias('hi_value'),
+        E(
+            'CAST(slice(sort_array(collect_list(`_event4`), false), 1, CAST(least((3L), 2147483647) AS INT)) '
+            'AS array<double>)'
+        ).alias('top_values'),
     )
     # additive n, var: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).groupBy('product').agg(
