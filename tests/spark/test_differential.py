@@ -9,7 +9,9 @@ Per algorithm:
   per algorithm, default 4; the first is always the empty input),
   derandomized with a seed per algorithm so CI sees the same data every run;
 - ``test_generated_more`` (``slow``): more generated inputs with other seeds
-  (``LOOPLIFT_SPARK_SLOW_EXAMPLES``, default 6).
+  (``LOOPLIFT_SPARK_SLOW_EXAMPLES``, default 6, for the samples;
+  ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 2, for the corpus' small programs,
+  whose every shape the default run and their ``EXAMPLES`` cover already).
 
 A generated input on which Python raises (a zero divisor, ``math.log`` of a
 negative, an int beyond 64 bits) is checked to raise on Spark too (at most
@@ -57,6 +59,7 @@ MODULE_FILES = sorted(SAMPLES.glob("*.py")) + sorted((CORPUS / "valid").glob("*.
 
 EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_EXAMPLES", "4"))
 SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "6"))
+CORPUS_SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES", "2"))
 SHRINK = os.environ.get("LOOPLIFT_SPARK_SHRINK") == "1"
 RAISE_CHECKS = 2  # generated inputs on which Python raises, run on Spark per algorithm
 
@@ -152,7 +155,8 @@ def test_generated(spark: Any, case: Case) -> None:
 @pytest.mark.slow
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_generated_more(spark: Any, case: Case) -> None:
-    _run_generated(spark, case, SLOW_EXAMPLES, "slow")
+    n = SLOW_EXAMPLES if case.path.parent == SAMPLES else CORPUS_SLOW_EXAMPLES
+    _run_generated(spark, case, n, "slow")
 
 
 FLOAT_LITERAL_INIT = """\
