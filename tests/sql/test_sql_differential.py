@@ -230,11 +230,13 @@ def test_grouped_aggregate_matches_python(spark: Any, case: Case) -> None:
             raise AssertionError(f"{q}\nraised {got.error}\nreference {want!r}") from got.error
         assert_same("table", got.value, want, f"{q}\nrows={rows!r}")
 
-    config = settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
-                      phases=[Phase.explicit, Phase.generate],
+    # inputs with rows only: over no rows there is no group, whatever the aggregate (the
+    # empty input is checked by test_sql_matches_python, as a global aggregate)
+    config = settings(max_examples=max(1, EXAMPLES - 1), deadline=None, derandomize=True,
+                      database=None, phases=[Phase.explicit, Phase.generate],
                       suppress_health_check=list(HealthCheck))  # fmt: skip
     body._hypothesis_internal_add_digest = f"{case.id}/grouped".encode()  # type: ignore[attr-defined]
-    config(given(table_inputs(algo, case.pools))(body))()
+    config(given(table_inputs(algo, case.pools).filter(lambda x: x[0]))(body))()
 
 
 def test_cases_cover_every_kind() -> None:
