@@ -146,10 +146,14 @@ def _examples(spark: Any, case: Case) -> None:
 def test_sql_matches_python(spark: Any, via_sql: SqlRunner, case: Case) -> None:
     """Aggregates take their own path in SQL (aggregate expressions, collect_list, the
     reference) and get the full budget; table and scalar calls splice the plans and SQL
-    functions tests/spark checks in depth, so the corpus' get one generated input."""
-    if case.kind == "aggregate" or case.path.parent == SAMPLES:
+    functions tests/spark checks in depth, so the corpus' get one generated input (the
+    empty one) and the samples' their examples and generated inputs with rows."""
+    if case.kind == "aggregate":
         _examples(spark, case)
         _run_generated(spark, case, EXAMPLES, "sql")
+    elif case.path.parent == SAMPLES:
+        _examples(spark, case)
+        _run_generated(spark, case, max(1, EXAMPLES - 1), "sql", again=True)
     else:
         _run_generated(spark, case, 1, "sql")
 
