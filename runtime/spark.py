@@ -461,7 +461,11 @@ def _arrow_schema(schema: str) -> Any:
 
     st = _parse_datatype_string(schema)
     assert isinstance(st, StructType)
-    return pa.schema([pa.field(f.name, to_arrow_type(f.dataType), True) for f in st.fields])
+    # Spark's Python workers type timestamps as UTC instants (naive datetimes are UTC wall
+    # time, as with the session time zone looplift sets)
+    return pa.schema(
+        [pa.field(f.name, to_arrow_type(f.dataType, timezone="UTC"), True) for f in st.fields]
+    )
 
 
 def sort_key(order: list[int]) -> Callable[[tuple], tuple]:

@@ -635,3 +635,120 @@ def test_weekly_revenue() -> None:
     # store 1: day 6 is week 0 (10.0, one transaction); days 7 and 13 are week 1
     # (3.0 - 1.0 = 2.0, two transactions); store 2: week 0 (2.0, one)
     assert_rows(m.weekly_revenue(rows), [(1, 0, 10.0, 1), (1, 1, 2.0, 2), (2, 0, 2.0, 1)])
+
+
+# -- ordered loops of issue 11: running totals, sessions, change detection ----------
+
+
+def test_running_balance() -> None:
+    m = sample("ledger")
+    rows = [
+        ("a", 2, 1, -30), ("a", 1, 2, None), ("a", 1, 1, 100), ("a", 2, 2, -80),
+        ("b", 1, 1, 5), ("b", 1, 1, 5), ("c", 1, 1, 7), ("c", 1, 1, -2),
+    ]  # fmt: skip
+    # a by (day, seq): +100 -> 100; pending -> 100; -30 -> 70; -80 -> -10 (may go negative)
+    # b: the same booking twice -> 5, 10
+    # c: a tie in (day, seq) goes to the amount, ascending: -2 -> -2, then 7 -> 5
+    assert_rows(
+        m.running_balance(rows),
+        [
+            ("a", 1, 1, 100), ("a", 1, 2, 100), ("a", 2, 1, 70), ("a", 2, 2, -10),
+            ("b", 1, 1, 5), ("b", 1, 1, 10), ("c", 1, 1, -2), ("c", 1, 1, 5),
+        ],
+    )  # fmt: skip
+    assert m.running_balance([]) == []
+    # Python's ints do not wrap: 2**62 + 2**62 is 2**63 (one beyond int64; Spark must raise)
+    assert m.running_balance([("a", 1, 1, 2**62), ("a", 1, 2, 2**62)])[-1] == ("a", 1, 2, 2**63)
+
+
+def test_stock_levels() -> None:
+    m = sample("stock")
+    rows = [
+        ("nut", 1, 5.0), ("nut", 2, -7.5), ("nut", 3, 2.0), ("nut", 4, -0.5), ("nut", 5, -1.5),
+        ("bolt", 2, 3.0), ("bolt", 1, -1.0),
+    ]  # fmt: skip
+    # nut: 0+5 = 5; 5-7.5 = -2.5 -> level 0, 2.5 short; 0+2 = 2; 2-0.5 = 1.5;
+    #      1.5-1.5 = 0 exactly: not negative, nothing short
+    # bolt by time: -1 on an empty shelf -> 0, 1.0 short; then +3 -> 3
+    assert_rows(
+        m.stock_levels(rows),
+        [
+            ("nut", 1, 5.0, 0.0), ("nut", 2, 0.0, 2.5), ("nut", 3, 2.0, 0.0),
+            ("nut", 4, 1.5, 0.0), ("nut", 5, 0.0, 0.0),
+            ("bolt", 1, 0.0, 1.0), ("bolt", 2, 3.0, 0.0),
+        ],
+    )  # fmt: skip
+
+
+def test_session_ids() -> None:
+    m = sample("clicks")
+    nine = dt(2024, 5, 1, 9, 0)
+    eight = dt(2024, 5, 2, 8, 0)
+    at = lambda minutes: nine + datetime.timedelta(minutes=minutes)  # noqa: E731
+    rows = [(1, at(45), "/b"), (1, at(0), "/"), (1, at(75), "/c"), (1, at(10), "/a"),
+            (2, eight, "/z"), (2, eight, "/")]  # fmt: skip
+    # user 1 by time: 9:00 (first: session 1), 9:10 (+600 s), 9:45 (+2100 > 1800: session 2),
+    #   10:15 (+1800, not more than the gap: still 2)
+    # user 2: two clicks at the same time, by page: "/" then "/z" 0 s later, one session
+    assert_rows(
+        m.session_ids(rows, 1800),
+        [
+            (1, at(0), "/", 1, None), (1, at(10), "/a", 1, 600.0),
+            (1, at(45), "/b", 2, 2100.0), (1, at(75), "/c", 2, 1800.0),
+            (2, eight, "/", 1, None), (2, eight, "/z", 1, 0.0),
+        ],
+    )  # fmt: skip
+    # a gap of 0: every pause starts a session, a click at the same instant does not
+    assert [r[3] for r in sorted(m.session_ids(rows, 0))] == [1, 2, 3, 4, 1, 1]
+
+
+def test_visit_summary() -> None:
+    m = sample("visits")
+    rows = [
+        (1, 4201, "buy"), (1, 0, "view"), (1, 600, "buy"), (1, 2400, "view"), (1, 4300, "buy"),
+        (2, 50, "view"), (3, 7, "buy"), (3, 7, "buy"),
+    ]  # fmt: skip
+    # user 1 by time: 0, 600 (+600), 2400 (+1800: not more than 30 min) -> one session
+    #   0..2400 with 3 events, 1 buy; 4201 (+1801: new) and 4300 -> 4201..4300, 2 events, 2 buys
+    # user 2: one event; user 3: the same purchase twice -> 2 events, 2 buys
+    assert_rows(
+        m.visit_summary(rows),
+        [(1, 0, 2400, 3, 1), (1, 4201, 4300, 2, 2), (2, 50, 50, 1, 0), (3, 7, 7, 2, 2)],
+    )
+    assert m.visit_summary([]) == []
+
+
+def test_address_history() -> None:
+    m = sample("addresses")
+    rows = [
+        (7, 5, "Bergen", 1), (7, 1, "Oslo", 1), (7, 3, "Oslo", 1), (7, 8, None, 2),
+        (7, 6, None, 2), (8, 2, None, 1), (9, 4, "Rome", 3), (9, 4, "Rome", 1),
+    ]  # fmt: skip
+    # 7 by day: Oslo/1 (day 1), unchanged on day 3, Bergen/1 on day 5, unknown/2 on day 6,
+    #   unchanged on day 8 (None == None) -> three versions, valid 1-5, 5-6, 6-
+    # 8: a single snapshot with no city -> one current version
+    # 9: two snapshots on day 4 go by (city, tier): tier 1 then tier 3 -> a version valid
+    #   from day 4 to day 4, and the current one
+    assert_rows(
+        m.address_history(rows),
+        [
+            (7, 1, "Oslo", 1, 1, 5), (7, 2, "Bergen", 1, 5, 6), (7, 3, None, 2, 6, None),
+            (8, 1, None, 1, 2, None), (9, 1, "Rome", 1, 4, 4), (9, 2, "Rome", 3, 4, None),
+        ],
+    )  # fmt: skip
+
+
+def test_trip_length() -> None:
+    m = sample("trips")
+    rows = [
+        ("v1", 5, 6.0, 8.0), ("v1", 1, 0.0, 0.0), ("v1", 2, None, None), ("v1", 3, 3.0, 4.0),
+        ("v1", 4, 3.0, None), ("v2", 1, 1.0, 1.0), ("v3", 1, None, 2.0),
+        ("v4", 3, 1.0, 2.0), ("v4", 1, 0.0, 0.0), ("v4", 2, 1.0, 0.0),
+    ]  # fmt: skip
+    # v1 uses (0,0), (3,4), (6,8) (fixes 2 and 4 lack a coordinate): hops 5 and 5
+    # v2: one fix, no hop; v3: no usable fix
+    # v4 by time: (0,0) -> (1,0) -> (1,2): hops 1 and 2
+    assert_rows(
+        m.trip_length(rows),
+        [("v1", 3, 10.0, 5.0), ("v2", 1, 0.0, 0.0), ("v3", 0, 0.0, 0.0), ("v4", 3, 3.0, 2.0)],
+    )

@@ -433,7 +433,11 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
         t = ty.of(init) if init is not None else "any"
         for s in a.actions_of(f.state):
             if s.args:
-                t = unify(t, ty.of(s.args[0]))
+                # a value not typed yet is bound after this read (`acc = acc * 2` reads acc
+                # first): it adds nothing now, and the next pass of the fixed point sees it
+                x = s.args[0]
+                untyped = isinstance(x, Var) and x.name not in ty.types
+                t = unify(t, "none" if untyped else ty.of(x))
         return t, ty.may_be_null(init) if init is not None else True
     cls = refs.get(decl.cls)
     key = (getattr(cls, "__name__", ""), f.method)
