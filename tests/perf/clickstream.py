@@ -42,7 +42,8 @@ FLOOR = "floor count(*)"
 
 COMPILED_VARIANTS = (COMPILED, COMPILED_AGG, COMPILED_SQL)
 
-TARGETS = [(COMPILED, ARROW_LOOP, 0.5), (COMPILED, WINDOW_SQL, 0.65), (COMPILED, FLOOR, 2.2)]
+# Issue 11's targets (issue 3's were 0.5x applyInArrow, 0.65x window SQL, 2.2x floor).
+TARGETS = [(COMPILED, HOF_SQL, 1.0), (COMPILED, ARROW_LOOP, 0.35), (COMPILED, WINDOW_SQL, 0.5)]
 
 SCHEMA = "user_id bigint, avg_clicks double"
 
@@ -194,6 +195,83 @@ SELECT user_id,
 FROM {{clicks}} GROUP BY user_id
 """
 
+# -- alternatives, timed with --alternatives (the README records which was fastest) ----
+
+# Windows, boundaries only: ROW_NUMBER over all events, then only the opens and closes
+# (a fifth of the rows) go through LAG; an open directly followed by a close is a closed
+# interval, and since nothing else lies between them, its size is the difference of
+# the row numbers minus one. The filter keeps the sort order: one sort, two windows.
+# It also keeps each user's first row, so that every user appears in the result (an
+# insert there precedes every boundary and so pairs with none).
+WINDOW_ROWNUM_LAG_TEXT = f"""
+WITH r AS (
+  SELECT user_id, key, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY key) AS rn
+  FROM (SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}})
+),
+b AS (
+  SELECT user_id, key, rn,
+    LAG(key) OVER (PARTITION BY user_id ORDER BY key) AS pkey,
+    LAG(rn) OVER (PARTITION BY user_id ORDER BY key) AS prn
+  FROM r WHERE key & 3 < 2 OR rn = 1
+)
+SELECT user_id,
+  AVG(IF(key & 3 = 1 AND pkey & 3 = 0, rn - prn - 1, NULL)) AS avg_clicks
+FROM b GROUP BY user_id
+"""
+
+# Windows with last_value IGNORE NULLS: at every close, the running insert count at the
+# latest boundary before it and whether that boundary was an open.
+WINDOW_LAST_VALUE_TEXT = f"""
+WITH r AS (
+  SELECT user_id, key,
+    SUM(IF(key & 3 = 2, 1, 0)) OVER (PARTITION BY user_id ORDER BY key
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ins,
+    last_value(IF(key & 3 < 2, key, NULL)) IGNORE NULLS OVER (PARTITION BY user_id
+        ORDER BY key ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pkey
+  FROM (SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}})
+),
+o AS (
+  SELECT user_id, key, ins, pkey,
+    last_value(IF(key & 3 = 0, ins, NULL)) IGNORE NULLS OVER (PARTITION BY user_id
+        ORDER BY key ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS open_ins
+  FROM r
+)
+SELECT user_id,
+  AVG(IF(key & 3 = 1 AND pkey & 3 = 0, ins - open_ins, NULL)) AS avg_clicks
+FROM o GROUP BY user_id
+"""
+
+# Native fold over the boundaries only: the positions of the opens and closes in the
+# sorted keys (transform + filter, no accumulator struct), then every open directly
+# followed by a close gives a closed interval of (close index - open index - 1) inserts.
+HOF_POSITIONS_TEXT = f"""
+SELECT user_id,
+  aggregate(sizes, 0L, (a, x) -> a + x) / NULLIF(size(sizes), 0) AS avg_clicks
+FROM (
+  SELECT user_id, filter(transform(bs, (b, j) -> IF(b & 1 = 0 AND get(bs, j + 1) & 1 = 1,
+      (get(bs, j + 1) >> 1) - (b >> 1) - 1, NULL)), x -> x IS NOT NULL) AS sizes
+  FROM (
+    SELECT user_id, filter(transform(keys, (k, i) -> IF(k & 3 < 2, i * 2L + (k & 3), -1L)),
+        x -> x >= 0) AS bs
+    FROM (
+      SELECT user_id, sort_array(collect_list(ts * 4 + {CODE_SQL})) AS keys
+      FROM {{clicks}} GROUP BY user_id
+    )
+  )
+)
+"""
+
+# The accumulator fold with array_sort instead of sort_array.
+HOF_ARRAY_SORT_TEXT = HOF_SQL_TEXT.replace("sort_array(", "array_sort(")
+
+ALTERNATIVES = {
+    "window SQL: ROW_NUMBER + LAG on boundaries": WINDOW_ROWNUM_LAG_TEXT,
+    "window SQL: running SUM + last_value IGNORE NULLS": WINDOW_LAST_VALUE_TEXT,
+    "native fold: boundary positions (transform/filter)": HOF_POSITIONS_TEXT,
+    "native fold: aggregate over array_sort": HOF_ARRAY_SORT_TEXT,
+}
+
+
 # The thesis' relational formulation: intervals from self joins of the click table
 # (opens with the next open, with the closes, then with the inserts).
 SELF_JOIN_SQL_TEXT = """
@@ -224,8 +302,13 @@ GROUP BY u.user_id
 FLOOR_SQL = "SELECT user_id, count(*) AS n FROM {clicks} GROUP BY user_id"
 
 
-def make_variants(spark: Any, rows: int, selfjoin_max_rows: int = 200_000) -> dict[str, Any]:
-    """Every variant as ``fn(df) -> DataFrame``; the UDFs are built and registered once."""
+def make_variants(
+    spark: Any, rows: int, selfjoin_max_rows: int = 200_000, alternatives: bool = False
+) -> dict[str, Any]:
+    """Every variant as ``fn(df) -> DataFrame``; the UDFs are built and registered once.
+
+    With ``alternatives``, also the other window and fold formulations (``ALTERNATIVES``).
+    """
     from pyspark.sql.functions import arrow_udf, pandas_udf
 
     sample = common.load_sample("clickstream")
@@ -255,7 +338,7 @@ def make_variants(spark: Any, rows: int, selfjoin_max_rows: int = 200_000) -> di
     def sql(text: str) -> Any:
         return lambda df: common.sql_on(df, text)
 
-    return {
+    variants = {
         COMPILED: compiled,
         COMPILED_AGG: compiled_agg,
         COMPILED_SQL: compiled_sql,
@@ -272,6 +355,9 @@ def make_variants(spark: Any, rows: int, selfjoin_max_rows: int = 200_000) -> di
         ),
         FLOOR: sql(FLOOR_SQL),
     }
+    if alternatives:
+        variants.update({name: sql(text) for name, text in ALTERNATIVES.items()})
+    return variants
 
 
 # -- correctness ------------------------------------------------------------------------
@@ -329,12 +415,17 @@ def main(argv: list[str] | None = None) -> int:
         )
         p.add_argument("--check-rows", type=int, default=20_000, help="rows of the check tables")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
+        p.add_argument(
+            "--alternatives",
+            action="store_true",
+            help="also time the other window SQL and native fold formulations",
+        )
 
     args = common.parse_args(__doc__.splitlines()[0], extra=extra, argv=argv)
     spark = common.session()
     common.header("clickstream", args, spark)
     variants = common.apply_skips(
-        make_variants(spark, args.rows, args.selfjoin_max_rows), args.skip
+        make_variants(spark, args.rows, args.selfjoin_max_rows, args.alternatives), args.skip
     )
 
     wrong: set[str] = set()
@@ -353,7 +444,7 @@ def main(argv: list[str] | None = None) -> int:
         ]
         # The same variants, but with the self join (the check tables are small).
         check_variants = common.apply_skips(
-            make_variants(spark, args.check_rows, args.check_rows), args.skip
+            make_variants(spark, args.check_rows, args.check_rows, args.alternatives), args.skip
         )
         wrong = check(spark, check_variants, small)
         for _, df in small:
@@ -366,7 +457,7 @@ def main(argv: list[str] | None = None) -> int:
         df,
         args.repeats,
         baseline=ARROW_LOOP,
-        also=[WINDOW_SQL, FLOOR],
+        also=[HOF_SQL, WINDOW_SQL, FLOOR],
         plans=True,
         notes=notes,
         title=f"clickstream, {args.rows:,} clicks / {args.users:,} users, medians of "
