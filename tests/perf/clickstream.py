@@ -9,6 +9,9 @@ open 0 < close 1 < insert 2 and walking them gives exactly those semantics: an
 open starts a new interval (an unclosed previous one is dropped), the first
 close after it closes it, inserts in between count, inserts anywhere else don't.
 
+``window SQL`` is the fastest window formulation found and ``native SQL fold`` the
+fastest native fold (see ``ALTERNATIVES``; ``--alternatives`` times the others).
+
 Every hand-written variant is first checked against the Python reference (the
 sample's ``clickstream`` called on the collected rows) on two small tables: the
 benchmark's own kind of data, and one with few timestamps per user (duplicate
@@ -36,7 +39,7 @@ ARROW_LOOP = "applyInArrow loop"
 PANDAS_UDAF = "pandas UDAF in SQL"
 ARROW_UDAF = "Arrow UDAF + native map"
 WINDOW_SQL = "window SQL"
-HOF_SQL = "native SQL collect_list+aggregate"
+HOF_SQL = "native SQL fold (collect_list+HOFs)"
 SELF_JOIN = "self-join SQL (thesis)"
 FLOOR = "floor count(*)"
 
@@ -142,6 +145,7 @@ SELECT user_id, perf_avg_path_packed(ts * 4 + {CODE_SQL}) AS avg_clicks
 FROM {{clicks}} GROUP BY user_id
 """
 
+# Issue 3's window SQL (an alternative now).
 # One sort by (user, ts, code), packed as key = ts * 4 + code, and one pass of windows
 # over it (one Window operator: same partition and order), then one aggregate.
 #   ins     inserts up to and including the row (at an open or close: strictly before it,
@@ -153,7 +157,7 @@ FROM {{clicks}} GROUP BY user_id
 # sum(ins at closing closes) - sum(ins at closed opens); the average divides by the
 # number of closing closes. (Two stacked running windows instead of LEAD, or a MIN over
 # an UNBOUNDED FOLLOWING frame, measured slower.)
-WINDOW_SQL_TEXT = f"""
+WINDOW_LEAD_TEXT = f"""
 WITH ev AS (
   SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}}
 ),
@@ -175,8 +179,9 @@ SELECT user_id,
 FROM w GROUP BY user_id
 """
 
-# No window: per user, the sorted packed keys folded by a SQL lambda.
-HOF_SQL_TEXT = f"""
+# Issue 3's native fold (an alternative now): per user, the sorted packed keys folded by
+# a SQL lambda with a struct accumulator.
+HOF_STRUCT_TEXT = f"""
 SELECT user_id,
   aggregate(
     sort_array(collect_list(ts * 4 + {CODE_SQL})),
@@ -195,7 +200,12 @@ SELECT user_id,
 FROM {{clicks}} GROUP BY user_id
 """
 
-# -- alternatives, timed with --alternatives (the README records which was fastest) ----
+# -- the fastest window SQL and native fold -------------------------------------------
+# WINDOW_SQL_TEXT and HOF_SQL_TEXT below were the fastest of the formulations in
+# ALTERNATIVES (timed with --alternatives; medians in the README): ROW_NUMBER + LAG on
+# the boundaries beat the issue-3 window query (running SUM + MAX + LEAD IGNORE NULLS)
+# and running SUM + last_value IGNORE NULLS by 20-25 %; the boundary-position fold beat
+# the struct-accumulator aggregate by 3-9 % (array_sort instead of sort_array: noise).
 
 # Windows, boundaries only: ROW_NUMBER over all events, then only the opens and closes
 # (a fifth of the rows) go through LAG; an open directly followed by a close is a closed
@@ -203,7 +213,7 @@ FROM {{clicks}} GROUP BY user_id
 # the row numbers minus one. The filter keeps the sort order: one sort, two windows.
 # It also keeps each user's first row, so that every user appears in the result (an
 # insert there precedes every boundary and so pairs with none).
-WINDOW_ROWNUM_LAG_TEXT = f"""
+WINDOW_SQL_TEXT = f"""
 WITH r AS (
   SELECT user_id, key, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY key) AS rn
   FROM (SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}})
@@ -244,7 +254,7 @@ FROM o GROUP BY user_id
 # Native fold over the boundaries only: the positions of the opens and closes in the
 # sorted keys (transform + filter, no accumulator struct), then every open directly
 # followed by a close gives a closed interval of (close index - open index - 1) inserts.
-HOF_POSITIONS_TEXT = f"""
+HOF_SQL_TEXT = f"""
 SELECT user_id,
   aggregate(sizes, 0L, (a, x) -> a + x) / NULLIF(size(sizes), 0) AS avg_clicks
 FROM (
@@ -262,13 +272,13 @@ FROM (
 """
 
 # The accumulator fold with array_sort instead of sort_array.
-HOF_ARRAY_SORT_TEXT = HOF_SQL_TEXT.replace("sort_array(", "array_sort(")
+HOF_ARRAY_SORT_TEXT = HOF_STRUCT_TEXT.replace("sort_array(", "array_sort(")
 
 ALTERNATIVES = {
-    "window SQL: ROW_NUMBER + LAG on boundaries": WINDOW_ROWNUM_LAG_TEXT,
+    "window SQL: running SUM + MAX + LEAD IGNORE NULLS (issue 3)": WINDOW_LEAD_TEXT,
     "window SQL: running SUM + last_value IGNORE NULLS": WINDOW_LAST_VALUE_TEXT,
-    "native fold: boundary positions (transform/filter)": HOF_POSITIONS_TEXT,
-    "native fold: aggregate over array_sort": HOF_ARRAY_SORT_TEXT,
+    "native fold: aggregate, struct accumulator (issue 3)": HOF_STRUCT_TEXT,
+    "native fold: aggregate, struct accumulator, array_sort": HOF_ARRAY_SORT_TEXT,
 }
 
 

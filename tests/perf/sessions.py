@@ -227,6 +227,33 @@ SELECT user_id, session_no, MIN(ts) AS start, MAX(ts) AS `end`, COUNT(*) AS even
 FROM ({WINDOW_IDS}) GROUP BY user_id, session_no
 """
 
+# Summaries without GROUP BY: one Window operator flags each event as a session start
+# (LAG) and as a session end (LEAD) and numbers the rows; only the starts and ends go on
+# (the filter keeps the sort order, so Spark does not sort again and ties keep their
+# order), and at each start, LEAD gives its session's end.
+WINDOW_SUMMARIES_LEAD = """
+WITH r AS (
+  SELECT user_id, ts,
+    ROW_NUMBER() OVER w AS rn,
+    IF(ts - LAG(ts) OVER w <= {gap}, 0L, 1L) AS is_start,
+    IF(LEAD(ts) OVER w - ts <= {gap}, 0L, 1L) AS is_end
+  FROM {t} WINDOW w AS (PARTITION BY user_id ORDER BY ts)
+),
+b AS (
+  SELECT user_id, ts, rn, is_start, is_end,
+    SUM(is_start) OVER (PARTITION BY user_id ORDER BY ts
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS session_no,
+    LEAD(ts) OVER (PARTITION BY user_id ORDER BY ts) AS next_ts,
+    LEAD(rn) OVER (PARTITION BY user_id ORDER BY ts) AS next_rn
+  FROM r WHERE is_start = 1 OR is_end = 1
+)
+SELECT user_id, session_no, ts AS start,
+  IF(is_end = 1, ts, next_ts) AS `end`,
+  IF(is_end = 1, 1L, next_rn - rn + 1) AS events
+FROM b WHERE is_start = 1
+"""
+
+
 # Native fold, linear: per user the sorted timestamps t; the indexes of the session
 # starts st (filter over sequence); session k spans st[k] .. st[k+1]-1, so the per-event
 # numbers are array_repeat(k + 1, length) flattened, and a summary reads t at both
@@ -336,6 +363,8 @@ def make_variants(
     }
     if extra_window and ids:
         variants["window SQL, RANGE frame"] = sql(WINDOW_IDS_RANGE)
+    if extra_window and not ids:
+        variants["window SQL, starts/ends + LEAD"] = sql(WINDOW_SUMMARIES_LEAD)
     return variants
 
 
