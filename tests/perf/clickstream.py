@@ -204,7 +204,7 @@ FROM {{clicks}} GROUP BY user_id
 # WINDOW_SQL_TEXT and HOF_SQL_TEXT below were the fastest of the formulations in
 # ALTERNATIVES (timed with --alternatives; medians in the README): ROW_NUMBER + LAG on
 # the boundaries beat the issue-3 window query (running SUM + MAX + LEAD IGNORE NULLS)
-# and running SUM + last_value IGNORE NULLS by 20-25 %; the boundary-position fold beat
+# and running SUM + last_value IGNORE NULLS by about 20 %; the boundary-position fold beat
 # the struct-accumulator aggregate by 3-9 % (array_sort instead of sort_array: noise).
 
 # Windows, boundaries only: ROW_NUMBER over all events, then only the opens and closes

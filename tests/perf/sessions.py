@@ -236,7 +236,7 @@ WITH r AS (
   SELECT user_id, ts,
     ROW_NUMBER() OVER w AS rn,
     IF(ts - LAG(ts) OVER w <= {gap}, 0L, 1L) AS is_start,
-    IF(LEAD(ts) OVER w - ts <= {gap}, 0L, 1L) AS is_end
+    IF((LEAD(ts) OVER w) - ts <= {gap}, 0L, 1L) AS is_end
   FROM {t} WINDOW w AS (PARTITION BY user_id ORDER BY ts)
 ),
 b AS (
