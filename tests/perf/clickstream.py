@@ -426,13 +426,22 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check-rows", type=int, default=20_000, help="rows of the check tables")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
         p.add_argument(
+            "--skew",
+            type=float,
+            default=0.0,
+            help="fraction of all clicks that belong to one user (e.g. 0.1); also reports memory",
+        )
+        p.add_argument(
             "--alternatives",
             action="store_true",
             help="also time the other window SQL and native fold formulations",
         )
 
     args = common.parse_args(__doc__.splitlines()[0], extra=extra, argv=argv)
-    spark = common.session()
+    if not 0.0 <= args.skew < 1.0:
+        print("--skew must be in [0, 1)", file=sys.stderr)
+        return 2
+    spark = common.session(**(common.MEMORY_CONF if args.skew > 0 else {}))
     common.header("clickstream", args, spark)
     variants = common.apply_skips(
         make_variants(spark, args.rows, args.selfjoin_max_rows, args.alternatives), args.skip
@@ -460,7 +469,13 @@ def main(argv: list[str] | None = None) -> int:
         for _, df in small:
             df.unpersist()
 
-    df = common.gen_clicks(spark, args.rows, args.users)
+    df = common.gen_clicks(spark, args.rows, args.users, skew=args.skew)
+    if args.skew > 0:
+        print(f"skew: user -1 has {args.skew:.0%} of the clicks", flush=True)
+        variants = {
+            n: fn if isinstance(fn, common.Skip) else common.with_job_group(n, fn)
+            for n, fn in variants.items()
+        }
     notes = {name: "WRONG RESULT in the check" for name in wrong}
     results = common.bench(
         variants,
@@ -474,6 +489,9 @@ def main(argv: list[str] | None = None) -> int:
         f"{args.repeats} interleaved runs",
     )
     common.check_targets(results, TARGETS)
+    if args.skew > 0:
+        live = [n for n, r in results.items() if r.times]
+        common.memory_table(spark, live, "clickstream: peak memory")
     if args.show_plans:
         common.print_plans(variants, COMPILED_VARIANTS, df)
     return 1 if wrong else 0

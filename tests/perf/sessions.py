@@ -22,14 +22,12 @@ called as plain Python on the collected rows) on a small table with duplicate
 and tied timestamps, then all are timed on the same cached table. With
 ``--skew F`` one user (user_id -1) gets a fraction F of all events, and the
 script also reports each variant's peak memory on the executor (see
-:func:`memory_table`).
+:func:`common.memory_table`).
 """
 
 from __future__ import annotations
 
-import json
 import sys
-import urllib.request
 from collections import Counter
 from typing import Any
 
@@ -409,88 +407,6 @@ def check(spark: Any, workload: str, variants: dict[str, Any], df: Any, gap: int
     return wrong
 
 
-# -- memory (skew case) --------------------------------------------------------------------
-
-
-def with_job_group(name: str, fn: Any) -> Any:
-    """``fn`` with its jobs in the Spark job group ``name`` (for :func:`memory_table`)."""
-
-    def run(df: Any) -> Any:
-        df.sparkSession.sparkContext.setJobGroup(name, name)
-        return fn(df)
-
-    return run
-
-
-def _rest(spark: Any, path: str) -> Any:
-    sc = spark.sparkContext
-    url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}{path}"
-    with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - local UI
-        return json.load(resp)
-
-
-def memory_of_group(spark: Any, group: str) -> dict[str, int]:
-    """Peaks over every stage of the jobs of ``group`` (REST API of the UI).
-
-    * ``task execution``: the largest ``peakExecutionMemory`` of one task (sorts,
-      aggregation buffers, window buffers: Spark's execution memory);
-    * ``JVM heap``, ``on-heap execution``, ``python RSS``: the stage's
-      ``peakExecutorMetrics`` (sampled every ``spark.executor.metrics.pollingInterval``;
-      JVM heap includes the cached input and everything else in the driver's JVM).
-    """
-    sc = spark.sparkContext
-    tracker = sc.statusTracker()
-    out = {"task execution": 0, "JVM heap": 0, "on-heap execution": 0, "python RSS": 0}
-    for jid in tracker.getJobIdsForGroup(group):
-        info = tracker.getJobInfo(jid)
-        for sid in info.stageIds if info else []:
-            try:
-                stages = _rest(spark, f"/stages/{sid}?quantiles=1.0&withSummaries=true")
-            except Exception:  # noqa: BLE001 - skipped stages are not in the store
-                continue
-            for st in stages:
-                summary = st.get("taskMetricsDistributions") or {}
-                peak_exec = summary.get("peakExecutionMemory") or [0]
-                out["task execution"] = max(out["task execution"], int(max(peak_exec)))
-                peak = st.get("peakExecutorMetrics") or {}
-                out["JVM heap"] = max(out["JVM heap"], int(peak.get("JVMHeapMemory", 0)))
-                out["on-heap execution"] = max(
-                    out["on-heap execution"], int(peak.get("OnHeapExecutionMemory", 0))
-                )
-                rss = int(peak.get("ProcessTreePythonRSSMemory", 0))
-                out["python RSS"] = max(out["python RSS"], rss)
-    return out
-
-
-def memory_table(spark: Any, names: list[str], title: str) -> None:
-    """Print each variant's peak memory on the executor (local[2]: the driver is the executor)."""
-    execs = _rest(spark, "/allexecutors")
-    print(title)
-    print()
-    print(
-        "| variant | max task peakExecutionMemory MB | JVM heap peak MB | "
-        "on-heap execution peak MB | Python workers RSS peak MB |"
-    )
-    print("|---|---|---|---|---|")
-    mb = 1024 * 1024
-    for name in names:
-        m = memory_of_group(spark, name)
-        print(
-            f"| {name} | {m['task execution'] / mb:.0f} | {m['JVM heap'] / mb:.0f} | "
-            f"{m['on-heap execution'] / mb:.0f} | {m['python RSS'] / mb:.0f} |"
-        )
-    for ex in execs:
-        peak = ex.get("peakMemoryMetrics") or {}
-        print(
-            f"\nexecutor {ex.get('id')} (local mode: the driver), whole run: JVM heap peak "
-            f"{peak.get('JVMHeapMemory', 0) / mb:.0f} MB of max {ex.get('maxMemory', 0) / mb:.0f} MB "
-            f"storage+execution; on-heap execution peak "
-            f"{peak.get('OnHeapExecutionMemory', 0) / mb:.0f} MB; Python RSS peak "
-            f"{peak.get('ProcessTreePythonRSSMemory', 0) / mb:.0f} MB"
-        )
-    print(flush=True)
-
-
 # -- main ---------------------------------------------------------------------------------
 
 
@@ -526,12 +442,7 @@ def main(argv: list[str] | None = None) -> int:
     conf: dict[str, str] = {}
     if args.skew > 0:
         # The UI's REST API gives the memory peaks; only for this session.
-        conf = {
-            "spark.ui.enabled": "true",
-            "spark.executor.processTreeMetrics.enabled": "true",
-            "spark.executor.metrics.pollingInterval": "100ms",
-            "spark.executor.heartbeatInterval": "1s",
-        }
+        conf = dict(common.MEMORY_CONF)
     spark = common.session(**conf)
     common.header("sessions", args, spark)
     print(f"gap={args.gap} skew={args.skew}", flush=True)
@@ -570,7 +481,7 @@ def main(argv: list[str] | None = None) -> int:
         )
         if args.skew > 0:
             variants = {
-                n: fn if isinstance(fn, common.Skip) else with_job_group(f"{w}: {n}", fn)
+                n: fn if isinstance(fn, common.Skip) else common.with_job_group(f"{w}: {n}", fn)
                 for n, fn in variants.items()
             }
         notes = {n: "WRONG RESULT in the check" for n in variants if f"{w}: {n}" in wrong}
@@ -588,7 +499,7 @@ def main(argv: list[str] | None = None) -> int:
         common.check_targets(results, targets(w))
         if args.skew > 0:
             live = [n for n, r in results.items() if r.times]
-            memory_table(spark, [f"{w}: {n}" for n in live], f"sessions/{w}: peak memory")
+            common.memory_table(spark, [f"{w}: {n}" for n in live], f"sessions/{w}: peak memory")
         if args.show_plans:
             common.print_plans(variants, [compiled_name(w)], df)
     return 1 if wrong else 0
