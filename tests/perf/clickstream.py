@@ -9,6 +9,9 @@ open 0 < close 1 < insert 2 and walking them gives exactly those semantics: an
 open starts a new interval (an unclosed previous one is dropped), the first
 close after it closes it, inserts in between count, inserts anywhere else don't.
 
+``window SQL`` is the fastest window formulation found and ``native SQL fold`` the
+fastest native fold (see ``ALTERNATIVES``; ``--alternatives`` times the others).
+
 Every hand-written variant is first checked against the Python reference (the
 sample's ``clickstream`` called on the collected rows) on two small tables: the
 benchmark's own kind of data, and one with few timestamps per user (duplicate
@@ -36,13 +39,14 @@ ARROW_LOOP = "applyInArrow loop"
 PANDAS_UDAF = "pandas UDAF in SQL"
 ARROW_UDAF = "Arrow UDAF + native map"
 WINDOW_SQL = "window SQL"
-HOF_SQL = "native SQL collect_list+aggregate"
+HOF_SQL = "native SQL fold (collect_list+HOFs)"
 SELF_JOIN = "self-join SQL (thesis)"
 FLOOR = "floor count(*)"
 
 COMPILED_VARIANTS = (COMPILED, COMPILED_AGG, COMPILED_SQL)
 
-TARGETS = [(COMPILED, ARROW_LOOP, 0.5), (COMPILED, WINDOW_SQL, 0.65), (COMPILED, FLOOR, 2.2)]
+# Issue 11's targets (issue 3's were 0.5x applyInArrow, 0.65x window SQL, 2.2x floor).
+TARGETS = [(COMPILED, HOF_SQL, 1.0), (COMPILED, ARROW_LOOP, 0.35), (COMPILED, WINDOW_SQL, 0.5)]
 
 SCHEMA = "user_id bigint, avg_clicks double"
 
@@ -141,6 +145,7 @@ SELECT user_id, perf_avg_path_packed(ts * 4 + {CODE_SQL}) AS avg_clicks
 FROM {{clicks}} GROUP BY user_id
 """
 
+# Issue 3's window SQL (an alternative now).
 # One sort by (user, ts, code), packed as key = ts * 4 + code, and one pass of windows
 # over it (one Window operator: same partition and order), then one aggregate.
 #   ins     inserts up to and including the row (at an open or close: strictly before it,
@@ -152,7 +157,7 @@ FROM {{clicks}} GROUP BY user_id
 # sum(ins at closing closes) - sum(ins at closed opens); the average divides by the
 # number of closing closes. (Two stacked running windows instead of LEAD, or a MIN over
 # an UNBOUNDED FOLLOWING frame, measured slower.)
-WINDOW_SQL_TEXT = f"""
+WINDOW_LEAD_TEXT = f"""
 WITH ev AS (
   SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}}
 ),
@@ -174,8 +179,9 @@ SELECT user_id,
 FROM w GROUP BY user_id
 """
 
-# No window: per user, the sorted packed keys folded by a SQL lambda.
-HOF_SQL_TEXT = f"""
+# Issue 3's native fold (an alternative now): per user, the sorted packed keys folded by
+# a SQL lambda with a struct accumulator.
+HOF_STRUCT_TEXT = f"""
 SELECT user_id,
   aggregate(
     sort_array(collect_list(ts * 4 + {CODE_SQL})),
@@ -193,6 +199,88 @@ SELECT user_id,
     acc -> IF(acc.closed = 0, NULL, acc.total / acc.closed)) AS avg_clicks
 FROM {{clicks}} GROUP BY user_id
 """
+
+# -- the fastest window SQL and native fold -------------------------------------------
+# WINDOW_SQL_TEXT and HOF_SQL_TEXT below were the fastest of the formulations in
+# ALTERNATIVES (timed with --alternatives; medians in the README): ROW_NUMBER + LAG on
+# the boundaries beat the issue-3 window query (running SUM + MAX + LEAD IGNORE NULLS)
+# and running SUM + last_value IGNORE NULLS by about 20 %; the boundary-position fold beat
+# the struct-accumulator aggregate by 3-9 % (array_sort instead of sort_array: noise).
+
+# Windows, boundaries only: ROW_NUMBER over all events, then only the opens and closes
+# (a fifth of the rows) go through LAG; an open directly followed by a close is a closed
+# interval, and since nothing else lies between them, its size is the difference of
+# the row numbers minus one. The filter keeps the sort order: one sort, two windows.
+# It also keeps each user's first row, so that every user appears in the result (an
+# insert there precedes every boundary and so pairs with none).
+WINDOW_SQL_TEXT = f"""
+WITH r AS (
+  SELECT user_id, key, ROW_NUMBER() OVER (PARTITION BY user_id ORDER BY key) AS rn
+  FROM (SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}})
+),
+b AS (
+  SELECT user_id, key, rn,
+    LAG(key) OVER (PARTITION BY user_id ORDER BY key) AS pkey,
+    LAG(rn) OVER (PARTITION BY user_id ORDER BY key) AS prn
+  FROM r WHERE key & 3 < 2 OR rn = 1
+)
+SELECT user_id,
+  AVG(IF(key & 3 = 1 AND pkey & 3 = 0, rn - prn - 1, NULL)) AS avg_clicks
+FROM b GROUP BY user_id
+"""
+
+# Windows with last_value IGNORE NULLS: at every close, the running insert count at the
+# latest boundary before it and whether that boundary was an open.
+WINDOW_LAST_VALUE_TEXT = f"""
+WITH r AS (
+  SELECT user_id, key,
+    SUM(IF(key & 3 = 2, 1, 0)) OVER (PARTITION BY user_id ORDER BY key
+        ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS ins,
+    last_value(IF(key & 3 < 2, key, NULL)) IGNORE NULLS OVER (PARTITION BY user_id
+        ORDER BY key ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING) AS pkey
+  FROM (SELECT user_id, ts * 4 + {CODE_SQL} AS key FROM {{clicks}})
+),
+o AS (
+  SELECT user_id, key, ins, pkey,
+    last_value(IF(key & 3 = 0, ins, NULL)) IGNORE NULLS OVER (PARTITION BY user_id
+        ORDER BY key ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW) AS open_ins
+  FROM r
+)
+SELECT user_id,
+  AVG(IF(key & 3 = 1 AND pkey & 3 = 0, ins - open_ins, NULL)) AS avg_clicks
+FROM o GROUP BY user_id
+"""
+
+# Native fold over the boundaries only: the positions of the opens and closes in the
+# sorted keys (transform + filter, no accumulator struct), then every open directly
+# followed by a close gives a closed interval of (close index - open index - 1) inserts.
+HOF_SQL_TEXT = f"""
+SELECT user_id,
+  aggregate(sizes, 0L, (a, x) -> a + x) / NULLIF(size(sizes), 0) AS avg_clicks
+FROM (
+  SELECT user_id, filter(transform(bs, (b, j) -> IF(b & 1 = 0 AND get(bs, j + 1) & 1 = 1,
+      (get(bs, j + 1) >> 1) - (b >> 1) - 1, NULL)), x -> x IS NOT NULL) AS sizes
+  FROM (
+    SELECT user_id, filter(transform(keys, (k, i) -> IF(k & 3 < 2, i * 2L + (k & 3), -1L)),
+        x -> x >= 0) AS bs
+    FROM (
+      SELECT user_id, sort_array(collect_list(ts * 4 + {CODE_SQL})) AS keys
+      FROM {{clicks}} GROUP BY user_id
+    )
+  )
+)
+"""
+
+# The accumulator fold with array_sort instead of sort_array.
+HOF_ARRAY_SORT_TEXT = HOF_STRUCT_TEXT.replace("sort_array(", "array_sort(")
+
+ALTERNATIVES = {
+    "window SQL: running SUM + MAX + LEAD IGNORE NULLS (issue 3)": WINDOW_LEAD_TEXT,
+    "window SQL: running SUM + last_value IGNORE NULLS": WINDOW_LAST_VALUE_TEXT,
+    "native fold: aggregate, struct accumulator (issue 3)": HOF_STRUCT_TEXT,
+    "native fold: aggregate, struct accumulator, array_sort": HOF_ARRAY_SORT_TEXT,
+}
+
 
 # The thesis' relational formulation: intervals from self joins of the click table
 # (opens with the next open, with the closes, then with the inserts).
@@ -224,8 +312,13 @@ GROUP BY u.user_id
 FLOOR_SQL = "SELECT user_id, count(*) AS n FROM {clicks} GROUP BY user_id"
 
 
-def make_variants(spark: Any, rows: int, selfjoin_max_rows: int = 200_000) -> dict[str, Any]:
-    """Every variant as ``fn(df) -> DataFrame``; the UDFs are built and registered once."""
+def make_variants(
+    spark: Any, rows: int, selfjoin_max_rows: int = 200_000, alternatives: bool = False
+) -> dict[str, Any]:
+    """Every variant as ``fn(df) -> DataFrame``; the UDFs are built and registered once.
+
+    With ``alternatives``, also the other window and fold formulations (``ALTERNATIVES``).
+    """
     from pyspark.sql.functions import arrow_udf, pandas_udf
 
     sample = common.load_sample("clickstream")
@@ -255,7 +348,7 @@ def make_variants(spark: Any, rows: int, selfjoin_max_rows: int = 200_000) -> di
     def sql(text: str) -> Any:
         return lambda df: common.sql_on(df, text)
 
-    return {
+    variants = {
         COMPILED: compiled,
         COMPILED_AGG: compiled_agg,
         COMPILED_SQL: compiled_sql,
@@ -272,6 +365,9 @@ def make_variants(spark: Any, rows: int, selfjoin_max_rows: int = 200_000) -> di
         ),
         FLOOR: sql(FLOOR_SQL),
     }
+    if alternatives:
+        variants.update({name: sql(text) for name, text in ALTERNATIVES.items()})
+    return variants
 
 
 # -- correctness ------------------------------------------------------------------------
@@ -329,12 +425,26 @@ def main(argv: list[str] | None = None) -> int:
         )
         p.add_argument("--check-rows", type=int, default=20_000, help="rows of the check tables")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
+        p.add_argument(
+            "--skew",
+            type=float,
+            default=0.0,
+            help="fraction of all clicks that belong to one user (e.g. 0.1); also reports memory",
+        )
+        p.add_argument(
+            "--alternatives",
+            action="store_true",
+            help="also time the other window SQL and native fold formulations",
+        )
 
     args = common.parse_args(__doc__.splitlines()[0], extra=extra, argv=argv)
-    spark = common.session()
+    if not 0.0 <= args.skew < 1.0:
+        print("--skew must be in [0, 1)", file=sys.stderr)
+        return 2
+    spark = common.session(**(common.MEMORY_CONF if args.skew > 0 else {}))
     common.header("clickstream", args, spark)
     variants = common.apply_skips(
-        make_variants(spark, args.rows, args.selfjoin_max_rows), args.skip
+        make_variants(spark, args.rows, args.selfjoin_max_rows, args.alternatives), args.skip
     )
 
     wrong: set[str] = set()
@@ -353,26 +463,35 @@ def main(argv: list[str] | None = None) -> int:
         ]
         # The same variants, but with the self join (the check tables are small).
         check_variants = common.apply_skips(
-            make_variants(spark, args.check_rows, args.check_rows), args.skip
+            make_variants(spark, args.check_rows, args.check_rows, args.alternatives), args.skip
         )
         wrong = check(spark, check_variants, small)
         for _, df in small:
             df.unpersist()
 
-    df = common.gen_clicks(spark, args.rows, args.users)
+    df = common.gen_clicks(spark, args.rows, args.users, skew=args.skew)
+    if args.skew > 0:
+        print(f"skew: user -1 has {args.skew:.0%} of the clicks", flush=True)
+        variants = {
+            n: fn if isinstance(fn, common.Skip) else common.with_job_group(n, fn)
+            for n, fn in variants.items()
+        }
     notes = {name: "WRONG RESULT in the check" for name in wrong}
     results = common.bench(
         variants,
         df,
         args.repeats,
         baseline=ARROW_LOOP,
-        also=[WINDOW_SQL, FLOOR],
+        also=[HOF_SQL, WINDOW_SQL, FLOOR],
         plans=True,
         notes=notes,
         title=f"clickstream, {args.rows:,} clicks / {args.users:,} users, medians of "
         f"{args.repeats} interleaved runs",
     )
     common.check_targets(results, TARGETS)
+    if args.skew > 0:
+        live = [n for n, r in results.items() if r.times]
+        common.memory_table(spark, live, "clickstream: peak memory")
     if args.show_plans:
         common.print_plans(variants, COMPILED_VARIANTS, df)
     return 1 if wrong else 0

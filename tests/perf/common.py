@@ -19,12 +19,14 @@ from __future__ import annotations
 import argparse
 import gc
 import importlib.util
+import json
 import math
 import os
 import re
 import statistics
 import sys
 import time
+import urllib.request
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -127,6 +129,7 @@ def gen_clicks(
     seed: int = 42,
     partitions: int = INPUT_PARTITIONS,
     ts_range: int | None = None,
+    skew: float = 0.0,
     view: str | None = "clicks",
 ) -> Any:
     """The table ``clicks(user_id bigint, pagetype bigint, ts bigint)``, cached and materialized.
@@ -142,6 +145,9 @@ def gen_clicks(
       says nothing about the time order. With ``ts_range`` it is instead a hash
       mod ``ts_range``: duplicates and ties between opens, closes and inserts at
       one timestamp, for correctness checks.
+
+    With ``skew`` > 0, a fraction ``skew`` of the rows (chosen by another hash)
+    belong to user -1 instead (the skew case of issue 11).
 
     Registered as the temp view ``view`` unless ``view`` is None.
     """
@@ -159,8 +165,12 @@ def gen_clicks(
         ts = F.pmod(rid * F.lit(a) + F.lit(seed), F.lit(rows)) + F.lit(TS0)
     else:
         ts = F.pmod(F.xxhash64(rid, F.lit(seed + 3)), F.lit(ts_range))
+    uid = F.pmod(F.xxhash64(rid, F.lit(seed)), F.lit(users))
+    if skew > 0:
+        is_skew = F.pmod(F.xxhash64(rid, F.lit(seed + 4)), F.lit(1_000_000)) < int(skew * 1e6)
+        uid = F.when(is_skew, F.lit(-1)).otherwise(uid)
     df = spark.range(0, rows, 1, partitions).select(
-        F.pmod(F.xxhash64(rid, F.lit(seed)), F.lit(users)).cast("bigint").alias("user_id"),
+        uid.cast("bigint").alias("user_id"),
         pagetype.cast("bigint").alias("pagetype"),
         ts.cast("bigint").alias("ts"),
     )
@@ -529,6 +539,98 @@ def keyed_rows(rows: Iterable[Sequence[Any]]) -> dict[Any, Any]:
             raise AssertionError(f"duplicate key {r[0]!r} in the result")
         out[r[0]] = r[1]
     return out
+
+
+# -- memory (skew cases) --------------------------------------------------------------------
+
+
+#: Session settings for :func:`memory_table` (the UI's REST API and sampled peaks);
+#: used only by the skew runs, every other benchmark keeps the UI off.
+MEMORY_CONF = {
+    "spark.ui.enabled": "true",
+    "spark.executor.processTreeMetrics.enabled": "true",
+    "spark.executor.metrics.pollingInterval": "100ms",
+    "spark.executor.heartbeatInterval": "1s",
+}
+
+
+def with_job_group(name: str, fn: Any) -> Any:
+    """``fn`` with its jobs in the Spark job group ``name`` (for :func:`memory_table`)."""
+
+    def run(df: Any) -> Any:
+        df.sparkSession.sparkContext.setJobGroup(name, name)
+        return fn(df)
+
+    return run
+
+
+def _rest(spark: Any, path: str) -> Any:
+    sc = spark.sparkContext
+    url = f"{sc.uiWebUrl}/api/v1/applications/{sc.applicationId}{path}"
+    with urllib.request.urlopen(url, timeout=30) as resp:  # noqa: S310 - local UI
+        return json.load(resp)
+
+
+def memory_of_group(spark: Any, group: str) -> dict[str, int]:
+    """Peaks over every stage of the jobs of ``group`` (REST API of the UI).
+
+    * ``task execution``: the largest ``peakExecutionMemory`` of one task (sorts,
+      aggregation buffers, window buffers: Spark's execution memory);
+    * ``JVM heap``, ``on-heap execution``, ``python RSS``: the stage's
+      ``peakExecutorMetrics`` (sampled every ``spark.executor.metrics.pollingInterval``;
+      JVM heap includes the cached input and everything else in the driver's JVM).
+    """
+    sc = spark.sparkContext
+    tracker = sc.statusTracker()
+    out = {"task execution": 0, "JVM heap": 0, "on-heap execution": 0, "python RSS": 0}
+    for jid in tracker.getJobIdsForGroup(group):
+        info = tracker.getJobInfo(jid)
+        for sid in info.stageIds if info else []:
+            try:
+                stages = _rest(spark, f"/stages/{sid}?quantiles=1.0&withSummaries=true")
+            except Exception:  # noqa: BLE001 - skipped stages are not in the store
+                continue
+            for st in stages:
+                summary = st.get("taskMetricsDistributions") or {}
+                peak_exec = summary.get("peakExecutionMemory") or [0]
+                out["task execution"] = max(out["task execution"], int(max(peak_exec)))
+                peak = st.get("peakExecutorMetrics") or {}
+                out["JVM heap"] = max(out["JVM heap"], int(peak.get("JVMHeapMemory", 0)))
+                out["on-heap execution"] = max(
+                    out["on-heap execution"], int(peak.get("OnHeapExecutionMemory", 0))
+                )
+                rss = int(peak.get("ProcessTreePythonRSSMemory", 0))
+                out["python RSS"] = max(out["python RSS"], rss)
+    return out
+
+
+def memory_table(spark: Any, names: list[str], title: str) -> None:
+    """Print each variant's peak memory on the executor (local[2]: the driver is the executor)."""
+    execs = _rest(spark, "/allexecutors")
+    print(title)
+    print()
+    print(
+        "| variant | max task peakExecutionMemory MB | JVM heap peak MB | "
+        "on-heap execution peak MB | Python workers RSS peak MB |"
+    )
+    print("|---|---|---|---|---|")
+    mb = 1024 * 1024
+    for name in names:
+        m = memory_of_group(spark, name)
+        print(
+            f"| {name} | {m['task execution'] / mb:.0f} | {m['JVM heap'] / mb:.0f} | "
+            f"{m['on-heap execution'] / mb:.0f} | {m['python RSS'] / mb:.0f} |"
+        )
+    for ex in execs:
+        peak = ex.get("peakMemoryMetrics") or {}
+        print(
+            f"\nexecutor {ex.get('id')} (local mode: the driver), whole run: JVM heap peak "
+            f"{peak.get('JVMHeapMemory', 0) / mb:.0f} MB of max {ex.get('maxMemory', 0) / mb:.0f} MB "
+            f"storage+execution; on-heap execution peak "
+            f"{peak.get('OnHeapExecutionMemory', 0) / mb:.0f} MB; Python RSS peak "
+            f"{peak.get('ProcessTreePythonRSSMemory', 0) / mb:.0f} MB"
+        )
+    print(flush=True)
 
 
 # -- command line ----------------------------------------------------------------
