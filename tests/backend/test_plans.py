@@ -13,7 +13,8 @@ from tests.helpers import SAMPLES, import_path
 @pytest.fixture(scope="module")
 def samples():
     return {
-        name: import_path(SAMPLES / f"{name}.py") for name in ("clickstream", "average", "pages")
+        name: import_path(SAMPLES / f"{name}.py")
+        for name in ("clickstream", "average", "pages", "mode")
     }
 
 
@@ -31,7 +32,9 @@ def clicks(spark):
     return spark.createDataFrame(rows, "user_id long, pagetype long, ts long"), rows
 
 
-def test_clickstream_one_shuffle_native_map_python_reduce(spark, samples) -> None:
+def test_clickstream_one_shuffle_native_fold(spark, samples) -> None:
+    """SPEC §7: the IntervalSequence is read by one native aggregate() over each user's
+    sorted events, in one ObjectHashAggregate after one shuffle; no Python."""
     df, rows = clicks(spark)
     out = samples["clickstream"].clickstream(df)
     assert out.columns == ["user_id", "avg_clicks"]
@@ -40,9 +43,19 @@ def test_clickstream_one_shuffle_native_map_python_reduce(spark, samples) -> Non
     )
     plan = physical_plan(out)
     assert plan.count("Exchange") == 1, plan
-    assert python_operator_count(out) == 1, plan
-    assert ("ArrowAggregatePython" in plan or "MapInArrow" in plan) and "Join" not in plan
+    assert python_operator_count(out) == 0, plan
+    assert "ObjectHashAggregate" in plan and "collect_list" in plan and "Join" not in plan
     assert "CASE WHEN" in plan  # the action choice is a native expression in the map phase
+
+
+def test_user_state_one_shuffle_native_map_python_reduce(spark, samples) -> None:
+    """A user-defined state keeps the Python reducer, its map part native."""
+    df, rows = clicks(spark)
+    out = samples["mode"].favourite_page(df)
+    assert sorted(tuple(r) for r in out.collect()) == sorted(samples["mode"].favourite_page(rows))
+    plan = physical_plan(out)
+    assert python_operator_count(out) == 1, plan
+    assert "ArrowAggregatePython" in plan or "MapInArrow" in plan, plan
 
 
 def test_thesis_average_is_one_native_aggregate_without_joins(spark, samples) -> None:
@@ -101,13 +114,17 @@ def test_generated_plan_is_deterministic_and_readable(samples) -> None:
     second = backend_for(compile_dataflow(cs)).source
     assert first == second
     assert first.startswith('"""looplift plan for `clickstream:clickstream`')
-    assert "def plan(spark, clicks):" in first and "ll.ActionReducer(" in first
+    assert "def plan(spark, clicks):" in first and "aggregate(sort_array(collect_list(" in first
     compile(first, "<plan>", "exec")
+    mode = backend_for(compile_dataflow(samples["mode"].favourite_page)).source
+    assert "ll.ActionReducer(" in mode  # a user-defined state: its Python reducer
 
 
 def test_explain_marks_python_and_native(spark, samples, capsys) -> None:
     df, _ = clicks(spark)
-    text = samples["clickstream"].clickstream.explain(df)
+    text = samples["mode"].favourite_page.explain(df)
     assert "map part (native" in text and ("ArrowAggregatePython" in text or "MapInArrow" in text)
     assert "[Python]" in text and "[native]" in text
+    native = samples["clickstream"].clickstream.explain(df)
+    assert "runs: fully native (no Python at run time)" in native and "[Python]" not in native
     assert mark_plan("+- Project [a]\n   +- ArrowEvalPython [f(a)]").count("[Python]") == 1
