@@ -416,9 +416,9 @@ class _FoldBuilder:
             if name != "_":
                 if tv == ov:
                     value = tv
-                elif tv == c and self.ty.of(v.args[0]) == "bool":  # `c or y`: short-circuits
+                elif tv == c and self._bools(v.args[0], name):  # `c or y`: short-circuits
                     value = f"({c} OR {ov})"
-                elif ov == c and self.ty.of(v.args[0]) == "bool":  # `c and y`
+                elif ov == c and self._bools(v.args[0], name):  # `c and y`
                     value = f"({c} AND {tv})"
                 else:
                     value = f"(CASE WHEN {c} THEN {tv} ELSE {ov} END)"
@@ -450,6 +450,10 @@ class _FoldBuilder:
             ):
                 self.ty.nullable.discard(name)  # None operands raise: a value is never None
         return cur, out
+
+    def _bools(self, cond: Expr, name: str) -> bool:
+        """Are the condition and the value of ``name = c or y`` booleans (then SQL OR)?"""
+        return self.ty.of(cond) == "bool" and self.ty.of(Var(name)) == "bool"
 
     def _nonnull_if(self, cond: Expr, taken: bool) -> set[str]:
         """The SQL of values known not None where ``cond`` is ``taken`` (``x is None`` false,
