@@ -296,7 +296,7 @@ class _FoldBuilder:
                 wc = WindowCarry(c, kind, self._expand(form[1]))
             elif kind == "cset":
                 wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
-            refs = set(_ACC_REF.findall(f"{wc.sql} {wc.cond}"))
+            refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond}"))
             if c.field in refs:
                 return None  # its new value depends on its old one: a fold, not a window
             found[c.field], needs[c.field] = wc, refs
@@ -344,7 +344,12 @@ class _FoldBuilder:
     def _share(self, sql: str) -> str:
         """A value of the loop body's main path (not inside a branch), as a placeholder: used
         once it is inlined, used more often it is bound once (:meth:`_bind_shared`)."""
-        if self.depth or _TRIVIAL.fullmatch(sql) or len(sql) <= SHARE_MIN and "raise_error" not in sql:
+        if (
+            self.depth
+            or _TRIVIAL.fullmatch(sql)
+            or len(sql) <= SHARE_MIN
+            and "raise_error" not in sql
+        ):
             return sql  # cheaper to compute again than to bind
         token = f"\x00{len(self.lets)}\x00"
         self.lets.append((token, sql))
@@ -527,7 +532,7 @@ class _FoldBuilder:
                 self.ty.nullable.add(tmp)
             self.env[tmp] = cur[c.field]
             arg = args[0]
-            cur[c.field] = self._share(self.r.expr(Apply(_prim(call.method), (Var(tmp), arg))))
+            cur[c.field] = self._share(self.r.expr(Apply(Prim(call.method), (Var(tmp), arg))))
             form = self.forms[c.field]
             if (
                 call.method in ("add", "sub")
@@ -603,7 +608,7 @@ class _FoldBuilder:
         return out
 
 
-_ACC_REF = re.compile(r"\b_fa\.(c\d+)\b")
+ACC_REF = re.compile(r"\b_fa\.(c\d+)\b")
 
 
 def _guarded(form: tuple) -> tuple[str, str]:
@@ -631,11 +636,7 @@ def _tail(e: Expr) -> Expr:
     return e
 
 
-def _prim(method: str) -> Prim:
-    return Prim(method)
-
-
-def init_sql(fold: Fold, a: Analysis, ty: Typing, value_of: Any, out: bool) -> str:
+def init_sql(fold: Fold, value_of: Any, out: bool) -> str:
     """The initial accumulator; ``value_of(expr)`` renders an IR value outside the fold."""
     from .sql import sql_literal
 

@@ -18,7 +18,7 @@ from ..ir.traverse import free_vars
 from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
-from .fold import ACC, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql
+from .fold import ACC, ACC_REF, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql
 from .frames import SRC, spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
@@ -231,18 +231,23 @@ class OrderedMixin:
             varying + [(i, d) for i, d in order if self.field_col(i) in keys] if varying else order
         )
 
-    def _fold_input(
-        self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
-    ) -> tuple[str, str]:
-        """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>``, and
-        the SQL of its rows sorted in the loop's order (one array per scope key)."""
-        order = self._sort_order(op, keys)
+    def _ordered_input(self: Planner, fold: Fold, keys: tuple[str, ...], order: list) -> str:
+        """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>``."""
         r = self.renderer(ROWS)
         cols = [f"F.col({k!r})" for k in keys]
         cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
         cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)]
         inp = self.py.fresh("ordered_input")
         self.emit(f"{inp} = {self.frame(ROWS).var}.select({', '.join(cols)})")
+        return inp
+
+    def _fold_input(
+        self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
+    ) -> tuple[str, str]:
+        """The scope's rows (:meth:`_ordered_input`) and the SQL of its rows sorted in the
+        loop's order (one array per scope key)."""
+        order = self._sort_order(op, keys)
+        inp = self._ordered_input(fold, keys, order)
         members = [f"_f{i}" for i, _ in order] + [f"_v{j}" for j in range(len(fold.free))]
         rows = f"collect_list(struct({', '.join(members)}))"
         if not any(d for _, d in order):
@@ -255,7 +260,7 @@ class OrderedMixin:
                 return f"first(_v{fold.free.index(e.name)})"
             return self.renderer(GLOBAL).expr(e)
 
-        return init_sql(fold, self.a, self.ty, value_of, out)
+        return init_sql(fold, value_of, out)
 
     def _fold_readers(
         self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
@@ -343,12 +348,7 @@ class OrderedMixin:
         assert fold.window is not None
         keys = self.key_cols(self.frame_key(op.scope))
         order = self._sort_order(op, keys)
-        r = self.renderer(ROWS)
-        cols = [f"F.col({k!r})" for k in keys]
-        cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
-        cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)]
-        frame = self.py.fresh("ordered_input")
-        self.emit(f"{frame} = {self.frame(ROWS).var}.select({', '.join(cols)})")
+        frame = self._ordered_input(fold, keys, order)
         by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order
                        if self.field_col(i) not in keys) or f"_f{order[0][0]}"  # fmt: skip
         part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
@@ -356,7 +356,7 @@ class OrderedMixin:
         lag = f"OVER ({part}ORDER BY {by})"
 
         def cols_of(sql: str) -> str:
-            sql = _ACC_COL.sub(r"_b\1", sql)
+            sql = ACC_REF.sub(r"_b\1", sql)
             return sql.replace(f"{ROW}.", "")
 
         def init_of(wc: Any) -> str:
@@ -543,8 +543,6 @@ class OrderedMixin:
 CHUNK = 512  # rows per chunk of a fold that yields rows
 _FIELD = __import__("re").compile(r"_f\d+")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
-
-_ACC_COL = __import__("re").compile(r"\b_fa\.(c\d+)\b")
 
 
 def _comparator(order: list[tuple[int, bool]]) -> str:
