@@ -60,6 +60,9 @@ __all__ = [
 
 ACC, ROW = "_fa", "_fr"  # the step function's parameters (no other lambda uses these names)
 SHARE_MIN = 60  # a value used more than once is bound once when its SQL is longer than this
+#: a pure value used n times is inlined while (n - 1) * its length stays under this: a let
+#: (``transform(array(v), ...)[0]``) allocates two arrays per row, dearer than recomputing
+INLINE_BUDGET = 400
 MAX_SQL = 200_000  # a step function larger than this stays Python (duplicated subexpressions)
 SCALARS = frozenset(("int", "float", "bool", "str", "datetime", "date", "timedelta", "none"))
 
@@ -356,13 +359,14 @@ class _FoldBuilder:
         return token
 
     def _bind_shared(self, text: str) -> str:
-        """Resolve the placeholders of ``text``: inline those used once, bind the others with
+        """Resolve the placeholders of ``text``: inline those used once or short enough (and
+        never raising), bind the others with
         ``transform(array(value), _l<i> -> ...)[0]`` (SQL's only let: evaluated once, where
         the loop body computes it, as Python does)."""
         for i in range(len(self.lets) - 1, -1, -1):
             token, sql = self.lets[i]
             n = text.count(token)
-            if n == 1:
+            if n == 1 or (n - 1) * len(sql) <= INLINE_BUDGET and "raise_error" not in sql:
                 text = text.replace(token, sql)
             elif n > 1:
                 text = f"transform(array({sql}), _l{i} -> {text.replace(token, f'_l{i}')})[0]"

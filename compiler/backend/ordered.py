@@ -40,6 +40,15 @@ class OrderedFunction:
     nfields: int
 
 
+@dataclass(frozen=True)
+class _FoldSource:
+    """The rows a fold runs over (:meth:`OrderedMixin._fold_source`)."""
+
+    inp: str  # the scope's rows: ``_f<i>`` fields, ``_v<j>`` free values
+    agg: tuple[str, ...]  # per scope key: ``_all``, the rows sorted; per-scope free values
+    row: Any  # rewrites a fold's SQL over ``_fr`` to read what ``_all`` and the scope hold
+
+
 class OrderedMixin:
     def ordered_function(self: Planner, op: StateOperator) -> OrderedFunction:
         """Generate (once) the Python function running an ordered loop for one scope key."""
@@ -241,23 +250,64 @@ class OrderedMixin:
         self.emit(f"{inp} = {self.frame(ROWS).var}.select({', '.join(cols)})")
         return inp
 
-    def _fold_input(
+    def _fold_source(
         self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
-    ) -> tuple[str, str]:
-        """The scope's rows (:meth:`_ordered_input`) and the SQL of its rows sorted in the
-        loop's order (one array per scope key)."""
+    ) -> _FoldSource:
+        """The scope's rows collected in the loop's order, one array ``_all`` per scope key,
+        holding only what the fold reads of them.
+
+        Fields of the scope key and the loop's free values are the same on every row of a
+        scope: the fold reads them from the scope's row, not from each element. Trailing
+        fields of the order that the fold never reads are left out (rows that differ only
+        there fold alike). One non-Optional field left is collected bare (``collect_list``
+        drops None): an array of longs sorts and folds faster than one of structs."""
         order = self._sort_order(op, keys)
         inp = self._ordered_input(fold, keys, order)
-        members = [f"_f{i}" for i, _ in order] + [f"_v{j}" for j in range(len(fold.free))]
-        rows = f"collect_list(struct({', '.join(members)}))"
-        if not any(d for _, d in order):
-            return inp, f"sort_array({rows})"  # ascending, None first: Python's order
-        return inp, f"array_sort({rows}, {_comparator(order)})"
+        used = {int(i) for i in _ROW_FIELD.findall(fold.step)}
+        members = [(i, d) for i, d in order if self.field_col(i) not in keys] or order[:1]
+        while len(members) > 1 and members[-1][0] not in used:
+            members.pop()
+        subs: dict[str, str] = {}
+        for i, _ in order:
+            if self.field_col(i) in keys:
+                subs[f"_f{i}"] = quote_ident(self.field_col(i))
+        r = self.renderer(ROWS)
+        extra = []
+        for j, n in enumerate(fold.free):
+            col = r.expr(Var(n))
+            key = next((k for k in keys if col in (k, quote_ident(k))), None)
+            if key is not None:
+                subs[f"_v{j}"] = quote_ident(key)
+            else:
+                subs[f"_v{j}"] = f"_v{j}"
+                extra.append(f"F.first('_v{j}').alias('_v{j}')")
+        if len(members) == 1 and self._plain_field(f"_f{members[0][0]}"):  # never None
+            ((m, desc),) = members
+            subs[f"_f{m}"] = ROW
+            rows = f"sort_array(collect_list(_f{m}){', false' if desc else ''})"
+        else:
+            rows = f"collect_list(struct({', '.join(f'_f{i}' for i, _ in members)}))"
+            if any(d for _, d in members):
+                rows = f"array_sort({rows}, {_comparator(members)})"
+            else:
+                rows = f"sort_array({rows})"  # ascending, None first: Python's order
 
-    def _fold_init(self: Planner, fold: Fold, keys: tuple[str, ...], out: bool) -> str:
+        def row(sql: str) -> str:
+            return _ROW_MEMBER.sub(lambda m: subs.get(m.group(1), m.group(0)), sql)
+
+        return _FoldSource(inp, (f"E({rows!r}).alias('_all')", *extra), row)
+
+    def _fold_groups(self: Planner, src: _FoldSource, keys: tuple[str, ...]) -> str:
+        """The scope keys' sorted rows (``_all``) and per-scope free values: one row per key."""
+        grouped = self.py.fresh("grouped")
+        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+        self.emit(f"{grouped} = {src.inp}{grouping}.agg({', '.join(src.agg)})")
+        return grouped
+
+    def _fold_init(self: Planner, fold: Fold, src: _FoldSource, out: bool) -> str:
         def value_of(e: Any) -> str:
             if isinstance(e, Var) and e.name in fold.free:
-                return f"first(_v{fold.free.index(e.name)})"
+                return src.row(f"{ROW}._v{fold.free.index(e.name)}")
             return self.renderer(GLOBAL).expr(e)
 
         return init_sql(fold, value_of, out)
@@ -265,40 +315,42 @@ class OrderedMixin:
     def _fold_readers(
         self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
-        inp, rows = self._fold_input(op, fold, keys)
-        init = self._fold_init(fold, keys, False)
+        src = self._fold_source(op, fold, keys)
+        init = self._fold_init(fold, src, False)
         finish = ", ".join(
             f"'r{i}', CAST({sql} AS {spark_type(self.ty.types.get(res, 'any'))})"
             for i, (res, sql) in enumerate(fold.readers)
         )
-        sql = f"aggregate({rows}, {init}, ({ACC}, {ROW}) -> {fold.step}, {ACC} -> named_struct({finish}))"
-        agg = self.py.fresh("folded")
-        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        line = op.name.removeprefix("ordered.")
-        self.emit(f"{agg} = {inp}{grouping}.agg(E({sql!r}).alias('_fold'))"
-                  f"  # ordered loop at line {self.a.loops[line].span.line}: native fold per scope key")  # fmt: skip
+        sql = (f"aggregate(_all, {init}, ({ACC}, {ROW}) -> {src.row(fold.step)}, "
+               f"{ACC} -> named_struct({finish}))")  # fmt: skip
+        grouped = self._fold_groups(src, keys)
         out = self.py.fresh("agg")
         outs = [f"F.col({k!r})" for k in keys]
         reads = []
         for i, (res, _) in enumerate(fold.readers):
             outs.append(f"F.col('_fold.r{i}').alias({self.col_for(res)!r})")
             reads.append(res)
-        self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+        line = op.name.removeprefix("ordered.")
+        folded = self.py.fresh("folded")
+        self.emit(f"{folded} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
+                  f"{', ' if keys else ''}E({sql!r}).alias('_fold'))"
+                  f"  # ordered loop at line {self.a.loops[line].span.line}: native fold per scope key")  # fmt: skip
+        self.emit(f"{out} = {folded}.select({', '.join(outs)})")
         return out, reads
 
     def _fold_with_rows(self: Planner, op: StateOperator, fold: Fold, readers: bool) -> str:
         """The fold of a loop that yields rows (and, with ``readers``, its readers too): a
         frame of the scope keys and ``_fold`` (``_rows``, the yielded rows, and ``r<i>``)."""
         keys = self.key_cols(self.frame_key(op.scope))
-        inp, rows = self._fold_input(op, fold, keys)
-        init = self._fold_init(fold, keys, True)
+        src = self._fold_source(op, fold, keys)
+        init = self._fold_init(fold, src, True)
         # Rows are appended to an array in the accumulator. An append copies the array, so the
         # fold runs over chunks of CHUNK rows, each with its own array: appends copy at most
         # CHUNK rows, and the chunks' arrays are collected and flattened at the end.
         carry = ", ".join(f"'{c.field}', _fc.{c.field}" for c in fold.carries)
         inner = (
             f"aggregate(_fk, named_struct({carry}, '_out', CAST(array() AS array<{fold.out_type}>)), "
-            f"({ACC}, {ROW}) -> {fold.step}, {ACC} -> named_struct("
+            f"({ACC}, {ROW}) -> {src.row(fold.step)}, {ACC} -> named_struct("
             + ", ".join(f"'{c.field}', {ACC}.{c.field}" for c in fold.carries)
             + f", '_outs', concat(_fc._outs, array({ACC}._out))))"
         )
@@ -312,13 +364,14 @@ class OrderedMixin:
                 f"'r{i}', CAST({_ACC_PREFIX.sub('_fc.', sql)} AS {spark_type(self.ty.types.get(res, 'any'))})"
                 for i, (res, sql) in enumerate(fold.readers)
             ]  # fmt: skip
-        sql = (f"transform(array({rows}), _all -> aggregate({chunks}, {start}, (_fc, _fk) -> {inner}, "
-               f"_fc -> named_struct({', '.join(finish)})))[0]")  # fmt: skip
+        sql = (f"aggregate({chunks}, {start}, (_fc, _fk) -> {inner}, "
+               f"_fc -> named_struct({', '.join(finish)}))")  # fmt: skip
+        grouped = self._fold_groups(src, keys)
         agg = self.py.fresh("folded")
-        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         line = self.a.loops[op.name.removeprefix("ordered.")].span.line
         what = "readers and rows yielded" if readers else "rows yielded"
-        self.emit(f"{agg} = {inp}{grouping}.agg(E({sql!r}).alias('_fold'))"
+        self.emit(f"{agg} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
+                  f"{', ' if keys else ''}E({sql!r}).alias('_fold'))"
                   f"  # {what} in the ordered loop at line {line}: native fold per scope key")  # fmt: skip
         self.fold_frames[op.name] = agg
         return agg
@@ -542,6 +595,8 @@ class OrderedMixin:
 
 CHUNK = 512  # rows per chunk of a fold that yields rows
 _FIELD = __import__("re").compile(r"_f\d+")
+_ROW_FIELD = __import__("re").compile(rf"\b{ROW}\._f(\d+)\b")
+_ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
 
 
