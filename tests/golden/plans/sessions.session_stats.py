@@ -23,23 +23,28 @@ def plan(spark, events, max_gap):
     E = ll.expr_binder({"max_gap": max_gap})  # SQL whose :name parameters are bound
     rows = ll.entry(events, 'events', ['int', 'datetime']).toDF('uid', 'ts')
     ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'), F.col('uid').alias('_f0'))
+    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(_f1))').alias('_all'))
     # ordered loop at line 50: native fold per scope key
-    folded = ordered_input.groupBy('uid').agg(
+    folded = grouped.select(
+        F.col('uid'),
         E(
-            "aggregate(sort_array(collect_list(struct(_f1, _f0))), named_struct('c0', CAST(NULL AS "
-            "timestamp), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS bigint), 'c3', CAST(NULL AS "
-            "timestamp), 'c4', CAST(NULL AS timestamp)), (_fa, _fr) -> transform(array(((_fa.c3 IS NULL) OR "
-            '(CAST(CAST(CAST((_fr._f1 - _fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap))), _l0 '
-            '-> transform(array((CASE WHEN (CASE WHEN _l0 THEN _fr._f1 ELSE _fa.c4 END) IS NULL THEN '
-            "raise_error('looplift: `sub` with None (Python raises TypeError)') ELSE (_fr._f1 - (CASE WHEN "
-            "_l0 THEN _fr._f1 ELSE _fa.c4 END)) END)), _l1 -> named_struct('c0', CAST((CASE WHEN (_fa.c0 IS "
-            "NULL) THEN _fr._f1 ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS NULL THEN "
+            "aggregate(_all, named_struct('c0', CAST(NULL AS timestamp), 'c1', CAST(NULL AS bigint), 'c2', "
+            "CAST(0L AS bigint), 'c3', CAST(NULL AS timestamp), 'c4', CAST(NULL AS timestamp)), (_fa, _fr) "
+            '-> transform(array((CASE WHEN (CASE WHEN ((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS '
+            'DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap)) THEN _fr ELSE _fa.c4 END) IS NULL THEN '
+            "raise_error('looplift: `sub` with None (Python raises TypeError)') ELSE (_fr - (CASE WHEN "
+            '((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > '
+            ":max_gap)) THEN _fr ELSE _fa.c4 END)) END)), _l1 -> named_struct('c0', CAST((CASE WHEN (_fa.c0 "
+            "IS NULL) THEN _fr ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS NULL THEN "
             'CAST(CAST(CAST(_l1 AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) ELSE greatest(_fa.c1, '
             "CAST(CAST(CAST(_l1 AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT)) END) AS bigint), 'c2', CAST((CASE "
-            "WHEN _l0 THEN (_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST(_fr._f1 AS timestamp), "
-            "'c4', CAST((CASE WHEN _l0 THEN _fr._f1 ELSE _fa.c4 END) AS timestamp)))[0])[0], _fa -> "
-            "named_struct('r0', CAST(_fa.c0 AS timestamp), 'r1', CAST(_fa.c1 AS bigint), 'r2', CAST(_fa.c2 "
-            "AS bigint), 'r3', CAST(_fa.c3 AS timestamp), 'r4', CAST(_fa.c4 AS timestamp)))"
+            'WHEN ((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS '
+            "BIGINT) > :max_gap)) THEN (_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST(_fr AS "
+            "timestamp), 'c4', CAST((CASE WHEN ((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS "
+            'DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap)) THEN _fr ELSE _fa.c4 END) AS '
+            "timestamp)))[0], _fa -> named_struct('r0', CAST(_fa.c0 AS timestamp), 'r1', CAST(_fa.c1 AS "
+            "bigint), 'r2', CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS timestamp), 'r4', CAST(_fa.c4 AS "
+            'timestamp)))'
         ).alias('_fold'),
     )
     agg = folded.select(

@@ -29,29 +29,31 @@ def plan(spark, events):
         F.col('uid').alias('_f0'),
         F.col('uid').alias('_v0'),
     )
+    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'))
     # readers and rows yielded in the ordered loop at line 28: native fold per scope key
-    folded = ordered_input.groupBy('uid').agg(
+    folded = grouped.select(
+        F.col('uid'),
         E(
-            'transform(array(sort_array(collect_list(struct(_f1, _f2, _f0, _v0)))), _all -> '
             'aggregate(transform(sequence(0, (size(_all) - 1) div 512), _i -> slice(_all, _i * 512 + 1, '
             "512)), named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS "
             "bigint), 'c3', CAST(NULL AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, "
             'o1: bigint, o2: bigint, o3: bigint, o4: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
             "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
             'array<struct<o0: bigint, o1: bigint, o2: bigint, o3: bigint, o4: bigint>>)), (_fa, _fr) -> '
-            'transform(array((CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE '
-            '_fa.c0 END)), _l0 -> transform(array((CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > '
-            "1800L)) THEN NULL ELSE _fa.c3 END)), _l2 -> named_struct('c0', CAST((CASE WHEN (_fr._f2 = "
-            "'buy') THEN (_l0 + 1L) ELSE _l0 END) AS bigint), 'c1', CAST(_fr._f1 AS bigint), 'c2', "
-            'CAST(((CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c2 '
-            "END) + 1L) AS bigint), 'c3', CAST((CASE WHEN (_l2 IS NULL) THEN _fr._f1 ELSE _l2 END) AS "
-            "bigint), '_out', (CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN "
-            "concat(_fa._out, array(named_struct('o0', CAST(_fr._v0 AS bigint), 'o1', CAST(_fa.c3 AS "
-            "bigint), 'o2', CAST(_fa.c1 AS bigint), 'o3', CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c0 AS "
-            "bigint)))) ELSE _fa._out END)))[0])[0], _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', "
-            "_fa.c2, 'c3', _fa.c3, '_outs', concat(_fc._outs, array(_fa._out)))), _fc -> "
-            "named_struct('_rows', flatten(_fc._outs), 'r0', CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS "
-            "bigint), 'r2', CAST(_fc.c2 AS bigint), 'r3', CAST(_fc.c3 AS bigint))))[0]"
+            "named_struct('c0', CAST((CASE WHEN (_fr._f2 = 'buy') THEN ((CASE WHEN ((_fa.c1 IS NOT NULL) AND "
+            '((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) + 1L) ELSE (CASE WHEN ((_fa.c1 IS NOT '
+            "NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) END) AS bigint), 'c1', "
+            "CAST(_fr._f1 AS bigint), 'c2', CAST(((CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > "
+            "1800L)) THEN 0L ELSE _fa.c2 END) + 1L) AS bigint), 'c3', CAST((CASE WHEN ((CASE WHEN ((_fa.c1 "
+            'IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 END) IS NULL) THEN _fr._f1 '
+            'ELSE (CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 '
+            "END) END) AS bigint), '_out', (CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > "
+            "1800L)) THEN concat(_fa._out, array(named_struct('o0', CAST(`uid` AS bigint), 'o1', CAST(_fa.c3 "
+            "AS bigint), 'o2', CAST(_fa.c1 AS bigint), 'o3', CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c0 AS "
+            "bigint)))) ELSE _fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, "
+            "'c3', _fa.c3, '_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', "
+            "flatten(_fc._outs), 'r0', CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS bigint), 'r2', "
+            "CAST(_fc.c2 AS bigint), 'r3', CAST(_fc.c3 AS bigint)))"
         ).alias('_fold'),
     )
     agg = folded.select(
