@@ -240,12 +240,16 @@ class OrderedMixin:
             varying + [(i, d) for i, d in order if self.field_col(i) in keys] if varying else order
         )
 
-    def _ordered_input(self: Planner, fold: Fold, keys: tuple[str, ...], order: list) -> str:
-        """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>``."""
+    def _ordered_input(
+        self: Planner, fold: Fold, keys: tuple[str, ...], order: list, free: Any = None
+    ) -> str:
+        """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>`` (those
+        of ``free`` only, when given)."""
         r = self.renderer(ROWS)
         cols = [f"F.col({k!r})" for k in keys]
         cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
-        cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)]
+        cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)
+                 if free is None or j in free]  # fmt: skip
         inp = self.py.fresh("ordered_input")
         self.emit(f"{inp} = {self.frame(ROWS).var}.select({', '.join(cols)})")
         return inp
@@ -262,7 +266,6 @@ class OrderedMixin:
         there fold alike). One non-Optional field left is collected bare (``collect_list``
         drops None): an array of longs sorts and folds faster than one of structs."""
         order = self._sort_order(op, keys)
-        inp = self._ordered_input(fold, keys, order)
         used = {int(i) for i in _ROW_FIELD.findall(fold.step)}
         members = [(i, d) for i, d in order if self.field_col(i) not in keys] or order[:1]
         while len(members) > 1 and members[-1][0] not in used:
@@ -272,7 +275,7 @@ class OrderedMixin:
             if self.field_col(i) in keys:
                 subs[f"_f{i}"] = quote_ident(self.field_col(i))
         r = self.renderer(ROWS)
-        extra = []
+        extra, scoped = [], set()
         for j, n in enumerate(fold.free):
             col = r.expr(Var(n))
             key = next((k for k in keys if col in (k, quote_ident(k))), None)
@@ -281,6 +284,8 @@ class OrderedMixin:
             else:
                 subs[f"_v{j}"] = f"_v{j}"
                 extra.append(f"F.first('_v{j}').alias('_v{j}')")
+                scoped.add(j)
+        inp = self._ordered_input(fold, keys, members, scoped)
         if len(members) == 1 and self._plain_field(f"_f{members[0][0]}"):  # never None
             ((m, desc),) = members
             subs[f"_f{m}"] = ROW
@@ -297,11 +302,16 @@ class OrderedMixin:
 
         return _FoldSource(inp, (f"E({rows!r}).alias('_all')", *extra), row)
 
-    def _fold_groups(self: Planner, src: _FoldSource, keys: tuple[str, ...]) -> str:
-        """The scope keys' sorted rows (``_all``) and per-scope free values: one row per key."""
+    def _fold_groups(
+        self: Planner, src: _FoldSource, keys: tuple[str, ...], chunked: bool = False
+    ) -> str:
+        """The scope keys' sorted rows (``_all``) and per-scope free values: one row per key;
+        ``chunked``: with ``_chunk``, the rows per chunk of a fold that yields rows."""
         grouped = self.py.fresh("grouped")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        self.emit(f"{grouped} = {src.inp}{grouping}.agg({', '.join(src.agg)})")
+        chunk = (f".withColumn('_chunk', E('greatest({CHUNK}, CAST(ceil(sqrt(size(_all))) AS INT))'))"
+                 if chunked else "")  # fmt: skip
+        self.emit(f"{grouped} = {src.inp}{grouping}.agg({', '.join(src.agg)}){chunk}")
         return grouped
 
     def _fold_init(self: Planner, fold: Fold, src: _FoldSource, out: bool) -> str:
@@ -345,8 +355,9 @@ class OrderedMixin:
         src = self._fold_source(op, fold, keys)
         init = self._fold_init(fold, src, True)
         # Rows are appended to an array in the accumulator. An append copies the array, so the
-        # fold runs over chunks of CHUNK rows, each with its own array: appends copy at most
-        # CHUNK rows, and the chunks' arrays are collected and flattened at the end.
+        # fold runs over chunks of about sqrt(n) of the scope's n rows, each chunk with its own
+        # array: an append copies at most a chunk, the chunks' arrays are collected (n / chunk
+        # appends of one array each) and flattened at the end.
         carry = ", ".join(f"'{c.field}', _fc.{c.field}" for c in fold.carries)
         inner = (
             f"aggregate(_fk, named_struct({carry}, '_out', CAST(array() AS array<{fold.out_type}>)), "
@@ -356,8 +367,8 @@ class OrderedMixin:
         )
         start = init.replace(f"'_out', CAST(array() AS array<{fold.out_type}>)",
                              f"'_outs', CAST(array() AS array<array<{fold.out_type}>>)")  # fmt: skip
-        chunks = (f"transform(sequence(0, (size(_all) - 1) div {CHUNK}), _i -> "
-                  f"slice(_all, _i * {CHUNK} + 1, {CHUNK}))")  # fmt: skip
+        chunks = ("transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> "
+                  "slice(_all, _i, _chunk))")  # fmt: skip
         finish = ["'_rows', flatten(_fc._outs)"]
         if readers:
             finish += [
@@ -366,7 +377,7 @@ class OrderedMixin:
             ]  # fmt: skip
         sql = (f"aggregate({chunks}, {start}, (_fc, _fk) -> {inner}, "
                f"_fc -> named_struct({', '.join(finish)}))")  # fmt: skip
-        grouped = self._fold_groups(src, keys)
+        grouped = self._fold_groups(src, keys, chunked=True)
         agg = self.py.fresh("folded")
         line = self.a.loops[op.name.removeprefix("ordered.")].span.line
         what = "readers and rows yielded" if readers else "rows yielded"
@@ -593,7 +604,7 @@ class OrderedMixin:
         return out
 
 
-CHUNK = 512  # rows per chunk of a fold that yields rows
+CHUNK = 32  # the fewest rows per chunk of a fold that yields rows (else about sqrt(n))
 _FIELD = __import__("re").compile(r"_f\d+")
 _ROW_FIELD = __import__("re").compile(rf"\b{ROW}\._f(\d+)\b")
 _ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
