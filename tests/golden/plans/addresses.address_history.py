@@ -32,16 +32,16 @@ def plan(spark, snapshots):
         F.col('day').alias('_f1'),
         F.col('new_city').alias('_f2'),
         F.col('new_tier').alias('_f3'),
-        F.col('cid').alias('_f0'),
-        F.col('cid').alias('_v0'),
     )
-    grouped = ordered_input.groupBy('cid').agg(E('sort_array(collect_list(struct(_f1, _f2, _f3)))').alias('_all'))
+    grouped = ordered_input.groupBy('cid').agg(
+        E('sort_array(collect_list(struct(_f1, _f2, _f3)))').alias('_all'),
+    ).withColumn('_chunk', E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'))
     # readers and rows yielded in the ordered loop at line 30: native fold per scope key
     folded = grouped.select(
         F.col('cid'),
         E(
-            'aggregate(transform(sequence(0, (size(_all) - 1) div 512), _i -> slice(_all, _i * 512 + 1, '
-            "512)), named_struct('c0', CAST(NULL AS string), 'c1', CAST(0L AS bigint), 'c2', CAST(0L AS "
+            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, '
+            "_chunk)), named_struct('c0', CAST(NULL AS string), 'c1', CAST(0L AS bigint), 'c2', CAST(0L AS "
             "bigint), 'c3', CAST(0L AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, o1: "
             'bigint, o2: string, o3: bigint, o4: bigint, o5: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
             "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "

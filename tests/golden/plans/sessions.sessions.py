@@ -22,7 +22,7 @@ def plan(spark, events):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(events, 'events', ['int', 'int']).toDF('uid', 'ts')
-    ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'), F.col('uid').alias('_f0'))
+    ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'))
     grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(_f1))').alias('_all'))
     # ordered loop at line 34: native fold per scope key
     folded = grouped.select(

@@ -37,7 +37,6 @@ def plan(spark, fixes):
         F.col('ts1').alias('_f1'),
         F.col('x').alias('_f2'),
         F.col('y').alias('_f3'),
-        F.col('vehicle').alias('_f0'),
     )
     grouped = ordered_input.groupBy('vehicle').agg(E('sort_array(collect_list(struct(_f1, _f2, _f3)))').alias('_all'))
     # ordered loop at line 30: native fold per scope key

@@ -22,20 +22,16 @@ def plan(spark, events):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(events, 'events', ['int', 'int', 'str']).toDF('uid', 'ts', 'kind')
-    ordered_input = rows.select(
-        F.col('uid'),
-        F.col('ts').alias('_f1'),
-        F.col('kind').alias('_f2'),
-        F.col('uid').alias('_f0'),
-        F.col('uid').alias('_v0'),
-    )
-    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'))
+    ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'), F.col('kind').alias('_f2'))
+    grouped = ordered_input.groupBy('uid').agg(
+        E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'),
+    ).withColumn('_chunk', E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'))
     # readers and rows yielded in the ordered loop at line 28: native fold per scope key
     folded = grouped.select(
         F.col('uid'),
         E(
-            'aggregate(transform(sequence(0, (size(_all) - 1) div 512), _i -> slice(_all, _i * 512 + 1, '
-            "512)), named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS "
+            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, '
+            "_chunk)), named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS "
             "bigint), 'c3', CAST(NULL AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, "
             'o1: bigint, o2: bigint, o3: bigint, o4: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
             "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
