@@ -25,6 +25,9 @@ from .strings import IMPLS as STRING_IMPLS
 
 __all__ = [
     "local_session",
+    "remote_session",
+    "is_connect",
+    "active_session",
     "entry",
     "join_on_keys",
     "union_all",
@@ -87,6 +90,58 @@ def local_session(
         )
     except Exception:  # noqa: BLE001 - logging only
         pass
+    return session
+
+
+def is_connect(obj: Any) -> bool:
+    """Is ``obj`` (a session, DataFrame or Column) a Spark Connect client object?
+
+    Checked by type, not with ``pyspark.sql.utils.is_remote()`` (a process-wide flag),
+    and without importing ``pyspark.sql.connect`` (which needs grpc)."""
+    return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
+def active_session(*values: Any) -> Any:
+    """The active SparkSession of the kind ``values`` belong to (Columns of a Spark Connect
+    session: the active Connect session), or None."""
+    if any(is_connect(v) for v in values):
+        from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+        return RemoteSparkSession.getActiveSession()
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is None:  # a Connect session made without the process-wide remote flag
+        try:
+            from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+        except Exception:  # noqa: BLE001 - no Spark Connect client installed (grpc)
+            return None
+        session = RemoteSparkSession.getActiveSession()
+    return session
+
+
+def remote_session(url: str, **conf: str) -> Any:
+    """A Spark Connect session (``sc://host:port``) set up as looplift's plans expect.
+
+    The server's confs (ANSI mode, UTC) are the server's own (see README "Spark
+    Connect"); this sets the session confs looplift needs and quiets the client's
+    logging of expected query errors (traps raised from SQL).
+
+    >>> # spark = remote_session("sc://127.0.0.1:15002")
+    """
+    import logging
+
+    from pyspark.logger import PySparkLogger
+    from pyspark.sql import SparkSession
+
+    builder = SparkSession.builder.remote(url)
+    for k, v in conf.items():
+        builder = builder.config(k, v)
+    session = builder.getOrCreate()
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        # (created as pyspark creates them: its calls pass PySparkLogger's keywords)
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+    prepare_session(session)
     return session
 
 
