@@ -20,10 +20,10 @@ from collections import Counter
 from pathlib import Path
 from typing import Any
 
+import looplift
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
-import looplift
 from tests.helpers import SAMPLES, import_path
 from tests.spark.harness import (
     Case,
