@@ -105,7 +105,8 @@ def test_aggregate_forms(connect: Any) -> None:
     expect_same_or_both_raise(connect, mod.avg_path, [r[1:] for r in rows])
     df = connect.createDataFrame(rows, "user_id long, pagetype long, ts long")
     out = df.groupBy("user_id").agg(mod.avg_path.agg("pagetype", F.col("ts")))
-    want = [(u, mod.avg_path([r[1:] for r in rows if r[0] == u])) for u in sorted({r[0] for r in rows})]
+    users = sorted({r[0] for r in rows})
+    want = [(u, mod.avg_path([r[1:] for r in rows if r[0] == u])) for u in users]
     assert_same("table", sorted(collect(out)), want, "avg_path.agg on Spark Connect")
 
 
