@@ -123,8 +123,9 @@ def active_session(*values: Any) -> Any:
 def remote_session(url: str, **conf: str) -> Any:
     """A Spark Connect session (``sc://host:port``) set up as looplift's plans expect.
 
-    The server's confs (ANSI mode, UTC) are the server's own (see README "Spark
-    Connect"); this sets the session confs looplift needs and quiets the client's
+    Sets the session confs looplift's semantics rely on (ANSI mode, the UTC session time
+    zone, Arrow), as :func:`local_session` does (``conf`` overrides them; the server's own
+    confs, such as its shuffle partitions, are the server's), and quiets the client's
     logging of expected query errors (traps raised from SQL).
 
     >>> # spark = remote_session("sc://127.0.0.1:15002")
@@ -132,17 +133,37 @@ def remote_session(url: str, **conf: str) -> Any:
     import logging
 
     from pyspark.logger import PySparkLogger
-    from pyspark.sql import SparkSession
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
 
-    builder = SparkSession.builder.remote(url)
-    for k, v in conf.items():
+    builder = RemoteSparkSession.builder.remote(url)
+    for k, v in {**_SESSION_CONFS, **conf}.items():
         builder = builder.config(k, v)
     session = builder.getOrCreate()
+    if not _classic_running():
+        # as ``SparkSession.builder.remote(url)`` does: pyspark's functions and UDFs build
+        # Spark Connect objects from now on (with a classic session running, pyspark's
+        # builder refuses; here the caller switches with SPARK_CONNECT_MODE_ENABLED)
+        os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         # (created as pyspark creates them: its calls pass PySparkLogger's keywords)
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
     prepare_session(session)
     return session
+
+
+_SESSION_CONFS = {
+    "spark.sql.ansi.enabled": "true",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+
+
+def _classic_running() -> bool:
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # pyspark-client (Connect only)
+        return False
+    return SparkContext._active_spark_context is not None
 
 
 # -- entry projection ---------------------------------------------------------------------
