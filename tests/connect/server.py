@@ -33,11 +33,11 @@ __all__ = ["ConnectServer", "ConnectServerError", "start", "stop", "connect_serv
 HOST = "127.0.0.1"
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
-# the confs of looplift.spark.local_session (shuffle partitions as in tests/conftest.py)
+# the confs of looplift.spark.local_session (2 shuffle partitions: 2 cores, small test data)
 CONFS = {
     "spark.ui.enabled": "false",
     "spark.ui.showConsoleProgress": "false",
-    "spark.sql.shuffle.partitions": "4",
+    "spark.sql.shuffle.partitions": "2",
     "spark.default.parallelism": "2",
     "spark.sql.ansi.enabled": "true",
     "spark.sql.execution.arrow.pyspark.enabled": "true",

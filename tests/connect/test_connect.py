@@ -7,7 +7,7 @@ user-defined state's Python reducer (mode), an ordered loop as a native window (
 as Python per group (moving), a host function and a scalar parameter (orders), scalar
 algorithms (pages, orders). Each is compared with the reference on the module's doctest
 examples and on hypothesis-generated inputs (``LOOPLIFT_CONNECT_EXAMPLES`` per algorithm,
-default 2, derandomized). User modules reach the server's Python workers by value: a
+default 1, derandomized). User modules reach the server's Python workers by value: a
 module in a temporary directory, which the server cannot import, runs with its own state
 class in every form.
 """
@@ -41,7 +41,7 @@ from tests.spark.harness import (
 
 pytestmark = pytest.mark.spark
 
-EXAMPLES = int(os.environ.get("LOOPLIFT_CONNECT_EXAMPLES", "2"))
+EXAMPLES = int(os.environ.get("LOOPLIFT_CONNECT_EXAMPLES", "1"))
 
 
 def _case(module: str, name: str) -> Case:
@@ -186,6 +186,20 @@ def test_stream(connect: Any, tmp_path: Path) -> None:
         total[tuple(row)] += sign
     net = list((Counter(first) - Counter(deleted)).elements())
     assert +total == Counter(click.clickstream(net))
+
+
+def test_incremental_view(connect: Any, tmp_path: Path) -> None:
+    """``f.incremental(spark, checkpoint).apply(signed_df)`` with a Connect DataFrame."""
+    click = import_path(SAMPLES / "clickstream.py")
+    view = click.clickstream.incremental(connect, str(tmp_path / "view"))
+    first = _clicks()
+    ddl = "user_id long, pagetype long, ts long, _sign int"
+    changes = view.apply(connect.createDataFrame([(*r, 1) for r in first], ddl))
+    assert list(changes.columns) == ["user_id", "avg_clicks", "_sign"]
+    deleted = first[:2]
+    view.apply(connect.createDataFrame([(*r, -1) for r in deleted], ddl))
+    net = list((Counter(first) - Counter(deleted)).elements())
+    assert_same("table", collect(view.result()), click.clickstream(net), "incremental view")
 
 
 USER_MODULE = '''
