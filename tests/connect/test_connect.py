@@ -91,6 +91,19 @@ def test_scalar_column_call(connect: Any, module: str, name: str) -> None:
     _settings(1, f"connect/{case.id}", body)(body)()
 
 
+def test_errors_surface_as_python_classes(connect: Any) -> None:
+    """A ``raise ValueError(...)`` in a scalar and in a table algorithm surfaces through
+    Spark Connect's exceptions as Python's class (``raise_error`` in the plan)."""
+    import datetime
+
+    billing = import_path(SAMPLES / "billing.py")
+    counts = check_scalar_batch(connect, billing.to_eur, [(2.0, "USD"), (1.0, "XYZ")])
+    assert counts["raising rows"] == 1
+    t = datetime.datetime(2024, 12, 30, 12, 0)
+    rows = [(7, "basic", "GBP", 2.0, t), (8, "gold", "EUR", 1.0, t)]
+    assert expect_same_or_both_raise(connect, billing.invoice_lines, rows) == "both raised"
+
+
 def _clicks() -> list[tuple]:
     return [(1, 0, 10), (1, 5, 11), (1, 1, 12), (1, 0, 13), (2, 0, 1), (2, 3, 2), (2, 1, 3),
             (3, 1, 5), (3, 0, 6), (4, 2, 7)]  # fmt: skip
