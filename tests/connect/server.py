@@ -1,7 +1,9 @@
 """A real local Spark Connect server on 127.0.0.1, started from the installed pyspark.
 
     with server.connect_server(tmpdir) as s:
-        spark = SparkSession.builder.remote(s.url).getOrCreate()
+        spark = looplift.spark.remote_session(s.url)
+
+or from a shell, until Ctrl-C: ``python -m tests.connect.server`` (prints the URL).
 
 The server is pyspark's own ``bin/spark-submit`` running
 ``org.apache.spark.sql.connect.service.SparkConnectServer`` (the ``spark-connect``
@@ -166,3 +168,27 @@ def connect_server(root: str | os.PathLike[str], **kw: Any) -> Iterator[ConnectS
         yield server
     finally:
         stop(server)
+
+
+def main() -> None:
+    """Start a server, print its URL, serve until interrupted, then stop it."""
+    import signal
+    import tempfile
+
+    def interrupt(*_: Any) -> None:
+        raise KeyboardInterrupt
+
+    signal.signal(signal.SIGTERM, interrupt)  # (a background job ignores SIGINT)
+    signal.signal(signal.SIGINT, interrupt)
+    with tempfile.TemporaryDirectory(prefix="looplift-connect-") as root:
+        with connect_server(root) as s:
+            print(f"Spark Connect server at {s.url} (log {s.log}); Ctrl-C stops it", flush=True)
+            try:
+                while s.popen.poll() is None:
+                    time.sleep(1)
+            except KeyboardInterrupt:
+                pass
+
+
+if __name__ == "__main__":
+    main()
