@@ -650,7 +650,9 @@ def ship(refs: list[str]) -> None:
     """Make the user's modules (states, host functions) reach Spark's Python workers.
 
     Modules that workers cannot import (a script's own module, a file loaded by
-    path) are pickled by value with the functions and classes that use them.
+    path) are pickled by value with the functions and classes that use them. The same
+    holds on Spark Connect: the client pickles every Python function, and the server's
+    workers unpickle it, so a module only the client has needs no artifact upload.
     """
     from pyspark import cloudpickle
 
