@@ -1,7 +1,9 @@
 """tests/connect: one real Spark Connect server per test session, and its client session.
 
-The server (:mod:`tests.connect.server`) starts on first use and stops at the end of the
-test session, also when tests fail; a failing test's report carries the tail of its log.
+The server (:mod:`tests.connect.server`) starts on first use and stops after the last test
+of this package (package scope: one server per test session, which does not hold its JVM
+while the rest of ``make test`` runs), also when tests fail; a failing test's report
+carries the tail of its log.
 
 A classic SparkSession (``tests/conftest.py``'s ``spark``) may live in the same process:
 pyspark picks the implementation of ``F.expr``, ``arrow_udf``, ``getActiveSession`` ...
@@ -25,7 +27,7 @@ _FLAGS = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
 _SERVER: list[connect_server.ConnectServer] = []
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def connect_url(tmp_path_factory: pytest.TempPathFactory) -> Iterator[str]:
     """The ``sc://127.0.0.1:PORT`` of this test session's Spark Connect server."""
     pytest.importorskip("grpc", reason="pyspark[connect]'s client dependencies (make venv)")
@@ -53,7 +55,7 @@ def _connect_mode() -> Iterator[None]:
                 os.environ[k] = v
 
 
-@pytest.fixture(scope="session")
+@pytest.fixture(scope="package")
 def _remote(connect_url: str) -> Iterator[Any]:
     from looplift.spark import remote_session
 
