@@ -183,10 +183,9 @@ class Dataflow:
             self._backend = backend_for(compiled)
 
     def _call_columns(self, *args: Any, **kwargs: Any) -> Any:
-        from pyspark.sql import SparkSession
         from pyspark.sql import functions as F
 
-        from .spark import register_pycalls
+        from .spark import active_session, register_pycalls
 
         if self.compile().kind != "scalar":
             raise TypeError(
@@ -199,7 +198,7 @@ class Dataflow:
             )
         bound = self.signature.bind(*args, **kwargs)
         fn = self.backend()
-        spark = SparkSession.getActiveSession()
+        spark = active_session(*bound.args)
         if spark is None:
             raise RuntimeError("looplift: no active SparkSession to register the function in")
         from .spark import ship
@@ -220,10 +219,9 @@ class Dataflow:
         ``columns`` name the input columns bound to the RowStream's fields, in order
         (strings or column references); scalar parameters are given by keyword.
         """
-        from pyspark.sql import SparkSession
         from pyspark.sql import functions as F
 
-        from .spark import ActionReducer, import_ref, register_pycalls
+        from .spark import ActionReducer, active_session, import_ref, register_pycalls
         from .sqltext import bind_columns, bind_params, quote_ident
 
         if self._agg is None:
@@ -231,7 +229,7 @@ class Dataflow:
 
             self._agg = agg_expression(self.compile().program)
         expr = self._agg
-        spark = SparkSession.getActiveSession()
+        spark = active_session(*columns)
         if spark is None:
             raise RuntimeError("looplift: no active SparkSession")
         register_pycalls(spark, [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
@@ -316,8 +314,25 @@ _PYTHON_NODES = ("ArrowAggregatePython", "FlatMapGroupsInArrow", "ArrowEvalPytho
 def physical_plan(df: Any) -> str:
     """Spark's executed physical plan of a DataFrame, as text (the final adaptive plan
     once the query ran, without the initial one)."""
+    from .spark import is_connect
+
+    if is_connect(df):
+        return _connect_physical_plan(df)
     text = str(df._jdf.queryExecution().executedPlan().toString())
     return text.split("+- == Initial Plan ==")[0].rstrip()
+
+
+def _connect_physical_plan(df: Any) -> str:
+    """A Spark Connect DataFrame's physical plan, as the server explains it (no JVM on the
+    client: the plan before adaptive execution, ``isFinalPlan=false``)."""
+    import contextlib
+    import io
+
+    out = io.StringIO()
+    with contextlib.redirect_stdout(out):
+        df.explain()  # mode "simple": the physical plan only
+    text = out.getvalue().strip()
+    return text.removeprefix("== Physical Plan ==").strip("\n").rstrip()
 
 
 def mark_plan(plan: str) -> str:

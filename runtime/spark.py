@@ -25,6 +25,9 @@ from .strings import IMPLS as STRING_IMPLS
 
 __all__ = [
     "local_session",
+    "remote_session",
+    "is_connect",
+    "active_session",
     "entry",
     "join_on_keys",
     "union_all",
@@ -88,6 +91,79 @@ def local_session(
     except Exception:  # noqa: BLE001 - logging only
         pass
     return session
+
+
+def is_connect(obj: Any) -> bool:
+    """Is ``obj`` (a session, DataFrame or Column) a Spark Connect client object?
+
+    Checked by type, not with ``pyspark.sql.utils.is_remote()`` (a process-wide flag),
+    and without importing ``pyspark.sql.connect`` (which needs grpc)."""
+    return type(obj).__module__.startswith("pyspark.sql.connect")
+
+
+def active_session(*values: Any) -> Any:
+    """The active SparkSession of the kind ``values`` belong to (Columns of a Spark Connect
+    session: the active Connect session), or None."""
+    if any(is_connect(v) for v in values):
+        from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+        return RemoteSparkSession.getActiveSession()
+    from pyspark.sql import SparkSession
+
+    session = SparkSession.getActiveSession()
+    if session is None:  # a Connect session made without the process-wide remote flag
+        try:
+            from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+        except Exception:  # noqa: BLE001 - no Spark Connect client installed (grpc)
+            return None
+        session = RemoteSparkSession.getActiveSession()
+    return session
+
+
+def remote_session(url: str, **conf: str) -> Any:
+    """A Spark Connect session (``sc://host:port``) set up as looplift's plans expect.
+
+    Sets the session confs looplift's semantics rely on (ANSI mode, the UTC session time
+    zone, Arrow), as :func:`local_session` does (``conf`` overrides them; the server's own
+    confs, such as its shuffle partitions, are the server's), and quiets the client's
+    logging of expected query errors (traps raised from SQL).
+
+    >>> # spark = remote_session("sc://127.0.0.1:15002")
+    """
+    import logging
+
+    from pyspark.logger import PySparkLogger
+    from pyspark.sql.connect.session import SparkSession as RemoteSparkSession
+
+    builder = RemoteSparkSession.builder.remote(url)
+    for k, v in {**_SESSION_CONFS, **conf}.items():
+        builder = builder.config(k, v)
+    session = builder.getOrCreate()
+    if not _classic_running():
+        # as ``SparkSession.builder.remote(url)`` does: pyspark's functions and UDFs build
+        # Spark Connect objects from now on (with a classic session running, pyspark's
+        # builder refuses; here the caller switches with SPARK_CONNECT_MODE_ENABLED)
+        os.environ["SPARK_CONNECT_MODE_ENABLED"] = "1"
+    for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
+        # (created as pyspark creates them: its calls pass PySparkLogger's keywords)
+        PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
+    prepare_session(session)
+    return session
+
+
+_SESSION_CONFS = {
+    "spark.sql.ansi.enabled": "true",
+    "spark.sql.session.timeZone": "UTC",
+    "spark.sql.execution.arrow.pyspark.enabled": "true",
+}
+
+
+def _classic_running() -> bool:
+    try:
+        from pyspark import SparkContext
+    except ImportError:  # pyspark-client (Connect only)
+        return False
+    return SparkContext._active_spark_context is not None
 
 
 # -- entry projection ---------------------------------------------------------------------
@@ -574,7 +650,9 @@ def ship(refs: list[str]) -> None:
     """Make the user's modules (states, host functions) reach Spark's Python workers.
 
     Modules that workers cannot import (a script's own module, a file loaded by
-    path) are pickled by value with the functions and classes that use them.
+    path) are pickled by value with the functions and classes that use them. The same
+    holds on Spark Connect: the client pickles every Python function, and the server's
+    workers unpickle it, so a module only the client has needs no artifact upload.
     """
     from pyspark import cloudpickle
 

@@ -38,6 +38,7 @@ from .udfs import reducer_list_udf, reference_list_udf, register_once
 __all__ = ["Splicer"]
 
 _COUNTER = itertools.count()
+_FRAMES: dict[str, Any] = {}  # the plan of each live table-call view, by view name
 
 
 class Splicer(Checks):
@@ -74,7 +75,7 @@ class Splicer(Checks):
     def execute(self, text: str, tree: Any) -> Any:
         """``spark.sql(text)``; an unknown function is reported at its call in the query."""
         try:
-            return self.spark.sql(text)
+            return self.run_sql(text)
         except Exception as e:
             m = re.search(r"UNRESOLVED_ROUTINE\] Cannot resolve routine `([^`]+)`", str(e))
             if m is None:
@@ -97,9 +98,24 @@ class Splicer(Checks):
                 call_end(self.query, start),
             ) from None
 
+    def run_sql(self, text: str) -> Any:
+        """``spark.sql(text)``. On Spark Connect the query is analyzed only when it runs,
+        after :meth:`drop_views`: the table calls' plans go with the query as DataFrame
+        arguments (``spark.sql("... {v} ...", v=df)``) instead of by view name."""
+        from ..spark import is_connect
+
+        used = [v for v in self.views if v in _FRAMES and v in text]
+        if not used or not is_connect(self.spark):
+            return self.spark.sql(text)
+        escaped = text.replace("{", "{{").replace("}", "}}")
+        for v in used:  # unique generated names: no other text contains them
+            escaped = escaped.replace(f"`{v}`", v).replace(v, "{" + v + "}")
+        return self.spark.sql(escaped, **{v: _FRAMES[v] for v in used})
+
     def drop_views(self) -> None:
         for v in self.views:
             self.spark.catalog.dropTempView(v)
+            _FRAMES.pop(v, None)
         self.views.clear()
 
     # -- table calls -----------------------------------------------------------------
@@ -130,6 +146,7 @@ class Splicer(Checks):
         view = f"__looplift_{alg.name}_{next(_COUNTER)}_{uuid.uuid4().hex[:8]}"
         out.createOrReplaceTempView(view)
         self.views.append(view)
+        _FRAMES[view] = out
         alias = parent.args.get("alias")
         new = exp.Table(this=exp.to_identifier(view))
         if alias is None:
