@@ -259,8 +259,10 @@ def _interval(ns: NativeSequence, kind: str, arg: str, readers: list[str], types
             cnt = f", 'n', CAST({count} AS BIGINT)" if count is not None else ""
             events = (
                 "array_sort(collect_list("
-                + row(f"CASE WHEN {kind} IS NOT NULL THEN named_struct('t', {t}, 'c', "
-                      f"CAST({kind} AS BIGINT){cnt}) END")
+                + row(
+                    f"CASE WHEN {kind} IS NOT NULL THEN named_struct('t', {t}, 'c', "
+                    f"CAST({kind} AS BIGINT){cnt}) END"
+                )
                 + "))"
             )
             sql = _fold(events, "e.c", "e.t", "e.n" if count is not None else "1L", elem, need, fin)
@@ -272,7 +274,10 @@ def _interval(ns: NativeSequence, kind: str, arg: str, readers: list[str], types
             }[ns.arg_type]
             fits = f"{t} BETWEEN {_PACK_LO} AND {_PACK_HI}" if ns.arg_type == "int" else "TRUE"
             packed = f"collect_list({row(f'CASE WHEN {fits} THEN {to_long} * 4 + {kind} END')})"
-            sql = _fold(f"sort_array({packed})", "(e & 3)", from_long, "1L", elem, need, fin)
+            if r in _BY_POSITION:
+                sql = _by_position(f"sort_array({packed})", r)
+            else:
+                sql = _fold(f"sort_array({packed})", "(e & 3)", from_long, "1L", elem, need, fin)
             if ns.arg_type == "int":
                 big_row = (
                     f"CASE WHEN {kind} IS NOT NULL AND NOT ({fits}) THEN "
@@ -287,6 +292,30 @@ def _interval(ns: NativeSequence, kind: str, arg: str, readers: list[str], types
                 sql = f"IF(size({big}) = 0, {sql}, {slow})"
         out.append(f"CAST({sql} AS {rt})")
     return out
+
+
+#: readers of the closed intervals' sizes only, computed from event positions
+_BY_POSITION = frozenset({"average_closed_size", "closed_sizes"})
+
+
+def _by_position(events: str, reader: str) -> str:
+    """The closed intervals' sizes from the positions of the opens and closes among the
+    sorted packed events, no per-event accumulator: only an open directly followed by a
+    close (among the opens and closes) closes an interval, and every event between them is
+    an insert, so its size is the difference of their positions minus one. The same as
+    :func:`_fold` (a second open restarts, a close with nothing open is ignored)."""
+    bounds = (f"filter(transform({events}, (e, i) -> IF((e & 3) < 2, i * 2L + (e & 3), -1L)), "
+              "b -> b >= 0)")  # fmt: skip
+    sizes = (
+        f"transform(array({bounds}), bs -> filter(transform(bs, (b, j) -> "
+        "IF((b & 1) = 0 AND (get(bs, j + 1) & 1) = 1, "
+        "shiftright(get(bs, j + 1), 1) - shiftright(b, 1) - 1, NULL)), s -> s IS NOT NULL))[0]"
+    )
+    if reader == "closed_sizes":
+        return sizes
+    return (
+        f"transform(array({sizes}), s -> aggregate(s, 0L, (a, x) -> a + x) / NULLIF(size(s), 0))[0]"
+    )
 
 
 def _fold(events: str, code: str, ts: str, weight: str, elem: str, need: set[str], finish: str
