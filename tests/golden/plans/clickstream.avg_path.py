@@ -43,12 +43,12 @@ def plan(spark, clicks):
     # seq: native readers over the sorted collected events
     agg = events.agg(
         E(
-            'CAST(IF(size(collect_list(`_event3`)) = 0, aggregate(sort_array(collect_list(`_event2`)), '
-            "named_struct('o', false, 'n', 0L, 'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN (e & 3) = 2 THEN "
-            "IF(a.o, named_struct('o', a.o, 'n', a.n + 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN (e & 3) = 0 "
-            "THEN named_struct('o', true, 'n', 0L, 'tot', a.tot, 'cl', a.cl) WHEN a.o THEN named_struct('o', "
-            "false, 'n', 0L, 'tot', a.tot + a.n, 'cl', a.cl + 1) ELSE a END, a -> IF(a.cl = 0, NULL, a.tot / "
-            "a.cl)), aggregate(array_sort(concat(transform(collect_list(`_event2`), e -> named_struct('t', "
+            'CAST(IF(size(collect_list(`_event3`)) = 0, transform(array(transform(array(filter(transform(sort'
+            '_array(collect_list(`_event2`)), (e, i) -> IF((e & 3) < 2, i * 2L + (e & 3), -1L)), b -> b >= '
+            '0)), bs -> filter(transform(bs, (b, j) -> IF((b & 1) = 0 AND (get(bs, j + 1) & 1) = 1, '
+            'shiftright(get(bs, j + 1), 1) - shiftright(b, 1) - 1, NULL)), s -> s IS NOT NULL))[0]), s -> '
+            'aggregate(s, 0L, (a, x) -> a + x) / NULLIF(size(s), 0))[0], '
+            "aggregate(array_sort(concat(transform(collect_list(`_event2`), e -> named_struct('t', "
             "shiftright(e, 2), 'c', e & 3)), collect_list(`_event3`))), named_struct('o', false, 'n', 0L, "
             "'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN e.c = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n "
             "+ 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN e.c = 0 THEN named_struct('o', true, 'n', 0L, 'tot', "
