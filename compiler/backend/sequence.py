@@ -93,13 +93,14 @@ class NativeSequence:
     def describe(self) -> str:
         """What runs, for ``--explain``."""
         if self.cls_name == "IntervalSequence":
-            how = (
-                "sort_array(collect_list(ts * 4 + code)) (long-packed, ints beyond ±2**61 as "
-                "structs)"
-                if self.arg_type != "float"
-                else "array_sort(collect_list(struct(ts, code)))"
+            if self.arg_type == "float":
+                return ("per scope key, array_sort(collect_list(struct(ts, code))) folded by "
+                        "aggregate() in event order")  # fmt: skip
+            return (
+                "per scope key, sort_array(collect_list(ts * 4 + code)) (long-packed, ints beyond "
+                "±2**61 as structs); sizes from the positions of the opens and closes "
+                "(filter/transform), intervals folded by aggregate() in event order"
             )
-            return f"per scope key, {how} folded by aggregate() in event order"
         return {
             "Min": "per scope key, Spark min() of the added values",
             "Max": "per scope key, Spark max() of the added values",
