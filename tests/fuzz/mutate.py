@@ -155,7 +155,9 @@ def _blocks(module: cst.Module, rng: random.Random, in_function: bool) -> cst.CS
     return _pick(module, rng, pred)
 
 
-def _edit_body(module: cst.Module, rng: random.Random, in_function: bool, edit) -> cst.Module | None:  # type: ignore[no-untyped-def]
+def _edit_body(
+    module: cst.Module, rng: random.Random, in_function: bool, edit
+) -> cst.Module | None:  # type: ignore[no-untyped-def]
     block = _blocks(module, rng, in_function)
     if block is None:
         return None
@@ -576,7 +578,7 @@ def change_signature(module: cst.Module, rng: random.Random) -> cst.Module | Non
             return n.with_changes(params=p.with_changes(star_kwarg=cst.Param(cst.Name("kw"))))
         if how == "drop" and p.params:
             i = rng.randrange(len(p.params))
-            return n.with_changes(params=p.with_changes(params=[*p.params[:i], *p.params[i + 1:]]))
+            return n.with_changes(params=p.with_changes(params=[*p.params[:i], *p.params[i + 1 :]]))
         if how == "add":
             extra = cst.Param(cst.Name("extra"), cst.Annotation(cst.Name("int")))
             return n.with_changes(params=p.with_changes(params=[*p.params, extra]))
@@ -589,8 +591,11 @@ def change_signature(module: cst.Module, rng: random.Random) -> cst.Module | Non
                                                  equal=cst.AssignEqual())  # fmt: skip
             return n.with_changes(params=p.with_changes(params=params))
         if how == "kwonly":
-            return n.with_changes(params=p.with_changes(
-                params=p.params[:i], star_arg=cst.ParamStar(), kwonly_params=p.params[i:]))
+            return n.with_changes(
+                params=p.with_changes(
+                    params=p.params[:i], star_arg=cst.ParamStar(), kwonly_params=p.params[i:]
+                )
+            )
         return n.with_changes(params=p.with_changes(posonly_params=p.params[: i + 1],
                                                     params=p.params[i + 1 :]))  # fmt: skip
 
