@@ -11,7 +11,7 @@ import collections
 import time
 from pathlib import Path
 
-from tests.fuzz.mutate import ROOT, mutant
+from tests.fuzz.mutate import ROOT
 from tests.fuzz.pool import run_mutants, write_failure
 
 
@@ -28,8 +28,7 @@ def main() -> int:
     failures: collections.Counter[str] = collections.Counter()
     rcs: collections.Counter[int | None] = collections.Counter()
     n = 0
-    mutants = (mutant(args.seed, i) for i in range(args.start, args.start + args.n))
-    for o in run_mutants(mutants, args.workers):
+    for o in run_mutants(args.seed, range(args.start, args.start + args.n), args.workers):
         n += 1
         rcs[o.rc] += 1
         if o.failure:

@@ -28,7 +28,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tests.fuzz.mutate import ROOT, Mutant
+from tests.fuzz.mutate import ROOT, Mutant, mutant
 
 TIMEOUT = 20.0
 RECYCLE = 400  # mutants per worker before it is restarted (keeps sys.modules and caches small)
@@ -96,13 +96,13 @@ class _Worker:
             cwd=ROOT, env=env, bufsize=1,
         )  # fmt: skip
         self.done = 0
-        self.job: tuple[Mutant, float] | None = None
+        self.job: tuple[int, int, float] | None = None
 
-    def send(self, m: Mutant) -> None:
+    def send(self, seed: int, index: int) -> None:
         assert self.proc.stdin is not None
-        self.proc.stdin.write(json.dumps({"id": m.id, "source": m.source}) + "\n")
+        self.proc.stdin.write(json.dumps({"seed": seed, "index": index}) + "\n")
         self.proc.stdin.flush()
-        self.job = (m, time.monotonic())
+        self.job = (seed, index, time.monotonic())
 
     def stop(self) -> str:
         """Kill the worker; what it wrote on stderr."""
@@ -115,9 +115,10 @@ class _Worker:
         return text
 
 
-def run_mutants(mutants: Iterable[Mutant], workers: int = 2) -> Iterator[Outcome]:
-    """Each mutant's outcome (in completion order), on ``workers`` worker processes."""
-    todo = iter(mutants)
+def run_mutants(seed: int, indices: Iterable[int], workers: int = 2) -> Iterator[Outcome]:
+    """The outcome of each mutant ``mutant(seed, i)`` (in completion order), on ``workers``
+    worker processes; the workers make the mutants too (libcst is the slower half)."""
+    todo = iter(indices)
     with tempfile.TemporaryDirectory(prefix="looplift-mutants-") as tmp:
         folder = Path(tmp)
         pool = [_Worker(folder) for _ in range(workers)]
@@ -129,26 +130,28 @@ def run_mutants(mutants: Iterable[Mutant], workers: int = 2) -> Iterator[Outcome
             while True:
                 for w in pool:
                     if w.job is None and not exhausted:
-                        m = next(todo, None)
-                        if m is None:
+                        i = next(todo, None)
+                        if i is None:
                             exhausted = True
                         else:
-                            w.send(m)
+                            w.send(seed, i)
                 busy = [w for w in pool if w.job is not None]
                 if not busy:
                     return
                 now = time.monotonic()
-                wait = min(w.job[1] + TIMEOUT - now for w in busy)  # type: ignore[index]
+                wait = min(w.job[2] + TIMEOUT - now for w in busy)  # type: ignore[index]
                 events = sel.select(timeout=max(0.0, wait))
                 ready = {key.data for key, _ in events}
                 for w in busy:
-                    m, start = w.job  # type: ignore[misc]
+                    _, index, start = w.job  # type: ignore[misc]
                     if w in ready:
                         line = w.proc.stdout.readline()  # type: ignore[union-attr]
                         if line:
                             msg = json.loads(line)
                             w.job = None
                             w.done += 1
+                            m = Mutant(msg["id"], ROOT / msg["origin"], tuple(msg["mutations"]),
+                                       msg["source"])  # fmt: skip
                             yield Outcome(m, msg["rc"], msg["output"], msg["seconds"])
                             if w.done < RECYCLE:
                                 continue
@@ -162,6 +165,7 @@ def run_mutants(mutants: Iterable[Mutant], workers: int = 2) -> Iterator[Outcome
                     sel.unregister(w.proc.stdout)  # type: ignore[arg-type]
                     err = w.stop()
                     if why is not None:
+                        m = mutant(seed, index)
                         yield Outcome(m, None, f"{why}\n{err}", time.monotonic() - start)
                     fresh = _Worker(folder)
                     sel.register(fresh.proc.stdout, selectors.EVENT_READ, fresh)  # type: ignore[arg-type]
@@ -197,15 +201,19 @@ def _serve(folder: Path) -> None:
     proto = sys.stdout
     for line in sys.stdin:
         job = json.loads(line)
-        name = f"mut_{job['id'].replace('-', '_')}"
+        m = mutant(job["seed"], job["index"])
+        name = f"mut_{m.id.replace('-', '_')}"
         path = folder / f"{name}.py"
-        path.write_text(job["source"], encoding="utf-8")
+        path.write_text(m.source, encoding="utf-8")
         start = time.monotonic()
         rc, output = _check(path)
         seconds = time.monotonic() - start
         sys.modules.pop(name, None)
         path.unlink()
-        proto.write(json.dumps({"rc": rc, "output": output, "seconds": seconds}) + "\n")
+        answer = {"id": m.id, "origin": str(m.origin.relative_to(ROOT)),
+                  "mutations": m.mutations, "source": m.source, "rc": rc, "output": output,
+                  "seconds": seconds}  # fmt: skip
+        proto.write(json.dumps(answer) + "\n")
         proto.flush()
 
 
