@@ -123,6 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         except CompilerError as e:
             diags.extend(e.diagnostics)
+        except Exception as e:  # last resort: a compiler bug (the fuzzer counts these)
+            if os.environ.get("LOOPLIFT_DEBUG") == "1":
+                raise
+            diags.append(_internal_error(algo, e))
     if diags:
         seen, unique = set(), []
         for d in sorted(diags, key=lambda d: (d.span.path, d.span.line, d.span.col)):
@@ -144,6 +148,28 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.explain or args.graph or args.dump_after):
         print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
     return 0
+
+
+def _internal_error(algo: Any, e: Exception) -> Any:
+    """A compiler bug while compiling ``algo``, reported at its ``def``."""
+    from .errors import Diagnostic
+    from .ir.nodes import Span
+
+    path = os.path.abspath(inspect.getsourcefile(algo.fn) or "<unknown>")
+    span = Span(path, algo.fn.__code__.co_firstlineno, 1)
+    try:
+        from .frontend import parse_module
+
+        parsed = parse_module(path)
+        span = parsed.span(parsed.functions[algo.name])
+    except Exception:  # noqa: BLE001 - keep the first line of the function
+        pass
+    return Diagnostic(
+        span,
+        f"internal error, please report: compiling `{algo.name}` failed with "
+        f"{type(e).__name__}: {e}",
+        "rerun with LOOPLIFT_DEBUG=1 for the traceback, and report it with this algorithm",
+    )
 
 
 def _import_failure(path: str, e: Exception) -> Any:

@@ -207,3 +207,26 @@ def test_fuzzer_found_valid_programs_compile(case: str, tmp_path: Path, monkeypa
     path = tmp_path / f"accepted_{case}.py"
     path.write_text(_HEAD + _ACCEPTED[case])
     assert main(["--check", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_a_compiler_bug_is_reported_at_the_def_as_an_internal_error(
+    tmp_path: Path, monkeypatch, capsys  # noqa: ANN001
+) -> None:
+    """The last resort only: the fuzzer counts "internal error" as a failure."""
+    from looplift.compiler import cli, pipeline
+
+    def broken(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise KeyError("boom")
+
+    path = tmp_path / "internal_bug.py"
+    path.write_text(_HEAD + "\n\n@dataflow\n" + _TABLE)
+    monkeypatch.setattr(pipeline, "compile_dataflow", broken)
+    monkeypatch.delenv("LOOPLIFT_DEBUG", raising=False)
+    assert cli.main(["--check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:5:1: error: internal error, please report: compiling `f` "
+                          "failed with KeyError: 'boom'")  # fmt: skip
+    assert "LOOPLIFT_DEBUG=1" in err and "Traceback" not in err
+    monkeypatch.setenv("LOOPLIFT_DEBUG", "1")
+    with pytest.raises(KeyError):
+        cli.main(["--check", str(path)])

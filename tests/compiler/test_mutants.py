@@ -59,7 +59,8 @@ def test_mutants_are_deterministic_and_use_every_mutator() -> None:
 
 def test_the_real_entry_point_agrees_with_the_pool(tmp_path: Path) -> None:
     """A few mutants through ``python -m looplift --check``, a child process each."""
-    env = {**os.environ, "LOOPLIFT_VERIFY": "1", "PYTHONPATH": os.pathsep.join(IMPORT_PATH)}
+    env = {**os.environ, "LOOPLIFT_VERIFY": "1", "LOOPLIFT_DEBUG": "1",
+           "PYTHONPATH": os.pathsep.join(IMPORT_PATH)}  # fmt: skip
     for pooled in _outcomes(0, 300)[:3]:
         m = pooled.mutant
         path = tmp_path / f"mut_{m.id.replace('-', '_')}.py"

@@ -89,7 +89,7 @@ def write_failure(outcome: Outcome, folder: Path) -> Path:
 class _Worker:
     def __init__(self, folder: Path) -> None:
         self.log = tempfile.TemporaryFile(mode="w+", encoding="utf-8")
-        env = {**os.environ, "LOOPLIFT_VERIFY": "1", "PYTHONPATH": str(ROOT)}
+        env = {**os.environ, "LOOPLIFT_VERIFY": "1", "LOOPLIFT_DEBUG": "1", "PYTHONPATH": str(ROOT)}
         self.proc = subprocess.Popen(
             [sys.executable, "-m", "tests.fuzz.pool", str(folder)],
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=self.log, text=True,
