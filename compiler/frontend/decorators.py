@@ -4,7 +4,7 @@ A decorator misused this way either fails at import or leaves an object the comp
 read (``@dataflow`` twice wraps a ``Dataflow`` in a ``Dataflow``; ``@functools.cache`` under it
 hides the function). Reported, each at the decorator:
 
-- ``@dataflow`` twice on one function, or on a class;
+- ``@dataflow`` twice on one function, on a class or on a method;
 - another decorator on a ``@dataflow`` function;
 - arguments other than ``columns=``; a literal ``columns`` that is not a tuple or list of
   distinct string literals.
@@ -31,7 +31,18 @@ def check_decorators(parsed: ParsedModule) -> list[Diagnostic]:
         found.append(Diagnostic(parsed.span(node), message, hint))
 
     class Visit(cst.CSTVisitor):
+        def __init__(self) -> None:
+            super().__init__()
+            self.classes: list[str | None] = []  # the enclosing class of each nested def
+
+        def leave_ClassDef(self, original_node: cst.ClassDef) -> None:
+            self.classes.pop()
+
+        def leave_FunctionDef(self, original_node: cst.FunctionDef) -> None:
+            self.classes.pop()
+
         def visit_ClassDef(self, node: cst.ClassDef) -> None:
+            self.classes.append(node.name.value)
             for d in node.decorators:
                 if _is_dataflow(d.decorator):
                     error(d.decorator, f"@dataflow decorates functions, not the class "
@@ -39,10 +50,17 @@ def check_decorators(parsed: ParsedModule) -> list[Diagnostic]:
                           "decorate a module-level function; a state class needs no decorator")  # fmt: skip
 
         def visit_FunctionDef(self, node: cst.FunctionDef) -> None:
+            owner = self.classes[-1] if self.classes else None
+            self.classes.append(None)
             flows = [d for d in node.decorators if _is_dataflow(d.decorator)]
             if not flows:
                 return
             name = node.name.value
+            if owner is not None:
+                error(flows[0].decorator, f"@dataflow on the method `{owner}.{name}`",
+                      "algorithms are module-level functions; state actions are marked "
+                      "@action")  # fmt: skip
+                return
             for d in flows[1:]:
                 error(d.decorator, f"@dataflow is applied twice to `{name}`",
                       "keep one @dataflow decorator")  # fmt: skip

@@ -142,6 +142,9 @@ _MISUSED = {
     "dataflow_twice": ("@dataflow\n@dataflow\n" + _TABLE, "3:2", "applied twice"),
     "dataflow_on_class": ("@dataflow\nclass C:\n    pass\n@dataflow\ndef g(x: int) -> int:\n"
                           "    return x\n", "2:2", "not the class"),  # fmt: skip
+    "dataflow_on_method": ("class S(State):\n    def __init__(self):\n        self.n = 0\n"
+                           "    @dataflow\n    def add(self, x):\n        self.n += x\n"
+                           + "@dataflow\n" + _TABLE, "5:6", "on the method `S.add`"),  # fmt: skip
     "other_decorator": ("import functools\n@dataflow\n@functools.cache\n" + _TABLE, "4:2",
                         "not supported"),  # fmt: skip
     "positional_argument": ("@dataflow(1)\n" + _TABLE, "2:11", "only `columns=`"),
