@@ -13,6 +13,7 @@ from __future__ import annotations
 
 import argparse
 import importlib.util
+import inspect
 import os
 import shutil
 import subprocess
@@ -63,15 +64,18 @@ def algorithms_of(module: Any) -> list[Any]:
     found = [
         v
         for v in vars(module).values()
-        if isinstance(v, Dataflow) and v.fn.__module__ == module.__name__
+        if isinstance(v, Dataflow)
+        and inspect.isfunction(v.fn)  # not a Dataflow of a Dataflow, a class, a builtin
+        and v.fn.__module__ == module.__name__
     ]
     return sorted(found, key=lambda d: d.fn.__code__.co_firstlineno)
 
 
 def main(argv: list[str] | None = None) -> int:
     args = _parser().parse_args(argv)
-    from .errors import CompilerError, Diagnostic, render
+    from .errors import CompilerError, Diagnostic, FrontendError, render
     from .frontend import parse_module
+    from .frontend.decorators import check_decorators
     from .ir.nodes import Span
     from .pipeline import compile_dataflow
 
@@ -83,26 +87,28 @@ def main(argv: list[str] | None = None) -> int:
             from .build import package_name
 
             package_name(args.file)  # before importing it under that name
-        parse_module(os.path.abspath(args.file))
+        parsed = parse_module(os.path.abspath(args.file))
+        misused = check_decorators(parsed)  # before the import they may break
+        if misused:
+            raise FrontendError(misused)
         module = load_module(args.file)
     except CompilerError as e:
         print(str(e), file=sys.stderr)
         return 1
     except Exception as e:  # the module itself fails to import
-        tb = traceback.extract_tb(e.__traceback__)
-        frame = next(
-            (f for f in reversed(tb) if os.path.abspath(f.filename) == os.path.abspath(args.file)),
-            None,
-        )
-        span = Span(os.path.abspath(args.file), frame.lineno if frame else 1, 1)
-        d = Diagnostic(span, f"importing the module failed: {type(e).__name__}: {e}")
-        print(render([d]), file=sys.stderr)
+        print(render([_import_failure(os.path.abspath(args.file), e)]), file=sys.stderr)
         return 1
     algos = algorithms_of(module)
     if args.only:
         algos = [a for a in algos if a.name in args.only]
     if not algos:
-        print(f"uda-compile: no @dataflow functions in {args.file}", file=sys.stderr)
+        d = Diagnostic(
+            Span(os.path.abspath(args.file), 1, 1),
+            "no @dataflow functions in this module"
+            + (f" named {', '.join(args.only)}" if args.only else ""),
+            "decorate a module-level algorithm with @dataflow (from looplift import dataflow)",
+        )
+        print(render([d]), file=sys.stderr)
         return 1
     compiled = {}
     diags = []
@@ -117,6 +123,10 @@ def main(argv: list[str] | None = None) -> int:
             )
         except CompilerError as e:
             diags.extend(e.diagnostics)
+        except Exception as e:  # last resort: a compiler bug (the fuzzer counts these)
+            if os.environ.get("LOOPLIFT_DEBUG") == "1":
+                raise
+            diags.append(_internal_error(algo, e))
     if diags:
         seen, unique = set(), []
         for d in sorted(diags, key=lambda d: (d.span.path, d.span.line, d.span.col)):
@@ -138,6 +148,56 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.explain or args.graph or args.dump_after):
         print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
     return 0
+
+
+def _internal_error(algo: Any, e: Exception) -> Any:
+    """A compiler bug while compiling ``algo``, reported at its ``def``."""
+    from .errors import Diagnostic
+    from .ir.nodes import Span
+
+    path = os.path.abspath(inspect.getsourcefile(algo.fn) or "<unknown>")
+    span = Span(path, algo.fn.__code__.co_firstlineno, 1)
+    try:
+        from .frontend import parse_module
+
+        parsed = parse_module(path)
+        span = parsed.span(parsed.functions[algo.name])
+    except Exception:  # noqa: BLE001 - keep the first line of the function
+        pass
+    return Diagnostic(
+        span,
+        f"internal error, please report: compiling `{algo.name}` failed with "
+        f"{type(e).__name__}: {e}",
+        "rerun with LOOPLIFT_DEBUG=1 for the traceback, and report it with this algorithm",
+    )
+
+
+def _import_failure(path: str, e: Exception) -> Any:
+    """Where importing the user's module failed: the innermost frame in its file (or, for a
+    ``SyntaxError`` Python finds and libcst does not, the error's own position)."""
+    import linecache
+
+    from .errors import Diagnostic
+    from .ir.nodes import Span
+
+    line, col = 1, 0
+    if isinstance(e, SyntaxError) and e.filename and os.path.abspath(e.filename) == path:
+        line, col = e.lineno or 1, e.offset or 0
+        message = f"syntax error: {e.msg}"
+        hint = "Python itself rejects this; fix it so that the module imports"
+    else:
+        frames = traceback.extract_tb(e.__traceback__)
+        frame = next((f for f in reversed(frames) if os.path.abspath(f.filename) == path), None)
+        if frame is not None and frame.lineno:
+            line = frame.lineno
+            col = (getattr(frame, "colno", None) or 0) + 1
+        message = f"importing the module failed: {type(e).__name__}: {e}"
+        hint = ("uda-compile imports the module to find its @dataflow functions; "
+                "make it importable (python -c 'import MODULE')")  # fmt: skip
+    if col <= 0:  # the statement's first character
+        text = linecache.getline(path, line)
+        col = len(text) - len(text.lstrip()) + 1 if text.strip() else 1
+    return Diagnostic(Span(path, line, col), message, hint)
 
 
 def _build(path: str, out: str, algos: list[Any], compiled: list[Any]) -> int:

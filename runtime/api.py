@@ -24,6 +24,10 @@ class Dataflow:
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.name = fn.__name__
+        if columns is not None and (isinstance(columns, str) or not isinstance(columns, Sequence)):
+            raise TypeError(
+                f"@dataflow(columns=...) wants a tuple of column names, not {columns!r}"
+            )
         self.columns = tuple(columns) if columns is not None else None
         self.signature = inspect.signature(fn)
         self._compiled: Any = None

@@ -42,6 +42,8 @@ class Action:
 
     def undo(self, fn: Callable[..., None]) -> Action:
         """Register ``fn`` as the inverse of this action (used as ``@add.undo``)."""
+        if isinstance(fn, Action) or self.undo_fn is not None:
+            raise TypeError(f"@{self.name}.undo is applied twice; keep one")
         if fn.__name__ != self.name:
             raise TypeError(
                 f"@{self.name}.undo must decorate a method named {self.name!r}, not {fn.__name__!r}"

@@ -121,11 +121,13 @@ class DataflowGraph:
             for v in node.needs:
                 if provided.get(v, 0) != 1:
                     problems.append(f"{n} needs {v}, provided {provided.get(v, 0)} times")
-            # joined inputs need comparable scopes; rows of several loops are a union
+            # joined inputs need comparable scopes; rows of several loops are a union,
+            # and so are the rows a table's return collects from yields in sibling loops
+            union = node.kind == "return" and getattr(node.op, "returns", None) == "rows"
             ins = [
                 self.node(u).loops
                 for u, _, d in self.g.in_edges(n, data=True)
-                if d["kind"] != "rows"
+                if d["kind"] != "rows" and not union
             ]
             for x in ins:
                 for y in ins:

@@ -353,6 +353,12 @@ class StmtMixin(Context):
                 f"wrong number of arguments ({len(args)}) for state `{cls.__name__}()`",
                 f"its constructor is {cls.__name__}{inspect.signature(cls)}",
             ) from None
+        except ValueError:  # e.g. `def __init__(*, self)`
+            raise self.error(
+                call,
+                f"the constructor of state `{cls.__name__}` has a signature looplift cannot read",
+                "declare it with `self` first: `def __init__(self, a, b)`",
+            ) from None
         for a, node in zip(args, call.args, strict=True):
             if not isinstance(a, Lit) and not (
                 isinstance(a, Var) and getattr(env.names.get(a.name), "depth", 0) == 0

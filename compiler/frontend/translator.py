@@ -103,6 +103,13 @@ class Translator(StmtMixin, ControlMixin, ArgBestMixin, ContainerMixin, CallMixi
                 )
         if node.asynchronous:
             self.error(node, "async functions are not supported", "remove `async`")
+        columns = self.obj.columns
+        if columns is not None and not all(isinstance(c, str) for c in columns):
+            self.error(
+                node.name,
+                f"the columns of `{self.obj.name}` are not all strings: {columns!r}",
+                'name the output columns with strings: @dataflow(columns=("user_id", "n"))',
+            )
         stream_params = [p for p in params if p.kind == "rows"]
         if self.has_yield and not stream_params:
             self.error(

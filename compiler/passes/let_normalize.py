@@ -13,7 +13,7 @@ into::
 
 Assumes: inlining is done (no ``CallDataflow``).
 Guarantees: every argument of an ``Apply`` is a ``Var``, a ``Lit`` or (for
-control builtins) a ``Lambda``; a ``Let`` value is never a ``Let``; every
+control builtins) a ``Lambda``, and an ``if`` condition is a ``Var``; a ``Let`` value is never a ``Let``; every
 binder (let, lambda parameter, function parameter) is unique in the function,
 so later passes may move bindings without capture; ``StateCall`` names follow
 the renaming.
@@ -25,7 +25,7 @@ import dataclasses
 import re
 from collections.abc import Callable
 
-from ..ir.nodes import Apply, Expr, Lambda, Let, Lit, StateCall, Var
+from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Lit, StateCall, Var
 from ..program import Program
 
 __all__ = ["let_normalize"]
@@ -111,6 +111,12 @@ def _norm(e: Expr, ren: dict[str, str], names: _Names, k: Callable[[Expr], Expr]
             fn = dataclasses.replace(fn, state=ren.get(fn.state, fn.state))
 
         def with_args(args: list[Expr]) -> Expr:
+            if isinstance(fn, Builtin) and fn.name == "if" and isinstance(args[0], Lit):
+                # `if 1:` — a guard is a name (analysis, graph arcs): bind the constant to one
+                c = names.fresh("_c")
+                cond = Var(c, span=args[0].span)
+                return Let(c, args[0], k(dataclasses.replace(e, fn=fn, args=(cond, *args[1:]))),
+                           span=args[0].span)  # fmt: skip
             return k(dataclasses.replace(e, fn=fn, args=tuple(args)))
 
         return _atoms(list(e.args), ren, names, with_args)

@@ -132,3 +132,104 @@ def test_every_sample_explains() -> None:
             continue
         r = run("--explain", str(path))
         assert r.returncode == 0, f"{path.name}: {r.stderr}"
+
+
+# -- crash classes found by the mutation fuzzer (tests/fuzz, tests/compiler/test_mutants.py) --
+
+_HEAD = "from looplift import RowStream, State, action, dataflow, group_by\n"
+_TABLE = "def f(xs: RowStream[int, int]):\n    for k, g in group_by(0, xs):\n        yield k, 1\n"
+_MISUSED = {
+    "dataflow_twice": ("@dataflow\n@dataflow\n" + _TABLE, "3:2", "applied twice"),
+    "dataflow_on_class": ("@dataflow\nclass C:\n    pass\n@dataflow\ndef g(x: int) -> int:\n"
+                          "    return x\n", "2:2", "not the class"),  # fmt: skip
+    "dataflow_on_method": ("class S(State):\n    def __init__(self):\n        self.n = 0\n"
+                           "    @dataflow\n    def add(self, x):\n        self.n += x\n"
+                           + "@dataflow\n" + _TABLE, "5:6", "on the method `S.add`"),  # fmt: skip
+    "other_decorator": ("import functools\n@dataflow\n@functools.cache\n" + _TABLE, "4:2",
+                        "not supported"),  # fmt: skip
+    "positional_argument": ("@dataflow(1)\n" + _TABLE, "2:11", "only `columns=`"),
+    "column_not_string": ('@dataflow(columns=(1.5, "b"))\n' + _TABLE, "2:20", "string literal"),
+    "column_twice": ('@dataflow(columns=("a", "a"))\n' + _TABLE, "2:25", "named twice"),
+    "columns_not_strings": ("COLS = (1, 2)\n@dataflow(columns=COLS)\n" + _TABLE, "4:5",
+                            "not all strings"),  # fmt: skip
+    "columns_not_a_sequence": ("@dataflow(columns=RowStream)\n" + _TABLE, "2:2",
+                               "tuple of column names"),  # fmt: skip
+    "no_dataflow": (_TABLE, "1:1", "no @dataflow functions"),
+    "module_name_error": ("@dataflow\n" + _TABLE + "X = undefined_thing + 1\n", "6:5", "NameError"),
+    "python_syntax_error": ("nonlocal q\n@dataflow\n" + _TABLE, "2:1", "syntax error"),
+    "state_init_signature": (
+        "class S(State):\n    def __init__(*, self):\n        self.n = 0\n"
+        "    @action\n    def add(self, x):\n        self.n += x\n"
+        "@dataflow\ndef h(xs: RowStream[int]) -> int:\n    s = S()\n    for (x,) in xs:\n"
+        "        s.add(x)\n    return 0\n", "10:9", "signature"),  # fmt: skip
+    "undo_twice": (
+        "class S(State):\n    def __init__(self):\n        self.n = []\n"
+        "    @action\n    def add(self, x):\n        self.n.append(x)\n"
+        "    @add.undo\n    @add.undo\n    def add(self, x):\n        self.n.remove(x)\n"
+        "@dataflow\ndef h(x: int) -> int:\n    return x\n", "8:6", "applied twice"),  # fmt: skip
+}
+
+
+@pytest.mark.parametrize("case", sorted(_MISUSED))
+def test_misuse_is_a_diagnostic_not_a_crash(case: str, tmp_path: Path, capsys) -> None:  # noqa: ANN001
+    from looplift.compiler.cli import main
+
+    body, where, word = _MISUSED[case]
+    path = tmp_path / f"misuse_{case}.py"
+    path.write_text(_HEAD + body)
+    assert main(["--check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert "Traceback" not in err
+    first = err.splitlines()[0]
+    assert first.startswith(f"{path}:{where}: error: ") and word in first, err
+    assert "hint: " in err
+
+
+_ACCEPTED = {
+    # the yields of sibling loops are a union of rows, not a join (graph invariant was too strict)
+    "sibling_loops_yield": (
+        '@dataflow(columns=("k", "n"))\ndef f(xs: RowStream[int, int]):\n'
+        "    for k, g in group_by(0, xs):\n        yield k, 1\n"
+        "    for k, g in group_by(1, xs):\n        yield k, 2\n"
+    ),
+    # a constant `if` condition is bound to a name, like any guard
+    "constant_condition": (
+        '@dataflow(columns=("k", "n"))\ndef f(xs: RowStream[int, int]):\n'
+        "    for k, g in group_by(0, xs, order_by=1):\n        total = 0\n"
+        "        for _k, v in g:\n            if 1:\n                total += v\n"
+        "            yield k, total\n"
+    ),
+}
+
+
+@pytest.mark.parametrize("case", sorted(_ACCEPTED))
+def test_fuzzer_found_valid_programs_compile(case: str, tmp_path: Path, monkeypatch, capsys) -> None:  # noqa: ANN001
+    from looplift.compiler.cli import main
+
+    monkeypatch.setenv("LOOPLIFT_VERIFY", "1")
+    path = tmp_path / f"accepted_{case}.py"
+    path.write_text(_HEAD + _ACCEPTED[case])
+    assert main(["--check", str(path)]) == 0, capsys.readouterr().err
+
+
+def test_a_compiler_bug_is_reported_at_the_def_as_an_internal_error(
+    tmp_path: Path, monkeypatch, capsys  # noqa: ANN001
+) -> None:
+    """The last resort only: the fuzzer counts "internal error" as a failure."""
+    from looplift.compiler import cli, pipeline
+
+    def broken(*_args, **_kwargs):  # noqa: ANN002, ANN003, ANN202
+        raise KeyError("boom")
+
+    path = tmp_path / "internal_bug.py"
+    path.write_text(_HEAD + "\n\n@dataflow\n" + _TABLE)
+    monkeypatch.setattr(pipeline, "compile_dataflow", broken)
+    monkeypatch.delenv("LOOPLIFT_DEBUG", raising=False)
+    assert cli.main(["--check", str(path)]) == 1
+    err = capsys.readouterr().err
+    assert err.startswith(f"{path}:5:1: error: internal error, please report: compiling `f` "
+                          "failed with KeyError: 'boom'")  # fmt: skip
+    assert "LOOPLIFT_DEBUG=1" in err and "Traceback" not in err
+    monkeypatch.setenv("LOOPLIFT_DEBUG", "1")
+    with pytest.raises(KeyError):
+        cli.main(["--check", str(path)])
