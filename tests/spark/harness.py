@@ -736,6 +736,7 @@ def overflow_allowed(error: BaseException, rows: Any, scalars: Any) -> bool:
 
 
 VERDICTS: Counter[str] = Counter()  # what the comparisons of this session found
+BATCHES: Counter[str] = Counter()  # inputs compared by expect_same_batch, batches run alone
 
 
 def mirrors_at_call(error: BaseException | None, python_error: BaseException) -> bool:
@@ -888,7 +889,12 @@ def expect_same_or_both_raise(
     return verdict
 
 
-def expect_same_batch(spark: Any, algo: Dataflow, inputs: Sequence[tuple[list, tuple]]) -> None:
+def expect_same_batch(
+    spark: Any,
+    algo: Dataflow,
+    inputs: Sequence[tuple[list, tuple]],
+    allow_overflow: bool = True,
+) -> None:
     """:func:`expect_same_or_both_raise` for several ``(rows, scalars)`` inputs of a table
     or aggregate algorithm on which the reference does not raise, in one Spark action:
     each input's compiled frame (columns checked) gets its input's index as a last
@@ -896,7 +902,8 @@ def expect_same_batch(spark: Any, algo: Dataflow, inputs: Sequence[tuple[list, t
     compared with its reference. Spark runs the inputs' query stages side by side,
     which saves most of the per-action cost of running them one by one. When the
     batch fails (a type that does not union, a 64-bit overflow the harness allows
-    for one input), every input runs alone, judged as before."""
+    for one input), every input runs alone, judged as before (``allow_overflow``: see
+    :func:`judge`)."""
     from functools import reduce
 
     from pyspark.sql import functions as F
@@ -904,7 +911,7 @@ def expect_same_batch(spark: Any, algo: Dataflow, inputs: Sequence[tuple[list, t
     inputs = list(inputs)
     if len(inputs) < 2:
         for rows, scalars in inputs:
-            expect_same_or_both_raise(spark, algo, rows, scalars)
+            expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
         return
     frames = []
     for i, (rows, scalars) in enumerate(inputs):
@@ -913,9 +920,9 @@ def expect_same_batch(spark: Any, algo: Dataflow, inputs: Sequence[tuple[list, t
         frames.append(out.toDF(*[f"c{j}" for j in range(width)]).withColumn("_input", F.lit(i)))
     got = attempt(lambda: collect(reduce(lambda a, b: a.union(b), frames)))
     if got.raised:
-        VERDICTS["batches run alone"] += 1
+        BATCHES["batches run alone"] += 1
         for rows, scalars in inputs:
-            expect_same_or_both_raise(spark, algo, rows, scalars)
+            expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
         return
     per_input: list[list[tuple]] = [[] for _ in inputs]
     for row in got.value:
@@ -926,7 +933,7 @@ def expect_same_batch(spark: Any, algo: Dataflow, inputs: Sequence[tuple[list, t
         value = attempt(lambda collected=collected: result_of(algo, collected))
         verdict = judge(kind, want, value, describe(algo, rows, scalars), rows, scalars)
         VERDICTS[verdict] += 1
-    VERDICTS["batched inputs"] += len(inputs)
+    BATCHES["inputs run in batches"] += len(inputs)
 
 
 def reference_ok(
