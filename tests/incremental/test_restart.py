@@ -1,8 +1,8 @@
 """Incremental views survive SIGKILL (issue 5): nothing lost, nothing counted twice.
 
-A child process (``restart_child.py``, a local Spark session; the two that crash
-inside a batch apply Python rows without one) applies signed batches from a JSON
-file to two views, the clickstream (signed replay on stored states) and
+A child process (``restart_child.py``; the last one with a local Spark session, the
+three that are killed apply Python rows without one, through the same transaction)
+applies signed batches from a JSON file to two views, the clickstream (signed replay on stored states) and
 ``sessions`` (recompute of the affected users from their stored rows):
 
 1. it is killed with SIGKILL between batches (while it waits for the next one);
@@ -156,7 +156,7 @@ def test_killed_and_resumed(tmp_path: Path) -> None:
     committed: list[dict] = []  # the applies the children reported (each is committed)
 
     # 1. killed between batches: three batches, then SIGKILL while it waits
-    a = Child(spec, root, step=True)
+    a = Child(spec, root, step=True, spark=False)
     a.read_until(lambda m: m.get("view") == "sessions" and "applied" not in m)
     for i in range(3):
         a.go()

@@ -11,7 +11,9 @@ Algorithms: the clickstream (signed replay on states per user), ``session_stats`
 (recompute per user from its stored rows; timestamps in and out, a scalar),
 ``avg_path`` (an aggregate over a state: one global key), and (``slow``)
 ``sensor_report`` (Optional[float], a float scalar) and ``reading_summary`` (a struct
-value recomputed from all rows).
+value recomputed from all rows); these two check their values in the first run only
+(the restart is the same for every algorithm of its mode), and a third run that finds
+nothing new is checked for the clickstream only.
 """
 
 from __future__ import annotations
@@ -208,6 +210,8 @@ def test_stream_restarts_from_its_checkpoint(spark: Any, tmp_path: Path, name: s
     assert input_rows(q1) == sum(len(r) for r, _ in first)
     want = reference_rows(algo, net_rows(first), scalars)
     assert_same("table", list(run.summed().elements()), want, f"{name}: first run")
+    if name in SLOW:  # their types and values; the three others check the restart
+        return
 
     second = batches(run.gen, 3, live, rnd)
     run.add_files(second)
@@ -218,9 +222,10 @@ def test_stream_restarts_from_its_checkpoint(spark: Any, tmp_path: Path, name: s
     want = reference_rows(algo, net_rows(first + second), scalars)
     assert_same("table", list(run.summed().elements()), want, f"{name}: after the restart")
 
-    q3 = run.run()  # nothing new: nothing read, nothing emitted
-    assert input_rows(q3) == 0
-    assert_same("table", list(run.summed().elements()), want, f"{name}: third run")
+    if name == "clickstream":
+        q3 = run.run()  # nothing new: nothing read, nothing emitted
+        assert input_rows(q3) == 0
+        assert_same("table", list(run.summed().elements()), want, f"{name}: third run")
 
     # the state lived in RocksDB (the checkpoint's offsets record the provider, the
     # state operator reports RocksDB's metrics)

@@ -12,10 +12,13 @@ not live. After every batch:
   (every retraction takes back a row exactly as it was emitted);
 - ``view.version`` counts the committed batches; a refused batch changes nothing.
 
-Most batches go through ``apply_rows`` (no Spark job); per algorithm one batch goes
-through ``apply(df)`` with ``_sign`` and one with Delta Lake's ``_change_type``
-(insert / delete / update_preimage / update_postimage), and the view is closed and
-reopened on its checkpoint in the middle of each sequence.
+Most batches go through ``apply_rows`` (no Spark job); one batch goes through
+``apply(df)`` with ``_sign`` and one with Delta Lake's ``_change_type`` (insert /
+delete / update_preimage / update_postimage) for the samples of :data:`FRAME_CASES`
+(every input field type, output column type and kind of view at least once: ``apply``
+is a typed collect of the delta, ``apply_rows``, and a typed change frame), for every
+sample with ``LOOPLIFT_INC_FRAMES=all``. The view is closed and reopened on its
+checkpoint in the middle of each sequence.
 
 ``LOOPLIFT_INC_EXAMPLES`` (default 3) sequences per algorithm, derandomized.
 """
@@ -69,10 +72,33 @@ BATCHES = 6
 CDF_TS = datetime.datetime(2024, 6, 1, tzinfo=datetime.UTC)
 
 
+def _frame_cases(cases: list[Case]) -> set[str]:
+    """The first sample (in file order) of each input field type, output column type
+    and (view mode, kind, keyed or global) not seen before."""
+    seen: set[tuple] = set()
+    out = set()
+    for c in cases:
+        shape = c.algo.algorithm().shape
+        if shape.get("error"):
+            continue
+        view = shape_of(c.algo)
+        facets = {("field", repr(ft)) for ft in row_types(c.algo)}
+        facets |= {("column", t) for _, t in c.algo.algorithm().output}
+        facets.add(("view", view.mode, c.kind, bool(view.key)))
+        if facets - seen or os.environ.get("LOOPLIFT_INC_FRAMES") == "all":
+            out.add(c.id)
+            seen |= facets
+    return out
+
+
+FRAME_CASES = _frame_cases(CASES)
+
+
 def test_every_sample_is_covered() -> None:
     names = {c.algo.name for c in CASES}
     assert {"clickstream", "avg_path", "price_stats", "sessions", "sum"} <= names
     assert len(CASES) >= 20, len(CASES)
+    assert {"samples/clickstream::clickstream", "samples/stats::price_stats"} & FRAME_CASES
 
 
 # -- DataFrames of signed rows ------------------------------------------------------------
@@ -295,7 +321,8 @@ def test_batches(spark: Any, case: Case, tmp_path: Any) -> None:
 
     def body(data: Any) -> None:
         n = next(counter)
-        run_sequence(spark, case, data, str(tmp_path / f"ex{n}"), first=n == 0)
+        frames = n == 0 and case.id in FRAME_CASES
+        run_sequence(spark, case, data, str(tmp_path / f"ex{n}"), first=frames)
 
     config = settings(
         max_examples=EXAMPLES,

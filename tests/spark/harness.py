@@ -638,24 +638,41 @@ def run_compiled(
     Raises :class:`CallError` when the call itself breaks the contract, and whatever
     Spark raises while collecting.
     """
-    kind = kind_of(algo)
-    if kind == "scalar":
+    if kind_of(algo) == "scalar":
         return run_compiled_scalar(spark, algo, rows)
+    out = checked_frame(spark, algo, rows, scalars, names, nullable)
+    return result_of(algo, collect(out))
+
+
+def checked_frame(
+    spark: Any,
+    algo: Dataflow,
+    rows: Sequence[Sequence[Any]],
+    scalars: Sequence[Any] = (),
+    names: Sequence[str] | None = None,
+    nullable: bool | None = None,
+) -> Any:
+    """:func:`compiled_frame`, its columns checked against the contract (:class:`CallError`)."""
     out = compiled_frame(spark, algo, rows, scalars, names, nullable)
-    if kind == "table":
+    cols = list(out.columns)
+    if kind_of(algo) == "table":
         want = expected_columns(algo, None)
-        cols = list(out.columns)
         if want is not None and cols != want:
             raise CallError(f"{algo.name}: columns {cols}, expected {want}")
         if want is None and cols != expected_columns(algo, len(cols)):
             raise CallError(f"{algo.name}: columns {cols}, expected _1.._{len(cols)}")
-        return collect(out)
-    if list(out.columns) != [algo.name]:
-        raise CallError(f"{algo.name}: aggregate columns {out.columns}, expected [{algo.name!r}]")
-    result = collect(out)
-    if len(result) != 1:
-        raise AssertionError(f"{algo.name}: aggregate gave {len(result)} rows, expected 1")
-    return result[0][0]
+    elif cols != [algo.name]:
+        raise CallError(f"{algo.name}: aggregate columns {cols}, expected [{algo.name!r}]")
+    return out
+
+
+def result_of(algo: Dataflow, collected: list[tuple]) -> Any:
+    """A table's collected rows, or an aggregate's one value (exactly one row)."""
+    if kind_of(algo) == "table":
+        return collected
+    if len(collected) != 1:
+        raise AssertionError(f"{algo.name}: aggregate gave {len(collected)} rows, expected 1")
+    return collected[0][0]
 
 
 def run_compiled_scalar(spark: Any, algo: Dataflow, arg_rows: Sequence[Sequence[Any]]) -> list[Any]:
@@ -719,6 +736,7 @@ def overflow_allowed(error: BaseException, rows: Any, scalars: Any) -> bool:
 
 
 VERDICTS: Counter[str] = Counter()  # what the comparisons of this session found
+BATCHES: Counter[str] = Counter()  # inputs compared by expect_same_batch, batches run alone
 
 
 def mirrors_at_call(error: BaseException | None, python_error: BaseException) -> bool:
@@ -869,6 +887,53 @@ def expect_same_or_both_raise(
     verdict = judge(kind, want, got, describe(algo, rows, scalars), rows, scalars, allow_overflow)
     VERDICTS[verdict] += 1
     return verdict
+
+
+def expect_same_batch(
+    spark: Any,
+    algo: Dataflow,
+    inputs: Sequence[tuple[list, tuple]],
+    allow_overflow: bool = True,
+) -> None:
+    """:func:`expect_same_or_both_raise` for several ``(rows, scalars)`` inputs of a table
+    or aggregate algorithm on which the reference does not raise, in one Spark action:
+    each input's compiled frame (columns checked) gets its input's index as a last
+    column, the frames are unioned and collected once, and each input's rows are
+    compared with its reference. Spark runs the inputs' query stages side by side,
+    which saves most of the per-action cost of running them one by one. When the
+    batch fails (a type that does not union, a 64-bit overflow the harness allows
+    for one input), every input runs alone, judged as before (``allow_overflow``: see
+    :func:`judge`)."""
+    from functools import reduce
+
+    from pyspark.sql import functions as F
+
+    inputs = list(inputs)
+    if len(inputs) < 2:
+        for rows, scalars in inputs:
+            expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
+        return
+    frames = []
+    for i, (rows, scalars) in enumerate(inputs):
+        out = checked_frame(spark, algo, rows, scalars)
+        width = len(out.columns)
+        frames.append(out.toDF(*[f"c{j}" for j in range(width)]).withColumn("_input", F.lit(i)))
+    got = attempt(lambda: collect(reduce(lambda a, b: a.union(b), frames)))
+    if got.raised:
+        BATCHES["batches run alone"] += 1
+        for rows, scalars in inputs:
+            expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
+        return
+    per_input: list[list[tuple]] = [[] for _ in inputs]
+    for row in got.value:
+        per_input[row[-1]].append(tuple(row[:-1]))
+    kind = kind_of(algo)
+    for (rows, scalars), collected in zip(inputs, per_input, strict=True):
+        want = attempt(lambda rows=rows, scalars=scalars: run_reference(algo, rows, scalars))
+        value = attempt(lambda collected=collected: result_of(algo, collected))
+        verdict = judge(kind, want, value, describe(algo, rows, scalars), rows, scalars)
+        VERDICTS[verdict] += 1
+    BATCHES["inputs run in batches"] += len(inputs)
 
 
 def reference_ok(

@@ -10,9 +10,9 @@ Per algorithm:
   derandomized with a seed per algorithm so CI sees the same data every run;
 - ``test_generated_more`` (``slow``): more generated inputs with other seeds, none of
   them the empty input ``test_generated`` ran (``LOOPLIFT_SPARK_SLOW_EXAMPLES``,
-  default 5, for the samples; ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 2, for
+  default 3, for the samples; ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 0, for
   the corpus' small programs, whose every shape their ``EXAMPLES`` and the default
-  run cover already).
+  run cover already: with 0 they are not collected).
 
 A generated input on which Python raises (a zero divisor, ``math.log`` of a
 negative, an int beyond 64 bits) is checked to raise on Spark too (at most
@@ -24,9 +24,9 @@ argument rows in one Spark job (``df.select(algo(F.col("c0"), ...))``); the
 rows on which Python raises are left out of the batch, and one of them is run
 alone and must raise.
 
-One Spark job costs ~0.2-1 s: the default run is ~6 jobs per algorithm (about
-5 minutes on 2 cores), the slow part about half as much again. Scale with the
-environment variables above.
+One compiled run costs ~0.2-1 s (a few Spark jobs, one per query stage): the default
+run is ~6 runs per algorithm (about 5 minutes on 2 cores), the slow part (the samples
+only) about a fifth as much again. Scale with the environment variables above.
 
 Shrinking is off by default (each shrink step is a Spark job); set
 ``LOOPLIFT_SPARK_SHRINK=1`` to get a minimal failing input.
@@ -46,6 +46,7 @@ from tests.spark.harness import (
     Case,
     cases_of,
     check_scalar_batch,
+    expect_same_batch,
     expect_same_or_both_raise,
     reference_ok,
     repair,
@@ -59,8 +60,8 @@ pytestmark = pytest.mark.spark
 MODULE_FILES = sorted(SAMPLES.glob("*.py")) + sorted((CORPUS / "valid").glob("*.py"))
 
 EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_EXAMPLES", "4"))
-SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "5"))
-CORPUS_SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES", "2"))
+SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "3"))
+CORPUS_SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES", "0"))
 SHRINK = os.environ.get("LOOPLIFT_SPARK_SHRINK") == "1"
 RAISE_CHECKS = 2  # generated inputs on which Python raises, run on Spark per algorithm
 
@@ -95,28 +96,42 @@ def test_module_examples(spark: Any, case: Case) -> None:
             max_raise_checks=len(case.examples),
         )
         return
+    batch = []
     for args in case.examples:
         rows, scalars = split_args(algo, args)
-        expect_same_or_both_raise(spark, algo, rows, scalars)
+        if reference_ok(algo, rows, scalars):
+            batch.append((rows, scalars))
+        else:
+            expect_same_or_both_raise(spark, algo, rows, scalars)
+    expect_same_batch(spark, algo, batch)
 
 
-def _check_table(spark: Any, case: Case, rows: list, scalars: tuple, budget: dict) -> None:
+def _check_table(
+    spark: Any, case: Case, rows: list, scalars: tuple, budget: dict, batch: list | None = None
+) -> None:
+    """One generated input; ``batch``: inputs on which Python does not raise are added
+    to it (to run together), not run."""
     algo = case.algo
+    check = expect_same_or_both_raise if batch is None else lambda _s, _a, *i: batch.append(i)
     if reference_ok(algo, rows, scalars):
-        expect_same_or_both_raise(spark, algo, rows, scalars)
+        check(spark, algo, rows, scalars)
         return
     if budget["raise checks"] > 0:
         budget["raise checks"] -= 1
         expect_same_or_both_raise(spark, algo, rows, scalars)
     fixed = repair(algo, rows, scalars)
     if fixed and fixed != rows:  # (an empty input is the first generated one anyway)
-        expect_same_or_both_raise(spark, algo, fixed, scalars)
+        check(spark, algo, fixed, scalars)
 
 
-def _run_generated(spark: Any, case: Case, n: int, salt: str, again: bool = False) -> None:
+def _run_generated(
+    spark: Any, case: Case, n: int, salt: str, again: bool = False, batched: bool = False
+) -> None:
     """``n`` generated inputs, the simplest first (no rows; a scalar batch of one row of
     the smallest values); ``again``: the simplest one ran already (with other seeds the
-    simplest input is the same), so it is left out."""
+    simplest input is the same), so it is left out. ``batched`` (table and aggregate
+    algorithms, not when shrinking): the inputs on which Python does not raise run
+    together in one Spark action after hypothesis drew them all (``expect_same_batch``)."""
     algo = case.algo
     phases = [Phase.explicit, Phase.generate] + ([Phase.shrink] if SHRINK else [])
     config = settings(
@@ -127,6 +142,7 @@ def _run_generated(spark: Any, case: Case, n: int, salt: str, again: bool = Fals
         phases=phases,
         suppress_health_check=list(HealthCheck),
     )
+    batch: list | None = None
     if case.kind == "scalar":
 
         def body(arg_rows: list) -> None:
@@ -139,10 +155,11 @@ def _run_generated(spark: Any, case: Case, n: int, salt: str, again: bool = Fals
         config = settings(config, max_examples=max(1, (n + 1) // 2))
     else:
         budget = {"raise checks": RAISE_CHECKS}
+        batch = [] if batched and not SHRINK else None
 
         def body(inputs: tuple) -> None:
             rows, scalars = inputs
-            _check_table(spark, case, rows, scalars, budget)
+            _check_table(spark, case, rows, scalars, budget, batch)
 
         # hypothesis tries the simplest input first: no rows, the smallest scalars
         strategy = table_inputs(algo, case.pools)
@@ -153,18 +170,25 @@ def _run_generated(spark: Any, case: Case, n: int, salt: str, again: bool = Fals
     # algorithms would share one seed: still deterministic)
     body._hypothesis_internal_add_digest = f"{case.id}/{salt}".encode()  # type: ignore[attr-defined]
     config(given(strategy)(body))()
+    if batch is not None:
+        expect_same_batch(spark, algo, batch)
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_generated(spark: Any, case: Case) -> None:
-    _run_generated(spark, case, EXAMPLES, "ci")
+    _run_generated(spark, case, EXAMPLES, "ci", batched=True)
+
+
+def _more_examples(case: Case) -> int:
+    return SLOW_EXAMPLES if case.path.parent == SAMPLES else CORPUS_SLOW_EXAMPLES
 
 
 @pytest.mark.slow
-@pytest.mark.parametrize("case", CASES, ids=repr)
+@pytest.mark.parametrize("case", [c for c in CASES if _more_examples(c)], ids=repr)
 def test_generated_more(spark: Any, case: Case) -> None:
-    n = SLOW_EXAMPLES if case.path.parent == SAMPLES else CORPUS_SLOW_EXAMPLES
-    _run_generated(spark, case, n, "slow", again=True)  # test_generated ran the simplest
+    n = _more_examples(case)
+    # test_generated ran the simplest input
+    _run_generated(spark, case, n, "slow", again=True, batched=True)
 
 
 FLOAT_LITERAL_INIT = """\

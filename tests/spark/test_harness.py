@@ -21,6 +21,7 @@ from tests.spark.harness import (
     assert_same,
     cases_of,
     collect,
+    expect_same_batch,
     expect_same_or_both_raise,
     field_type,
     kind_of,
@@ -29,6 +30,7 @@ from tests.spark.harness import (
     reference_ok,
     repair,
     row_lists,
+    row_types,
     run_reference,
     same,
     to_df,
@@ -350,6 +352,41 @@ def test_wrong_backends_are_caught(spark: Any, monkeypatch: pytest.MonkeyPatch) 
     # even where Python raises, a call that cannot build a plan is not "raising like Python"
     with pytest.raises(harness.CallError, match="no backend"):
         expect_same_or_both_raise(spark, T.ratios, [(1, 1, 0)])
+
+
+def test_a_batch_compares_each_input(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:
+    """``expect_same_batch`` runs inputs as one union and compares each with its own
+    reference: a backend wrong on one input of three fails, and so does one that gives
+    every input the first one's rows; an aggregate's value too."""
+    inputs = [([(1, -15), (2, 25)], ()), ([], ()), ([(3, 7)], ())]
+    monkeypatch.setattr(harness, "call_algorithm", fake_backend.fake_call)
+    before = harness.BATCHES["inputs run in batches"]
+    expect_same_batch(spark, T.buckets, inputs)
+    expect_same_batch(spark, T.empty_aggregate, [([], ()), ([(1, 2.5), (4, -1.0)], ())])
+    assert harness.BATCHES["inputs run in batches"] == before + 5  # not run alone
+
+    def wrong_on_one(algo: Any, *args: Any) -> Any:
+        out = fake_backend.fake_call(algo, *args)
+        return out.selectExpr("k", "bucket + 1 as bucket", "rest") if args[0].count() == 1 else out
+
+    monkeypatch.setattr(harness, "call_algorithm", wrong_on_one)
+    with pytest.raises(AssertionError, match=r"rows=\[\(3, 7\)\](.|\n)*rows differ"):
+        expect_same_batch(spark, T.buckets, inputs)
+
+    first = fake_backend.fake_call(T.buckets, to_df(spark, inputs[0][0], row_types(T.buckets)))
+    monkeypatch.setattr(harness, "call_algorithm", lambda algo, *args: first)
+    with pytest.raises(AssertionError, match="rows differ"):
+        expect_same_batch(spark, T.buckets, inputs)
+
+    def off_by_one(algo: Any, *args: Any) -> Any:
+        return fake_backend.fake_call(algo, *args).selectExpr(
+            "named_struct('_1', empty_aggregate._1 + 1, '_2', empty_aggregate._2, "
+            "'_3', empty_aggregate._3, '_4', empty_aggregate._4) as empty_aggregate"
+        )
+
+    monkeypatch.setattr(harness, "call_algorithm", off_by_one)
+    with pytest.raises(AssertionError, match="compiled"):
+        expect_same_batch(spark, T.empty_aggregate, [([], ()), ([(1, 2.5)], ())])
 
 
 def test_call_time_errors(spark: Any, monkeypatch: pytest.MonkeyPatch) -> None:

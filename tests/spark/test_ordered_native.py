@@ -17,9 +17,10 @@ up in every input:
   must raise OverflowError where Python's result needs more than 64 bits, never
   give a wrapped value.
 
-Each example is one Spark job over all its groups: ``LOOPLIFT_ORDERED_EXAMPLES``
-(default 3) per algorithm, the first the empty input for the shapes here (the
-samples' empty input is run by tests/spark/test_differential.py, so theirs have rows).
+Each example is one plan over all its groups, and a test's examples run together in
+one Spark action (``expect_same_batch``): ``LOOPLIFT_ORDERED_EXAMPLES`` (default 3)
+per algorithm, the first the empty input for the shapes here (the samples' empty
+input is run by tests/spark/test_differential.py, so theirs have rows).
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from tests.helpers import SAMPLES, import_path
 from tests.spark import ordered_shapes as S
 from tests.spark.harness import (
     VERDICTS,
+    expect_same_batch,
     expect_same_or_both_raise,
     reference_ok,
     repair,
@@ -138,18 +140,22 @@ def inputs(draw: Any, fields: tuple, scalars: tuple, min_size: int = 0) -> tuple
 
 
 def _run(spark: Any, algo: Any, strategy: Any, n: int, salt: str, allow_overflow: bool) -> None:
+    batch: list[tuple[list, tuple]] = []
+
     def body(drawn: tuple) -> None:
         rows, scalars = drawn
         if not reference_ok(algo, rows, scalars):
             # one raising input is checked, then the rows that make Python raise go
             expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
             rows = repair(algo, rows, scalars)
-        expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
+        if rows is not None:
+            batch.append((rows, scalars))
 
     config = settings(max_examples=n, deadline=None, derandomize=True, database=None,
                       phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     body._hypothesis_internal_add_digest = f"ordered/{algo.name}/{salt}".encode()  # type: ignore[attr-defined]
     config(given(strategy)(body))()
+    expect_same_batch(spark, algo, batch, allow_overflow=allow_overflow)
 
 
 @pytest.mark.parametrize("name", list(SPECS))
