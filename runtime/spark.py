@@ -127,10 +127,13 @@ def entry(df: Any, name: str, types: Sequence[str]) -> Any:
                 f"declare the field Optional[{base}] to allow nulls"
             )
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
+            value = f"CASE WHEN {ref} IS NULL THEN raise_error({msg}) ELSE {value} END"
         cols.append(F.expr(value).alias(f"f{i}"))
     if checks:
-        # a filter, not a projection: Spark prunes the columns a plan does not read, and a
-        # null there must stop the job too (the field's type says it has no nulls)
+        # the projection's checks hold for the fields the plan reads (Spark may drop a
+        # null row early there, by a filter `isnotnull(f)` it infers from the plan, but it
+        # pushes that filter through the projection's check); the filter's checks hold for
+        # the fields it does not read, whose projection Spark prunes
         df = df.where(F.expr(f"CASE {' '.join(checks)} ELSE TRUE END"))
     return df.select(*cols)
 
