@@ -214,7 +214,17 @@ class Dataflow:
         if key not in _SQL_FUNCTIONS:
             spark.sql(fn.create_sql())
             _SQL_FUNCTIONS.add(key)
-        cols = [v if _is_column(v) else F.lit(v) for v in bound.args]
+        from .spark import column_label, not_null
+
+        cols = []
+        for i, (v, (pname, _kind, types)) in enumerate(
+            zip(bound.args, self.algorithm().params, strict=True)
+        ):
+            if _is_column(v):
+                what = f"argument {i + 1} `{pname}` of `{self.name}`"
+                cols.append(not_null(v, column_label(v), what, types[0] if types else "any"))
+            else:
+                cols.append(F.lit(v))
         return F.call_function(fn.name, *cols).alias(self.name)
 
     def agg(self, *columns: Any, **scalars: Any) -> Any:
@@ -246,8 +256,11 @@ class Dataflow:
                 spark.udf.register(name, reducer.udf)
                 _SQL_FUNCTIONS.add(key)
         names = [quote_ident(c if isinstance(c, str) else _column_name(c)) for c in columns]
+        names = [_not_null_sql(n, c, i, t, self.name)
+                 for i, (n, c, t) in enumerate(zip(names, columns, self.algorithm().fields, strict=False))]
         try:
-            sql = bind_columns(bind_params(expr.sql, scalars), names)
+            nonnull = tuple(i for i, n in enumerate(names) if n.startswith("coalesce("))
+            sql = bind_columns(bind_params(expr.sql, scalars), names, nonnull)
         except ValueError:
             raise TypeError(
                 f"`{self.name}.agg` needs one column per field and every scalar parameter"
@@ -369,6 +382,20 @@ def _column_name(c: Any) -> str:
         if inner.replace("_", "").replace(".", "").isalnum():
             return inner.split(".")[-1]
     raise TypeError(f"pass column names (or plain column references) to .agg, not {text}")
+
+
+def _not_null_sql(ref: str, col: Any, i: int, t: str, name: str) -> str:
+    """A quoted column reference bound to field ``i`` of type ``t``: a null raises naming
+    the column unless the field is Optional (as the entry projection of a plan does)."""
+    from .fieldtypes import FIELD_TYPES, base_type, is_optional
+    from .sqltext import sql_string
+
+    if is_optional(t) or base_type(t) not in FIELD_TYPES:
+        return ref
+    label = col if isinstance(col, str) else _column_name(col)
+    msg = sql_string(f"looplift: column {label!r} (field {i} of `{name}`, {t}) is null; "
+                     f"declare the field Optional[{base_type(t)}] to allow nulls")  # fmt: skip
+    return f"coalesce({ref}, raise_error({msg}))"
 
 
 def _is_dataframe(v: Any) -> bool:

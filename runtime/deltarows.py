@@ -42,13 +42,18 @@ def sign_columns(columns: list[str], sign: str = SIGN) -> tuple[str, bool, list[
 def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: str) -> list[Any]:
     """The data columns of a delta DataFrame, checked against the RowStream's field types
     (before running) and cast to them."""
-    from .spark import entry
+    from pyspark.sql import functions as F
 
-    entry(df.select(*columns), name, list(fields))
+    from .spark import entry
+    from .sqltext import quote_ident
+
+    # columns by quoted name: ``df[c]`` parses c (a dot, a backtick, ...)
+    cols = [F.col(quote_ident(c)) for c in columns]
+    entry(df.select(*cols), name, list(fields))
     out = []
-    for c, t in zip(columns, fields, strict=True):
+    for c, col, t in zip(columns, cols, fields, strict=True):
         ft = FIELD_TYPES.get(base_type(t))
-        out.append(df[c].cast(ft.cast).alias(c) if ft is not None else df[c])
+        out.append(col.cast(ft.cast).alias(c) if ft is not None else col)
     return out
 
 

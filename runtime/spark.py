@@ -184,7 +184,7 @@ def entry(df: Any, name: str, types: Sequence[str]) -> Any:
             f"`{name}` is a RowStream[{', '.join(types)}] ({len(types)} fields) but the DataFrame "
             f"has {len(fields)} columns ({have}); select the columns in field order"
         )
-    cols = []
+    cols, checks = [], []
     for i, (f, t) in enumerate(zip(fields, types, strict=True)):
         optional, base = is_optional(t), base_type(t)
         ft = FIELD_TYPES[base]
@@ -202,9 +202,56 @@ def entry(df: Any, name: str, types: Sequence[str]) -> Any:
                 f"looplift: column {f.name!r} (field {i} of `{name}`, {t}) is null; "
                 f"declare the field Optional[{base}] to allow nulls"
             )
+            checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
             value = f"CASE WHEN {ref} IS NULL THEN raise_error({msg}) ELSE {value} END"
         cols.append(F.expr(value).alias(f"f{i}"))
+    if checks:
+        # the projection's checks hold for the fields the plan reads (Spark may drop a
+        # null row early there, by a filter `isnotnull(f)` it infers from the plan, but it
+        # pushes that filter through the projection's check); the filter's checks hold for
+        # the fields it does not read, whose projection Spark prunes
+        df = df.where(F.expr(f"CASE {' '.join(checks)} ELSE TRUE END"))
     return df.select(*cols)
+
+
+def not_null(col: Any, label: str, what: str, t: str) -> Any:
+    """A Column argument bound to a field or parameter of type ``t``: when ``t`` is not
+    ``Optional``, a null raises at run time naming the argument (``label``, its SQL text)
+    and ``what`` it is bound to, as :func:`entry` does for a DataFrame's columns."""
+    from pyspark.sql import functions as F
+
+    if is_optional(t) or base_type(t) not in FIELD_TYPES:
+        return col
+    msg = (f"looplift: column {label!r} ({what}, {t}) is null; "
+           f"declare it Optional[{base_type(t)}] to allow nulls")  # fmt: skip
+    return F.coalesce(col, F.raise_error(F.lit(msg)))
+
+
+def column_label(col: Any) -> str:
+    """The SQL text of a Column (``str(col)`` is ``Column<'text'>``)."""
+    text = str(col)
+    if text.startswith("Column<'") and text.endswith("'>"):
+        return text[len("Column<'") : -2]
+    return text
+
+
+def refuse_nulls(name: str, types: Sequence[str], rows: Sequence[Sequence[Any]],
+                 labels: Sequence[str]) -> None:
+    """Rows reaching the reference in Python (plain ``spark.sql``'s UDAF and UDTF): a None
+    in a field that is not ``Optional`` raises, naming the column (``labels``), as the
+    entry projection of a compiled plan does."""
+    checked = [i for i, t in enumerate(types)
+               if not is_optional(t) and base_type(t) in FIELD_TYPES]  # fmt: skip
+    if not checked:
+        return
+    for row in rows:
+        for i in checked:
+            if i < len(row) and row[i] is None:
+                t = types[i]
+                raise DataflowInputError(
+                    f"looplift: column {labels[i]!r} (field {i} of `{name}`, {t}) is null; "
+                    f"declare the field Optional[{base_type(t)}] to allow nulls"
+                )
 
 
 def join_on_keys(left: Any, right: Any, keys: list[str]) -> Any:
@@ -266,6 +313,8 @@ def _out(value: Any, spark_type: str) -> Any:
             return int(value)
         if isinstance(value, bool) or not isinstance(value, int):
             raise TypeError(f"looplift: a reader returned {value!r} where an int was expected")
+        if not -(2**63) <= value < 2**63:  # Python's int went past 64 bits: never wrap
+            raise OverflowError(f"looplift: the result {value} does not fit in 64 bits")
         return value
     if spark_type == "double":
         if isinstance(value, (int, float)) and not isinstance(value, bool):

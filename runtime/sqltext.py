@@ -100,10 +100,17 @@ def bind_params(sql: str, params: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def bind_columns(sql: str, columns: list[str]) -> str:
-    """An aggregate expression with its field markers replaced by column SQL, in order."""
+def bind_columns(sql: str, columns: list[str], checked: tuple[int, ...] = ()) -> str:
+    """An aggregate expression with its field markers replaced by column SQL, in order.
+
+    The columns at ``checked`` carry a null check (``coalesce(x, raise_error(...))``);
+    one the expression does not read is still checked on every row, by a ``bool_or``
+    next to it, so that a null there stops the query as it does in a compiled plan."""
+    unused = [i for i in checked if f"{COLUMN_MARK}{i}{COLUMN_MARK}" not in sql]
     for i, c in enumerate(columns):
         sql = sql.replace(f"{COLUMN_MARK}{i}{COLUMN_MARK}", c)
     if COLUMN_MARK in sql:
         raise ValueError("looplift: a field of the aggregate expression was not given")
+    for i in unused:  # after the markers: the columns are the user's SQL, never scanned
+        sql = f"(CASE WHEN bool_or(({columns[i]}) IS NULL) THEN NULL ELSE {sql} END)"
     return sql

@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
 from ..program import Program
-from .sql import BackendError, PyCall, SqlRenderer, quote_ident
+from .sql import BackendError, PyCall, SqlRenderer, quote_ident, sql_string
 from .types import infer_types, spark_type
 
 __all__ = ["ScalarFunction", "scalar_function"]
@@ -63,7 +63,25 @@ def scalar_function(prog: Program) -> ScalarFunction:
         (names[p.name], spark_type(p.types[0].removeprefix("Optional[").removesuffix("]")))
         for p in fn.params
     )
+    body = null_checks(fn.name, [(p.name, names[p.name], p.types[0]) for p in fn.params], body)
     digest = hashlib.sha1(f"{params}{rtype}{body}".encode()).hexdigest()[:10]
     return ScalarFunction(
         f"looplift_{fn.name}_{digest}", params, rtype, body, tuple(r.pycalls.values())
     )
+
+
+def null_checks(fname: str, params: list[tuple[str, str, str]], body: str) -> str:
+    """``body`` behind a check per parameter that is not ``Optional``: a null there raises
+    naming the parameter (as a null in a RowStream field does), rather than flowing into
+    comparisons that SQL makes false where Python raises or answers otherwise. Spark drops
+    the check for arguments it knows are never null."""
+    checks = []
+    for i, (pname, sqlname, t) in enumerate(params):
+        if t not in ("int", "float", "str", "bool", "datetime", "date"):
+            continue  # Optional[...], or a type outside the model (unchecked, as in entry)
+        msg = sql_string(f"looplift: argument {i + 1} (`{pname}`, {t}) of `{fname}` is null; "
+                         f"declare it Optional[{t}] to allow nulls")  # fmt: skip
+        checks.append(f"WHEN {quote_ident(sqlname)} IS NULL THEN raise_error({msg})")
+    if not checks:
+        return body
+    return f"CASE {' '.join(checks)} ELSE {body} END"

@@ -17,6 +17,7 @@ Python function; host functions are called the same way.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -75,6 +76,10 @@ SIMPLE: dict[str, tuple[str, str | None]] = {
     "is_not_none": ("({0} IS NOT NULL)", None),
     "abs": ("abs({0})", "abs()"),
 }
+
+
+_NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\)")
+NAN_COMPARE = frozenset(("lt", "le", "gt", "ge"))  # rendered by SqlRenderer._nan_compare on floats
 
 
 @dataclass(frozen=True)
@@ -260,6 +265,8 @@ class SqlRenderer:
             arith = datetime_arith(op, ts, x)
             if arith is not None:
                 return self._raise_if_null(args, arith, f"`{op}`")
+        if op in NAN_COMPARE and "float" in ts:
+            return self._raise_if_null(args, self._nan_compare(op, args, ts, x), SIMPLE[op][1])
         simple = SIMPLE.get(op)
         if simple is not None:
             template, what = simple
@@ -333,10 +340,46 @@ class SqlRenderer:
         return any(self.ty.may_be_null(a) for a in args)
 
     def _op_eq(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        return f"({x[0]} <=> {x[1]})" if self._nullable(args) else f"({x[0]} = {x[1]})"
+        sql = f"({x[0]} <=> {x[1]})" if self._nullable(args) else f"({x[0]} = {x[1]})"
+        nan = self._may_be_nan(args, ts, x)[:1]  # NaN == NaN is false in Python
+        return f"({sql} AND NOT isnan({nan[0]}))" if nan else sql
 
     def _op_ne(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        return f"(NOT ({x[0]} <=> {x[1]}))" if self._nullable(args) else f"({x[0]} != {x[1]})"
+        sql = f"(NOT ({x[0]} <=> {x[1]}))" if self._nullable(args) else f"({x[0]} != {x[1]})"
+        nan = self._may_be_nan(args, ts, x)[:1]
+        return f"({sql} OR isnan({nan[0]}))" if nan else sql
+
+    # -- NaN: Spark orders it above every number and makes it equal to itself; in Python
+    # every comparison with NaN is false (and so max/min keep the value they have) --------
+    def _may_be_nan(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> list[str]:
+        """The SQL of the operands that may be NaN: floats other than literal numbers."""
+        return [s for a, t, s in zip(args, ts, x, strict=True)
+                if t == "float" and not (isinstance(a, Lit) and a.value == a.value)
+                and not _NUMBER_SQL.fullmatch(s)]  # fmt: skip
+
+    def _nan_compare(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``<``, ``<=``, ``>``, ``>=`` as Python compares floats: false when either side
+        is NaN. Spark's own result is already false when the side it orders first is NaN
+        (``NaN < y``), so only the other side needs a test."""
+        sql = SIMPLE[op][0].format(*x)
+        side = 1 if op in ("lt", "le") else 0
+        if side == 1:
+            may = self._may_be_nan(args[1:], ts[1:], x[1:])
+        else:
+            may = self._may_be_nan(args[:1], ts[:1], x[:1])
+        return f"({sql} AND NOT isnan({may[0]}))" if may else sql
+
+    def _py_extreme(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``max(a, b, ...)`` as Python computes it: the first argument, replaced by each
+        later one that compares greater (``min``: less); NaN never compares, so it is kept
+        only where it comes first."""
+        cmp = "gt" if op == "max" else "lt"
+        best, best_t, best_e = x[0], ts[0], args[0]
+        for a, t, s in zip(args[1:], ts[1:], x[1:], strict=True):
+            test = self._nan_compare(cmp, (a, best_e), [t, best_t], [s, best])
+            best = f"(CASE WHEN {test} THEN {s} ELSE {best} END)"
+            best_t, best_e = ("float" if "float" in (t, best_t) else t), Var("_")
+        return best
 
     def _op_in(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if self.ty.may_be_null(args[0]):
@@ -384,9 +427,13 @@ class SqlRenderer:
         return f"(CASE {k} {' '.join(whens)} ELSE {other} END)"
 
     def _op_min(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if len(args) > 1 and self._may_be_nan(args, ts, x):
+            return self._raise_if_null(args, self._py_extreme("min", args, ts, x), "min()")
         return self._raise_if_null(args, f"least({', '.join(x)})", "min()")
 
     def _op_max(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if len(args) > 1 and self._may_be_nan(args, ts, x):
+            return self._raise_if_null(args, self._py_extreme("max", args, ts, x), "max()")
         return self._raise_if_null(args, f"greatest({', '.join(x)})", "max()")
 
     def _op_round(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:

@@ -127,9 +127,14 @@ def _reference_udaf(alg: Algorithm) -> Any:
     ref, nfields, rtype = alg.reference(), len(alg.fields), alg.output[0][1]
     order = param_order(alg)
 
+    labels = [f"argument {i + 1}" for i in range(nfields)]
+
     def reduce_group(*cols: Any) -> Any:
+        from ..spark import refuse_nulls
+
         lists = [_pylist(c) for c in cols]
         rows = list(zip(*lists[:nfields], strict=True))
+        refuse_nulls(alg.name, alg.fields, rows, labels)
         scalars = iter(lst[0] if lst else None for lst in lists[nfields:])
         args = [rows if k == "rows" else next(scalars) for k in order]
         return _out(ref(*args), rtype)
@@ -156,7 +161,12 @@ def _reference_udtf(spark: Any, alg: Algorithm) -> Any:
             self.scalars: list[Any] = []
 
         def eval(self, row: Any, *scalars: Any) -> None:
-            self.rows.append(tuple(row))
+            from ..spark import refuse_nulls
+
+            values = tuple(row)
+            refuse_nulls(alg.name, alg.fields, [values], getattr(row, "__fields__", None)
+                         or [f"field {i}" for i in range(len(values))])  # fmt: skip
+            self.rows.append(values)
             self.scalars = list(scalars)
 
         def terminate(self) -> Any:

@@ -257,7 +257,8 @@ class Splicer(Checks):
         register_pycalls(self.spark, alg.agg["pycalls"])
         # parameters first: the columns are the user's SQL, never scanned for markers
         text = bind_params(alg.agg["sql"], scalar_vals)
-        text = bind_columns(text, [f"({c})" for c in checked])
+        nonnull = tuple(i for i, c in enumerate(checked) if c.startswith("coalesce("))
+        text = bind_columns(text, [f"({c})" for c in checked], nonnull)
         for name, spec in alg.agg["reducers"]:
             text = _collect_reducer(self.spark, text, name, spec)
         return f"({text})"

@@ -46,9 +46,10 @@ def plan(spark, clicks, gap_s):
             "6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL) OR (CASE WHEN (CASE WHEN (_bc0 IS NOT "
             "NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
             "named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: comparison `>` with None (Python "
-            "raises TypeError)') ELSE ((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
-            "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` > :gap_s) END)) THEN 1L ELSE 0 "
-            'END)'
+            "raises TypeError)') ELSE (((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
+            "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` > :gap_s) AND NOT isnan((CASE "
+            "WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) "
+            "ELSE named_struct('_1', NULL) END).`_1`)) END)) THEN 1L ELSE 0 END)"
         ),
     )
     windowed_3 = windowed_2.withColumn(
@@ -67,9 +68,11 @@ def plan(spark, clicks, gap_s):
             "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL) OR (CASE WHEN "
             "(CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) "
             "AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: "
-            "comparison `>` with None (Python raises TypeError)') ELSE ((CASE WHEN (_bc0 IS NOT NULL) THEN "
+            "comparison `>` with None (Python raises TypeError)') ELSE (((CASE WHEN (_bc0 IS NOT NULL) THEN "
             "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1` > :gap_s) END)) THEN (_bc1 + 1L) ELSE _bc1 END) AS bigint)"
+            "named_struct('_1', NULL) END).`_1` > :gap_s) AND NOT isnan((CASE WHEN (_bc0 IS NOT NULL) THEN "
+            "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
+            "named_struct('_1', NULL) END).`_1`)) END)) THEN (_bc1 + 1L) ELSE _bc1 END) AS bigint)"
         ).alias('session'),
         E(
             "CAST((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "

@@ -87,8 +87,8 @@ def plan(spark, returns):
         'least',
         E(
             'CASE WHEN (NOT (`worst_value` IS NULL)) THEN (CASE WHEN `worst_value` IS NULL THEN '
-            "raise_error('looplift: min() with None (Python raises TypeError)') ELSE least(0.0D, `worst_value`) END) "
-            'END'
+            "raise_error('looplift: min() with None (Python raises TypeError)') ELSE (CASE WHEN (`worst_value` < "
+            '0.0D) THEN `worst_value` ELSE 0.0D END) END) END'
         ),
     )
     by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `least` END)'))

@@ -75,7 +75,8 @@ def plan(spark, readings):
         'least',
         E(
             "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('looplift: "
-            "min() with None (Python raises TypeError)') ELSE least(CAST('Infinity' AS DOUBLE), `lo_value`) END) END"
+            "min() with None (Python raises TypeError)') ELSE (CASE WHEN (`lo_value` < CAST('Infinity' AS DOUBLE)) "
+            "THEN `lo_value` ELSE CAST('Infinity' AS DOUBLE) END) END) END"
         ),
     )
     single_8 = single_7.withColumn(
@@ -86,8 +87,8 @@ def plan(spark, readings):
         'greatest',
         E(
             "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('looplift: "
-            "max() with None (Python raises TypeError)') ELSE greatest(CAST('-Infinity' AS DOUBLE), `hi_value`) END) "
-            'END'
+            "max() with None (Python raises TypeError)') ELSE (CASE WHEN ((`hi_value` > CAST('-Infinity' AS DOUBLE)) "
+            "AND NOT isnan(`hi_value`)) THEN `hi_value` ELSE CAST('-Infinity' AS DOUBLE) END) END) END"
         ),
     )
     single_10 = single_9.withColumn(

@@ -90,15 +90,17 @@ def plan(spark, readings, limit):
     by_sensor_11 = by_sensor_10.withColumn(
         'stddev',
         E(
-            "(CASE WHEN CAST(greatest(`variance`, 0.0D) AS DOUBLE) < 0 THEN raise_error('looplift: math domain error "
-            "(Python raises ValueError)') ELSE sqrt(CAST(greatest(`variance`, 0.0D) AS DOUBLE)) END)"
+            '(CASE WHEN CAST((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END) AS DOUBLE) < 0 THEN '
+            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE sqrt(CAST((CASE WHEN (0.0D > "
+            '`variance`) THEN 0.0D ELSE `variance` END) AS DOUBLE)) END)'
         ),
     )
     by_sensor_12 = by_sensor_11.withColumn(
         'greatest',
         E(
             "CASE WHEN (NOT (`peak_value` IS NULL)) THEN (CASE WHEN `peak_value` IS NULL THEN raise_error('looplift: "
-            "max() with None (Python raises TypeError)') ELSE greatest(0.0D, `peak_value`) END) END"
+            "max() with None (Python raises TypeError)') ELSE (CASE WHEN ((`peak_value` > 0.0D) AND NOT "
+            'isnan(`peak_value`)) THEN `peak_value` ELSE 0.0D END) END) END'
         ),
     )
     by_sensor_13 = by_sensor_12.withColumn(
@@ -109,7 +111,7 @@ def plan(spark, readings, limit):
         'cond',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('looplift: comparison `>` "
-            "with None (Python raises TypeError)') ELSE (`peak` > :limit) END) END"
+            "with None (Python raises TypeError)') ELSE ((`peak` > :limit) AND NOT isnan(`peak`)) END) END"
         ),
     )
     by_sensor_15 = by_sensor_14.withColumn(

@@ -95,8 +95,8 @@ def plan(spark, fixes):
         'greatest',
         E(
             'CASE WHEN (NOT (`longest_value` IS NULL)) THEN (CASE WHEN `longest_value` IS NULL THEN '
-            "raise_error('looplift: max() with None (Python raises TypeError)') ELSE greatest(0.0D, `longest_value`) "
-            'END) END'
+            "raise_error('looplift: max() with None (Python raises TypeError)') ELSE (CASE WHEN ((`longest_value` > "
+            '0.0D) AND NOT isnan(`longest_value`)) THEN `longest_value` ELSE 0.0D END) END) END'
         ),
     )
     by_vehicle_4 = by_vehicle_3.withColumn(
