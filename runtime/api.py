@@ -235,7 +235,7 @@ class Dataflow:
         """
         from pyspark.sql import functions as F
 
-        from .spark import ActionReducer, active_session, import_ref, register_pycalls
+        from .spark import ActionReducer, active_session, import_ref, register_pycalls, ship
         from .sqltext import bind_columns, bind_params, quote_ident
 
         if self._agg is None:
@@ -246,6 +246,8 @@ class Dataflow:
         spark = active_session(*columns)
         if spark is None:
             raise RuntimeError("looplift: no active SparkSession")
+        # the user's modules (states, host functions) must reach the workers, as in f(df)
+        ship([dict(spec)["cls"] for _, spec in expr.reducers] + [c.ref for c in expr.pycalls])
         register_pycalls(spark, [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
                                  for c in expr.pycalls])  # fmt: skip
         for name, spec in expr.reducers:
@@ -256,11 +258,16 @@ class Dataflow:
                 spark.udf.register(name, reducer.udf)
                 _SQL_FUNCTIONS.add(key)
         names = [quote_ident(c if isinstance(c, str) else _column_name(c)) for c in columns]
-        names = [_not_null_sql(n, c, i, t, self.name)
-                 for i, (n, c, t) in enumerate(zip(names, columns, self.algorithm().fields, strict=False))]
+        names = [
+            _not_null_sql(n, c, i, t, self.name)
+            for i, (n, c, t) in enumerate(
+                zip(names, columns, self.algorithm().fields, strict=False)
+            )
+        ]
         try:
             nonnull = tuple(i for i, n in enumerate(names) if n.startswith("coalesce("))
-            sql = bind_columns(bind_params(expr.sql, scalars), names, nonnull)
+            sql = bind_columns(bind_params(expr.sql, scalars), names, nonnull,
+                               per_row=bool(expr.reducers))  # fmt: skip
         except ValueError:
             raise TypeError(
                 f"`{self.name}.agg` needs one column per field and every scalar parameter"

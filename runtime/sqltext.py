@@ -14,8 +14,15 @@ import itertools
 import math
 from typing import Any
 
-__all__ = ["PARAM_MARK", "bind_columns", "bind_params", "param_ref", "quote_ident", "sql_literal",
-           "sql_string"]
+__all__ = [
+    "PARAM_MARK",
+    "bind_columns",
+    "bind_params",
+    "param_ref",
+    "quote_ident",
+    "sql_literal",
+    "sql_string",
+]
 
 
 def quote_ident(name: str) -> str:
@@ -100,17 +107,25 @@ def bind_params(sql: str, params: dict[str, Any]) -> str:
     return "".join(out)
 
 
-def bind_columns(sql: str, columns: list[str], checked: tuple[int, ...] = ()) -> str:
+def bind_columns(
+    sql: str, columns: list[str], checked: tuple[int, ...] = (), per_row: bool = False
+) -> str:
     """An aggregate expression with its field markers replaced by column SQL, in order.
 
     The columns at ``checked`` carry a null check (``coalesce(x, raise_error(...))``);
     one the expression does not read is still checked on every row, by a ``bool_or``
-    next to it, so that a null there stops the query as it does in a compiled plan."""
+    next to it, so that a null there stops the query as it does in a compiled plan.
+    ``per_row``: the expression calls a grouped pandas UDF, which Spark runs beside no
+    other aggregate, so the check goes into the columns it reads, evaluated per row."""
     unused = [i for i in checked if f"{COLUMN_MARK}{i}{COLUMN_MARK}" not in sql]
+    guard = "".join(f"({columns[i]}) IS NULL OR " for i in unused) if per_row else ""
     for i, c in enumerate(columns):
-        sql = sql.replace(f"{COLUMN_MARK}{i}{COLUMN_MARK}", c)
+        value = f"(CASE WHEN {guard[:-4]} THEN NULL ELSE {c} END)" if guard else c
+        sql = sql.replace(f"{COLUMN_MARK}{i}{COLUMN_MARK}", value)
     if COLUMN_MARK in sql:
         raise ValueError("looplift: a field of the aggregate expression was not given")
+    if per_row:
+        return sql
     for i in unused:  # after the markers: the columns are the user's SQL, never scanned
         sql = f"(CASE WHEN bool_or(({columns[i]}) IS NULL) THEN NULL ELSE {sql} END)"
     return sql
