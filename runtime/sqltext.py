@@ -118,9 +118,9 @@ def bind_columns(
     ``per_row``: the expression calls a grouped pandas UDF, which Spark runs beside no
     other aggregate, so the check goes into the columns it reads, evaluated per row."""
     unused = [i for i in checked if f"{COLUMN_MARK}{i}{COLUMN_MARK}" not in sql]
-    guard = "".join(f"({columns[i]}) IS NULL OR " for i in unused) if per_row else ""
+    guard = " OR ".join(f"({columns[i]}) IS NULL" for i in unused) if per_row else ""
     for i, c in enumerate(columns):
-        value = f"(CASE WHEN {guard[:-4]} THEN NULL ELSE {c} END)" if guard else c
+        value = f"(CASE WHEN {guard} THEN NULL ELSE {c} END)" if guard else c
         sql = sql.replace(f"{COLUMN_MARK}{i}{COLUMN_MARK}", value)
     if COLUMN_MARK in sql:
         raise ValueError("looplift: a field of the aggregate expression was not given")
