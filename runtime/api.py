@@ -274,13 +274,17 @@ class Dataflow:
             ) from None
         return F.expr(sql).alias(self.name)
 
-    def incremental(self, spark: Any, checkpoint: str, *scalars: Any) -> Any:
+    def incremental(self, spark: Any, checkpoint: str, *scalars: Any, store: str = "auto",
+                    keep_versions: int | None = None, buckets: int | None = None) -> Any:  # fmt: skip
         """A view of this algorithm's result maintained over signed batches
         (:class:`looplift.incremental.IncrementalView`), stored in ``checkpoint``;
-        reopening the same directory resumes where it stopped."""
+        reopening the same directory resumes where it stopped. ``store``: ``"local"``
+        (SQLite on the driver), ``"spark"`` (Parquet, maintained by Spark jobs) or
+        ``"auto"`` (local, or Spark for a first batch of 1M rows or more)."""
         from .incremental import IncrementalView
 
-        return IncrementalView(self, spark, checkpoint, *scalars)
+        return IncrementalView(self, spark, checkpoint, *scalars, store=store,
+                               keep_versions=keep_versions, buckets=buckets)  # fmt: skip
 
     def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any) -> Any:
         """Signed output changes over a streaming DataFrame of signed rows (Structured

@@ -109,8 +109,100 @@ class KeyStep:
         return [], outputs(self.shape.kind, self._call(list(live.elements())))
 
 
+#: A new view (``store="auto"``) moves to the Spark store when its first batch has at least
+#: this many rows; smaller views stay in the embedded SQLite store.
+AUTO_SPARK_ROWS = 1_000_000
+STORES = ("auto", "local", "spark")
+
+
 class IncrementalView:
-    """The maintained result of one algorithm over signed batches (see module docs)."""
+    """The maintained result of one algorithm over signed batches (see module docs).
+
+    ``store`` chooses where the view's state lives: ``"local"``, one SQLite file on the
+    driver (:class:`LocalView`, for small views); ``"spark"``, Parquet files maintained by
+    Spark jobs on the executors (:class:`looplift.sparkview.SparkView`, for views beyond
+    one machine's memory or core); ``"auto"`` (default), the store an existing checkpoint
+    has, else the local one, replaced by the Spark one when the first batch has at least
+    :data:`AUTO_SPARK_ROWS` rows. ``keep_versions`` and ``buckets`` apply to the Spark
+    store (versions kept for readers, hash buckets of the state files).
+    """
+
+    def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any,
+                 store: str = "auto", keep_versions: int | None = None,
+                 buckets: int | None = None) -> None:  # fmt: skip
+        from .sparkview import STORE_DIR
+
+        if store not in STORES:
+            raise ValueError(f"store must be one of {', '.join(map(repr, STORES))}, not {store!r}")
+        self._args = (dataflow, spark, checkpoint, scalars, keep_versions, buckets)
+        self._auto = False
+        has_spark = os.path.exists(os.path.join(checkpoint, STORE_DIR, "CURRENT"))
+        has_local = os.path.exists(os.path.join(checkpoint, LocalView.FILE))
+        if has_spark or (store == "spark" and not has_local):
+            self._impl: Any = self._spark()
+        else:
+            self._impl = LocalView(dataflow, spark, checkpoint, *scalars)
+            self._auto = store == "auto" and self._impl.version == 0
+            if store == "spark":
+                raise DeltaError(f"checkpoint {checkpoint} holds a local (SQLite) view; "
+                                 "open it with store='local' or 'auto', or use a new checkpoint")  # fmt: skip
+
+    def _spark(self) -> Any:
+        from .sparkview import DEFAULT_KEEP, SparkView
+
+        dataflow, spark, checkpoint, scalars, keep, buckets = self._args
+        alg, fn = _resolve(dataflow)
+        return SparkView(alg, fn, spark, checkpoint, scalars, keep or DEFAULT_KEEP, buckets)
+
+    def _maybe_spark(self, rows: int | Any) -> None:
+        """Move a new, empty ``auto`` view to the Spark store for a large first batch."""
+        if not self._auto:
+            return
+        self._auto = False
+        n = rows if isinstance(rows, int) else rows.count()
+        if n < AUTO_SPARK_ROWS or self._impl.version != 0:
+            return
+        path = self._impl.path
+        self._impl = self._spark()
+        LocalView.remove(path)
+
+    @property
+    def store(self) -> str:
+        """Where the state lives: ``"local"`` (SQLite) or ``"spark"`` (Parquet)."""
+        return self._impl.kind
+
+    @property
+    def version(self) -> int:
+        """How many batches are committed."""
+        return self._impl.version
+
+    def apply(self, delta_df: Any) -> Any:
+        """Apply a batch of signed rows; returns the output changes (columns + ``_sign``)."""
+        self._maybe_spark(delta_df)
+        return self._impl.apply(delta_df)
+
+    def apply_rows(self, rows: list[tuple], signs: list[int]) -> list[tuple]:
+        """:meth:`apply` on Python rows; returns the change rows (values..., sign)."""
+        self._maybe_spark(len(rows))
+        return self._impl.apply_rows(rows, signs)
+
+    def result(self) -> Any:
+        """The current full result as a DataFrame."""
+        return self._impl.result()
+
+    def result_rows(self) -> list[tuple]:
+        """The current full result as Python rows."""
+        return self._impl.result_rows()
+
+    def close(self) -> None:
+        self._impl.close()
+
+
+class LocalView:
+    """A view kept in one SQLite file in the checkpoint directory (see module docs)."""
+
+    kind = "local"
+    FILE = "looplift-view.sqlite"
 
     def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any) -> None:
         alg, dataflow = _resolve(dataflow)
@@ -123,7 +215,7 @@ class IncrementalView:
         self.columns = [n for n, _ in alg.output]
         self.types = [t for _, t in alg.output]
         os.makedirs(checkpoint, exist_ok=True)
-        self.path = os.path.join(checkpoint, "looplift-view.sqlite")
+        self.path = os.path.join(checkpoint, self.FILE)
         self.db = sqlite3.connect(self.path, isolation_level=None)
         self.db.execute("PRAGMA journal_mode=WAL")
         # WAL + NORMAL: a commit survives the process being killed at any point (only a
@@ -277,38 +369,57 @@ class IncrementalView:
     def close(self) -> None:
         self.db.close()
 
+    @staticmethod
+    def remove(path: str) -> None:
+        """Delete an (empty) view's SQLite file and its WAL files."""
+        for suffix in ("", "-wal", "-shm"):
+            try:
+                os.remove(path + suffix)
+            except FileNotFoundError:
+                pass
+
     # -- DataFrames ------------------------------------------------------------------------
     def _collect(self, df: Any) -> tuple[list[tuple], list[int]]:
-        sign_col, cdf, data = sign_columns(list(df.columns))
-        casts = typed_columns(df, data, self.fields, self.name)  # types, before running
-        norm = DeltaRows(self.name, self.fields, tuple(data), "delta", sign_col, cdf)
-        pairs = df.select(*casts, df[sign_col].alias("__s"))
-        rows, signs = [], []
-        table = pairs.toArrow()
-        columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
-        for r in zip(*columns, strict=True):
-            signs.append(norm.sign_of(r[-1]))
-            rows.append(norm.row(r[:-1]))
-        return rows, signs
+        return collect_delta(self, df)
 
     def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
-        schema = ", ".join(f"`{c}` {t}" for c, t in zip(self.columns, self.types, strict=True))
-        if with_sign:
-            schema += f", `{SIGN}` int"
-        from .spark import _out
+        return change_frame(self, rows, with_sign, spark)
 
-        data = []
-        for r in rows:
-            vals = [_aware_utc(_out(v, t)) for v, t in zip(r, self.types, strict=False)]
-            data.append(tuple(vals) + ((r[-1],) if with_sign else ()))
-        spark = spark or self.spark
-        if spark is None:
-            from pyspark.sql import SparkSession
 
-            spark = SparkSession.getActiveSession()
-        if spark is None:
-            raise RuntimeError("looplift: no SparkSession (pass one to incremental())")
-        return spark.createDataFrame(data, schema)
+def collect_delta(view: Any, df: Any) -> tuple[list[tuple], list[int]]:
+    """A delta DataFrame's rows and signs, typed and checked, on the driver."""
+    sign_col, cdf, data = sign_columns(list(df.columns))
+    casts = typed_columns(df, data, view.fields, view.name)  # types, before running
+    norm = DeltaRows(view.name, view.fields, tuple(data), "delta", sign_col, cdf)
+    pairs = df.select(*casts, df[sign_col].alias("__s"))
+    rows, signs = [], []
+    table = pairs.toArrow()
+    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    for r in zip(*columns, strict=True):
+        signs.append(norm.sign_of(r[-1]))
+        rows.append(norm.row(r[:-1]))
+    return rows, signs
+
+
+def change_frame(view: Any, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
+    """A DataFrame of a view's output rows (and signs) from Python rows."""
+    schema = ", ".join(f"`{c}` {t}" for c, t in zip(view.columns, view.types, strict=True))
+    if with_sign:
+        schema += f", `{SIGN}` int"
+    from .spark import _out
+
+    data = []
+    for r in rows:
+        vals = [_aware_utc(_out(v, t)) for v, t in zip(r, view.types, strict=False)]
+        data.append(tuple(vals) + ((r[-1],) if with_sign else ()))
+    spark = spark or view.spark
+    if spark is None:
+        from pyspark.sql import SparkSession
+
+        spark = SparkSession.getActiveSession()
+    if spark is None:
+        raise RuntimeError("looplift: no SparkSession (pass one to incremental())")
+    return spark.createDataFrame(data, schema)
 
 
 def _aware_utc(v: Any) -> Any:

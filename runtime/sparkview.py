@@ -1,0 +1,587 @@
+"""The Spark-backed view store: an incremental view whose state lives in Parquet files in
+the checkpoint directory and whose work runs on Spark's executors.
+
+``f.incremental(spark, checkpoint=DIR, store="spark")`` (or ``store="auto"`` with a large
+first batch) keeps, per scope key, one *record*: the key's live rows (a multiset), its
+states and its current output rows, each pickled. Records live under
+``DIR/looplift-store``:
+
+- ``data/b<bucket>-<id>.parquet``: the records of one bucket (``hash(key) % buckets``),
+  sorted by the key's 64-bit hash, in small row groups, so a task reads the row groups
+  of the keys it needs and not the bucket (Parquet row-group statistics on ``h``);
+- ``v<N>.json``: version N's manifest, the files of every bucket, oldest first; a key's
+  record is the one in the newest file that has it (a tombstone when the key's last row
+  went);
+- ``CURRENT``: the committed version, replaced atomically (``os.replace``).
+
+**Bulk load.** The first batch of an empty view (a DataFrame) is computed on the
+executors: ``groupBy(scope key)`` runs each key's step over its rows, and the records
+are written bucket by bucket by the tasks; the driver only writes the manifest.
+
+**Apply.** A delta is collected and netted on the driver (it is small), split by
+bucket and sent to one Spark job: each task reads the records of its keys only,
+checks the deletes, runs the keys' steps (signed replay on the stored states, or
+recompute from the live rows, as the SQLite store does), writes one new file per
+bucket with the touched keys' new records, and returns the changes. The driver then
+writes the next manifest and replaces ``CURRENT``: a process killed before that leaves
+the previous version (the files it wrote are orphans and are removed later). A bucket
+with more than :data:`MAX_SEGMENTS` files is compacted in the same task. Versions
+older than ``keep_versions`` and unreferenced files are deleted after each commit.
+
+The checkpoint directory must be reachable under the same path from the driver and
+every executor (a local disk on one machine, a shared mount on a cluster).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import pickle
+import uuid
+from bisect import bisect_left
+from collections import Counter
+from collections.abc import Iterator
+from typing import Any
+
+from .deltarows import SIGN, DeltaError, DeltaRows, sign_columns, typed_columns
+
+__all__ = ["SparkView", "STORE_DIR"]
+
+STORE_DIR = "looplift-store"
+MAX_SEGMENTS = 8  # files per bucket before its newer files are merged
+ROW_GROUP_BYTES = 64 * 1024  # target row group size: a task reads a key's group only
+DEFAULT_BUCKETS = 32
+DEFAULT_KEEP = 5
+
+
+def key_hash(kb: bytes) -> int:
+    """A key's stable 64-bit hash (of its pickled bytes), the same in every process."""
+    return int.from_bytes(hashlib.blake2b(kb, digest_size=8).digest(), "little", signed=True)
+
+
+def _record_schema() -> Any:
+    import pyarrow as pa
+
+    return pa.schema([
+        ("h", pa.int64()), ("k", pa.binary()), ("live", pa.binary()),
+        ("states", pa.binary()), ("out", pa.binary()), ("gone", pa.bool_()),
+    ])  # fmt: skip
+
+
+# -- files (read and written by tasks) ---------------------------------------------------------
+
+
+def read_records(data: str, files: list[str], wanted: dict[bytes, int] | None) -> dict[bytes, dict]:
+    """The newest record of each wanted key (``{key bytes: hash}``; None: every key) in
+    ``files`` (oldest first); tombstones included (``gone``)."""
+    import pyarrow.parquet as pq
+
+    found: dict[bytes, dict] = {}
+    hashes = sorted(set(wanted.values())) if wanted is not None else None
+    for name in reversed(files):
+        if wanted is not None and len(found) == len(wanted):
+            break
+        pf = pq.ParquetFile(os.path.join(data, name))
+        groups = []
+        for g in range(pf.metadata.num_row_groups):
+            if hashes is None:
+                groups.append(g)
+                continue
+            st = pf.metadata.row_group(g).column(0).statistics
+            if st is None or not st.has_min_max:
+                groups.append(g)
+                continue
+            i = bisect_left(hashes, st.min)
+            if i < len(hashes) and hashes[i] <= st.max:
+                groups.append(g)
+        if not groups:
+            continue
+        table = pf.read_row_groups(groups)
+        cols = {c: table.column(c).to_pylist() for c in ("k", "live", "states", "out", "gone")}
+        hs = table.column("h").to_pylist()
+        for i, kb in enumerate(cols["k"]):
+            if kb in found or (wanted is not None and kb not in wanted):
+                continue
+            found[kb] = {"h": hs[i], "k": kb, "live": cols["live"][i],
+                         "states": cols["states"][i], "out": cols["out"][i],
+                         "gone": cols["gone"][i]}  # fmt: skip
+    return found
+
+
+def write_records(data: str, bucket: int, records: list[dict]) -> str:
+    """Write ``records`` (any order) as a new file of ``bucket``; returns its name."""
+    import pyarrow as pa
+    import pyarrow.parquet as pq
+
+    records = sorted(records, key=lambda r: (r["h"], r["k"]))
+    name = f"b{bucket:05d}-{uuid.uuid4().hex[:16]}.parquet"
+    table = pa.Table.from_pylist(records, schema=_record_schema())
+    size = sum(len(r["live"] or b"") + len(r["states"] or b"") + len(r["out"] or b"")
+               for r in records)  # fmt: skip
+    per_group = max(1, int(ROW_GROUP_BYTES * len(records) / max(size, 1)))
+    tmp = os.path.join(data, f".{name}.tmp")
+    pq.write_table(table, tmp, row_group_size=per_group, compression="zstd")
+    os.replace(tmp, os.path.join(data, name))  # a file is whole or absent
+    return name
+
+
+def compact(data: str, bucket: int, files: list[str]) -> list[str]:
+    """The bucket's files after merging its newer files (when there are too many); the
+    base (oldest) file is merged too when the newer ones outgrow a quarter of it."""
+    if len(files) <= MAX_SEGMENTS:
+        return files
+    sizes = [os.path.getsize(os.path.join(data, f)) for f in files]
+    whole = sum(sizes[1:]) * 4 >= sizes[0]
+    part = files if whole else files[1:]
+    merged = read_records(data, part, None)
+    keep = [r for r in merged.values() if not (whole and r["gone"])]
+    new = write_records(data, bucket, keep) if keep or not whole else None
+    return ([] if whole else files[:1]) + ([new] if new else [])
+
+
+# -- the tasks ----------------------------------------------------------------------------------
+
+
+def _error(bucket: int, exc: BaseException) -> tuple[int, str, bytes]:
+    try:
+        blob = pickle.dumps(exc)
+        pickle.loads(blob)
+    except Exception:  # noqa: BLE001 - an exception that does not travel: its text does
+        blob = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
+    return bucket, "raise", blob
+
+
+def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int, str, bytes]]:
+    """One bucket's part of an apply: its touched keys' records read, checked, stepped
+    and written as a new file. Returns (bucket, kind, payload) rows: ``files`` (the
+    bucket's new file list, JSON), ``changes`` (pickled), ``error`` / ``raise``."""
+    from .incremental import _diff
+
+    files: list[str] = job["files"]
+    deltas: dict[bytes, tuple[Any, Counter]] = job["deltas"]
+    wanted = {kb: key_hash(kb) for kb in deltas}
+    records = read_records(data, files, wanted)
+    lives = {}
+    for kb, (_key, d) in deltas.items():  # check every delete first: nothing is written
+        rec = records.get(kb)
+        live = Counter(pickle.loads(rec["live"])) if rec and not rec["gone"] else Counter()
+        for r, n in d.items():
+            if n < 0 and live[r] + n < 0:
+                msg = (f"delete of a row that is not live: {r!r} ({-n} deleted, "
+                       f"{live[r]} live); nothing was applied")  # fmt: skip
+                return [(bucket, "error", msg.encode())]
+        lives[kb] = live
+    global_key = step.shape.key == ()
+    new_records, changes = [], []
+    try:
+        for kb, (_key, d) in deltas.items():
+            rec = records.get(kb)
+            live = lives[kb]
+            if rec and not rec["gone"]:
+                states = pickle.loads(rec["states"]) if rec["states"] else []
+                old = pickle.loads(rec["out"])
+            else:
+                states, old = [], (step.initial_output() if global_key else [])
+            live.update(d)
+            live = +live
+            new_states, new = step.run(live, states, d)
+            if not live and not global_key:
+                new_records.append({"h": wanted[kb], "k": kb, "live": b"", "states": None,
+                                    "out": b"", "gone": True})  # fmt: skip
+            else:
+                new_records.append(_record(wanted[kb], kb, live, new_states, new))
+            changes.extend(_diff(old, new))
+    except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
+        return [_error(bucket, e)]
+    new_files = [*files, write_records(data, bucket, new_records)] if new_records else files
+    new_files = compact(data, bucket, new_files)
+    return [(bucket, "files", json.dumps(new_files).encode()),
+            (bucket, "changes", pickle.dumps(changes, protocol=4))]  # fmt: skip
+
+
+def _record(h: int, kb: bytes, live: Counter, states: list, out: list) -> dict:
+    from .incremental import _dumps
+
+    return {"h": h, "k": kb, "live": _dumps(dict(live)), "states": _dumps(states) if states else None,
+            "out": _dumps(out), "gone": False}  # fmt: skip
+
+
+def _result_rows(data: str, files: list[str]) -> list[tuple]:
+    out: list[tuple] = []
+    for rec in read_records(data, files, None).values():
+        if not rec["gone"]:
+            out.extend(pickle.loads(rec["out"]))
+    return out
+
+
+# -- the view -----------------------------------------------------------------------------------
+
+
+class SparkView:
+    """An incremental view kept in Parquet and maintained by Spark jobs (module docs)."""
+
+    kind = "spark"
+
+    def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
+                 keep_versions: int = DEFAULT_KEEP, buckets: int | None = None) -> None:  # fmt: skip
+        from .delta import shape_of
+        from .incremental import KeyStep
+
+        if keep_versions < 1:
+            raise ValueError("keep_versions must be at least 1")
+        self.alg, self.dataflow, self.spark, self.name = alg, dataflow, spark, alg.name
+        self.shape = shape_of(alg)
+        self.step = KeyStep(dataflow, self.shape, scalars)
+        self.fields = alg.fields
+        self.rows = DeltaRows(alg.name, alg.fields,
+                              tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
+        self.columns = [n for n, _ in alg.output]
+        self.types = [t for _, t in alg.output]
+        self.keep = keep_versions
+        self.root = os.path.join(checkpoint, STORE_DIR)
+        self.data = os.path.join(self.root, "data")
+        os.makedirs(self.data, exist_ok=True)
+        self.buckets = self._init(alg, scalars, buckets or DEFAULT_BUCKETS)
+
+    # -- storage -------------------------------------------------------------------------------
+    def _init(self, alg: Any, scalars: tuple, buckets: int) -> int:
+        from .incremental import _dumps
+
+        meta = os.path.join(self.root, "view.pickle")
+        ident = (alg.ref, alg.params, alg.output, self.shape, tuple(scalars))
+        if not os.path.exists(meta):
+            tmp = meta + ".tmp"
+            with open(tmp, "wb") as fh:
+                fh.write(_dumps({"ident": ident, "buckets": buckets}))
+            self._write_manifest(0, {})
+            os.replace(tmp, meta)
+            self._set_current(0)
+            return buckets
+        with open(meta, "rb") as fh:
+            stored = pickle.load(fh)
+        sid = stored["ident"]
+        where = os.path.dirname(self.root)
+        if sid[:2] != (alg.ref, alg.params):
+            raise DeltaError(f"checkpoint {where} belongs to another algorithm ({sid[0]}), "
+                             f"not {alg.ref}")  # fmt: skip
+        if tuple(sid[4]) != tuple(scalars):
+            raise DeltaError(
+                f"checkpoint {where} holds `{self.name}` with the scalar arguments "
+                f"{tuple(sid[4])!r}, not {tuple(scalars)!r}; reopen it with the same arguments "
+                "(or use a new checkpoint)"
+            )
+        return int(stored["buckets"])
+
+    def _manifest_path(self, version: int) -> str:
+        return os.path.join(self.root, f"v{version}.json")
+
+    def _write_manifest(self, version: int, files: dict[int, list[str]]) -> None:
+        body = json.dumps(
+            {"version": version, "files": {str(b): f for b, f in sorted(files.items())}}
+        )
+        tmp = self._manifest_path(version) + ".tmp"
+        with open(tmp, "w", encoding="utf-8") as fh:
+            fh.write(body)
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(tmp, self._manifest_path(version))
+
+    def _set_current(self, version: int) -> None:
+        path = os.path.join(self.root, "CURRENT")
+        with open(path + ".tmp", "w", encoding="utf-8") as fh:
+            fh.write(str(version))
+            fh.flush()
+            os.fsync(fh.fileno())
+        os.replace(path + ".tmp", path)  # the commit
+
+    def _files(self, version: int) -> dict[int, list[str]]:
+        with open(self._manifest_path(version), encoding="utf-8") as fh:
+            return {int(b): f for b, f in json.load(fh)["files"].items()}
+
+    @property
+    def version(self) -> int:
+        """How many batches are committed."""
+        with open(os.path.join(self.root, "CURRENT"), encoding="utf-8") as fh:
+            return int(fh.read())
+
+    def _commit(self, base: int, files: dict[int, list[str]]) -> int:
+        from .incremental import _crash_point
+
+        version = base + 1
+        _crash_point("apply", version)  # (tests: files written, nothing committed)
+        if self.version != base:
+            raise DeltaError(f"the view in {os.path.dirname(self.root)} was changed by another "
+                             "writer during this apply; nothing was applied")  # fmt: skip
+        self._write_manifest(version, files)
+        _crash_point("commit", version)
+        self._set_current(version)
+        self._cleanup(version)
+        return version
+
+    def _cleanup(self, version: int) -> None:
+        """Delete manifests older than ``keep_versions`` and files no kept one names."""
+        kept = set(range(max(0, version - self.keep + 1), version + 1))
+        used: set[str] = set()
+        for v in kept:
+            try:
+                for fs in self._files(v).values():
+                    used.update(fs)
+            except FileNotFoundError:
+                continue
+        for name in os.listdir(self.root):
+            if name.startswith("v") and name.endswith(".json"):
+                try:
+                    v = int(name[1:-5])
+                except ValueError:
+                    continue
+                if v not in kept:
+                    os.remove(os.path.join(self.root, name))
+        for name in os.listdir(self.data):
+            if name.endswith(".parquet") and name not in used:
+                os.remove(os.path.join(self.data, name))
+
+    # -- API -----------------------------------------------------------------------------------
+    def apply(self, delta_df: Any) -> Any:
+        """Apply a batch of signed rows; returns the output changes (columns + ``_sign``)."""
+        base = self.version
+        if not any(self._files(base).values()):
+            return self._bulk(delta_df, base)
+        from .incremental import collect_delta
+
+        rows, signs = collect_delta(self, delta_df)
+        changes = self._apply(rows, signs)
+        return self._frame(changes, with_sign=True, spark=delta_df.sparkSession)
+
+    def apply_rows(self, rows: list[tuple], signs: list[int]) -> list[tuple]:
+        """:meth:`apply` on Python rows; returns the change rows (values..., sign)."""
+        rows, signs = self.rows.signed(rows, signs)
+        return self._apply(rows, signs)
+
+    def _apply(self, rows: list[tuple], signs: list[int]) -> list[tuple]:
+        from .incremental import _dumps, _net
+
+        base = self.version
+        files = self._files(base)
+        by_key: dict[bytes, tuple[Any, Counter]] = {}
+        for r, s in zip(rows, signs, strict=True):
+            k = tuple(r[i] for i in self.shape.key)
+            kb = _dumps(k)
+            by_key.setdefault(kb, (k, Counter()))[1][r] += s
+        jobs: dict[int, dict] = {}
+        for kb, (k, d) in by_key.items():
+            d = Counter({r: n for r, n in d.items() if n})
+            if not d:
+                continue
+            b = key_hash(kb) % self.buckets
+            jobs.setdefault(b, {"files": files.get(b, []), "deltas": {}})["deltas"][kb] = (k, d)
+        changes: list[tuple] = []
+        if jobs:
+            results = self._run_jobs(jobs)
+            for _b, kind, payload in results:
+                if kind == "error":
+                    raise DeltaError(payload.decode())
+                if kind == "raise":
+                    raise pickle.loads(payload)
+            new_files = dict(files)
+            for b, kind, payload in results:
+                if kind == "files":
+                    new_files[b] = json.loads(payload)
+                elif kind == "changes":
+                    changes.extend(pickle.loads(payload))
+            files = new_files
+        self._commit(base, files)
+        return _net(changes)
+
+    def _run_jobs(self, jobs: dict[int, dict]) -> list[tuple[int, str, bytes]]:
+        """The per-bucket jobs as one Spark job (a task per group of buckets)."""
+        import pyarrow as pa
+
+        from .spark import ship
+
+        ship(list(self.alg.refs))
+        step, data = self.step, self.data
+
+        def run(batches: Iterator[Any]) -> Iterator[Any]:
+            for batch in batches:
+                out = []
+                for b, blob in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(),
+                                   strict=True):  # fmt: skip
+                    out.extend(apply_bucket(step, data, b, pickle.loads(blob)))
+                yield pa.RecordBatch.from_arrays(
+                    [pa.array([o[0] for o in out], pa.int32()),
+                     pa.array([o[1] for o in out], pa.string()),
+                     pa.array([o[2] for o in out], pa.binary())],
+                    names=["bucket", "kind", "payload"],
+                )  # fmt: skip
+
+        spark = self._session()
+        rows = [(b, pickle.dumps(j, protocol=4)) for b, j in sorted(jobs.items())]
+        tasks = max(1, min(len(rows), 2 * spark.sparkContext.defaultParallelism
+                           if hasattr(spark, "sparkContext") else 4))  # fmt: skip
+        df = spark.createDataFrame(rows, "bucket int, job binary").repartition(tasks, "bucket")
+        out = df.mapInArrow(run, "bucket int, kind string, payload binary").toArrow()
+        return list(zip(out.column(0).to_pylist(), out.column(1).to_pylist(),
+                        out.column(2).to_pylist(), strict=True))  # fmt: skip
+
+    def _session(self) -> Any:
+        spark = self.spark
+        if spark is None:
+            from pyspark.sql import SparkSession
+
+            spark = SparkSession.getActiveSession()
+        if spark is None:
+            raise RuntimeError("looplift: no SparkSession (pass one to incremental())")
+        return spark
+
+    # -- bulk load -------------------------------------------------------------------------------
+    def _bulk(self, df: Any, base: int) -> Any:
+        """The first batch of an empty view, computed and written by the executors."""
+        import pyarrow as pa
+        from pyspark.sql import functions as F
+
+        from .incremental import _dumps
+        from .spark import ship
+
+        ship(list(self.alg.refs))
+        sign_col, cdf, cols = sign_columns(list(df.columns))
+        casts = typed_columns(df, cols, self.fields, self.name)
+        norm = DeltaRows(self.name, self.fields, tuple(cols), "delta", sign_col, cdf)
+        keyed = df.select(*casts, F.col(f"`{sign_col}`").alias("__s"))
+        key_cols = [F.col(f"`{cols[i]}`") for i in self.shape.key]
+        if not key_cols:
+            keyed = keyed.withColumn("__k", F.lit(0))
+            key_cols = [F.col("__k")]
+        step, shape, data, buckets, nf = self.step, self.shape, self.data, self.buckets, len(cols)
+        schema = _record_schema()
+
+        def build(table: Any) -> Any:
+            """One key's rows -> its record (or an error row)."""
+            recs: list[dict] = []
+            try:
+                columns = [table.column(i).to_pylist() for i in range(nf + 1)]
+                live: Counter = Counter()
+                for vals in zip(*columns, strict=True):
+                    r = norm.row(vals[:nf])
+                    live[r] += norm.sign_of(vals[nf], r)
+                bad = [r for r, n in live.items() if n < 0]
+                if bad:
+                    raise DeltaError(f"delete of a row that is not live: {bad[0]!r}; "
+                                     "nothing was applied")  # fmt: skip
+                live = +live
+                if live:
+                    some = next(iter(live))
+                    kb = _dumps(tuple(some[i] for i in shape.key))
+                    new_states, out = step.run(live, [], live)
+                    recs.append(_record(key_hash(kb), kb, live, new_states, out))
+            except Exception as e:  # noqa: BLE001 - the apply fails with it
+                _b, _kind, blob = _error(-1, e)
+                return pa.table({"bucket": pa.array([-1], pa.int32()),
+                                 "err": pa.array([blob], pa.binary()),
+                                 **{f.name: pa.nulls(1, f.type) for f in schema}})  # fmt: skip
+            t = pa.Table.from_pylist(recs, schema=schema)
+            return t.append_column("bucket", pa.array([r["h"] % buckets for r in recs],
+                                                      pa.int32())).append_column(
+                "err", pa.nulls(len(recs), pa.binary()))  # fmt: skip
+
+        def write(batches: Iterator[Any]) -> Iterator[Any]:
+            current, recs, out = None, [], []
+
+            def flush() -> None:
+                if recs:
+                    out.append((current, "file", write_records(data, current, recs).encode()))
+
+            for batch in batches:
+                for row in batch.to_pylist():
+                    if row["err"] is not None:
+                        out.append((-1, "raise", row["err"]))
+                        continue
+                    if row["bucket"] != current:
+                        flush()
+                        current, recs = row["bucket"], []
+                    recs.append({c: row[c] for c in ("h", "k", "live", "states", "out", "gone")})
+            flush()
+            yield pa.RecordBatch.from_arrays(
+                [pa.array([o[0] for o in out], pa.int32()),
+                 pa.array([o[1] for o in out], pa.string()),
+                 pa.array([o[2] for o in out], pa.binary())],
+                names=["bucket", "kind", "payload"],
+            )  # fmt: skip
+
+        ddl = ("h long, k binary, live binary, states binary, out binary, gone boolean, "
+               "bucket int, err binary")  # fmt: skip
+        spark = self._session()
+        tasks = max(1, min(self.buckets, 2 * spark.sparkContext.defaultParallelism
+                           if hasattr(spark, "sparkContext") else 4))  # fmt: skip
+        recs = keyed.groupBy(*key_cols).applyInArrow(build, ddl)
+        written = (recs.repartition(tasks, "bucket").sortWithinPartitions("bucket", "h")
+                   .mapInArrow(write, "bucket int, kind string, payload binary").toArrow())  # fmt: skip
+        files: dict[int, list[str]] = {}
+        for b, kind, payload in zip(written.column(0).to_pylist(), written.column(1).to_pylist(),
+                                    written.column(2).to_pylist(), strict=True):  # fmt: skip
+            if kind == "raise":
+                raise pickle.loads(payload)
+            files.setdefault(b, []).append(payload.decode())
+        self._commit(base, files)
+        if self.shape.key == ():  # one row, which retracts the value on no rows
+            from .incremental import _diff
+
+            changes = _diff(self.step.initial_output(), self.result_rows())
+            return self._frame(changes, with_sign=True, spark=df.sparkSession)
+        return self._records_frame(base + 1, with_sign=True)
+
+    # -- results ---------------------------------------------------------------------------------
+    def _records_frame(self, version: int, with_sign: bool) -> Any:
+        """The output rows of ``version`` as a DataFrame computed by the executors."""
+        import pyarrow as pa
+
+        from .spark import _arrow_schema, _out
+
+        files = self._files(version)
+        schema = ", ".join(f"`{c}` {t}" for c, t in zip(self.columns, self.types, strict=True))
+        if with_sign:
+            schema += f", `{SIGN}` int"
+        arrow = _arrow_schema(schema)
+        data, types = self.data, self.types
+
+        def rows(batches: Iterator[Any]) -> Iterator[Any]:
+            for batch in batches:
+                for blob in batch.column(1).to_pylist():
+                    out = _result_rows(data, json.loads(blob))
+                    cols = [[_out(r[i], t) for r in out] for i, t in enumerate(types)]
+                    if with_sign:
+                        cols.append([1] * len(out))
+                    yield pa.RecordBatch.from_arrays(
+                        [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(cols)],
+                        schema=arrow,
+                    )
+
+        spark = self._session()
+        parts = [(b, json.dumps(f)) for b, f in sorted(files.items()) if f]
+        tasks = max(1, min(len(parts), 2 * spark.sparkContext.defaultParallelism
+                           if hasattr(spark, "sparkContext") else 4))  # fmt: skip
+        df = spark.createDataFrame(parts, "bucket int, files string")
+        return df.repartition(tasks, "bucket").mapInArrow(rows, schema)
+
+    def result(self) -> Any:
+        """The current full result as a DataFrame."""
+        if self.shape.key == ():
+            return self._frame(self.result_rows(), with_sign=False)
+        return self._records_frame(self.version, with_sign=False)
+
+    def result_rows(self) -> list[tuple]:
+        """The current full result as Python rows (collected from the files)."""
+        out: list[tuple] = []
+        for fs in self._files(self.version).values():
+            out.extend(_result_rows(self.data, fs))
+        if self.shape.key == () and not out:
+            return self.step.fresh_output()
+        return out
+
+    def close(self) -> None:
+        pass
+
+    def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
+        from .incremental import change_frame
+
+        return change_frame(self, rows, with_sign, spark)
