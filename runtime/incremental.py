@@ -166,6 +166,12 @@ class IncrementalView:
         self._impl = self._spark()
         LocalView.remove(path)
 
+    def __getattr__(self, name: str) -> Any:
+        # the store's attributes (name, columns, types, fields, shape, ...)
+        if name.startswith("__") or name == "_impl":
+            raise AttributeError(name)
+        return getattr(self._impl, name)
+
     @property
     def store(self) -> str:
         """Where the state lives: ``"local"`` (SQLite) or ``"spark"`` (Parquet)."""

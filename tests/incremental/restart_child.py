@@ -1,6 +1,6 @@
 """The child process of test_restart.py: apply signed batches to incremental views.
 
-``python -m tests.incremental.restart_child BATCHES.json DIR [--step] [--no-spark]``
+``python -m tests.incremental.restart_child BATCHES.json DIR [--step] [--no-spark] [--spark-store]``
 
 ``BATCHES.json`` holds ``{"views": {name: "module:function", ...}, "columns": {name:
 [field indexes]}, "batches": [{"rows": [...], "signs": [...]}, ...]}``: every view
@@ -11,7 +11,8 @@ resumes after its last committed batch), through ``view.apply(delta_df)``, print
 ``{"view", "applied", "version", "changes"}`` after each. With ``--step`` it reads
 one line from stdin before each batch (the parent kills it while it waits); with
 ``--no-spark`` it starts no Spark session and applies Python rows (``apply_rows``, the
-same transaction; a Spark session takes ~10-20 s to start on a busy machine). At the
+same transaction; a Spark session takes ~10-20 s to start on a busy machine); with
+``--spark-store`` new views are created in the Spark-backed store. At the
 end it prints ``{"results": {name: rows}}``. One JSON object per stdout line.
 """
 
@@ -30,6 +31,7 @@ def main(argv: list[str]) -> int:
     batches_path, root = argv[0], argv[1]
     step = "--step" in argv
     use_spark = "--no-spark" not in argv
+    store = "spark" if "--spark-store" in argv else "auto"
     spec = json.loads(open(batches_path, encoding="utf-8").read())  # noqa: SIM115
 
     from looplift.spark import local_session
@@ -41,7 +43,8 @@ def main(argv: list[str]) -> int:
     for name, ref in spec["views"].items():
         module, fn = ref.split(":")
         algo = getattr(import_path(SAMPLES / f"{module}.py"), fn)
-        views[name] = algo.incremental(spark, f"{root}/{name}")
+        opts = {"store": store, "buckets": 2} if store == "spark" else {}
+        views[name] = algo.incremental(spark, f"{root}/{name}", **opts)
         cols = spec["columns"][name]
         schemas[name] = ", ".join(f"c{i} long" for i in range(len(cols))) + ", _sign int"
         emit({"view": name, "version": views[name].version})

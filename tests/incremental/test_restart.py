@@ -15,6 +15,11 @@ applies signed batches from a JSON file to two views, the clickstream (signed re
 Each reopened view resumes at the batch after its last committed one; the final
 results equal the reference on the net table; the changes emitted for committed
 batches, summed, equal the final results, and no batch was applied twice.
+
+The same runs for the Spark-backed store (every child with a local Spark session): its
+first batch is the bulk load, "inside an apply" is after the executors wrote the new
+files and before the manifest, "before the commit" after the manifest and before
+``CURRENT`` is replaced.
 """
 
 from __future__ import annotations
@@ -42,7 +47,9 @@ pytestmark = [pytest.mark.spark, pytest.mark.slow]
 VIEWS = {"clicks": "clickstream:clickstream", "sessions": "sessions:sessions"}
 COLUMNS = {"clicks": [0, 1, 2], "sessions": [0, 2]}  # sessions: (user, ts)
 N_BATCHES = 8
-TIMEOUT = 180  # seconds for a child to say something (a Spark session starts first)
+TIMEOUT = int(
+    os.environ.get("LOOPLIFT_RESTART_TIMEOUT", "180")
+)  # seconds for a child to say something (a Spark session starts first)
 
 
 def make_batches(seed: int = 5) -> list[dict]:
@@ -80,40 +87,66 @@ class Child:
     """``restart_child`` in a subprocess; JSON lines from its stdout."""
 
     def __init__(
-        self, spec: Path, root: Path, step: bool = False, crash: str = "", spark: bool = True
+        self,
+        spec: Path,
+        root: Path,
+        step: bool = False,
+        crash: str = "",
+        spark: bool = True,
+        spark_store: bool = False,
     ) -> None:
-        env = dict(os.environ, PYTHONPATH=str(ROOT))
+        # (faulthandler: a child stuck past TIMEOUT gets SIGABRT and dumps its stacks)
+        env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONFAULTHANDLER="1")
         env.pop("LOOPLIFT_CRASH_AT", None)
         if crash:
             env["LOOPLIFT_CRASH_AT"] = crash
         args = [sys.executable, "-m", "tests.incremental.restart_child", str(spec), str(root)]
-        self.proc = subprocess.Popen(
-            [*args, *(["--step"] if step else []), *([] if spark else ["--no-spark"])],
-            cwd=ROOT,
-            env=env,
-            stdin=subprocess.PIPE,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.DEVNULL,
-            text=True,
-        )
+        flags = [*(["--step"] if step else []), *([] if spark else ["--no-spark"])]
+        flags += ["--spark-store"] if spark_store else []
+        # the child's stderr (Spark's log) goes to a file the timeout message quotes
+        self.log = root.parent / f"child-{time.monotonic_ns()}.log"
+        with self.log.open("w") as err:
+            self.proc = subprocess.Popen(
+                [*args, *flags],
+                cwd=ROOT,
+                env=env,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=err,
+            )
+        self.buf = b""
         self.sel = selectors.DefaultSelector()
         self.sel.register(self.proc.stdout, selectors.EVENT_READ)  # type: ignore[arg-type]
         self.messages: list[dict] = []
 
     def read(self) -> dict | None:
-        """The next JSON message, or None at end of output."""
+        """The next JSON message, or None at end of output.
+
+        Lines are split here from raw reads of the pipe: a buffered reader may hold a
+        second line already read from the pipe while ``select`` waits for more.
+        """
         deadline = time.monotonic() + TIMEOUT
         while True:
+            while b"\n" in self.buf:
+                line, self.buf = self.buf.split(b"\n", 1)
+                if line.startswith(b"{"):
+                    msg = json.loads(line)
+                    self.messages.append(msg)
+                    return msg
             if not self.sel.select(max(0.0, deadline - time.monotonic())):
+                if self.proc.poll() is None:
+                    os.kill(self.proc.pid, signal.SIGABRT)
+                    time.sleep(2)
                 self.kill()
-                raise AssertionError(f"the child said nothing for {TIMEOUT} s: {self.messages}")
-            line = self.proc.stdout.readline()  # type: ignore[union-attr]
-            if not line:
+                tail = self.log.read_text(errors="replace")[-3000:]
+                raise AssertionError(
+                    f"the child said nothing for {TIMEOUT} s: {self.messages}\n"
+                    f"its stderr ends with:\n{tail}"
+                )
+            chunk = os.read(self.proc.stdout.fileno(), 1 << 16)  # type: ignore[union-attr]
+            if not chunk:
                 return None
-            if line.startswith("{"):
-                msg = json.loads(line)
-                self.messages.append(msg)
-                return msg
+            self.buf += chunk
 
     def read_until(self, pred: Any) -> dict:
         while (msg := self.read()) is not None:
@@ -122,7 +155,7 @@ class Child:
         raise AssertionError(f"the child ended first: {self.messages}")
 
     def go(self) -> None:
-        self.proc.stdin.write("go\n")  # type: ignore[union-attr]
+        self.proc.stdin.write(b"go\n")  # type: ignore[union-attr]
         self.proc.stdin.flush()  # type: ignore[union-attr]
 
     def versions(self) -> dict[str, int]:
@@ -148,32 +181,41 @@ class Child:
         return rc
 
 
-def test_killed_and_resumed(tmp_path: Path) -> None:
+@pytest.mark.parametrize("store", ["local", "spark"])
+def test_killed_and_resumed(tmp_path: Path, store: str) -> None:
+    # the local store's killed children apply Python rows without Spark (the same
+    # transaction); the Spark store's need Spark
+    on_spark = store == "spark"
     batches = make_batches()
     spec = tmp_path / "batches.json"
     spec.write_text(json.dumps({"views": VIEWS, "columns": COLUMNS, "batches": batches}))
     root = tmp_path / "views"
     committed: list[dict] = []  # the applies the children reported (each is committed)
 
-    # 1. killed between batches: three batches, then SIGKILL while it waits
-    a = Child(spec, root, step=True, spark=False)
-    a.read_until(lambda m: m.get("view") == "sessions" and "applied" not in m)
-    for i in range(3):
-        a.go()
-        a.read_until(lambda m, i=i: m.get("view") == "sessions" and m.get("applied") == i)
-    assert a.kill() == -signal.SIGKILL
-    assert a.versions() == {"clicks": 0, "sessions": 0}
-    committed += [m for m in a.messages if "applied" in m]
+    # 1. killed between batches: three batches, then SIGKILL while it waits (the local
+    # store; a Spark-store child starts a Spark session, so that one skips this step:
+    # between batches nothing is in flight in either store)
+    if not on_spark:
+        a = Child(spec, root, step=True, spark=False)
+        a.read_until(lambda m: m.get("view") == "sessions" and "applied" not in m)
+        for i in range(3):
+            a.go()
+            a.read_until(lambda m, i=i: m.get("view") == "sessions" and m.get("applied") == i)
+        assert a.kill() == -signal.SIGKILL
+        assert a.versions() == {"clicks": 0, "sessions": 0}
+        committed += [m for m in a.messages if "applied" in m]
 
-    # 2. killed inside batch 4's transaction (the 5th version), after the first key
-    b = Child(spec, root, crash="apply:5", spark=False)
+    # 2. killed inside batch 4's apply (the 5th version): the local store after the
+    # first key's rows and states were written; the Spark store after the new files
+    b = Child(spec, root, crash="apply:5", spark=on_spark, spark_store=on_spark)
     assert b.wait() == -signal.SIGKILL
-    assert b.versions() == {"clicks": 3, "sessions": 3}, b.messages
-    assert b.applied() == [("clicks", 3), ("sessions", 3)], b.messages
+    done = 0 if on_spark else 3
+    assert b.versions() == {"clicks": done, "sessions": done}, b.messages
+    assert b.applied() == [(v, i) for i in range(done, 4) for v in VIEWS], b.messages
     committed += [m for m in b.messages if "applied" in m]
 
     # 3. killed after batch 4's version was written, before COMMIT
-    c = Child(spec, root, crash="commit:5", spark=False)
+    c = Child(spec, root, crash="commit:5", spark=on_spark)
     assert c.wait() == -signal.SIGKILL
     assert c.versions() == {"clicks": 4, "sessions": 4}, c.messages  # batch 4 was rolled back
     assert c.applied() == [], c.messages
@@ -181,6 +223,9 @@ def test_killed_and_resumed(tmp_path: Path) -> None:
 
     # 4. resumes and finishes
     d = Child(spec, root)
+    if on_spark:  # the views found their store
+        assert (root / "clicks" / "looplift-store" / "CURRENT").exists()
+        assert not (root / "clicks" / "looplift-view.sqlite").exists()
     final = d.read_until(lambda m: "results" in m)
     assert d.wait() == 0
     assert d.versions() == {"clicks": 4, "sessions": 4}

@@ -229,12 +229,17 @@ def snapshot(view: Any) -> Any:
         return None
 
 
-def run_sequence(spark: Any, case: Case, data: Any, checkpoint: str, first: bool) -> None:
+def run_sequence(spark: Any, case: Case, data: Any, checkpoint: str, first: bool,
+                 store: str = "auto") -> None:  # fmt: skip
     algo = case.algo
     key = shape_of(algo).key or (0,)
     scalars = data.draw(st.tuples(*[scalar_values(ft, case.pools) for ft in scalar_types(algo)]))
     scalars = tuple(coerce_value(v, ft) for v, ft in zip(scalars, scalar_types(algo), strict=True))
-    view = algo.incremental(spark, checkpoint, *scalars)
+    # the Spark store: 3 buckets, 2 versions kept (so compaction and cleanup run), the
+    # first batch a DataFrame (the bulk load), the second Delta CDF (an apply job)
+    opts = {"store": "spark", "buckets": 3, "keep_versions": 2} if store == "spark" else {}
+    view = algo.incremental(spark, checkpoint, *scalars, **opts)
+    assert view.store == ("spark" if store == "spark" else "local")
     try:
         live: Counter = Counter()
         try:
@@ -250,7 +255,10 @@ def run_sequence(spark: Any, case: Case, data: Any, checkpoint: str, first: bool
         raises = empty is None  # the result so far is the reference's error
         reopen_at = data.draw(st.integers(1, BATCHES - 1), "reopen at")
         for b in range(BATCHES):
-            how = {1: "sign", 2: "cdf"}.get(b, "rows") if first else "rows"
+            if store == "spark":
+                how = {0: "sign", 2: "cdf"}.get(b, "rows")
+            else:
+                how = {1: "sign", 2: "cdf"}.get(b, "rows") if first else "rows"
             version = view.version
             if data.draw(st.integers(0, 5), "bogus?") == 0:
                 ok_rows = draw_rows(data, case, 3, "ok rows")
@@ -301,7 +309,8 @@ def run_sequence(spark: Any, case: Case, data: Any, checkpoint: str, first: bool
             prev, raises = now, False
             if b == reopen_at:  # a new view object on the same checkpoint resumes
                 view.close()
-                view = algo.incremental(spark, checkpoint, *scalars)
+                view = algo.incremental(spark, checkpoint, *scalars)  # (finds its store)
+                assert view.store == ("spark" if store == "spark" else "local")
                 assert view.version == version + 1
                 assert multiset(view.result_rows()) == now
     finally:
@@ -335,6 +344,29 @@ def test_batches(spark: Any, case: Case, tmp_path: Any) -> None:
     body._hypothesis_internal_add_digest = f"{case.id}/incremental".encode()  # type: ignore[attr-defined]
     config(given(st.data())(body))()
     assert next(counter) >= 1
+
+
+#: The Spark store (looplift.sparkview) on one algorithm of each view shape: signed replay
+#: on a scope key, on the global key; recompute per key; keyed by several fields; struct,
+#: list, timestamp, string and Optional outputs.
+SPARK_STORE = ["clickstream", "avg_path", "sessions", "session_stats", "price_stats",
+               "reading_summary", "visits_by_pair", "sensor_report"]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", SPARK_STORE)
+def test_batches_spark_store(spark: Any, name: str, tmp_path: Any) -> None:
+    """The same sequences on the Spark-backed store (one per algorithm)."""
+    case = case_named(name)
+    counter = itertools.count()
+
+    def body(data: Any) -> None:
+        run_sequence(spark, case, data, str(tmp_path / f"ex{next(counter)}"), True, "spark")
+
+    config = settings(max_examples=1, deadline=None, derandomize=True, database=None,
+                      phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+    body._hypothesis_internal_add_digest = f"{case.id}/spark-store".encode()  # type: ignore[attr-defined]
+    config(given(st.data())(body))()
+    assert next(counter) == 1
 
 
 # -- refusals, reopening, types ------------------------------------------------------------
