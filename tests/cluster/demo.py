@@ -92,7 +92,7 @@ def main(argv: list[str] | None = None) -> int:
               + ("" if args.full_jit else "\n         (driver and executor JVMs: -XX:TieredStopAtLevel=1)"),
               flush=True)  # fmt: skip
         done = workload.submit(cluster, zip_path, tmp / "clicks", tmp / "out", executors=2,
-                               app_name="looplift-demo-cluster",
+                               app_name="looplift-demo-cluster", view=tmp / "view",
                                conf=None if args.full_jit else workload.QUICK_JVM)  # fmt: skip
         run = done.run
         print(f"         application {run['app_id']} on {run['master']}, Spark "
@@ -105,6 +105,13 @@ def main(argv: list[str] | None = None) -> int:
         agg = workload.read_results(tmp / "out", "avg_path")
         show(f"looplift.sql: {run['queries']['clickstream']}", table, ("user_id", "avg_clicks"))
         show(f"looplift.sql: {run['queries']['avg_path']}", agg, ("user_id", "avg_clicks"))
+
+        view = run["view"]
+        print(f"\nincremental view (store={view['store']!r}, {tmp / 'view'}): bulk load of the "
+              f"clicks {view['load_s']:.1f} s, tasks per executor {view['load_tasks']}; apply of "
+              f"{len(view['deleted'])} deletes + {len(view['inserted'])} inserts "
+              f"{view['apply_s']:.1f} s, tasks per executor {view['apply_tasks']}, "
+              f"{view['changes']} changed rows, version {view['version']}")  # fmt: skip
 
         tm = run["timings"]
         print("\ntimings")

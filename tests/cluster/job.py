@@ -12,6 +12,12 @@ Registers the build package ``clickstream`` (shipped in the zip), reads the clic
 * ``OUTPUT_DIR/run.json`` — the master URL, the application id, which executors
   completed how many tasks (from the driver's status store), and timings.
 
+With ``--view CHECKPOINT`` it then keeps the clickstream as an incremental view in the
+Spark-backed store (``store="spark"``) in ``CHECKPOINT``: the clicks are its first batch
+(the bulk load), then one delta deletes the first 40 clicks and inserts 40 new ones.
+``run.json`` gets the delta and the tasks each executor completed during the load and
+during the apply; ``OUTPUT_DIR/view/`` the view's result (parquet).
+
 It waits until ``--executors`` executors have registered before running anything,
 and exits 3 if fewer than that many completed tasks. The job imports nothing from
 the repository: only pyspark, looplift (installed where the executors' Python
@@ -89,6 +95,50 @@ def wait_for_executors(spark: Any, n: int, timeout: float) -> int:
         time.sleep(0.25)
 
 
+def tasks_by_executor(spark: Any) -> dict[str, int]:
+    """Completed tasks per executor, once the status store has caught up with the jobs."""
+    time.sleep(1.0)  # (the listener bus is asynchronous)
+    return {e["id"]: e["completed_tasks"] for e in executor_tasks(spark)}
+
+
+def run_view(spark: Any, clicks: Any, checkpoint: str, output: str) -> dict[str, Any]:
+    """The clickstream as a view in the Spark store: the bulk load, then one delta."""
+    from clickstream import ALGORITHMS
+    from looplift.incremental import IncrementalView
+    from pyspark.sql import functions as F
+
+    view = IncrementalView(ALGORITHMS["clickstream"], spark, checkpoint, store="spark", buckets=8)
+    before = tasks_by_executor(spark)
+    t = time.perf_counter()
+    view.apply(clicks.withColumn("_sign", F.lit(1))).count()
+    load_s = time.perf_counter() - t
+    loaded = tasks_by_executor(spark)
+    first = [tuple(r) for r in clicks.orderBy("ts").limit(40).collect()]
+    top = clicks.select(F.max("ts")).first()[0]
+    users = sorted({r[0] for r in first})
+    new = [(users[i % len(users)], [0, 2, 3, 1][i % 4], top + 1 + i) for i in range(40)]
+    delta = spark.createDataFrame(
+        [(*r, -1) for r in first] + [(*r, 1) for r in new],
+        "user_id long, pagetype long, ts long, _sign int",
+    )
+    t = time.perf_counter()
+    changes = view.apply(delta).collect()
+    apply_s = time.perf_counter() - t
+    applied = tasks_by_executor(spark)
+    view.result().write.mode("overwrite").parquet(os.path.join(output, "view"))
+    return {
+        "store": view.store,
+        "version": view.version,
+        "deleted": first,
+        "inserted": new,
+        "changes": len(changes),
+        "load_tasks": {e: loaded.get(e, 0) - before.get(e, 0) for e in loaded},
+        "apply_tasks": {e: applied.get(e, 0) - loaded.get(e, 0) for e in applied},
+        "load_s": round(load_s, 3),
+        "apply_s": round(apply_s, 3),
+    }
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="looplift's clickstream on a Spark cluster")
     p.add_argument("input", help="parquet dir of clicks(user_id, pagetype, ts)")
@@ -96,6 +146,7 @@ def main(argv: list[str] | None = None) -> int:
     p.add_argument("--executors", type=int, default=2, help="executors to wait for (and use)")
     p.add_argument("--shuffle-partitions", type=int, default=4)
     p.add_argument("--app-name", default="looplift-cluster-job")
+    p.add_argument("--view", help="checkpoint dir of an incremental view (the Spark store)")
     args = p.parse_args(argv)
 
     started_at = time.time()  # the caller compares it with its own clock: JVM start-up
@@ -138,6 +189,7 @@ def main(argv: list[str] | None = None) -> int:
         if len(worked) >= args.executors or time.monotonic() > deadline:
             break
         time.sleep(0.2)
+    view_run = run_view(spark, clicks, args.view, args.output) if args.view else None
     timings["job"] = round(time.perf_counter() - t0, 3)
     run = {
         "master": sc.master,
@@ -153,6 +205,7 @@ def main(argv: list[str] | None = None) -> int:
         "started_at": started_at,
         "timings": timings,
         "queries": {"clickstream": TABLE_SQL, "avg_path": AGG_SQL},
+        "view": view_run,
     }
     os.makedirs(args.output, exist_ok=True)
     with open(os.path.join(args.output, "run.json"), "w", encoding="utf-8") as f:

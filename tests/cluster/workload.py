@@ -112,6 +112,7 @@ def submit(
     app_name: str = "looplift-cluster-job",
     timeout: float = 300,
     conf: dict[str, str] | None = None,
+    view: str | os.PathLike[str] | None = None,
 ) -> Submitted:
     """``spark-submit --master <c> --py-files ZIP job.py INPUT OUTPUT``; raises with the
     output tails (and the cluster's log tails) unless it exits 0 and wrote run.json."""
@@ -123,6 +124,7 @@ def submit(
         "--executors", str(executors),
         "--shuffle-partitions", str(shuffle_partitions),
         "--app-name", app_name,
+        *(["--view", str(view)] if view else []),
         py_files=[str(zip_path)],
         conf={"spark.ui.showConsoleProgress": "false", "spark.driver.memory": "1g", **(conf or {})},
     )  # fmt: skip
