@@ -45,6 +45,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .deltarows import SIGN, DeltaError, DeltaRows, sign_columns, typed_columns
+from .sqltext import quote_ident
 
 __all__ = ["SparkView", "STORE_DIR"]
 
@@ -213,6 +214,91 @@ def _result_rows(data: str, files: list[str]) -> list[tuple]:
         if not rec["gone"]:
             out.extend(pickle.loads(rec["out"]))
     return out
+
+
+def _result_batch(out: list[tuple[int, str, bytes]]) -> Any:
+    import pyarrow as pa
+
+    return pa.RecordBatch.from_arrays(
+        [pa.array([o[0] for o in out], pa.int32()),
+         pa.array([o[1] for o in out], pa.string()),
+         pa.array([o[2] for o in out], pa.binary())],
+        names=["bucket", "kind", "payload"],
+    )  # fmt: skip
+
+
+def _spread(spark: Any, rows: list[tuple], schema: str) -> Any:
+    """A DataFrame of driver-side ``rows`` in up to 2 x parallelism tasks, no shuffle on a
+    classic session (a parallelized collection; Spark Connect's local data is one
+    partition, which is repartitioned)."""
+    from .spark import is_connect
+
+    if is_connect(spark):
+        return spark.createDataFrame(rows, schema).repartition(max(1, min(len(rows), 4)))
+    tasks = max(1, min(len(rows), 2 * spark.sparkContext.defaultParallelism))
+    return spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks), schema)
+
+
+class _BulkWriter:
+    """One bulk-load task: rows sorted by scope key in, one record per key, written per
+    bucket in files of at most :data:`CHUNK_BYTES` (each sorted by key hash)."""
+
+    CHUNK_BYTES = 32 * 1024 * 1024
+
+    def __init__(self, step: Any, norm: DeltaRows, data: str, buckets: int) -> None:
+        self.step, self.norm, self.data, self.buckets = step, norm, data, buckets
+        self.pending: dict[int, list[dict]] = {}
+        self.sizes: Counter = Counter()
+        self.out: list[tuple[int, str, bytes]] = []
+
+    def run(self, batches: Iterator[Any]) -> list[tuple[int, str, bytes]]:
+        from .incremental import _dumps
+
+        key, nf = self.step.shape.key, len(self.norm.fields)
+        current: bytes | None = None
+        live: Counter = Counter()
+        try:
+            for batch in batches:
+                columns = [batch.column(i).to_pylist() for i in range(nf + 1)]
+                for vals in zip(*columns, strict=True):
+                    r = self.norm.row(vals[:nf])
+                    kb = _dumps(tuple(r[i] for i in key))
+                    if kb != current:
+                        if current is not None:
+                            self._key(current, live)
+                        current, live = kb, Counter()
+                    live[r] += self.norm.sign_of(vals[nf], r)
+            if current is not None:
+                self._key(current, live)
+            for b in list(self.pending):
+                self._flush(b)
+        except DeltaError as e:
+            return [(-1, "error", str(e).encode())]
+        except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
+            return [_error(-1, e)]
+        return self.out
+
+    def _key(self, kb: bytes, live: Counter) -> None:
+        bad = [r for r, n in live.items() if n < 0]
+        if bad:
+            raise DeltaError(f"delete of a row that is not live: {bad[0]!r}; nothing was applied")
+        live = +live
+        if not live:
+            return
+        new_states, out = self.step.run(live, [], live)
+        h = key_hash(kb)
+        rec = _record(h, kb, live, new_states, out)
+        b = h % self.buckets
+        self.pending.setdefault(b, []).append(rec)
+        self.sizes[b] += len(rec["live"]) + len(rec["out"]) + len(rec["states"] or b"")
+        if self.sizes[b] >= self.CHUNK_BYTES:
+            self._flush(b)
+
+    def _flush(self, b: int) -> None:
+        recs = self.pending.pop(b, [])
+        self.sizes.pop(b, None)
+        if recs:
+            self.out.append((b, "file", write_records(self.data, b, recs).encode()))
 
 
 # -- the view -----------------------------------------------------------------------------------
@@ -395,7 +481,6 @@ class SparkView:
 
     def _run_jobs(self, jobs: dict[int, dict]) -> list[tuple[int, str, bytes]]:
         """The per-bucket jobs as one Spark job (a task per group of buckets)."""
-        import pyarrow as pa
 
         from .spark import ship
 
@@ -408,18 +493,11 @@ class SparkView:
                 for b, blob in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(),
                                    strict=True):  # fmt: skip
                     out.extend(apply_bucket(step, data, b, pickle.loads(blob)))
-                yield pa.RecordBatch.from_arrays(
-                    [pa.array([o[0] for o in out], pa.int32()),
-                     pa.array([o[1] for o in out], pa.string()),
-                     pa.array([o[2] for o in out], pa.binary())],
-                    names=["bucket", "kind", "payload"],
-                )  # fmt: skip
+                yield _result_batch(out)
 
         spark = self._session()
         rows = [(b, pickle.dumps(j, protocol=4)) for b, j in sorted(jobs.items())]
-        tasks = max(1, min(len(rows), 2 * spark.sparkContext.defaultParallelism
-                           if hasattr(spark, "sparkContext") else 4))  # fmt: skip
-        df = spark.createDataFrame(rows, "bucket int, job binary").repartition(tasks, "bucket")
+        df = _spread(spark, rows, "bucket int, job binary")
         out = df.mapInArrow(run, "bucket int, kind string, payload binary").toArrow()
         return list(zip(out.column(0).to_pylist(), out.column(1).to_pylist(),
                         out.column(2).to_pylist(), strict=True))  # fmt: skip
@@ -436,93 +514,44 @@ class SparkView:
 
     # -- bulk load -------------------------------------------------------------------------------
     def _bulk(self, df: Any, base: int) -> Any:
-        """The first batch of an empty view, computed and written by the executors."""
-        import pyarrow as pa
+        """The first batch of an empty view, computed and written by the executors.
+
+        The rows are partitioned by scope key and sorted by it; each task runs the step
+        of each of its keys in turn and writes its records bucket by bucket (a file per
+        bucket and task, sorted by key hash), so a bucket starts with one file per task.
+        """
         from pyspark.sql import functions as F
 
-        from .incremental import _dumps
         from .spark import ship
 
         ship(list(self.alg.refs))
         sign_col, cdf, cols = sign_columns(list(df.columns))
         casts = typed_columns(df, cols, self.fields, self.name)
         norm = DeltaRows(self.name, self.fields, tuple(cols), "delta", sign_col, cdf)
-        keyed = df.select(*casts, F.col(f"`{sign_col}`").alias("__s"))
-        key_cols = [F.col(f"`{cols[i]}`") for i in self.shape.key]
-        if not key_cols:
-            keyed = keyed.withColumn("__k", F.lit(0))
-            key_cols = [F.col("__k")]
-        step, shape, data, buckets, nf = self.step, self.shape, self.data, self.buckets, len(cols)
-        schema = _record_schema()
+        keyed = df.select(*casts, F.col(quote_ident(sign_col)).alias("__s"))
+        key_cols = [F.col(quote_ident(cols[i])) for i in self.shape.key]
+        step, data, buckets = self.step, self.data, self.buckets
 
-        def build(table: Any) -> Any:
-            """One key's rows -> its record (or an error row)."""
-            recs: list[dict] = []
-            try:
-                columns = [table.column(i).to_pylist() for i in range(nf + 1)]
-                live: Counter = Counter()
-                for vals in zip(*columns, strict=True):
-                    r = norm.row(vals[:nf])
-                    live[r] += norm.sign_of(vals[nf], r)
-                bad = [r for r, n in live.items() if n < 0]
-                if bad:
-                    raise DeltaError(f"delete of a row that is not live: {bad[0]!r}; "
-                                     "nothing was applied")  # fmt: skip
-                live = +live
-                if live:
-                    some = next(iter(live))
-                    kb = _dumps(tuple(some[i] for i in shape.key))
-                    new_states, out = step.run(live, [], live)
-                    recs.append(_record(key_hash(kb), kb, live, new_states, out))
-            except Exception as e:  # noqa: BLE001 - the apply fails with it
-                _b, _kind, blob = _error(-1, e)
-                return pa.table({"bucket": pa.array([-1], pa.int32()),
-                                 "err": pa.array([blob], pa.binary()),
-                                 **{f.name: pa.nulls(1, f.type) for f in schema}})  # fmt: skip
-            t = pa.Table.from_pylist(recs, schema=schema)
-            return t.append_column("bucket", pa.array([r["h"] % buckets for r in recs],
-                                                      pa.int32())).append_column(
-                "err", pa.nulls(len(recs), pa.binary()))  # fmt: skip
+        def build(batches: Iterator[Any]) -> Iterator[Any]:
+            out = _BulkWriter(step, norm, data, buckets).run(batches)
+            yield _result_batch(out)
 
-        def write(batches: Iterator[Any]) -> Iterator[Any]:
-            current, recs, out = None, [], []
-
-            def flush() -> None:
-                if recs:
-                    out.append((current, "file", write_records(data, current, recs).encode()))
-
-            for batch in batches:
-                for row in batch.to_pylist():
-                    if row["err"] is not None:
-                        out.append((-1, "raise", row["err"]))
-                        continue
-                    if row["bucket"] != current:
-                        flush()
-                        current, recs = row["bucket"], []
-                    recs.append({c: row[c] for c in ("h", "k", "live", "states", "out", "gone")})
-            flush()
-            yield pa.RecordBatch.from_arrays(
-                [pa.array([o[0] for o in out], pa.int32()),
-                 pa.array([o[1] for o in out], pa.string()),
-                 pa.array([o[2] for o in out], pa.binary())],
-                names=["bucket", "kind", "payload"],
-            )  # fmt: skip
-
-        ddl = ("h long, k binary, live binary, states binary, out binary, gone boolean, "
-               "bucket int, err binary")  # fmt: skip
         spark = self._session()
-        tasks = max(1, min(self.buckets, 2 * spark.sparkContext.defaultParallelism
-                           if hasattr(spark, "sparkContext") else 4))  # fmt: skip
-        recs = keyed.groupBy(*key_cols).applyInArrow(build, ddl)
-        written = (recs.repartition(tasks, "bucket").sortWithinPartitions("bucket", "h")
-                   .mapInArrow(write, "bucket int, kind string, payload binary").toArrow())  # fmt: skip
+        tasks = max(1, 2 * spark.sparkContext.defaultParallelism
+                    if hasattr(spark, "sparkContext") else 4)  # fmt: skip
+        parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
+        if key_cols:
+            parts = parts.sortWithinPartitions(*key_cols)
+        written = parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
         files: dict[int, list[str]] = {}
         for b, kind, payload in zip(written.column(0).to_pylist(), written.column(1).to_pylist(),
                                     written.column(2).to_pylist(), strict=True):  # fmt: skip
+            if kind == "error":
+                raise DeltaError(payload.decode())
             if kind == "raise":
                 raise pickle.loads(payload)
             files.setdefault(b, []).append(payload.decode())
-        self._commit(base, files)
+        self._commit(base, {b: sorted(f) for b, f in files.items()})
         if self.shape.key == ():  # one row, which retracts the value on no rows
             from .incremental import _diff
 
@@ -558,10 +587,7 @@ class SparkView:
 
         spark = self._session()
         parts = [(b, json.dumps(f)) for b, f in sorted(files.items()) if f]
-        tasks = max(1, min(len(parts), 2 * spark.sparkContext.defaultParallelism
-                           if hasattr(spark, "sparkContext") else 4))  # fmt: skip
-        df = spark.createDataFrame(parts, "bucket int, files string")
-        return df.repartition(tasks, "bucket").mapInArrow(rows, schema)
+        return _spread(spark, parts, "bucket int, files string").mapInArrow(rows, schema)
 
     def result(self) -> Any:
         """The current full result as a DataFrame."""
