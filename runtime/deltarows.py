@@ -59,19 +59,24 @@ def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: st
 
 def py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
     """A row's values as the reference sees them (and as the live rows are keyed)."""
-    out = []
-    for v, t in zip(values, fields, strict=True):
-        base = base_type(t)
-        if isinstance(v, datetime.datetime) and v.tzinfo is not None:
-            v = v.astimezone(datetime.UTC).replace(tzinfo=None)  # naive UTC, the reference's
-        if base == "float" and isinstance(v, int) and not isinstance(v, bool):
-            v = float(v)
-        elif base == "float" and v == 0.0:
-            v = 0.0  # -0.0 == 0.0: one row (rows are stored by their pickled bytes)
-        elif base == "int" and isinstance(v, float) and v.is_integer():
-            v = int(v)  # a nullable int column comes to pandas as float64
-        out.append(v)
-    return tuple(out)
+    return tuple(py_value(v, base_type(t)) for v, t in zip(values, fields, strict=True))
+
+
+def py_value(v: Any, base: str) -> Any:
+    """One value of a field of base type ``base`` as the reference sees it."""
+    if isinstance(v, datetime.datetime) and v.tzinfo is not None:
+        v = v.astimezone(datetime.UTC).replace(tzinfo=None)  # naive UTC, the reference's
+    if base == "float" and isinstance(v, int) and not isinstance(v, bool):
+        v = float(v)
+    elif base == "float" and v == 0.0:
+        v = 0.0  # -0.0 == 0.0: one row (rows are stored by their pickled bytes)
+    elif base == "int" and isinstance(v, float) and v.is_integer():
+        v = int(v)  # a nullable int column comes to pandas as float64
+    return v
+
+
+#: base types whose values need no coercion when they already have this exact type
+_EXACT = {"int": int, "str": str, "bool": bool}
 
 
 @dataclass(frozen=True)
@@ -116,6 +121,32 @@ class DeltaRows:
                     f"column {self.columns[i]!r} (field {i}) is null in the {self.where}"
                 )
         return py_row(values, self.fields)
+
+    def rows_of_columns(self, columns: list[list[Any]]) -> list[tuple]:
+        """:meth:`row` of every row of ``columns`` (one list per field), column by column:
+        the same checks and values, without a Python call per value where the column
+        already has the field's exact type (an Arrow column of a cast DataFrame)."""
+        if len(columns) != len(self.fields):
+            raise DeltaError(f"`{self.name}` takes rows of {len(self.fields)} fields")
+        out = []
+        for i, (col, t) in enumerate(zip(columns, self.fields, strict=True)):
+            optional, base = is_optional(t), base_type(t)
+            if not optional and None in col:
+                raise DeltaError(
+                    f"column {self.columns[i]!r} (field {i}) is null in the {self.where}"
+                )
+            exact = _EXACT.get(base)
+            if exact is not None and all(type(v) is exact or v is None for v in col):
+                out.append(col)
+            else:
+                out.append([py_value(v, base) for v in col])
+        return list(zip(*out, strict=True))
+
+    def signs_of(self, values: list[Any]) -> list[int]:
+        """:meth:`sign_of` of every value (a fast path for a column of +1 / −1 ints)."""
+        if all(type(v) is int and (v == 1 or v == -1) for v in values):
+            return values
+        return [self.sign_of(v) for v in values]
 
     def signed(self, rows: Iterable[Any], signs: Iterable[Any]) -> tuple[list[tuple], list[int]]:
         """Rows and signs, each checked: the batch as the reference receives it."""

@@ -255,21 +255,21 @@ class _BulkWriter:
         from .incremental import _dumps
 
         key, nf = self.step.shape.key, len(self.norm.fields)
-        current: bytes | None = None
+        current: tuple | None = None
         live: Counter = Counter()
         try:
             for batch in batches:
                 columns = [batch.column(i).to_pylist() for i in range(nf + 1)]
-                for vals in zip(*columns, strict=True):
-                    r = self.norm.row(vals[:nf])
-                    kb = _dumps(tuple(r[i] for i in key))
-                    if kb != current:
+                signs = self.norm.signs_of(columns[nf])
+                for r, s in zip(self.norm.rows_of_columns(columns[:nf]), signs, strict=True):
+                    k = tuple(r[i] for i in key)
+                    if k != current:
                         if current is not None:
-                            self._key(current, live)
-                        current, live = kb, Counter()
-                    live[r] += self.norm.sign_of(vals[nf], r)
+                            self._key(_dumps(current), live)
+                        current, live = k, Counter()
+                    live[r] += s
             if current is not None:
-                self._key(current, live)
+                self._key(_dumps(current), live)
             for b in list(self.pending):
                 self._flush(b)
         except DeltaError as e:
