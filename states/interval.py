@@ -346,7 +346,7 @@ class IntervalSequence(LibraryState):
             if counts.get(value, 0) + k < 0:  # raises the error of the multiset path
                 apply_net_counts(cls.__name__, {code: (name, dict(counts))}, {(code, value): k})
         acts = (target.open, target.close, target.insert)
-        for (code, value), k in sorted(net.items(), key=lambda kv: -kv[1]):  # applies first
+        for (code, value), k in net.items():  # one entry per event: any order
             act = acts[code]
             for _ in range(abs(k)):
                 act.apply(1 if k > 0 else -1, value)
