@@ -15,6 +15,7 @@ intervals and their sizes from those multisets alone (Ohua/Noria thesis
 from __future__ import annotations
 
 from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
@@ -25,7 +26,6 @@ from ._base import (
     _has_int_arg,
     apply_net_counts,
     code_indices,
-    count_in,
     count_out,
     net_counts,
 )
@@ -68,10 +68,11 @@ class IntervalSequence(LibraryState):
       first one and be ignored — and stay in force until every copy is
       undone; two inserts at the same timestamp are two items.
 
-    Maintained structures. Besides the three multisets (``opens``, ``closes``,
-    ``inserts``: timestamp -> count) the state keeps the sorted distinct open
-    and close timestamps, the sorted inserts (with repetitions, so that the
-    number of items in ``[lo, hi)`` is two bisections), the closed intervals
+    Maintained structures. Besides the multisets of opens and closes
+    (``opens``, ``closes``: timestamp -> count) the state keeps the sorted
+    distinct open and close timestamps, the sorted inserts (with repetitions,
+    so that the number of items in ``[lo, hi)`` is two bisections; the
+    ``inserts`` multiset is derived from them on demand), the closed intervals
     ordered by lower bound and the sum of their sizes. An action or undo
     costs O(log E) bisections plus a list insert/delete, and re-derives only
     the intervals it can change: an open or close the interval around its
@@ -100,7 +101,6 @@ class IntervalSequence(LibraryState):
     def __init__(self) -> None:
         self.opens: dict[Any, int] = {}
         self.closes: dict[Any, int] = {}
-        self.inserts: dict[Any, int] = {}
         self._clear_maintained()
 
     def _clear_maintained(self) -> None:
@@ -160,19 +160,31 @@ class IntervalSequence(LibraryState):
 
     @action
     def insert(self, t: Any) -> None:
-        count_in(self.inserts, t)
         items = self._items
         items.insert(bisect_right(items, t), t)
         self._refresh_around(t)
 
     @insert.undo
     def insert(self, t: Any) -> None:
-        count_out(self.inserts, t, f"IntervalSequence.insert.undo({t!r})")
         items = self._items
-        del items[bisect_left(items, t)]
+        i = bisect_left(items, t)
+        if i == len(items) or t < items[i]:
+            count_out({}, t, f"IntervalSequence.insert.undo({t!r})")  # raises
+        del items[i]
         self._refresh_around(t)
 
+    @property
+    def inserts(self) -> dict[Any, int]:
+        """The multiset of insert timestamps (timestamp -> count), in ascending order."""
+        return _item_counts(self._items)
+
     # -- maintenance -------------------------------------------------------------
+
+    def _count(self, code: int, t: Any) -> int:
+        """How many times the event ``(code, t)`` is in the state."""
+        if code == 2:
+            return bisect_right(self._items, t) - bisect_left(self._items, t)
+        return (self.opens if code == 0 else self.closes).get(t, 0)
 
     def _refresh_around(self, t: Any) -> None:
         """Re-derive the interval of the largest lower bound at or before ``t``: the
@@ -215,12 +227,11 @@ class IntervalSequence(LibraryState):
             self._csz.insert(c, size)
             self._total += size
 
-    def _rebuild(self) -> None:
+    def _rebuild(self, inserts: dict[Any, int]) -> None:
         """Derive every maintained structure from the three multisets (one sort each)."""
         self._clear_maintained()
         self._los = sorted(self.opens)
         self._his = sorted(self.closes)
-        inserts = self.inserts
         keys = sorted(inserts)
         if len(inserts) == sum(inserts.values()):
             self._items = keys
@@ -267,8 +278,7 @@ class IntervalSequence(LibraryState):
         if isinstance(state, dict):  # a pickle from before the maintained structures
             self.opens = dict(state["opens"])
             self.closes = dict(state["closes"])
-            self.inserts = dict(state["inserts"])
-            self._rebuild()
+            self._rebuild(state["inserts"])
             return
         if not (isinstance(state, tuple) and state and state[0] == _PICKLE_V1):
             raise ValueError(f"IntervalSequence: unknown pickled form ({type(state).__name__})")
@@ -277,7 +287,6 @@ class IntervalSequence(LibraryState):
         self._clo, self._chi, self._csz, self._total = clo, chi, csz, sum(csz)
         self.opens = _counts(los, lo_rep)
         self.closes = _counts(his, hi_rep)
-        self.inserts = _item_counts(items)
 
     # -- readers -----------------------------------------------------------------
 
@@ -327,24 +336,23 @@ class IntervalSequence(LibraryState):
         """
         target = cls(*ctor_args) if state is None else state
         idx = code_indices(cls, codes)
-        empty = not (target.opens or target.closes or target.inserts)
+        empty = not (target.opens or target.closes or target._items)
         if empty and _build_numpy(target, idx, args, signs):
             return target
         net = net_counts(idx, args, signs)
-        tables = {
-            0: ("open", target.opens),
-            1: ("close", target.closes),
-            2: ("insert", target.inserts),
-        }
         size = len(target.opens) + len(target.closes) + len(target._items)
         if empty or len(net) * _REBUILD_RATIO > size:
+            opens, closes, inserts = dict(target.opens), dict(target.closes), target.inserts
+            tables = {0: ("open", opens), 1: ("close", closes), 2: ("insert", inserts)}
             apply_net_counts(cls.__name__, tables, net)  # validates before changing
-            target._rebuild()
+            target.opens, target.closes = opens, closes
+            target._rebuild(inserts)
             return target
         for (code, value), k in net.items():  # validate first: the state stays unchanged
-            name, counts = tables[code]
-            if counts.get(value, 0) + k < 0:  # raises the error of the multiset path
-                apply_net_counts(cls.__name__, {code: (name, dict(counts))}, {(code, value): k})
+            name = cls.action_codes[code]
+            have = target._count(code, value)
+            if have + k < 0:  # raises the error of the multiset path
+                apply_net_counts(cls.__name__, {code: (name, {value: have})}, {(code, value): k})
         acts = (target.open, target.close, target.insert)
         for (code, value), k in net.items():  # one entry per event: any order
             act = acts[code]
@@ -372,11 +380,9 @@ def _counts(keys: list[Any], repeats: list[int] | None) -> dict[Any, int]:
 
 def _item_counts(items: list[Any]) -> dict[Any, int]:
     """The multiset of a sorted list with repetitions (no sorting, one pass)."""
-    out = dict.fromkeys(items, 0)
-    if len(out) == len(items):
-        return dict.fromkeys(items, 1)
-    for t in items:
-        out[t] += 1
+    out = dict.fromkeys(items, 1)
+    if len(out) < len(items):
+        out = dict(Counter(items))
     return out
 
 
@@ -424,7 +430,6 @@ def _build_numpy(
     (lo_v, lo_c), (hi_v, hi_c), (it_v, it_c) = built
     target.opens = dict(zip(lo_v.tolist(), lo_c.tolist(), strict=True))
     target.closes = dict(zip(hi_v.tolist(), hi_c.tolist(), strict=True))
-    target.inserts = dict(zip(it_v.tolist(), it_c.tolist(), strict=True))
     target._los = lo_v.tolist()
     target._his = hi_v.tolist()
     items = it_v if it_v.size == int(it_c.sum()) else np.repeat(it_v, it_c)
