@@ -2,9 +2,12 @@
 
 Events on a timeline — lower bounds (``open``), upper bounds (``close``) and
 items (``insert``) — arrive in any order and may be deleted again; the state
-keeps them as three multisets keyed by timestamp and derives the closed
-intervals and their sizes from those multisets alone (Ohua/Noria thesis
-§6.2.1, SPEC §3).
+keeps them as three multisets keyed by timestamp, and the closed intervals
+and their sizes are a function of those multisets alone (Ohua/Noria thesis
+§6.2.1, SPEC §3). The state maintains them per action (sorted events, the
+closed intervals, the sum of their sizes), so that an action costs O(log E)
+and ``average_closed_size()`` O(1); ``closed_intervals(opens, closes,
+inserts)`` below derives them from scratch.
 
 >>> seq = IntervalSequence()
 >>> seq.close(12); seq.insert(11); seq.open(10)      # any arrival order

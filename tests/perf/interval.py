@@ -79,11 +79,13 @@ def timed(fn: Callable[[], Any]) -> float:
     return time.perf_counter() - t
 
 
-def rounds(variants: dict[str, Callable[[], Any]], repeats: int) -> dict[str, float]:
+def rounds(
+    variants: dict[str, Callable[[], Any]], repeats: int, warm_up: bool = True
+) -> dict[str, float]:
     """Median seconds of each variant; interleaved, the first variant alternating."""
     names = list(variants)
-    for name in names:
-        variants[name]()  # warm-up
+    for name in names if warm_up else ():
+        variants[name]()
     times: dict[str, list[float]] = {name: [] for name in names}
     for r in range(repeats):
         order = names[r % len(names) :] + names[: r % len(names)]
@@ -201,6 +203,7 @@ def main(argv: list[str] | None = None) -> None:
             "grouped_reader, after": grouped(after_mod),
         },
         bulk_repeats,
+        warm_up=False,  # seconds per run: nothing left to warm up
     )
     print("| variant | seconds |")
     print("|---|---:|")
