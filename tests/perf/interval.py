@@ -14,9 +14,10 @@ re-sort every event), loaded from git history next to the current one.
 2. **Pickle.** ``pickle.dumps`` / ``pickle.loads`` of such a state (protocol 4, as the
    view store), and the pickled size.
 3. **Bulk load.** ``batch_apply`` of a fresh state per key for ``--keys`` keys of
-   ``--events`` numeric events each (numpy arrays, as the batch reducer passes them),
-   plus one ``average_closed_size()`` per key; and ``grouped_average_closed_size`` (the
-   all-keys reader) on the same events.
+   ``--events`` numeric events each (numpy arrays, as the batch reducer passes them):
+   alone, plus one ``average_closed_size()`` per key, plus that and ``pickle.dumps`` (a
+   view's bulk load); and ``grouped_average_closed_size`` (the all-keys reader of the
+   batch reducer, the same function before and after) on the same events.
 
 Every measurement is a median over ``--repeats`` rounds; in each round the variants
 run interleaved, the first one alternating.
@@ -126,6 +127,14 @@ def _pairs(state: Any, acts: list[tuple[str, int]]) -> Callable[[], None]:
     return run
 
 
+def _times(reps: int, fn: Callable[..., Any], *args: Any) -> Callable[[], None]:
+    def run() -> None:
+        for _ in range(reps):
+            fn(*args)
+
+    return run
+
+
 def main(argv: list[str] | None = None) -> None:
     ap = argparse.ArgumentParser(description=__doc__.split("\n")[0])
     ap.add_argument("--sizes", default="1000,10000,100000")
@@ -160,16 +169,15 @@ def main(argv: list[str] | None = None) -> None:
         blobs = {name: pickle.dumps(s, protocol=4) for name, s in states.items()}
         for name, s in states.items():
             assert pickle.loads(blobs[name]).closed_intervals() == s.closed_intervals()
+        reps = max(1, 100_000 // n)  # time a loop: one small load is below the clock's noise
         med = rounds(
             {
-                **{
-                    f"dumps {k}": (lambda s=s: pickle.dumps(s, protocol=4))
-                    for k, s in states.items()
-                },
-                **{f"loads {k}": (lambda b=b: pickle.loads(b)) for k, b in blobs.items()},
+                **{f"dumps {k}": _times(reps, pickle.dumps, s, 4) for k, s in states.items()},
+                **{f"loads {k}": _times(reps, pickle.loads, b) for k, b in blobs.items()},
             },
             a.repeats,
         )
+        med = {k: v / reps for k, v in med.items()}
         kib = {k: len(b) / 1024 for k, b in blobs.items()}
         print(
             f"| {n:,} | {med['dumps before'] * 1e3:.2f} | {med['dumps after'] * 1e3:.2f} "
@@ -180,12 +188,20 @@ def main(argv: list[str] | None = None) -> None:
     print(f"\n## bulk load: {a.keys:,} keys x {a.events:,} events (s)\n")
     per_key = [events(a.events, seed=10_000 + k) for k in range(a.keys)]
 
-    def bulk(cls: type) -> Callable[[], Any]:
+    def bulk(cls: type, then: Callable[[Any], Any] | None = None) -> Callable[[], Any]:
         def run() -> None:
             for codes, times in per_key:
-                cls.batch_apply(codes, times, None).average_closed_size()
+                state = cls.batch_apply(codes, times, None)
+                if then is not None:
+                    then(state)
 
         return run
+
+    def read(state: Any) -> Any:
+        return state.average_closed_size()
+
+    def read_and_dump(state: Any) -> Any:  # what a view's bulk load does per key
+        return state.average_closed_size(), pickle.dumps(state, protocol=4)
 
     keys = np.repeat(np.arange(a.keys, dtype=np.int64), a.events)
     all_codes = np.concatenate([c for c, _ in per_key])
@@ -197,8 +213,12 @@ def main(argv: list[str] | None = None) -> None:
     bulk_repeats = max(1, min(a.repeats, 3))
     med = rounds(
         {
-            "batch_apply + read, before": bulk(classes["before"]),
-            "batch_apply + read, after": bulk(classes["after"]),
+            "batch_apply, before": bulk(classes["before"]),
+            "batch_apply, after": bulk(classes["after"]),
+            "batch_apply + read, before": bulk(classes["before"], read),
+            "batch_apply + read, after": bulk(classes["after"], read),
+            "batch_apply + read + dumps, before": bulk(classes["before"], read_and_dump),
+            "batch_apply + read + dumps, after": bulk(classes["after"], read_and_dump),
             "grouped_reader, before": grouped(before),
             "grouped_reader, after": grouped(after_mod),
         },
