@@ -2,9 +2,12 @@
 
 Events on a timeline — lower bounds (``open``), upper bounds (``close``) and
 items (``insert``) — arrive in any order and may be deleted again; the state
-keeps them as three multisets keyed by timestamp and derives the closed
-intervals and their sizes from those multisets alone (Ohua/Noria thesis
-§6.2.1, SPEC §3).
+keeps them as three multisets keyed by timestamp, and the closed intervals
+and their sizes are a function of those multisets alone (Ohua/Noria thesis
+§6.2.1, SPEC §3). The state maintains them per action (sorted events, the
+closed intervals, the sum of their sizes), so that an action costs O(log E)
+and ``average_closed_size()`` O(1); ``closed_intervals(opens, closes,
+inserts)`` below derives them from scratch.
 
 >>> seq = IntervalSequence()
 >>> seq.close(12); seq.insert(11); seq.open(10)      # any arrival order
@@ -14,13 +17,21 @@ intervals and their sizes from those multisets alone (Ohua/Noria thesis
 
 from __future__ import annotations
 
-from bisect import bisect_left
+from bisect import bisect_left, bisect_right
+from collections import Counter
 from collections.abc import Sequence
 from typing import Any, ClassVar, Self
 
 from looplift import action
 
-from ._base import LibraryState, batch_counts, count_in, count_out
+from ._base import (
+    LibraryState,
+    _has_int_arg,
+    apply_net_counts,
+    code_indices,
+    count_out,
+    net_counts,
+)
 
 __all__ = ["IntervalSequence"]
 
@@ -60,15 +71,23 @@ class IntervalSequence(LibraryState):
       first one and be ignored — and stay in force until every copy is
       undone; two inserts at the same timestamp are two items.
 
-    Readers (pure functions of the three multisets, O(E log E) in the number
-    E of distinct timestamps; numpy-vectorized for large numeric states):
+    Maintained structures. Besides the multisets of opens and closes
+    (``opens``, ``closes``: timestamp -> count) the state keeps the sorted
+    distinct open and close timestamps, the sorted inserts (with repetitions,
+    so that the number of items in ``[lo, hi)`` is two bisections; the
+    ``inserts`` multiset is derived from them on demand), the closed intervals
+    ordered by lower bound and the sum of their sizes. An action or undo
+    costs O(log E) bisections plus a list insert/delete, and re-derives only
+    the intervals it can change: an open or close the interval around its
+    timestamp (and the one before a new or removed open), an insert the one
+    interval holding it. Readers:
 
     * ``closed_sizes()`` — the sizes of the closed intervals ordered by lower
-      bound ([] when none is closed);
+      bound ([] when none is closed), O(number of closed intervals);
     * ``closed_intervals()`` — ``(lo, hi, size)`` of each closed interval,
       ordered by lower bound;
     * ``average_closed_size()`` — the mean size as a float, None when no
-      interval is closed.
+      interval is closed, O(1).
 
     >>> s = IntervalSequence()
     >>> for t in (1, 2, 2): s.insert(t)
@@ -85,46 +104,207 @@ class IntervalSequence(LibraryState):
     def __init__(self) -> None:
         self.opens: dict[Any, int] = {}
         self.closes: dict[Any, int] = {}
-        self.inserts: dict[Any, int] = {}
+        self._clear_maintained()
+
+    def _clear_maintained(self) -> None:
+        self._los: list[Any] = []  # sorted distinct open timestamps
+        self._his: list[Any] = []  # sorted distinct close timestamps
+        self._items: list[Any] = []  # sorted insert timestamps, with repetitions
+        self._clo: list[Any] = []  # closed intervals by lower bound: lo,
+        self._chi: list[Any] = []  # hi
+        self._csz: list[int] = []  # and size
+        self._total = 0  # sum of self._csz
 
     @action
     def open(self, t: Any) -> None:
-        count_in(self.opens, t)
+        opens = self.opens
+        if t in opens:
+            opens[t] += 1
+            return
+        opens[t] = 1
+        los = self._los
+        j = bisect_left(los, t)
+        los.insert(j, t)
+        self._refresh(j)
+        if j:
+            self._refresh(j - 1)  # its next lower bound moved closer
 
     @open.undo
     def open(self, t: Any) -> None:
         count_out(self.opens, t, f"IntervalSequence.open.undo({t!r})")
+        if t in self.opens:
+            return  # another copy keeps the lower bound
+        los = self._los
+        j = bisect_left(los, t)
+        self._set_closed(t, None)
+        del los[j]
+        if j:
+            self._refresh(j - 1)  # its next lower bound moved away
 
     @action
     def close(self, t: Any) -> None:
-        count_in(self.closes, t)
+        closes = self.closes
+        if t in closes:
+            closes[t] += 1
+            return
+        closes[t] = 1
+        his = self._his
+        his.insert(bisect_left(his, t), t)
+        self._refresh_around(t)
 
     @close.undo
     def close(self, t: Any) -> None:
         count_out(self.closes, t, f"IntervalSequence.close.undo({t!r})")
+        if t in self.closes:
+            return
+        his = self._his
+        del his[bisect_left(his, t)]
+        self._refresh_around(t)
 
     @action
     def insert(self, t: Any) -> None:
-        count_in(self.inserts, t)
+        items = self._items
+        items.insert(bisect_right(items, t), t)
+        self._refresh_around(t)
 
     @insert.undo
     def insert(self, t: Any) -> None:
-        count_out(self.inserts, t, f"IntervalSequence.insert.undo({t!r})")
+        items = self._items
+        i = bisect_left(items, t)
+        if i == len(items) or t < items[i]:
+            count_out({}, t, f"IntervalSequence.insert.undo({t!r})")  # raises
+        del items[i]
+        self._refresh_around(t)
+
+    @property
+    def inserts(self) -> dict[Any, int]:
+        """The multiset of insert timestamps (timestamp -> count), in ascending order."""
+        return _item_counts(self._items)
+
+    # -- maintenance -------------------------------------------------------------
+
+    def _count(self, code: int, t: Any) -> int:
+        """How many times the event ``(code, t)`` is in the state."""
+        if code == 2:
+            return bisect_right(self._items, t) - bisect_left(self._items, t)
+        return (self.opens if code == 0 else self.closes).get(t, 0)
+
+    def _refresh_around(self, t: Any) -> None:
+        """Re-derive the interval of the largest lower bound at or before ``t``: the
+        only one a close or an insert at ``t`` can change (an earlier open's next
+        lower bound is at or before ``t``, so ``t`` cannot close it or lie in it)."""
+        j = bisect_right(self._los, t) - 1
+        if j >= 0:
+            self._refresh(j)
+
+    def _refresh(self, j: int) -> None:
+        """Re-derive whether the interval of the ``j``-th lower bound is closed, and how."""
+        los, his = self._los, self._his
+        lo = los[j]
+        k = bisect_left(his, lo)  # first close at or after lo (open < close at equal ts)
+        if k == len(his) or (j + 1 < len(los) and not his[k] < los[j + 1]):
+            self._set_closed(lo, None)
+            return
+        hi = his[k]
+        items = self._items
+        self._set_closed(lo, (hi, bisect_left(items, hi) - bisect_left(items, lo)))
+
+    def _set_closed(self, lo: Any, value: tuple[Any, int] | None) -> None:
+        """Make ``(hi, size)`` (None: not closed) the closed interval at ``lo``."""
+        clo = self._clo
+        c = bisect_left(clo, lo)
+        present = c < len(clo) and not lo < clo[c]
+        if value is None:
+            if present:
+                self._total -= self._csz[c]
+                del clo[c], self._chi[c], self._csz[c]
+            return
+        hi, size = value
+        if present:
+            self._total += size - self._csz[c]
+            self._chi[c] = hi
+            self._csz[c] = size
+        else:
+            clo.insert(c, lo)
+            self._chi.insert(c, hi)
+            self._csz.insert(c, size)
+            self._total += size
+
+    def _rebuild(self, inserts: dict[Any, int]) -> None:
+        """Derive every maintained structure from the three multisets (one sort each)."""
+        self._clear_maintained()
+        self._los = sorted(self.opens)
+        self._his = sorted(self.closes)
+        keys = sorted(inserts)
+        if len(inserts) == sum(inserts.values()):
+            self._items = keys
+        else:
+            self._items = [t for t in keys for _ in range(inserts[t])]
+        self._derive_closed()
+
+    def _derive_closed(self) -> None:
+        """The closed intervals from the sorted lists, in one pass over the lower bounds."""
+        los, his, items = self._los, self._his, self._items
+        clo, chi, csz = [], [], []
+        if his:
+            n, m = len(los), len(his)
+            for j, lo in enumerate(los):
+                k = bisect_left(his, lo)
+                if k == m:
+                    break  # no close at or after lo, so none after any later open either
+                hi = his[k]
+                if j + 1 < n and not hi < los[j + 1]:
+                    continue  # the next open comes first: this interval is never closed
+                clo.append(lo)
+                chi.append(hi)
+                csz.append(bisect_left(items, hi) - bisect_left(items, lo))
+        self._clo, self._chi, self._csz, self._total = clo, chi, csz, sum(csz)
+
+    # -- pickling ----------------------------------------------------------------
+
+    def __getstate__(self) -> tuple[Any, ...]:
+        """A compact form: the sorted lists (counts only where an event repeats) and
+        the closed intervals, so that loading sorts nothing and recounts nothing."""
+        return (
+            _PICKLE_V1,
+            self._los,
+            _repeats(self.opens, self._los),
+            self._his,
+            _repeats(self.closes, self._his),
+            self._items,
+            self._clo,
+            self._chi,
+            self._csz,
+        )
+
+    def __setstate__(self, state: Any) -> None:
+        if isinstance(state, dict):  # a pickle from before the maintained structures
+            self.opens = dict(state["opens"])
+            self.closes = dict(state["closes"])
+            self._rebuild(state["inserts"])
+            return
+        if not (isinstance(state, tuple) and state and state[0] == _PICKLE_V1):
+            raise ValueError(f"IntervalSequence: unknown pickled form ({type(state).__name__})")
+        _, los, lo_rep, his, hi_rep, items, clo, chi, csz = state
+        self._los, self._his, self._items = los, his, items
+        self._clo, self._chi, self._csz, self._total = clo, chi, csz, sum(csz)
+        self.opens = _counts(los, lo_rep)
+        self.closes = _counts(his, hi_rep)
 
     # -- readers -----------------------------------------------------------------
 
     def closed_intervals(self) -> list[tuple[Any, Any, int]]:
         """``(lo, hi, size)`` of every closed interval, ordered by ``lo``."""
-        return closed_intervals(self.opens, self.closes, self.inserts)
+        return list(zip(self._clo, self._chi, self._csz, strict=True))
 
     def closed_sizes(self) -> list[int]:
         """Sizes of the closed intervals ordered by lower bound ([] when none)."""
-        return [size for _, _, size in self.closed_intervals()]
+        return list(self._csz)
 
     def average_closed_size(self) -> float | None:
         """Mean size of the closed intervals, or None when no interval is closed."""
-        sizes = self.closed_sizes()
-        return sum(sizes) / len(sizes) if sizes else None
+        n = len(self._csz)
+        return self._total / n if n else None
 
     # -- batches -----------------------------------------------------------------
 
@@ -144,24 +324,132 @@ class IntervalSequence(LibraryState):
         state: Self | None = None,
         ctor_args: tuple[Any, ...] = (),
     ) -> Self:
-        """Apply a batch of signed events at once (numpy-counted).
+        """Apply a batch of signed events at once.
 
         Codes: 0 open, 1 close, 2 insert (or the names). Same contract as
         :meth:`LibraryState.batch_apply`: the batch is netted per event first;
         an event whose count would go negative raises ValueError before the
-        state changes.
+        state changes. An empty state is built in one pass (numpy-counted and
+        sorted for numeric batches); a batch that is small next to the state
+        is applied event by event to the maintained structures, a large one
+        to the multisets, which are then sorted again.
 
         >>> IntervalSequence.batch_apply([0, 2, 1], [10, 11, 12]).closed_sizes()
         [1]
         """
         target = cls(*ctor_args) if state is None else state
-        tables = {
-            0: ("open", target.opens),
-            1: ("close", target.closes),
-            2: ("insert", target.inserts),
-        }
-        batch_counts(cls, target, tables, codes, args, signs)
+        idx = code_indices(cls, codes)
+        empty = not (target.opens or target.closes or target._items)
+        if empty and _build_numpy(target, idx, args, signs):
+            return target
+        net = net_counts(idx, args, signs)
+        size = len(target.opens) + len(target.closes) + len(target._items)
+        if empty or len(net) * _REBUILD_RATIO > size:
+            opens, closes, inserts = dict(target.opens), dict(target.closes), target.inserts
+            tables = {0: ("open", opens), 1: ("close", closes), 2: ("insert", inserts)}
+            apply_net_counts(cls.__name__, tables, net)  # validates before changing
+            target.opens, target.closes = opens, closes
+            target._rebuild(inserts)
+            return target
+        for (code, value), k in net.items():  # validate first: the state stays unchanged
+            name = cls.action_codes[code]
+            have = target._count(code, value)
+            if have + k < 0:  # raises the error of the multiset path
+                apply_net_counts(cls.__name__, {code: (name, {value: have})}, {(code, value): k})
+        acts = (target.open, target.close, target.insert)
+        for (code, value), k in net.items():  # one entry per event: any order
+            act = acts[code]
+            for _ in range(abs(k)):
+                act.apply(1 if k > 0 else -1, value)
         return target
+
+
+#: First element of the pickled form (a tuple); old pickles are the three dicts.
+_PICKLE_V1 = "iseq1"
+#: batch_apply on a state re-sorts when the batch has more than 1/8 of its events.
+_REBUILD_RATIO = 8
+
+
+def _repeats(counts: dict[Any, int], keys: list[Any]) -> list[int] | None:
+    """The counts in the order of ``keys``, or None when every event occurs once."""
+    if len(counts) == len(keys) and all(c == 1 for c in counts.values()):
+        return None
+    return [counts[t] for t in keys]
+
+
+def _counts(keys: list[Any], repeats: list[int] | None) -> dict[Any, int]:
+    return dict.fromkeys(keys, 1) if repeats is None else dict(zip(keys, repeats, strict=True))
+
+
+def _item_counts(items: list[Any]) -> dict[Any, int]:
+    """The multiset of a sorted list with repetitions (no sorting, one pass)."""
+    out = dict.fromkeys(items, 1)
+    if len(out) < len(items):
+        out = dict(Counter(items))
+    return out
+
+
+def _build_numpy(
+    target: IntervalSequence, codes: Sequence[int], args: Sequence[Any], signs: Sequence[int] | None
+) -> bool:
+    """Build an empty state from a numeric batch with numpy: count, sort and derive the
+    closed intervals vectorized. False (nothing changed) if the batch is not numeric
+    (or mixes Python ints and floats, kept exact in Python)."""
+    import numpy as np
+
+    n = len(codes)
+    if len(args) != n or (signs is not None and len(signs) != n) or n == 0:
+        return False  # net_counts reports the lengths; an empty batch has nothing to build
+    try:
+        a = np.asarray(args)
+        c = np.asarray(codes)
+    except (TypeError, ValueError):
+        return False
+    if a.ndim != 1 or a.dtype.kind not in "iuf" or c.dtype.kind not in "iu":
+        return False
+    if a.dtype.kind == "f" and not isinstance(args, np.ndarray) and _has_int_arg(args):
+        return False
+    s = np.sign(np.asarray(signs, dtype=np.int64)) if signs is not None else None
+    built = []
+    for code in (0, 1, 2):
+        mask = c == code
+        if s is None:
+            values, counts = np.unique(a[mask], return_counts=True)
+        else:
+            values, inverse = np.unique(a[mask], return_inverse=True)
+            counts = np.bincount(inverse.ravel(), weights=s[mask], minlength=len(values))
+            counts = counts.astype(np.int64)
+            bad = np.flatnonzero(counts < 0)
+            if bad.size:
+                name = IntervalSequence.action_codes[code]
+                raise ValueError(
+                    f"IntervalSequence.{name}.undo: cannot undo {values[bad[0]].item()!r} "
+                    f"{-int(counts[bad[0]])} more time(s) than it was applied "
+                    f"(it is in the state 0 time(s))"
+                )
+            keep = counts > 0
+            values, counts = values[keep], counts[keep]
+        built.append((values, counts))
+    (lo_v, lo_c), (hi_v, hi_c), (it_v, it_c) = built
+    target.opens = dict(zip(lo_v.tolist(), lo_c.tolist(), strict=True))
+    target.closes = dict(zip(hi_v.tolist(), hi_c.tolist(), strict=True))
+    target._los = lo_v.tolist()
+    target._his = hi_v.tolist()
+    items = it_v if it_v.size == int(it_c.sum()) else np.repeat(it_v, it_c)
+    target._items = items.tolist()
+    if lo_v.size and hi_v.size:
+        k = np.searchsorted(hi_v, lo_v, side="left")
+        has_close = k < hi_v.size
+        hi = hi_v[np.minimum(k, hi_v.size - 1)]
+        before_next = np.ones(lo_v.size, dtype=bool)
+        before_next[:-1] = hi[:-1] < lo_v[1:]
+        closed = has_close & before_next
+        lo, hi = lo_v[closed], hi[closed]
+        sizes = np.searchsorted(items, hi, side="left") - np.searchsorted(items, lo, side="left")
+        target._clo, target._chi = lo.tolist(), hi.tolist()
+        target._csz = sizes.tolist()
+        target._total = int(sizes.sum())
+    return True
 
 
 def closed_intervals(
