@@ -51,12 +51,45 @@ class ReplayContext:
     ``BoundAction`` once, and the wrappers defer to the active context, if any.
     """
 
-    def __init__(self, states: list[Any]) -> None:
+    def __init__(self, states: list[Any], batch: bool = False) -> None:
         self.stored = list(states)
         self.built: list[Any] = []
         self.restored: set[int] = set()
         self.sign = 1
         self._prev: ReplayContext | None = None
+        # batch mode (a bulk load: fresh states, every sign +1): actions on states with a
+        # vectorized ``batch_apply`` are collected and applied at once when the loop over
+        # the rows ends, or before any reader of the state runs
+        self.batch = batch
+        self.pending: dict[int, tuple[Any, list[str], list[Any]]] = {}
+
+    def defer(self, state: Any, name: str, args: tuple) -> bool:
+        """Collect an action for :meth:`flush` (True), or say it must run now (False)."""
+        cls = type(state)
+        vec = _VECTORIZED.get(cls)
+        if vec is None:
+            vec = _VECTORIZED[cls] = _vectorized(cls)
+            if vec:
+                _flush_before_readers(cls)
+        if not vec or self.sign < 0:
+            return False
+        entry = self.pending.get(id(state))
+        if entry is None:
+            entry = self.pending[id(state)] = (state, [], [])
+        entry[1].append(name)
+        entry[2].append(args[0] if len(args) == 1 else (args or None))
+        return True
+
+    def flush(self, state: Any = None) -> None:
+        """Apply the collected actions (of ``state``, or of every state)."""
+        if not self.pending:
+            return
+        keys = [id(state)] if state is not None else list(self.pending)
+        for k in keys:
+            entry = self.pending.pop(k, None)
+            if entry is not None:
+                obj, names, args = entry
+                type(obj).batch_apply(names, args, None, state=obj)
 
     def __enter__(self) -> ReplayContext:
         _install()
@@ -66,6 +99,7 @@ class ReplayContext:
 
     def __exit__(self, *exc: Any) -> None:
         _LOCAL.replay = self._prev
+        self.pending.clear()
 
     def new_state(self, cls: type) -> Any:
         """The next stored state if it is of class ``cls`` (restored), else None."""
@@ -115,16 +149,19 @@ class SignedRows(Rows):
         finally:
             if ctx is not None:
                 ctx.sign = before
+                ctx.flush()
 
 
 def replay(fn: Any, rows: list[tuple], signs: list[int], states: list[Any], args: list[Any],
-           rows_index: int) -> tuple[list[Any], Any]:  # fmt: skip
+           rows_index: int, batch: bool = False) -> tuple[list[Any], Any]:  # fmt: skip
     """Run ``fn`` (a ``@dataflow``) over signed ``rows`` with ``states`` restored; returns
-    (the states after, in construction order; the function's result)."""
-    with ReplayContext(states) as ctx:
+    (the states after, in construction order; the function's result). ``batch``: fresh
+    states and inserts only, library states' actions applied in batches (a bulk load)."""
+    with ReplayContext(states, batch=batch and not states) as ctx:
         call = list(args)
         call.insert(rows_index, SignedRows(rows, signs))
         result = fn(*call)
+        ctx.flush()
     return ctx.built, result
 
 
@@ -146,7 +183,9 @@ def _install() -> None:
     def new(cls: type, *args: Any, **kwargs: Any) -> Any:
         ctx = active()
         if ctx is None:
-            return plain_new(cls) if plain_new is object.__new__ else plain_new(cls, *args, **kwargs)
+            return (
+                plain_new(cls) if plain_new is object.__new__ else plain_new(cls, *args, **kwargs)
+            )
         _keep_restored_contents(cls)
         restored = ctx.new_state(cls)
         if restored is not None:
@@ -160,11 +199,48 @@ def _install() -> None:
         if ctx is not None and ctx.sign < 0:  # a deleted row: take its action back
             self.undo(*args)
             return
+        if ctx is not None and ctx.batch and ctx.defer(self.state, self.action.name, args):
+            return
         plain_call(self, *args)
 
     State.__new__ = staticmethod(new)  # type: ignore[method-assign,assignment]
     BoundAction.__call__ = call  # type: ignore[method-assign]
     _INSTALLED = True
+
+
+_VECTORIZED: dict[type, bool] = {}
+
+
+def _vectorized(cls: type) -> bool:
+    """A library state whose ``batch_apply`` is its own (not one action at a time)."""
+    from looplift.states._base import LibraryState
+
+    return (
+        isinstance(cls, type)
+        and issubclass(cls, LibraryState)
+        and getattr(cls.batch_apply, "__func__", None) is not LibraryState.batch_apply.__func__
+    )
+
+
+_FLUSHING = "_looplift_flush_readers"
+
+
+def _flush_before_readers(cls: type) -> None:
+    """Wrap ``cls``'s readers (once) so that a reader called in batch mode first applies
+    the actions collected for its state."""
+    if cls.__dict__.get(_FLUSHING):
+        return
+    for name, fn in cls.readers().items():
+
+        @functools.wraps(fn)
+        def wrapped(self: Any, *args: Any, _fn: Any = fn, **kw: Any) -> Any:
+            ctx = active()
+            if ctx is not None and ctx.pending:
+                ctx.flush(self)
+            return _fn(self, *args, **kw)
+
+        setattr(cls, name, wrapped)
+    setattr(cls, _FLUSHING, True)
 
 
 def _keep_restored_contents(cls: type) -> None:

@@ -85,15 +85,18 @@ class KeyStep:
         args.insert(self.shape.rows_index, rows)
         return self.fn(*args)
 
-    def run(self, live: Counter, states: list[Any] | None, delta: Counter) -> tuple[list, list]:
+    def run(self, live: Counter, states: list[Any] | None, delta: Counter,
+            batch: bool = False) -> tuple[list, list]:  # fmt: skip
         """New (states, output rows) of a key whose live rows are now ``live`` (already
-        updated with ``delta``)."""
-        new_states, out = self._run(live, states, delta)
+        updated with ``delta``). ``batch``: a new key's first rows (a bulk load), whose
+        library states' actions may be applied in batches."""
+        new_states, out = self._run(live, states, delta, batch)
         for row in out:
             _check_int64(row)
         return new_states, out
 
-    def _run(self, live: Counter, states: list[Any] | None, delta: Counter) -> tuple[list, list]:
+    def _run(self, live: Counter, states: list[Any] | None, delta: Counter,
+             batch: bool = False) -> tuple[list, list]:  # fmt: skip
         if not live:
             return [], self.fresh_output()
         if self.shape.mode == "state":
@@ -104,7 +107,8 @@ class KeyStep:
                         rows.extend([r] * abs(n))
                         signs.extend([sign] * abs(n))
             args = list(self.scalars)
-            built, result = replay(self.fn, rows, signs, states or [], args, self.shape.rows_index)
+            built, result = replay(self.fn, rows, signs, states or [], args, self.shape.rows_index,
+                                   batch=batch and not states)  # fmt: skip
             return built, outputs(self.shape.kind, result)
         return [], outputs(self.shape.kind, self._call(list(live.elements())))
 

@@ -285,7 +285,7 @@ class _BulkWriter:
         live = +live
         if not live:
             return
-        new_states, out = self.step.run(live, [], live)
+        new_states, out = self.step.run(live, [], live, batch=True)
         h = key_hash(kb)
         rec = _record(h, kb, live, new_states, out)
         b = h % self.buckets
