@@ -233,10 +233,20 @@ def _spread(spark: Any, rows: list[tuple], schema: str) -> Any:
     partition, which is repartitioned)."""
     from .spark import is_connect
 
+    tasks = max(1, min(len(rows), _parallelism(spark)))
     if is_connect(spark):
-        return spark.createDataFrame(rows, schema).repartition(max(1, min(len(rows), 4)))
-    tasks = max(1, min(len(rows), 2 * spark.sparkContext.defaultParallelism))
+        return spark.createDataFrame(rows, schema).repartition(tasks)
     return spark.createDataFrame(spark.sparkContext.parallelize(rows, tasks), schema)
+
+
+def _parallelism(spark: Any) -> int:
+    """Tasks for a view job: twice the default parallelism (a Connect client cannot read
+    it: the shuffle partitions setting stands in)."""
+    from .spark import is_connect
+
+    if is_connect(spark):
+        return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 4))
+    return max(1, 2 * spark.sparkContext.defaultParallelism)
 
 
 class _BulkWriter:
@@ -537,8 +547,7 @@ class SparkView:
             yield _result_batch(out)
 
         spark = self._session()
-        tasks = max(1, 2 * spark.sparkContext.defaultParallelism
-                    if hasattr(spark, "sparkContext") else 4)  # fmt: skip
+        tasks = _parallelism(spark)
         parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
         if key_cols:
             parts = parts.sortWithinPartitions(*key_cols)

@@ -201,10 +201,13 @@ def test_stream(connect: Any, tmp_path: Path) -> None:
     assert +total == Counter(click.clickstream(net))
 
 
-def test_incremental_view(connect: Any, tmp_path: Path) -> None:
-    """``f.incremental(spark, checkpoint).apply(signed_df)`` with a Connect DataFrame."""
+@pytest.mark.parametrize("store", ["local", "spark"])
+def test_incremental_view(connect: Any, tmp_path: Path, store: str) -> None:
+    """``f.incremental(spark, checkpoint).apply(signed_df)`` with a Connect DataFrame, in
+    both stores (the Spark store: bulk load, apply job and result through the server)."""
     click = import_path(SAMPLES / "clickstream.py")
-    view = click.clickstream.incremental(connect, str(tmp_path / "view"))
+    view = click.clickstream.incremental(connect, str(tmp_path / "view"), store=store)
+    assert view.store == store
     first = _clicks()
     ddl = "user_id long, pagetype long, ts long, _sign int"
     changes = view.apply(connect.createDataFrame([(*r, 1) for r in first], ddl))
