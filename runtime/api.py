@@ -275,7 +275,8 @@ class Dataflow:
         return F.expr(sql).alias(self.name)
 
     def incremental(self, spark: Any, checkpoint: str, *scalars: Any, store: str = "auto",
-                    keep_versions: int | None = None, buckets: int | None = None) -> Any:  # fmt: skip
+                    keep_versions: int | None = None, buckets: int | None = None,
+                    driver_keys: int | None = None) -> Any:  # fmt: skip
         """A view of this algorithm's result maintained over signed batches
         (:class:`looplift.incremental.IncrementalView`), stored in ``checkpoint``;
         reopening the same directory resumes where it stopped. ``store``: ``"local"``
@@ -284,7 +285,8 @@ class Dataflow:
         from .incremental import IncrementalView
 
         return IncrementalView(self, spark, checkpoint, *scalars, store=store,
-                               keep_versions=keep_versions, buckets=buckets)  # fmt: skip
+                               keep_versions=keep_versions, buckets=buckets,
+                               driver_keys=driver_keys)  # fmt: skip
 
     def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any) -> Any:
         """Signed output changes over a streaming DataFrame of signed rows (Structured

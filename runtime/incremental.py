@@ -127,18 +127,20 @@ class IncrementalView:
     Spark jobs on the executors (:class:`looplift.sparkview.SparkView`, for views beyond
     one machine's memory or core); ``"auto"`` (default), the store an existing checkpoint
     has, else the local one, replaced by the Spark one when the first batch has at least
-    :data:`AUTO_SPARK_ROWS` rows. ``keep_versions`` and ``buckets`` apply to the Spark
-    store (versions kept for readers, hash buckets of the state files).
+    :data:`AUTO_SPARK_ROWS` rows. ``keep_versions``, ``buckets`` and ``driver_keys``
+    apply to the Spark store (versions kept for readers, hash buckets of the state files,
+    the most keys an apply may touch to run in the driver process instead of as a Spark
+    job; 0: always a Spark job).
     """
 
     def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any,
                  store: str = "auto", keep_versions: int | None = None,
-                 buckets: int | None = None) -> None:  # fmt: skip
+                 buckets: int | None = None, driver_keys: int | None = None) -> None:  # fmt: skip
         from .sparkview import STORE_DIR
 
         if store not in STORES:
             raise ValueError(f"store must be one of {', '.join(map(repr, STORES))}, not {store!r}")
-        self._args = (dataflow, spark, checkpoint, scalars, keep_versions, buckets)
+        self._args = (dataflow, spark, checkpoint, scalars, keep_versions, buckets, driver_keys)
         self._auto = False
         has_spark = os.path.exists(os.path.join(checkpoint, STORE_DIR, "CURRENT"))
         has_local = os.path.exists(os.path.join(checkpoint, LocalView.FILE))
@@ -152,11 +154,14 @@ class IncrementalView:
                                  "open it with store='local' or 'auto', or use a new checkpoint")  # fmt: skip
 
     def _spark(self) -> Any:
-        from .sparkview import DEFAULT_KEEP, SparkView
+        from .sparkview import DEFAULT_DRIVER_KEYS, DEFAULT_KEEP, SparkView
 
-        dataflow, spark, checkpoint, scalars, keep, buckets = self._args
+        dataflow, spark, checkpoint, scalars, keep, buckets, driver_keys = self._args
         alg, fn = _resolve(dataflow)
-        return SparkView(alg, fn, spark, checkpoint, scalars, keep or DEFAULT_KEEP, buckets)
+        if driver_keys is None:
+            driver_keys = DEFAULT_DRIVER_KEYS
+        return SparkView(alg, fn, spark, checkpoint, scalars, keep or DEFAULT_KEEP, buckets,
+                         driver_keys)  # fmt: skip
 
     def _maybe_spark(self, rows: int | Any) -> None:
         """Move a new, empty ``auto`` view to the Spark store for a large first batch."""

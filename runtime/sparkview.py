@@ -19,7 +19,8 @@ executors: ``groupBy(scope key)`` runs each key's step over its rows, and the re
 are written bucket by bucket by the tasks; the driver only writes the manifest.
 
 **Apply.** A delta is collected and netted on the driver (it is small), split by
-bucket and sent to one Spark job: each task reads the records of its keys only,
+bucket and sent to one Spark job (or, when it touches at most ``driver_keys`` keys, run
+in the driver process, which saves scheduling a job): each task reads the records of its keys only,
 checks the deletes, runs the keys' steps (signed replay on the stored states, or
 recompute from the live rows, as the SQLite store does), writes one new file per
 bucket with the touched keys' new records, and returns the changes. The driver then
@@ -54,6 +55,9 @@ MAX_SEGMENTS = 8  # files per bucket before its newer files are merged
 ROW_GROUP_BYTES = 64 * 1024  # target row group size: a task reads a key's group only
 DEFAULT_BUCKETS = 32
 DEFAULT_KEEP = 5
+#: an apply touching at most this many keys runs in the driver process (reading and
+#: writing the same files, with the same commit); larger ones run as a Spark job
+DEFAULT_DRIVER_KEYS = 2000
 
 
 def key_hash(kb: bytes) -> int:
@@ -320,7 +324,8 @@ class SparkView:
     kind = "spark"
 
     def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
-                 keep_versions: int = DEFAULT_KEEP, buckets: int | None = None) -> None:  # fmt: skip
+                 keep_versions: int = DEFAULT_KEEP, buckets: int | None = None,
+                 driver_keys: int = DEFAULT_DRIVER_KEYS) -> None:  # fmt: skip
         from .delta import shape_of
         from .incremental import KeyStep
 
@@ -335,6 +340,7 @@ class SparkView:
         self.columns = [n for n, _ in alg.output]
         self.types = [t for _, t in alg.output]
         self.keep = keep_versions
+        self.driver_keys = driver_keys
         self.root = os.path.join(checkpoint, STORE_DIR)
         self.data = os.path.join(self.root, "data")
         os.makedirs(self.data, exist_ok=True)
@@ -473,7 +479,12 @@ class SparkView:
             jobs.setdefault(b, {"files": files.get(b, []), "deltas": {}})["deltas"][kb] = (k, d)
         changes: list[tuple] = []
         if jobs:
-            results = self._run_jobs(jobs)
+            touched = sum(len(j["deltas"]) for j in jobs.values())
+            if touched <= self.driver_keys:  # a small delta: no Spark job to schedule
+                results = [r for b, j in sorted(jobs.items())
+                           for r in apply_bucket(self.step, self.data, b, j)]  # fmt: skip
+            else:
+                results = self._run_jobs(jobs)
             for _b, kind, payload in results:
                 if kind == "error":
                     raise DeltaError(payload.decode())

@@ -43,7 +43,7 @@ def main(argv: list[str]) -> int:
     for name, ref in spec["views"].items():
         module, fn = ref.split(":")
         algo = getattr(import_path(SAMPLES / f"{module}.py"), fn)
-        opts = {"store": store, "buckets": 2} if store == "spark" else {}
+        opts = {"store": store, "buckets": 2, "driver_keys": 0} if store == "spark" else {}
         views[name] = algo.incremental(spark, f"{root}/{name}", **opts)
         cols = spec["columns"][name]
         schemas[name] = ", ".join(f"c{i} long" for i in range(len(cols))) + ", _sign int"

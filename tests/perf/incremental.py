@@ -43,7 +43,8 @@ the smallest, and at the largest base, the recompute at least 10x slower than ap
 ``--store spark`` (issue 13) keeps the views in the Spark-backed store instead: the load
 is the view's bulk load, ``view.apply(base_df + _sign)`` on the empty view, timed against
 the compiled batch run on the same cached base (two runs, before and after the load;
-the median of the batch runs); the profile step is skipped. Targets: the load at most
+the median of the batch runs); the profile step is skipped. ``--driver-keys 0`` makes
+every apply a Spark job (by default a 1,000-row delta runs in the driver process). Targets: the load at most
 3x the batch run at the largest base; apply at the largest base within 1.3x of apply at
 the smallest; the recompute at the largest base at least 20x slower than apply.
 """
@@ -442,6 +443,8 @@ def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p.add_argument("--seed", type=int, default=42)
     p.add_argument("--store", choices=("local", "spark"), default="local",
                    help="the view store (default local: SQLite on the driver)")  # fmt: skip
+    p.add_argument("--driver-keys", type=int, default=None,
+                   help="the Spark store's driver_keys (0: every apply a Spark job)")  # fmt: skip
     args = p.parse_args(argv)
     if args.quick:
         args.bases = ",".join(map(str, QUICK_BASES))
@@ -613,7 +616,9 @@ def main(argv: list[str] | None = None) -> int:
         cols = fetch_columns(b.base_df)
         b.fetch_s = time.perf_counter() - start
         b.checkpoint = tempfile.mkdtemp(prefix=f"view-{n}-", dir=workdir)
-        b.view = sample.clickstream.incremental(spark, checkpoint=b.checkpoint, store=args.store)
+        opts = {"driver_keys": args.driver_keys} if args.store == "spark" else {}
+        b.view = sample.clickstream.incremental(spark, checkpoint=b.checkpoint, store=args.store,
+                                                **opts)  # fmt: skip
         if args.store == "spark":
             from pyspark.sql import functions as F
 
