@@ -282,12 +282,15 @@ class Dataflow:
 
         return IncrementalView(self, spark, checkpoint, *scalars)
 
-    def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any) -> Any:
-        """Signed output changes over a streaming DataFrame of signed rows (Structured
-        Streaming, per-scope-key state in Spark's state store)."""
-        from .incremental import stream
+    def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any,
+               changes: bool | None = None) -> Any:  # fmt: skip
+        """This algorithm over a streaming DataFrame of signed rows (Structured Streaming,
+        per-scope-key state in Spark's state store): a native update stream of each key's
+        current row for additive states, else signed changes per key in Python;
+        ``changes=True`` forces the signed changes (:mod:`looplift.streaming`)."""
+        from .streaming import stream
 
-        return stream(self, streaming_df, sign, *scalars)
+        return stream(self, streaming_df, sign, *scalars, changes=changes)
 
     def explain(self, *args: Any, file: Any = None) -> str:
         """Print (and return) the dataflow graph with native and Python parts marked.
