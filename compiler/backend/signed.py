@@ -95,11 +95,11 @@ class SignedPlanner(Planner):
         self.lines[-1] = f"    {var} = {entry}.toDF({', '.join(repr(n) for n in [*names, SIGN])})"
 
     def visit_ActionState(self, op: ActionState) -> None:
-        raise NotSigned(f"state `{user_name(op.operator.name)}` is not additive (its actions "
-                        "run in a reducer per scope key)")  # fmt: skip
+        raise NotSigned(f"state `{user_name(op.operator.name)}` is not additive (a streaming "
+                        "aggregation keeps sums only)")  # fmt: skip
 
     def visit_OrderedState(self, op: OrderedState) -> None:
-        raise NotSigned(f"`{user_name(op.operator.name)}` is an ordered loop")
+        raise NotSigned("an ordered loop (`order_by`) runs over each key's sorted rows")
 
     def visit_HostCall(self, op: HostCall) -> None:
         raise NotSigned("a host function runs Python")
