@@ -133,7 +133,7 @@ def check(spark: Any, algo: Any, src: str, root: str, per_trigger: int) -> list[
 def parse_args(argv: list[str] | None) -> argparse.Namespace:
     p = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     p.add_argument("--sizes", default="1000000,5000000", help="input rows (inserts) per size")
-    p.add_argument("--keys", type=int, default=10_000, help="distinct keys")
+    p.add_argument("--keys", type=int, default=1_000, help="distinct keys")
     p.add_argument("--repeats", type=int, default=3)
     p.add_argument("--files", type=int, default=8, help="parquet files per size (deletes: one)")
     p.add_argument("--per-trigger", type=int, default=2, help="files per micro-batch")
@@ -168,13 +168,15 @@ def main(argv: list[str] | None = None) -> int:
                 for pr in problems:
                     print(f"CHECK FAILED {pr}")
                 failed |= bool(problems)
-                print(f"check at {size}: {'ok' if not problems else 'FAILED'}")
+                print(f"check at {size}: {'ok' if not problems else 'FAILED'}", flush=True)
             forms = [True]
             if not args.skip_python_above or size <= args.skip_python_above:
                 forms.append(False)
             times: dict[bool, list[float]] = {f: [] for f in forms}
             for f in forms:  # warm-up, untimed
-                run(spark, algo, src, os.path.join(root, f"warm-{size}-{f}"), args.per_trigger, f)
+                took, _ = run(spark, algo, src, os.path.join(root, f"warm-{size}-{f}"),
+                              args.per_trigger, f)  # fmt: skip
+                print(f"  {size:,} {'native' if f else 'python'} warm-up: {took:.2f} s", flush=True)
             for r in range(args.repeats):
                 order = forms[r % len(forms):] + forms[: r % len(forms)]
                 for f in order:
@@ -182,6 +184,8 @@ def main(argv: list[str] | None = None) -> int:
                     ckpt = os.path.join(root, f"run-{size}-{f}-{r}")
                     took, _ = run(spark, algo, src, ckpt, args.per_trigger, f)
                     times[f].append(took)
+                    print(f"  {size:,} {'native' if f else 'python'} round {r + 1}: {took:.2f} s",
+                          flush=True)  # fmt: skip
                     shutil.rmtree(ckpt, ignore_errors=True)
             med = {f: statistics.median(t) for f, t in times.items()}
             for f in forms:
