@@ -12,9 +12,11 @@ Two forms, chosen per algorithm (``changes=`` forces one):
   each micro-batch holds, per scope key it touched, the key's current output row, with
   two more columns, ``_key`` (the scope key: its field, or a struct ``_1, _2, ...`` of
   its fields) and ``_live`` (the key's live input rows). The row replaces the key's
-  previous one; ``_live = 0`` means the key has no rows any more (delete its row; its
-  other columns are NULL). An aggregate (one global key) has no ``_key``: each row is
-  the current result (its value on no rows when ``_live = 0``). Write it with
+  previous one; ``_live = 0`` means the key has no rows any more: delete its row (its
+  values computed from the states are NULL then; a key inserted and deleted within one
+  micro-batch may come this way without having come before). An aggregate (one
+  global key) has no ``_key``: each row is the current result (its value on no rows
+  when ``_live = 0``; nothing before the first row arrives). Write it with
   ``outputMode("update")`` (the default of its ``writeStream``) or ``"complete"``;
   ``"append"`` is refused with a message. Deletes are checked per key (a key's live
   count below zero raises), not per row.

@@ -43,6 +43,7 @@ from ..dataflow.payloads import (
 )
 from ..names import user_name
 from .errors import BackendError
+from .frames import Frame
 from .plan import PlanModule, Planner
 
 if TYPE_CHECKING:
@@ -109,7 +110,7 @@ class SignedPlanner(Planner):
             raise NotSigned(f"state `{user_name(op.name)}` is not additive")
         super().materialize_op(op)
 
-    def frame(self, fk: FrameKey) -> object:
+    def frame(self, fk: FrameKey) -> Frame:
         if fk not in self.frames and fk != ROWS:
             based = any(self.frame_key(op.scope) == fk and op.actions and self._independent(op)
                         for op in self.ops)  # fmt: skip
