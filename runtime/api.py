@@ -288,12 +288,15 @@ class Dataflow:
                                keep_versions=keep_versions, buckets=buckets,
                                driver_keys=driver_keys)  # fmt: skip
 
-    def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any) -> Any:
-        """Signed output changes over a streaming DataFrame of signed rows (Structured
-        Streaming, per-scope-key state in Spark's state store)."""
-        from .incremental import stream
+    def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any,
+               changes: bool | None = None) -> Any:  # fmt: skip
+        """This algorithm over a streaming DataFrame of signed rows (Structured Streaming,
+        per-scope-key state in Spark's state store): a native update stream of each key's
+        current row for additive states, else signed changes per key in Python;
+        ``changes=True`` forces the signed changes (:mod:`looplift.streaming`)."""
+        from .streaming import stream
 
-        return stream(self, streaming_df, sign, *scalars)
+        return stream(self, streaming_df, sign, *scalars, changes=changes)
 
     def explain(self, *args: Any, file: Any = None) -> str:
         """Print (and return) the dataflow graph with native and Python parts marked.
@@ -311,6 +314,7 @@ class Dataflow:
         if backend is not None and compiled.kind != "scalar":
             py = ", ".join(backend.python_ops) or "none"
             parts.append(f"spark plan: generated module, Python operators: {py}")
+            parts.append(_stream_text(self))
         if args:
             out = self(*args)
             parts.append("spark physical plan:\n" + mark_plan(physical_plan(out)))
@@ -320,6 +324,20 @@ class Dataflow:
 
     def __repr__(self) -> str:
         return f"<dataflow {self.__module__}.{self.name}{self.signature}>"
+
+
+def _stream_text(df: Dataflow) -> str:
+    """What ``f.stream`` runs (:func:`looplift.streaming.stream_form`), for explain."""
+    from .streaming import stream_form
+
+    try:
+        form, why = stream_form(df)
+    except Exception as e:  # noqa: BLE001 - explain what cannot run, do not fail
+        return f"stream: not available ({e})"
+    if form == "native":
+        return ("stream: native streaming aggregation of the signed sums per scope key "
+                "(update mode: each key's row with _key, _live; no Python)")  # fmt: skip
+    return f"stream: signed changes per scope key, the reference code in Python ({why})"
 
 
 def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | None = None) -> Any:

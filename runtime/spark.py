@@ -169,15 +169,16 @@ def _classic_running() -> bool:
 # -- entry projection ---------------------------------------------------------------------
 
 
-def entry(df: Any, name: str, types: Sequence[str]) -> Any:
+def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = ()) -> Any:
     """The entry projection: positional fields ``f0..fn``, types checked, nulls refused.
 
     A null in a field that is not ``Optional`` raises at run time with a message
-    naming the column; a column of the wrong type is refused before running.
+    naming the column; a column of the wrong type is refused before running. The
+    columns named in ``keep`` (a signed plan's ``_sign``) follow the fields as they are.
     """
     from pyspark.sql import functions as F
 
-    fields = df.schema.fields
+    fields = [f for f in df.schema.fields if f.name not in keep]
     if len(fields) != len(types):
         have = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in fields)
         raise DataflowInputError(
@@ -211,7 +212,7 @@ def entry(df: Any, name: str, types: Sequence[str]) -> Any:
         # pushes that filter through the projection's check); the filter's checks hold for
         # the fields it does not read, whose projection Spark prunes
         df = df.where(F.expr(f"CASE {' '.join(checks)} ELSE TRUE END"))
-    return df.select(*cols)
+    return df.select(*cols, *[F.col(quote_ident(k)) for k in keep])
 
 
 def not_null(col: Any, label: str, what: str, t: str) -> Any:

@@ -177,7 +177,7 @@ class ReducersMixin:
             cols = sorted({c for c, _ in parts[fk]})
             sums = {c: " + ".join(e for c2, e in parts[fk] if c2 == c) for c in cols}
             exprs = [f"E({f'sum({e})'!r}).alias({c!r})" for c, e in sums.items()]
-            agg_src = f"{self.frame(fk).var}.withColumn('_sign', F.lit(1))"
+            agg_src = self.signed_rows(self.frame(fk).var, fk)
         else:
             cols = sorted({c for fk in frames for c, _ in parts[fk]})
             selects = []
@@ -187,10 +187,11 @@ class ReducersMixin:
                 for c in cols:
                     e = " + ".join(e for c2, e in parts[fk] if c2 == c) or "0"
                     sel.append(f"E({e!r}).alias({c!r})")
-                selects.append(f"{src}.withColumn('_sign', F.lit(1)).select({', '.join(sel)})")
+                selects.append(f"{self.signed_rows(src, fk)}.select({', '.join(sel)})")
             agg_src = self.py.fresh("contributions")
             self.emit(f"{agg_src} = {self.union(selects)}  # the additive terms of every level")
             exprs = [f"F.sum({c!r}).alias({c!r})" for c in cols]
+        exprs += self.live_sums(keys)
         agg = self.py.fresh("sums")
         names = ", ".join(user_name(o.name) for o in group)
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
@@ -198,7 +199,7 @@ class ReducersMixin:
                   f"  # additive {names}: native sums per scope key")  # fmt: skip
         # readers over the sums (a global sum over no rows is NULL: start from the init)
         reads: list[str] = []
-        sel = [f"F.col({k!r})" for k in keys]
+        sel = [f"F.col({k!r})" for k in keys] + self.live_columns(keys)
         for op in group:
             for rd in op.reads:
                 if rd.result == "_" or rd.result in reads:
@@ -209,12 +210,29 @@ class ReducersMixin:
                     if s == rd.state:
                         mine = [t for t in terms if t.state == s and t.field == fname]
                         totals[fname] = (field_total(f"`{col}`", init), field_type(init, mine))
-                sql = additive_reader(info, rd.method, totals)
+                sql = self.live_reader(additive_reader(info, rd.method, totals), keys)
                 sel.append(f"E({sql!r}).alias({self.col_for(rd.result)!r})")
                 reads.append(rd.result)
         out = self.py.fresh("agg")
         self.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
+
+    # -- the sign of the rows (signed plans, :mod:`.signed`, override these) -------------
+    def signed_rows(self: Planner, var: str, fk: FrameKey) -> str:
+        """A frame of rows with their ``_sign`` column: every row is an insert in a batch plan."""
+        return f"{var}.withColumn('_sign', F.lit(1))"
+
+    def live_sums(self: Planner, keys: tuple[str, ...]) -> list[str]:
+        """More aggregates of the additive sums (none in a batch plan)."""
+        return []
+
+    def live_columns(self: Planner, keys: tuple[str, ...]) -> list[str]:
+        """More columns kept by the additive readers' projection (none in a batch plan)."""
+        return []
+
+    def live_reader(self: Planner, sql: str, keys: tuple[str, ...]) -> str:
+        """An additive reader's SQL as the readers' projection computes it."""
+        return sql
 
     def _action(self: Planner, group: list[StateOperator], keys: tuple[str, ...]) -> tuple[str, list[str]]:
         """Native map part (action code + arguments per row), one Arrow reducer per key."""

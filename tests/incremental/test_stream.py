@@ -269,3 +269,162 @@ def test_stream_of_a_change_data_feed(spark: Any, tmp_path: Path) -> None:
     run.run()
     net = [(1, 0, 10), (1, 5, 11), (1, 1, 20), (1, 7, 15), (2, 0, 1)]
     assert_same("table", list(run.summed().elements()), reference_rows(run.case.algo, net))
+
+
+# -- the native form: additive states as Spark's streaming aggregation (issue 13) -------------
+
+# name -> scalars, a value generator per field (additive states only: the native form)
+NATIVE = {
+    "average": ((), lambda rnd: (rnd.randint(1, 4), rnd.randint(-50, 50))),
+    "mean": ((), lambda rnd: (rnd.randint(1, 4), rnd.randint(-50, 50))),
+}
+
+
+class NativeRun(Run):
+    """The native update stream of one algorithm: each micro-batch's rows upsert the
+    table by ``_key`` (``_live = 0`` deletes the key's row)."""
+
+    def __init__(self, spark: Any, name: str, root: Path, ddl: str = "") -> None:
+        self.spark, self.case = spark, case_named(name)
+        self.scalars, self.gen = NATIVE.get(name, ((), None))
+        self.fts = row_types(self.case.algo)
+        self.src, self.ckpt = root / "src", root / "checkpoint"
+        self.src.mkdir(parents=True)
+        self.files = 0
+        self.ddl = ddl or spark_ddl(self.fts)
+        self.table: dict[Any, tuple] = {}
+        self.batches = 0
+
+    def run(self, mode: str | None = None) -> Any:
+        sdf = self.spark.readStream.schema(self.ddl).option(
+            "maxFilesPerTrigger", 2
+        ).parquet(str(self.src))  # fmt: skip
+        algo = self.case.algo
+        out = algo.stream(sdf, "_sign", *self.scalars)
+        keyed = algo.algorithm().kind == "table"
+        names = [n for n, _ in algo.algorithm().output]
+        assert list(out.columns) == [*names, *(["_key"] if keyed else []), "_live"]
+        assert out.isStreaming
+
+        def sink(df: Any, batch_id: int) -> None:
+            self.batches += 1
+            for row in collect(df):
+                if not keyed:
+                    self.table[()] = tuple(row[:-1])
+                elif row[-1] == 0:  # (a key inserted and deleted in one batch: never seen)
+                    self.table.pop(row[-2], None)
+                else:
+                    assert row[-1] > 0
+                    self.table[row[-2]] = tuple(row[:-2])
+
+        writer = out.writeStream.foreachBatch(sink)
+        if mode is not None:
+            writer = writer.outputMode(mode)
+        query = (
+            writer.option("checkpointLocation", str(self.ckpt)).trigger(availableNow=True).start()
+        )
+        query.awaitTermination(300)
+        assert not query.isActive
+        if query.exception() is not None:
+            raise query.exception()
+        return query
+
+    def result(self) -> list[tuple]:
+        return list(self.table.values())
+
+
+def executed_plan(query: Any) -> str:
+    """Spark's plans (parsed, analysed, optimized, physical) of the query's last
+    micro-batch, as ``query.explain(extended=True)`` prints them."""
+    return str(query._jsq.explainInternal(True))
+
+
+@pytest.mark.parametrize("name", list(NATIVE))
+def test_native_stream_restarts_from_its_checkpoint(spark: Any, tmp_path: Path, name: str) -> None:
+    """The thesis ``average`` (and the global ``mean``): no Python operator in the executed
+    streaming plan; the upserted rows equal the reference on the net input after each run
+    (keys emptied by deletes included) and after a restart from the checkpoint."""
+    from looplift.api import _PYTHON_NODES
+
+    run = NativeRun(spark, name, tmp_path)
+    algo, scalars = run.case.algo, run.scalars
+    rnd = random.Random(name)
+    live: Counter = Counter()
+    first = batches(run.gen, 3, live, rnd)
+    run.add_files(first)
+    q1 = run.run()
+    plan = executed_plan(q1)
+    assert "StateStoreSave" in plan and "HashAggregate" in plan, plan
+    assert not [n for n in _PYTHON_NODES if n in plan], plan
+    assert "Python" not in plan and "pandas" not in plan.lower(), plan
+    assert input_rows(q1) == sum(len(r) for r, _ in first)
+    want = reference_rows(algo, net_rows(first), scalars)
+    assert_same("table", run.result(), want, f"{name}: first run")
+    if name != "average":
+        return
+
+    second = batches(run.gen, 3, live, rnd)
+    gone = [r for r in live.elements() if r[0] == 1]  # and key 1 loses all its rows
+    second.append((gone, [-1] * len(gone)))
+    live.subtract(gone)
+    run.add_files(second)
+    q2 = run.run("update")  # a new query on the same checkpoint
+    assert input_rows(q2) == sum(len(r) for r, _ in second), "old files were read again"
+    want = reference_rows(algo, net_rows(first + second), scalars)
+    assert 1 not in run.table
+    assert_same("table", run.result(), want, f"{name}: after the restart")
+    ops = [op for p in q2.recentProgress for op in p["stateOperators"]]
+    assert ops and any(k.startswith("rocksdb") for op in ops for k in op["customMetrics"])
+
+
+def test_native_stream_of_a_change_data_feed(spark: Any, tmp_path: Path) -> None:
+    ddl = "c0 bigint, c1 bigint, _change_type string, _commit_version bigint, " \
+          "_commit_timestamp timestamp"  # fmt: skip
+    run = NativeRun(spark, "average", tmp_path, ddl)
+    first = [(1, 10), (1, -3), (2, 5), (3, 7)]
+    run.add_files([(first, ["insert"] * 4)])
+    # an update of key 1's value (pre- and post-image); key 3 loses its only row
+    run.add_files([([(1, -3), (1, 4), (2, 6), (3, 7)],
+                    ["update_preimage", "update_postimage", "insert", "delete"])])  # fmt: skip
+    run.run()
+    net = [(1, 10), (1, 4), (2, 5), (2, 6)]
+    assert 3 not in run.table
+    assert_same("table", run.result(), reference_rows(run.case.algo, net))
+
+
+def test_native_stream_refuses_int_overflow(spark: Any, tmp_path: Path) -> None:
+    """A sum beyond 64 bits raises (ANSI), as the reference does, never wraps."""
+    run = NativeRun(spark, "sum", tmp_path)
+    rows = [(1, 2**62), (1, 2**62), (2, 1)]
+    run.add_files([(rows, [1, 1, 1])])
+    with pytest.raises(Exception, match="64 bits"):  # noqa: PT011
+        reference_rows(run.case.algo, rows)
+    with pytest.raises(Exception, match="(?i)overflow"):  # noqa: PT011
+        run.run()
+
+
+def test_native_stream_modes_and_forms(spark: Any, tmp_path: Path) -> None:
+    """Append mode is refused with a message; ``changes=True`` streams signed changes per
+    key; ``changes=False`` says why an algorithm has no native form; a key deleted more
+    than inserted raises."""
+    from looplift.streaming import StreamModeError, stream_form
+
+    avg = case_named("average").algo
+    sdf = spark.readStream.schema("k bigint, v bigint, _sign int").parquet(str(tmp_path))
+    with pytest.raises(StreamModeError, match=r"update stream.*changes=True"):
+        avg.stream(sdf).writeStream.outputMode("append")
+    with pytest.raises(StreamModeError, match="update stream"):
+        avg.stream(sdf).writeStream.start(outputMode="Append")
+    assert list(avg.stream(sdf, changes=True).columns) == ["k", "avg", "_sign"]
+    assert stream_form(avg) == ("native", "")
+    click = case_named("clickstream").algo
+    form, why = stream_form(click)
+    assert form == "python" and "not additive" in why
+    with pytest.raises(Exception, match="no native stream.*not additive"):  # noqa: PT011
+        click.stream(spark.readStream.schema("a bigint, b bigint, c bigint, _sign int")
+                     .parquet(str(tmp_path)), changes=False)  # fmt: skip
+
+    run = NativeRun(spark, "average", tmp_path / "deletes")
+    run.add_files([([(1, 10)], [1]), ([(2, 5)], [-1])])
+    with pytest.raises(Exception, match="more deletes than inserts"):  # noqa: PT011
+        run.run()

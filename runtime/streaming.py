@@ -1,0 +1,227 @@
+"""``f.stream(streaming_df, sign="_sign")``: an algorithm in Spark Structured Streaming.
+
+Two forms, chosen per algorithm (``changes=`` forces one):
+
+- **Native** (algorithms whose states are all additive: ``Sum``, ``Count``,
+  ``Average``, ``Variance``, ``+=`` reductions ..., read at the scope of their
+  ``group_by``, one unconditional row per scope key). The batch plan's map phase, its
+  sums weighted by each row's sign (``sum(v * _sign)``; ``sum(_sign)`` is the key's
+  live row count) as Spark's own streaming aggregation, and its exit projection: no
+  Python runs (:func:`looplift.compiler.backend.signed.signed_plan`). A streaming
+  aggregation cannot retract its previous rows, so this form is an **update** stream:
+  each micro-batch holds, per scope key it touched, the key's current output row, with
+  two more columns, ``_key`` (the scope key: its field, or a struct ``_1, _2, ...`` of
+  its fields) and ``_live`` (the key's live input rows). The row replaces the key's
+  previous one; ``_live = 0`` means the key has no rows any more: delete its row (its
+  values computed from the states are NULL then; a key inserted and deleted within one
+  micro-batch may come this way without having come before). An aggregate (one
+  global key) has no ``_key``: each row is the current result (its value on no rows
+  when ``_live = 0``; nothing before the first row arrives). Write it with
+  ``outputMode("update")`` (the default of its ``writeStream``) or ``"complete"``;
+  ``"append"`` is refused with a message. Deletes are checked per key (a key's live
+  count below zero raises), not per row.
+- **Per key in Python** (everything else, or ``changes=True``): signed output changes
+  (−old row, +new row, column ``_sign``), an append stream; per scope key the live rows,
+  states and output rows live in Spark's state store (RocksDB), and each group of rows
+  is replayed by the reference code (:func:`looplift.incremental.stream`).
+
+Both take ``_sign`` (+1/−1) or Delta Lake's change data feed (``_change_type``).
+Ints beyond 64 bits raise (ANSI sums) in both.
+
+>>> out = average.stream(spark.readStream.schema("k bigint, v bigint, _sign int")
+...                      .parquet(path))                       # doctest: +SKIP
+>>> out.columns                                                # doctest: +SKIP
+['k', 'avg', '_key', '_live']
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import Any
+
+from .deltarows import CDF, SIGN, DeltaError, sign_columns, typed_columns
+
+__all__ = ["StreamModeError", "stream", "stream_form"]
+
+LIVE = "_live"
+KEY = "_key"
+ROCKSDB = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
+
+_SIGNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # dataflow -> (module, why)
+
+
+class StreamModeError(ValueError):
+    """A native (update) stream written with an output mode it cannot have."""
+
+
+def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
+           changes: bool | None = None) -> Any:  # fmt: skip
+    """``dataflow`` over a streaming DataFrame of signed rows (see the module docs).
+
+    ``changes=None`` picks the native update stream when the algorithm allows it, else
+    the per-key signed changes; ``changes=True`` forces the signed changes, and
+    ``changes=False`` the native form (an error says why an algorithm has none).
+    """
+    from .incremental import _resolve
+    from .incremental import stream as keyed_stream
+
+    if changes is not True:
+        alg, ref = _resolve(dataflow)
+        module, why = signed_module(ref)
+        if module is not None:
+            return _native(alg, module, streaming_df, sign, scalars)
+        if changes is False:
+            raise DeltaError(f"`{alg.name}` has no native stream: {why}; stream its signed "
+                             "changes per key instead (changes=True)")  # fmt: skip
+    return keyed_stream(dataflow, streaming_df, sign, *scalars)
+
+
+def stream_form(dataflow: Any) -> tuple[str, str]:
+    """("native", "") or ("python", why): the form ``f.stream`` runs by default."""
+    from .incremental import _resolve
+
+    _alg, ref = _resolve(dataflow)
+    module, why = signed_module(ref)
+    return ("native", "") if module is not None else ("python", why)
+
+
+def signed_module(dataflow: Any) -> tuple[Any, str]:
+    """(the signed plan as an imported module, "") or (None, why there is none)."""
+    if dataflow in _SIGNED:
+        return _SIGNED[dataflow]
+    import types
+
+    from .compiler.backend.signed import NotSigned, signed_plan
+
+    try:
+        gen = signed_plan(dataflow.compile())
+    except NotSigned as e:
+        _SIGNED[dataflow] = (None, str(e))
+        return _SIGNED[dataflow]
+    mod = types.ModuleType(f"looplift_signed_plan_{dataflow.name}")
+    mod.__file__ = f"<looplift signed plan of {dataflow.name}>"
+    exec(compile(gen.source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102
+    _SIGNED[dataflow] = (mod, "")
+    return _SIGNED[dataflow]
+
+
+def _native(alg: Any, module: Any, streaming_df: Any, sign: str, scalars: tuple) -> Any:
+    from pyspark.sql import functions as F
+
+    from .sqltext import quote_ident, sql_string
+
+    sign_col, cdf, cols = _columns(alg, streaming_df, sign)
+    s = F.col(quote_ident(sign_col))
+    if cdf:
+        bad = sql_string(f"looplift: unknown _change_type (expected {', '.join(CDF)})")
+        sign_expr = F.expr(f"raise_error({bad})").cast("int")
+        for kind, v in CDF.items():
+            sign_expr = F.when(s == F.lit(kind), F.lit(v)).otherwise(sign_expr)
+    else:
+        bad = sql_string(f"looplift: `{sign_col}` must be +1 or -1")
+        sign_expr = F.when(s == 1, F.lit(1)).when(s == -1, F.lit(-1)).otherwise(
+            F.expr(f"raise_error({bad})").cast("int"))  # fmt: skip
+    casts = typed_columns(streaming_df, cols, alg.fields, alg.name)
+    use_rocksdb(streaming_df.sparkSession)
+    rows = streaming_df.select(*casts, sign_expr.alias(SIGN))
+    args = list(scalars)
+    rows_at = next(i for i, p in enumerate(alg.params) if p[1] == "rows")
+    args.insert(rows_at, rows)
+    out = module.plan(streaming_df.sparkSession, *args)
+    return _update_stream(out, alg.name)
+
+
+def use_rocksdb(spark: Any) -> None:
+    """Keep streaming state in RocksDB unless the session chose another provider than
+    the default one (the choice is fixed in a query's checkpoint at its first start)."""
+    key = "spark.sql.streaming.stateStore.providerClass"
+    have = spark.conf.get(key, None)
+    if not have or "HDFSBackedStateStoreProvider" in have:
+        spark.conf.set(key, ROCKSDB)
+
+
+def _columns(alg: Any, streaming_df: Any, sign: str) -> tuple[str, bool, list[str]]:
+    """(the sign column, whether it is ``_change_type``, the data columns), checked."""
+    try:
+        sign, cdf, cols = sign_columns(list(streaming_df.columns), sign)
+    except DeltaError:
+        raise DeltaError(
+            f"the stream has no `{sign}` column (+1 insert, -1 delete) nor Delta Lake's "
+            "`_change_type`; got columns " + ", ".join(streaming_df.columns)
+        ) from None
+    if len(cols) != len(alg.fields):
+        raise DeltaError(
+            f"`{alg.name}` takes {len(alg.fields)} fields; the stream has columns "
+            + ", ".join(cols)
+            + f" besides `{sign}`"
+        )
+    return sign, cdf, cols
+
+
+# -- the update stream's writer: update mode by default, append refused ----------------------
+
+_CLASSES: dict[type, type] = {}
+
+
+def _update_stream(df: Any, name: str) -> Any:
+    """``df`` whose ``writeStream`` starts in update mode and refuses append."""
+    base = type(df)
+    if not base.__module__.startswith("pyspark.sql.classic"):
+        return df  # (Spark Connect: its own writer; Spark's message for a wrong mode)
+    cls = _CLASSES.get(base)
+    if cls is None:
+
+        def write_stream(self: Any) -> Any:
+            return _writer(self, self._looplift_name)
+
+        cls = type("UpdateStream", (base,), {"writeStream": property(write_stream),
+                                              "__module__": __name__})  # fmt: skip
+        _CLASSES[base] = cls
+    df.__class__ = cls
+    df._looplift_name = name
+    return df
+
+
+def _writer(df: Any, name: str) -> Any:
+    from pyspark.errors import AnalysisException
+    from pyspark.sql.streaming.readwriter import DataStreamWriter
+
+    class UpdateStreamWriter(DataStreamWriter):
+        def outputMode(self, outputMode: str) -> Any:  # noqa: N802,N803 (Spark's names)
+            if isinstance(outputMode, str) and outputMode.strip().lower() == "append":
+                raise StreamModeError(
+                    f"`{name}.stream(...)` is an update stream (Spark's streaming aggregation "
+                    "keeps each scope key's current row; it cannot retract rows): write it with "
+                    "outputMode('update') (the default) or 'complete', or stream signed "
+                    f"changes in append mode with `{name}.stream(..., changes=True)`"
+                )
+            return super().outputMode(outputMode)
+
+        def start(self, *args: Any, **kwargs: Any) -> Any:
+            try:
+                return super().start(*args, **kwargs)
+            except AnalysisException as e:
+                raise _mode_error(e, name) from None
+
+        def toTable(self, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 (Spark's name)
+            try:
+                return super().toTable(*args, **kwargs)
+            except AnalysisException as e:
+                raise _mode_error(e, name) from None
+
+    w = UpdateStreamWriter(df)
+    DataStreamWriter.outputMode(w, "update")
+    return w
+
+
+def _mode_error(e: Exception, name: str) -> Exception:
+    text = str(e)
+    if "output mode" not in text.lower() and "outputmode" not in text.lower():
+        return e
+    first = text.strip().splitlines()[0] if text.strip() else text
+    return StreamModeError(
+        f"`{name}.stream(...)` is an update stream and its sink refused the output mode "
+        f"({first}); use outputMode('update') or 'complete' with a sink that supports it "
+        f"(foreachBatch, memory, console, Delta), or `{name}.stream(..., changes=True)` "
+        "for signed changes in append mode"
+    )
