@@ -14,9 +14,11 @@ touches only the keys present in the delta:
    checkpoint directory, so a crash at any point leaves the previous batch or the
    new one, never half of it. ``version`` counts committed batches.
 
-``f.stream(streaming_df, sign="_sign")`` runs the same step in Spark Structured
-Streaming (``applyInPandasWithState`` keyed by the scope key), with the per-key
-state in Spark's state store (RocksDB), checkpointed by Spark. Both take ``_sign`` or
+``f.stream(streaming_df, sign="_sign")`` runs additive algorithms as Spark's native
+streaming aggregation over signed values (:mod:`looplift.streaming`), and the others with
+the same step in Spark Structured Streaming (``applyInPandasWithState`` keyed by the
+scope key), with the per-key state in Spark's state store (RocksDB), checkpointed by
+Spark. Both take ``_sign`` or
 Delta Lake's ``_change_type``; a batch's changes are netted over its keys.
 
 Float sums in states are kept in arrival order and deletes are subtracted, so after

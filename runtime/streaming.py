@@ -91,8 +91,12 @@ def signed_module(dataflow: Any) -> tuple[Any, str]:
         return _SIGNED[dataflow]
     import types
 
-    from .compiler.backend.signed import NotSigned, signed_plan
-
+    try:
+        from .compiler.backend.signed import NotSigned, signed_plan
+    except ImportError:  # a build package without the compiler: the per-key form
+        _SIGNED[dataflow] = (None, "the compiler is not installed (the native form is "
+                                   "compiled when stream() is called)")  # fmt: skip
+        return _SIGNED[dataflow]
     try:
         gen = signed_plan(dataflow.compile())
     except NotSigned as e:

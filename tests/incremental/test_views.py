@@ -563,9 +563,9 @@ def test_work_is_proportional_to_the_delta(spark: Any, tmp_path: Any, monkeypatc
     replayed: list[int] = []
     real = inc.replay
 
-    def spy(fn: Any, rows: list, *rest: Any) -> Any:
+    def spy(fn: Any, rows: list, *rest: Any, **kw: Any) -> Any:
         replayed.append(len(rows))
-        return real(fn, rows, *rest)
+        return real(fn, rows, *rest, **kw)
 
     monkeypatch.setattr(inc, "replay", spy)
     base = [(u, p, t) for u in range(50) for p, t in [(0, 1), (2, 2), (1, 3), (3, 4)]]
