@@ -188,8 +188,12 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
                 old = pickle.loads(rec["out"])
             else:
                 states, old = [], (step.initial_output() if global_key else [])
-            live.update(d)
-            live = +live
+            for r, n in d.items():  # (in place: the key's other rows are untouched)
+                left = live[r] + n
+                if left > 0:
+                    live[r] = left
+                else:
+                    del live[r]
             new_states, new = step.run(live, states, d)
             if not live and not global_key:
                 new_records.append({"h": wanted[kb], "k": kb, "live": b"", "states": None,
