@@ -43,7 +43,10 @@ def main(argv: list[str]) -> int:
     for name, ref in spec["views"].items():
         module, fn = ref.split(":")
         algo = getattr(import_path(SAMPLES / f"{module}.py"), fn)
-        opts = {"store": store, "buckets": 2, "driver_keys": 0} if store == "spark" else {}
+        # a new Spark store: applies as Spark jobs with a session, else in this process (a
+        # reopened one keeps the default: small batches in this process)
+        keys = 0 if spark is not None else 10**9
+        opts = {"store": store, "buckets": 2, "driver_keys": keys} if store == "spark" else {}
         views[name] = algo.incremental(spark, f"{root}/{name}", **opts)
         cols = spec["columns"][name]
         schemas[name] = ", ".join(f"c{i} long" for i in range(len(cols))) + ", _sign int"

@@ -16,10 +16,10 @@ Each reopened view resumes at the batch after its last committed one; the final
 results equal the reference on the net table; the changes emitted for committed
 batches, summed, equal the final results, and no batch was applied twice.
 
-The same runs for the Spark-backed store (every child with a local Spark session): its
-first batch is the bulk load, "inside an apply" is after the executors wrote the new
-files and before the manifest, "before the commit" after the manifest and before
-``CURRENT`` is replaced.
+The same runs for the Spark-backed store: the children without Spark apply in their
+own process (the store's ``driver_keys`` path), the one killed inside an apply runs it
+as a Spark job and is killed after the executors wrote the new files, before the
+manifest; "before the commit" is after the manifest, before ``CURRENT`` is replaced.
 """
 
 from __future__ import annotations
@@ -183,8 +183,9 @@ class Child:
 
 @pytest.mark.parametrize("store", ["local", "spark"])
 def test_killed_and_resumed(tmp_path: Path, store: str) -> None:
-    # the local store's killed children apply Python rows without Spark (the same
-    # transaction); the Spark store's need Spark
+    # the killed children apply Python rows without Spark (the same transaction or
+    # commit), except the Spark store's child killed inside an apply, whose apply is a
+    # Spark job
     on_spark = store == "spark"
     batches = make_batches()
     spec = tmp_path / "batches.json"
@@ -192,30 +193,27 @@ def test_killed_and_resumed(tmp_path: Path, store: str) -> None:
     root = tmp_path / "views"
     committed: list[dict] = []  # the applies the children reported (each is committed)
 
-    # 1. killed between batches: three batches, then SIGKILL while it waits (the local
-    # store; a Spark-store child starts a Spark session, so that one skips this step:
-    # between batches nothing is in flight in either store)
-    if not on_spark:
-        a = Child(spec, root, step=True, spark=False)
-        a.read_until(lambda m: m.get("view") == "sessions" and "applied" not in m)
-        for i in range(3):
-            a.go()
-            a.read_until(lambda m, i=i: m.get("view") == "sessions" and m.get("applied") == i)
-        assert a.kill() == -signal.SIGKILL
-        assert a.versions() == {"clicks": 0, "sessions": 0}
-        committed += [m for m in a.messages if "applied" in m]
+    # 1. killed between batches: three batches, then SIGKILL while it waits
+    a = Child(spec, root, step=True, spark=False, spark_store=on_spark)
+    a.read_until(lambda m: m.get("view") == "sessions" and "applied" not in m)
+    for i in range(3):
+        a.go()
+        a.read_until(lambda m, i=i: m.get("view") == "sessions" and m.get("applied") == i)
+    assert a.kill() == -signal.SIGKILL
+    assert a.versions() == {"clicks": 0, "sessions": 0}
+    committed += [m for m in a.messages if "applied" in m]
 
     # 2. killed inside batch 4's apply (the 5th version): the local store after the
-    # first key's rows and states were written; the Spark store after the new files
+    # first key's rows and states were written; the Spark store (with Spark, the apply
+    # a Spark job) after the executors wrote the new files, before the manifest
     b = Child(spec, root, crash="apply:5", spark=on_spark, spark_store=on_spark)
     assert b.wait() == -signal.SIGKILL
-    done = 0 if on_spark else 3
-    assert b.versions() == {"clicks": done, "sessions": done}, b.messages
-    assert b.applied() == [(v, i) for i in range(done, 4) for v in VIEWS], b.messages
+    assert b.versions() == {"clicks": 3, "sessions": 3}, b.messages
+    assert b.applied() == [("clicks", 3), ("sessions", 3)], b.messages
     committed += [m for m in b.messages if "applied" in m]
 
     # 3. killed after batch 4's version was written, before COMMIT
-    c = Child(spec, root, crash="commit:5", spark=on_spark)
+    c = Child(spec, root, crash="commit:5", spark=False)
     assert c.wait() == -signal.SIGKILL
     assert c.versions() == {"clicks": 4, "sessions": 4}, c.messages  # batch 4 was rolled back
     assert c.applied() == [], c.messages
