@@ -223,14 +223,7 @@ class LocalView:
 
     def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any) -> None:
         alg, dataflow = _resolve(dataflow)
-        self.dataflow, self.spark, self.name = dataflow, spark, alg.name
-        self.shape = shape_of(alg)
-        self.step = KeyStep(dataflow, self.shape, scalars)
-        self.fields = alg.fields
-        self.rows = DeltaRows(alg.name, alg.fields,
-                              tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
-        self.columns = [n for n, _ in alg.output]
-        self.types = [t for _, t in alg.output]
+        bind_view(self, alg, dataflow, spark, scalars)
         os.makedirs(checkpoint, exist_ok=True)
         self.path = os.path.join(checkpoint, self.FILE)
         self.db = sqlite3.connect(self.path, isolation_level=None)
@@ -256,18 +249,7 @@ class LocalView:
             db.execute("INSERT INTO meta VALUES ('ident', ?), ('version', 0)", (ident,))
             db.execute("COMMIT")
         else:
-            stored = pickle.loads(row[0])
-            if stored[:2] != (alg.ref, alg.params):
-                raise DeltaError(
-                    f"checkpoint {os.path.dirname(self.path)} belongs to another algorithm "
-                    f"({stored[0]}), not {alg.ref}"
-                )
-            if tuple(stored[4]) != tuple(scalars):  # its results were computed with those
-                raise DeltaError(
-                    f"checkpoint {os.path.dirname(self.path)} holds `{self.name}` with "
-                    f"the scalar arguments {tuple(stored[4])!r}, not {tuple(scalars)!r}; reopen "
-                    "it with the same arguments (or use a new checkpoint)"
-                )
+            check_ident(pickle.loads(row[0]), alg, scalars, os.path.dirname(self.path))
 
     @property
     def version(self) -> int:
@@ -403,6 +385,33 @@ class LocalView:
         return change_frame(self, rows, with_sign, spark)
 
 
+def bind_view(view: Any, alg: Any, dataflow: Any, spark: Any, scalars: tuple) -> None:
+    """What a view of either store knows of its algorithm: the step, fields and outputs."""
+    view.dataflow, view.spark, view.name = dataflow, spark, alg.name
+    view.shape = shape_of(alg)
+    view.step = KeyStep(dataflow, view.shape, scalars)
+    view.fields = alg.fields
+    view.rows = DeltaRows(alg.name, alg.fields,
+                          tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
+    view.columns = [n for n, _ in alg.output]
+    view.types = [t for _, t in alg.output]
+
+
+def check_ident(stored: tuple, alg: Any, scalars: tuple, where: str) -> None:
+    """Refuse a checkpoint written for another algorithm or other scalar arguments
+    (``stored``: the (ref, params, output, shape, scalars) it was created with)."""
+    if tuple(stored[:2]) != (alg.ref, alg.params):
+        raise DeltaError(
+            f"checkpoint {where} belongs to another algorithm ({stored[0]}), not {alg.ref}"
+        )
+    if tuple(stored[4]) != tuple(scalars):  # its results were computed with those
+        raise DeltaError(
+            f"checkpoint {where} holds `{alg.name}` with the scalar arguments "
+            f"{tuple(stored[4])!r}, not {tuple(scalars)!r}; reopen it with the same arguments "
+            "(or use a new checkpoint)"
+        )
+
+
 def collect_delta(view: Any, df: Any) -> tuple[list[tuple], list[int]]:
     """A delta DataFrame's rows and signs, typed and checked, on the driver."""
     sign_col, cdf, data = sign_columns(list(df.columns))
@@ -515,26 +524,16 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
     from pyspark.sql.streaming.state import GroupStateTimeout
 
     from .spark import ship
+    from .streaming import _columns, use_rocksdb
 
-    spark = streaming_df.sparkSession
-    provider = "org.apache.spark.sql.execution.streaming.state.RocksDBStateStoreProvider"
-    if not spark.conf.get("spark.sql.streaming.stateStore.providerClass", None) or \
-            "HDFSBackedStateStoreProvider" in spark.conf.get(
-                "spark.sql.streaming.stateStore.providerClass", ""):  # fmt: skip
-        spark.conf.set("spark.sql.streaming.stateStore.providerClass", provider)
+    use_rocksdb(streaming_df.sparkSession)
     alg, dataflow = _resolve(dataflow)
     shape = shape_of(alg)
     ship(list(alg.refs))
     fields = alg.fields
     from pyspark.sql import functions as F
 
-    try:
-        sign, cdf, cols = sign_columns(list(streaming_df.columns), sign)
-    except DeltaError:
-        raise DeltaError(
-            f"the stream has no `{sign}` column (+1 insert, -1 delete) nor Delta Lake's "
-            "`_change_type`; got columns " + ", ".join(streaming_df.columns)
-        ) from None
+    sign, cdf, cols = _columns(alg, streaming_df, sign)
     if cdf:  # Delta Lake's change data feed, as is
         ct = streaming_df["_change_type"]
         sign_expr = F.lit(0)
@@ -542,12 +541,6 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
             sign_expr = F.when(ct == kind, F.lit(v)).otherwise(sign_expr)
     else:
         sign_expr = streaming_df[sign]
-    if len(cols) != len(fields):
-        raise DeltaError(
-            f"`{alg.name}` takes {len(fields)} fields; the stream has columns "
-            + ", ".join(cols)
-            + f" besides `{sign}`"
-        )
     norm = DeltaRows(alg.name, fields, tuple(cols), "stream", sign, cdf)
     step = KeyStep(dataflow, shape, scalars)
     names = [n for n, _ in alg.output]

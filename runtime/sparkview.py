@@ -330,19 +330,12 @@ class SparkView:
     def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
                  keep_versions: int = DEFAULT_KEEP, buckets: int | None = None,
                  driver_keys: int = DEFAULT_DRIVER_KEYS) -> None:  # fmt: skip
-        from .delta import shape_of
-        from .incremental import KeyStep
+        from .incremental import bind_view
 
         if keep_versions < 1:
             raise ValueError("keep_versions must be at least 1")
-        self.alg, self.dataflow, self.spark, self.name = alg, dataflow, spark, alg.name
-        self.shape = shape_of(alg)
-        self.step = KeyStep(dataflow, self.shape, scalars)
-        self.fields = alg.fields
-        self.rows = DeltaRows(alg.name, alg.fields,
-                              tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
-        self.columns = [n for n, _ in alg.output]
-        self.types = [t for _, t in alg.output]
+        self.alg = alg
+        bind_view(self, alg, dataflow, spark, scalars)
         self.keep = keep_versions
         self.driver_keys = driver_keys
         self.root = os.path.join(checkpoint, STORE_DIR)
@@ -366,17 +359,9 @@ class SparkView:
             return buckets
         with open(meta, "rb") as fh:
             stored = pickle.load(fh)
-        sid = stored["ident"]
-        where = os.path.dirname(self.root)
-        if sid[:2] != (alg.ref, alg.params):
-            raise DeltaError(f"checkpoint {where} belongs to another algorithm ({sid[0]}), "
-                             f"not {alg.ref}")  # fmt: skip
-        if tuple(sid[4]) != tuple(scalars):
-            raise DeltaError(
-                f"checkpoint {where} holds `{self.name}` with the scalar arguments "
-                f"{tuple(sid[4])!r}, not {tuple(scalars)!r}; reopen it with the same arguments "
-                "(or use a new checkpoint)"
-            )
+        from .incremental import check_ident
+
+        check_ident(stored["ident"], alg, scalars, os.path.dirname(self.root))
         return int(stored["buckets"])
 
     def _manifest_path(self, version: int) -> str:
