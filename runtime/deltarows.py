@@ -15,7 +15,8 @@ from typing import Any
 
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
 
-__all__ = ["CDF", "SIGN", "DeltaError", "DeltaRows", "py_row", "sign_columns", "typed_columns"]
+__all__ = ["CDF", "SIGN", "DeltaError", "DeltaRows", "py_row", "row_hash", "row_hashable",
+           "sign_columns", "typed_columns"]
 
 SIGN = "_sign"
 CDF = {"insert": 1, "delete": -1, "update_preimage": -1, "update_postimage": 1}
@@ -55,6 +56,34 @@ def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: st
         ft = FIELD_TYPES.get(base_type(t))
         out.append(col.cast(ft.cast).alias(c) if ft is not None else col)
     return out
+
+
+def row_hashable(fields: tuple[str, ...]) -> bool:
+    """Whether rows of these field types have a :func:`row_hash` (every field is one of
+    the field-type model's scalars)."""
+    return all(base_type(t) in FIELD_TYPES for t in fields)
+
+
+def row_hash(columns: list[Any], fields: tuple[str, ...]) -> Any:
+    """A row's 64-bit identity as a Spark column: ``xxhash64`` of its typed columns
+    (:func:`typed_columns`), the same on every executor and the driver.
+
+    Two rows that Python's ``==`` counts as one get the same hash: ``-0.0`` hashes as
+    ``0.0`` (and every NaN as one NaN, as ``xxhash64`` does). A null is hashed as a flag
+    next to the value, since ``xxhash64`` skips nulls (``(None, 1)`` and ``(1, None)``
+    would collide). Distinct rows of one key collide with probability about
+    ``n**2 / 2**65`` for ``n`` rows.
+    """
+    from pyspark.sql import functions as F
+
+    parts = []
+    for c, t in zip(columns, fields, strict=True):
+        if base_type(t) == "float":
+            c = F.when(c == 0, F.lit(0.0)).otherwise(c)
+        if is_optional(t):
+            parts.append(c.isNull())
+        parts.append(c)
+    return F.xxhash64(*parts) if parts else F.lit(0).cast("bigint")
 
 
 def py_row(values: tuple, fields: tuple[str, ...]) -> tuple:
