@@ -65,6 +65,24 @@ def key_hash(kb: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(kb, digest_size=8).digest(), "little", signed=True)
 
 
+def encode_live(hashes: Any, counts: Any) -> bytes:
+    """A key's live rows as stored for a view whose rows have a
+    :func:`~looplift.deltarows.row_hash`: the distinct rows' hashes, ascending, then their
+    counts (all positive), as little-endian int64s."""
+    import numpy as np
+
+    return np.concatenate([np.asarray(hashes, "<i8"), np.asarray(counts, "<i8")]).tobytes()
+
+
+def decode_live(blob: bytes) -> tuple[Any, Any]:
+    """(hashes, counts) of :func:`encode_live` (read-only numpy views of ``blob``)."""
+    import numpy as np
+
+    a = np.frombuffer(blob, "<i8")
+    n = len(a) // 2
+    return a[:n], a[n:]
+
+
 def _record_schema() -> Any:
     import pyarrow as pa
 
