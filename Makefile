@@ -28,7 +28,7 @@ $(STAMP): pyproject.toml
 	touch $@
 
 test: $(STAMP)
-	$(BIN)/pytest -q -m "slow or not slow"
+	$(BIN)/pytest -q -m "slow or not slow" --durations=20
 
 check: $(STAMP)
 	$(BIN)/ruff check compiler runtime states shells tests samples
