@@ -166,3 +166,26 @@ def test_python_rows_hash_as_a_delta_frame_does(spark: Any, monkeypatch: Any) ->
     assert by_python[EDGE_ROWS[1]] != by_python[EDGE_ROWS[0]]
     monkeypatch.undo()
     time.tzset()
+
+
+def test_compaction_keeps_the_newest_records(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    """Size-tiered compaction (a bucket of more than MAX_SEGMENTS files merges its newest
+    ones) keeps each key's newest record and drops tombstones only in a whole merge."""
+    import looplift.sparkview as sv
+
+    monkeypatch.setattr(sv, "MAX_SEGMENTS", 2)
+    algo = case_named("clickstream").algo
+    view = _spark_view(spark, tmp_path / "v", driver_keys=10_000)
+    live: Counter = Counter()
+    for i in range(12):  # user 1 comes and goes (a tombstone), the others grow
+        rows = [(1 + (i + j) % 4, j % 4, 10 * i + j) for j in range(3)]
+        signs = [1, 1, 1]
+        gone = [r for r in live if r[0] == 1] if i % 5 == 4 else []
+        view.apply_rows(rows + gone, signs + [-1] * len(gone))
+        live.update(rows)
+        live.subtract(gone)
+        live = +live
+        inner = _inner(view)
+        assert all(len(fs) <= 3 for fs in inner._files(inner.version).values())
+        assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
+    view.close()
