@@ -155,40 +155,34 @@ def read_records(data: str, files: list[str], wanted: dict[bytes, int] | None) -
     """The newest record of each wanted key (``{key bytes: hash}``; None: every key) in
     ``files`` (oldest first); tombstones included (``gone``).
 
-    Per file (newest first), only the keys not found yet are looked for: the row groups
-    whose hash range holds one are chosen by their statistics, their ``h`` column is read
-    to keep the groups that hold one, and only those groups' matching rows are decoded
-    (a small newer file's groups span every hash: without the ``h`` check each would be
-    read whole)."""
+    Per file (newest first), only the keys not found yet are looked for: the file's ``h``
+    column (cached per process: files never change) says which rows hold one, and only
+    their row groups are read, only those rows decoded (a small newer file's groups span
+    every hash: chosen by statistics, each would be read whole)."""
     import numpy as np
     import pyarrow.parquet as pq
 
     found: dict[bytes, dict] = {}
-    left = np.unique(np.fromiter(wanted.values(), "<i8", len(wanted))) if wanted else None
+    left = None if wanted is None else np.unique(np.fromiter(wanted.values(), "<i8", len(wanted)))
     for name in reversed(files):
         if wanted is not None and (len(found) == len(wanted) or not len(left)):
             break
-        pf = pq.ParquetFile(os.path.join(data, name))
-        meta = pf.metadata
-        groups = list(range(meta.num_row_groups))
-        if left is not None:
-            groups = [g for g in groups if _may_hold(meta.row_group(g), left)]
-            if not groups:
-                continue
-            hs = pf.read_row_groups(groups, columns=["h"]).column(0).to_numpy()
-            hit = np.isin(hs, left)
-            if not hit.any():
-                continue
-            ends = np.cumsum([meta.row_group(g).num_rows for g in groups])
-            which = np.unique(np.searchsorted(ends, np.flatnonzero(hit), side="right"))
-            chosen = [groups[i] for i in which]
-            table = pf.read_row_groups(chosen)
-            if len(chosen) < len(groups):  # (the rows of the groups read)
-                hs = table.column("h").to_numpy()
-                hit = np.isin(hs, left)
-            table = table.take(np.flatnonzero(hit))
+        path = os.path.join(data, name)
+        if left is None:
+            table = pq.read_table(path)
         else:
-            table = pf.read_row_groups(groups)
+            meta, hs, ends = _file_index(path)
+            hit = np.flatnonzero(np.isin(hs, left))
+            if not len(hit):
+                continue
+            g_of = np.searchsorted(ends, hit, side="right")  # each hit row's group
+            groups = np.unique(g_of)
+            begins = np.concatenate([[0], ends[:-1]])
+            sizes = ends[groups] - begins[groups]
+            table = pq.ParquetFile(path, metadata=meta).read_row_groups(groups.tolist())
+            # a hit row's place in the table of the groups read
+            at = (np.cumsum(sizes) - sizes)[np.searchsorted(groups, g_of)] + hit - begins[g_of]
+            table = table.take(at)
         cols = {c: table.column(c).to_pylist() for c in ("h", "k", "live", "states", "out", "gone")}
         for i, kb in enumerate(cols["k"]):
             if kb in found or (wanted is not None and kb not in wanted):
@@ -199,15 +193,26 @@ def read_records(data: str, files: list[str], wanted: dict[bytes, int] | None) -
     return found
 
 
-def _may_hold(group: Any, hashes: Any) -> bool:
-    """Whether a row group's ``h`` statistics admit one of ``hashes`` (ascending)."""
-    import numpy as np
+_FILE_INDEX: dict[str, tuple[Any, Any, Any]] = {}
+_FILE_INDEX_MAX = 4096  # files whose footer and key hashes a process keeps
 
-    st = group.column(0).statistics
-    if st is None or not st.has_min_max:
-        return True
-    i = int(np.searchsorted(hashes, st.min))
-    return i < len(hashes) and hashes[i] <= st.max
+
+def _file_index(path: str) -> tuple[Any, Any, Any]:
+    """(Parquet footer, the ``h`` column, each row group's end row) of a record file,
+    cached: a file is written once (renamed into place) and never changed."""
+    got = _FILE_INDEX.get(path)
+    if got is None:
+        import numpy as np
+        import pyarrow.parquet as pq
+
+        pf = pq.ParquetFile(path)
+        meta = pf.metadata
+        hs = pf.read(columns=["h"]).column(0).to_numpy()
+        ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
+        if len(_FILE_INDEX) >= _FILE_INDEX_MAX:
+            _FILE_INDEX.pop(next(iter(_FILE_INDEX)))
+        got = _FILE_INDEX[path] = (meta, hs, ends)
+    return got
 
 
 def write_records(data: str, bucket: int, records: list[dict]) -> str:
