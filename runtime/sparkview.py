@@ -3,8 +3,10 @@ the checkpoint directory and whose work runs on Spark's executors.
 
 ``f.incremental(spark, checkpoint=DIR, store="spark")`` (or ``store="auto"`` with a large
 first batch) keeps, per scope key, one *record*: the key's live rows (a multiset), its
-states and its current output rows, each pickled. Records live under
-``DIR/looplift-store``:
+states and its current output rows, each pickled; a view in state mode (signed replay,
+whose live rows only check deletes) keeps its live rows as their 64-bit row hashes and
+counts instead (:func:`encode_live`; the meta's ``live`` entry says which). Records live
+under ``DIR/looplift-store``:
 
 - ``data/b<bucket>-<id>.parquet``: the records of one bucket (``hash(key) % buckets``),
   sorted by the key's 64-bit hash, in small row groups, so a task reads the row groups
