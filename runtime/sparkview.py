@@ -65,7 +65,9 @@ ROW_GROUP_BYTES = 64 * 1024  # target row group size: a task reads a key's group
 DEFAULT_BUCKETS = 32
 DEFAULT_KEEP = 5
 #: an apply touching at most this many keys runs in the driver process (reading and
-#: writing the same files, with the same commit); larger ones run as a Spark job
+#: writing the same files, with the same commit); larger ones run as a Spark job. (A
+#: 1,000-key apply on local[2], clickstream at 2M / 20M rows: 0.73 / 0.86 s in the driver,
+#: 0.81 / 0.95 s as a job, whose scheduling the second core's share does not yet repay.)
 DEFAULT_DRIVER_KEYS = 2000
 
 
