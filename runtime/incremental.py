@@ -412,18 +412,30 @@ def check_ident(stored: tuple, alg: Any, scalars: tuple, where: str) -> None:
         )
 
 
-def collect_delta(view: Any, df: Any) -> tuple[list[tuple], list[int]]:
-    """A delta DataFrame's rows and signs, typed and checked, on the driver."""
+def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
+    """A delta DataFrame's rows and signs, typed and checked, on the driver; with
+    ``hashes``, also each row's :func:`~looplift.deltarows.row_hash` (computed by Spark
+    in the same job), as (rows, signs, hashes)."""
     sign_col, cdf, data = sign_columns(list(df.columns))
     casts = typed_columns(df, data, view.fields, view.name)  # types, before running
     norm = DeltaRows(view.name, view.fields, tuple(data), "delta", sign_col, cdf)
     pairs = df.select(*casts, df[sign_col].alias("__s"))
+    if hashes:
+        from pyspark.sql import functions as F
+
+        from .deltarows import row_hash
+        from .sqltext import quote_ident
+
+        typed = [F.col(quote_ident(c)) for c in data]
+        pairs = pairs.withColumn("__h", row_hash(typed, view.fields))
     rows, signs = [], []
     table = pairs.toArrow()
-    columns = [table.column(i).to_pylist() for i in range(table.num_columns)]
+    columns = [table.column(i).to_pylist() for i in range(len(data) + 1)]
     for r in zip(*columns, strict=True):
         signs.append(norm.sign_of(r[-1]))
         rows.append(norm.row(r[:-1]))
+    if hashes:
+        return rows, signs, table.column(len(data) + 1).to_pylist()
     return rows, signs
 
 

@@ -632,7 +632,8 @@ def main(argv: list[str] | None = None) -> int:
             b.batch.append(common.run_once(sample.clickstream, b.base_df)[0])
             b.load_batches = b.view.version
             print(f"  bulk load in {b.load_s:.1f} s ({n / b.load_s:,.0f} rows/s); compiled batch "
-                  f"runs {', '.join(f'{x:.1f}' for x in b.batch)} s", flush=True)  # fmt: skip
+                  f"runs {', '.join(f'{x:.1f}' for x in b.batch)} s; live rows stored as "
+                  f"{getattr(b.view, 'live_format', '?')}", flush=True)  # fmt: skip
         else:
             start = time.perf_counter()
             load_rows(b.view, cols, args.chunk)
