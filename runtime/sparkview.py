@@ -31,17 +31,18 @@ the previous version (the files it wrote are orphans and are removed later). A b
 with more than :data:`MAX_SEGMENTS` files is compacted in the same task. Versions
 older than ``keep_versions`` and unreferenced files are deleted after each commit.
 
+The records and their files (encoding, reads, writes, compaction) are
+:mod:`looplift.viewfiles`; this module is the view: tasks, bulk load, commits, results.
+
 The checkpoint directory must be reachable under the same path from the driver and
 every executor (a local disk on one machine, a shared mount on a cluster).
 """
 
 from __future__ import annotations
 
-import hashlib
 import json
 import os
 import pickle
-import uuid
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -51,17 +52,28 @@ from .deltarows import (
     DeltaError,
     DeltaRows,
     row_hash,
-    row_hashable,
     sign_columns,
     typed_columns,
 )
 from .sqltext import quote_ident
+from .viewfiles import (
+    LIVE_FORMATS,
+    compact,
+    encode_live,
+    hash_delta,
+    key_hash,
+    live_count,
+    live_format,
+    new_record,
+    output_rows,
+    read_records,
+    update_live,
+    write_records,
+)
 
 __all__ = ["SparkView", "STORE_DIR"]
 
 STORE_DIR = "looplift-store"
-MAX_SEGMENTS = 8  # files per bucket before its newer files are merged
-ROW_GROUP_BYTES = 64 * 1024  # target row group size: a task reads a key's group only
 DEFAULT_BUCKETS = 32
 DEFAULT_KEEP = 5
 #: an apply touching at most this many keys runs in the driver process (reading and
@@ -69,193 +81,6 @@ DEFAULT_KEEP = 5
 #: 1,000-key apply on local[2], clickstream at 2M / 20M rows: 0.73 / 0.86 s in the driver,
 #: 0.81 / 0.95 s as a job, whose scheduling the second core's share does not yet repay.)
 DEFAULT_DRIVER_KEYS = 2000
-
-
-def key_hash(kb: bytes) -> int:
-    """A key's stable 64-bit hash (of its pickled bytes), the same in every process."""
-    return int.from_bytes(hashlib.blake2b(kb, digest_size=8).digest(), "little", signed=True)
-
-
-def encode_live(hashes: Any, counts: Any) -> bytes:
-    """A key's live rows as stored for a view whose rows have a
-    :func:`~looplift.deltarows.row_hash`: the distinct rows' hashes, ascending, then their
-    counts (all positive), as little-endian int64s."""
-    import numpy as np
-
-    return np.concatenate([np.asarray(hashes, "<i8"), np.asarray(counts, "<i8")]).tobytes()
-
-
-def decode_live(blob: bytes) -> tuple[Any, Any]:
-    """(hashes, counts) of :func:`encode_live` (read-only numpy views of ``blob``)."""
-    import numpy as np
-
-    a = np.frombuffer(blob, "<i8")
-    n = len(a) // 2
-    return a[:n], a[n:]
-
-
-#: how a record holds a key's live rows: ``"hash"``, :func:`encode_live` of the rows'
-#: :func:`~looplift.deltarows.row_hash` (a view in state mode whose fields have one);
-#: ``"pickle"``, a pickled ``{row: count}`` (other views, and stores written before the
-#: hash format, whose ``view.pickle`` has no ``live`` entry)
-LIVE_FORMATS = ("hash", "pickle")
-
-
-def live_format(shape: Any, fields: tuple[str, ...]) -> str:
-    """The live-row format of a new view: hashes when the rows serve only to check
-    deletes and to know a key is empty (state mode) and every field has a row hash."""
-    return "hash" if shape.mode == "state" and row_hashable(fields) else "pickle"
-
-
-def hash_delta(d: Counter, hashes: dict) -> tuple[Any, Any]:
-    """A key's delta ``{row: n}`` as (distinct row hashes ascending, net counts), the
-    rows' hashes given by ``hashes`` (rows equal in a row hash are one row)."""
-    import numpy as np
-
-    hs = np.fromiter((hashes[r] for r in d), "<i8", len(d))
-    ns = np.fromiter(d.values(), "<i8", len(d))
-    u, inv = np.unique(hs, return_inverse=True)
-    return u, np.bincount(inv, weights=ns, minlength=len(u)).astype("<i8")
-
-
-def update_live(blob: bytes, dh: Any, dn: Any) -> tuple[bytes, int] | int:
-    """A key's live rows (:func:`encode_live` ``blob``, empty for a new key) after the
-    delta (``dh`` ascending hashes, ``dn`` net counts): (the new blob, its row count), or
-    the index in ``dh`` of a delete of more copies than are live."""
-    import numpy as np
-
-    h, c = decode_live(blob) if blob else (np.empty(0, "<i8"), np.empty(0, "<i8"))
-    pos = np.searchsorted(h, dh)
-    found = pos < len(h)
-    found[found] = h[pos[found]] == dh[found]
-    have = np.zeros(len(dh), "<i8")
-    have[found] = c[pos[found]]
-    bad = np.flatnonzero(have + dn < 0)
-    if len(bad):
-        return int(bad[0])
-    c = c.copy()
-    c[pos[found]] += dn[found]
-    new = ~found & (dn != 0)
-    h, c = np.insert(h, pos[new], dh[new]), np.insert(c, pos[new], dn[new])
-    keep = c > 0
-    if not keep.all():
-        h, c = h[keep], c[keep]
-    return encode_live(h, c), len(h)
-
-
-def _record_schema() -> Any:
-    import pyarrow as pa
-
-    return pa.schema([
-        ("h", pa.int64()), ("k", pa.binary()), ("live", pa.binary()),
-        ("states", pa.binary()), ("out", pa.binary()), ("gone", pa.bool_()),
-    ])  # fmt: skip
-
-
-# -- files (read and written by tasks) ---------------------------------------------------------
-
-
-def read_records(data: str, files: list[str], wanted: dict[bytes, int] | None) -> dict[bytes, dict]:
-    """The newest record of each wanted key (``{key bytes: hash}``; None: every key) in
-    ``files`` (oldest first); tombstones included (``gone``).
-
-    Per file (newest first), only the keys not found yet are looked for: the file's ``h``
-    column (cached per process: files never change) says which rows hold one, and only
-    their row groups are read, only those rows decoded (a small newer file's groups span
-    every hash: chosen by statistics, each would be read whole)."""
-    import numpy as np
-    import pyarrow.parquet as pq
-
-    found: dict[bytes, dict] = {}
-    left = None if wanted is None else np.unique(np.fromiter(wanted.values(), "<i8", len(wanted)))
-    for name in reversed(files):
-        if wanted is not None and (len(found) == len(wanted) or not len(left)):
-            break
-        path = os.path.join(data, name)
-        if left is None:
-            table = pq.read_table(path)
-        else:
-            meta, hs, ends = _file_index(path)
-            hit = np.flatnonzero(np.isin(hs, left))
-            if not len(hit):
-                continue
-            g_of = np.searchsorted(ends, hit, side="right")  # each hit row's group
-            groups = np.unique(g_of)
-            begins = np.concatenate([[0], ends[:-1]])
-            sizes = ends[groups] - begins[groups]
-            table = pq.ParquetFile(path, metadata=meta).read_row_groups(groups.tolist())
-            # a hit row's place in the table of the groups read
-            at = (np.cumsum(sizes) - sizes)[np.searchsorted(groups, g_of)] + hit - begins[g_of]
-            table = table.take(at)
-        cols = {c: table.column(c).to_pylist() for c in ("h", "k", "live", "states", "out", "gone")}
-        for i, kb in enumerate(cols["k"]):
-            if kb in found or (wanted is not None and kb not in wanted):
-                continue
-            found[kb] = {c: cols[c][i] for c in cols}
-        if wanted is not None:  # (a hash two wanted keys share stays until both are found)
-            left = np.unique(np.fromiter((h for kb, h in wanted.items() if kb not in found), "<i8"))
-    return found
-
-
-_FILE_INDEX: dict[str, tuple[Any, Any, Any]] = {}
-_FILE_INDEX_MAX = 4096  # files whose footer and key hashes a process keeps
-
-
-def _file_index(path: str) -> tuple[Any, Any, Any]:
-    """(Parquet footer, the ``h`` column, each row group's end row) of a record file,
-    cached: a file is written once (renamed into place) and never changed."""
-    got = _FILE_INDEX.get(path)
-    if got is None:
-        import numpy as np
-        import pyarrow.parquet as pq
-
-        pf = pq.ParquetFile(path)
-        meta = pf.metadata
-        hs = pf.read(columns=["h"]).column(0).to_numpy()
-        ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
-        if len(_FILE_INDEX) >= _FILE_INDEX_MAX:
-            _FILE_INDEX.pop(next(iter(_FILE_INDEX)))
-        got = _FILE_INDEX[path] = (meta, hs, ends)
-    return got
-
-
-def write_records(data: str, bucket: int, records: list[dict]) -> str:
-    """Write ``records`` (any order) as a new file of ``bucket``; returns its name."""
-    import pyarrow as pa
-    import pyarrow.parquet as pq
-
-    records = sorted(records, key=lambda r: (r["h"], r["k"]))
-    name = f"b{bucket:05d}-{uuid.uuid4().hex[:16]}.parquet"
-    table = pa.Table.from_pylist(records, schema=_record_schema())
-    size = sum(len(r["live"] or b"") + len(r["states"] or b"") + len(r["out"] or b"")
-               for r in records)  # fmt: skip
-    per_group = max(1, int(ROW_GROUP_BYTES * len(records) / max(size, 1)))
-    tmp = os.path.join(data, f".{name}.tmp")
-    # (lz4: reads and writes faster than zstd, ~10% larger, on records of row hashes)
-    pq.write_table(table, tmp, row_group_size=per_group, compression="lz4")
-    os.replace(tmp, os.path.join(data, name))  # a file is whole or absent
-    return name
-
-
-def compact(data: str, bucket: int, files: list[str]) -> list[str]:
-    """The bucket's files after merging its newest ones (when there are too many).
-
-    Size-tiered: the newest two files are merged with each older one no bigger than
-    what is merged so far, so a file is rewritten about log(its size / an apply's) times,
-    not at every compaction (a big base, e.g. a bulk load's files, stays as is). When
-    every file is merged, tombstones go."""
-    if len(files) <= MAX_SEGMENTS:
-        return files
-    sizes = [os.path.getsize(os.path.join(data, f)) for f in files]
-    i, merged_size = len(files), 0
-    while i > 0 and (len(files) - i < 2 or sizes[i - 1] <= merged_size):
-        i -= 1
-        merged_size += sizes[i]
-    whole = i == 0
-    merged = read_records(data, files[i:], None)
-    keep = [r for r in merged.values() if not (whole and r["gone"])]
-    new = write_records(data, bucket, keep) if keep else None
-    return files[:i] + ([new] if new else [])
 
 
 # -- the tasks ----------------------------------------------------------------------------------
@@ -294,7 +119,7 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
             if isinstance(got, int):
                 h = int(dh[got])
                 r, n = next((r, n) for r, n in d.items() if hashes[r] == h and n < 0)
-                live_n = _live_count(rec["live"] if have else b"", h)
+                live_n = live_count(rec["live"] if have else b"", h)
                 msg = (f"delete of a row that is not live: {r!r} ({-n} deleted, "
                        f"{live_n} live); nothing was applied")  # fmt: skip
                 return [(bucket, "error", msg.encode())]
@@ -333,7 +158,7 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
                 new_records.append({"h": wanted[kb], "k": kb, "live": b"", "states": None,
                                     "out": b"", "gone": True})  # fmt: skip
             else:
-                new_records.append(_record(wanted[kb], kb, blob, new_states, new))
+                new_records.append(new_record(wanted[kb], kb, blob, new_states, new))
             changes.extend(_diff(old, new))
     except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
         return [_error(bucket, e)]
@@ -341,34 +166,6 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
     new_files = compact(data, bucket, new_files)
     return [(bucket, "files", json.dumps(new_files).encode()),
             (bucket, "changes", pickle.dumps(changes, protocol=4))]  # fmt: skip
-
-
-def _live_count(blob: bytes, h: int) -> int:
-    """How many copies of the row with hash ``h`` an :func:`encode_live` blob holds."""
-    import numpy as np
-
-    if not blob:
-        return 0
-    hs, cs = decode_live(blob)
-    i = int(np.searchsorted(hs, h))
-    return int(cs[i]) if i < len(hs) and hs[i] == h else 0
-
-
-def _record(h: int, kb: bytes, live: Counter | bytes, states: list, out: list) -> dict:
-    """A key's record; ``live``: its live rows (a Counter, pickled) or their encoded form."""
-    from .incremental import _dumps
-
-    live_b = live if isinstance(live, bytes) else _dumps(dict(live))
-    return {"h": h, "k": kb, "live": live_b, "states": _dumps(states) if states else None,
-            "out": _dumps(out), "gone": False}  # fmt: skip
-
-
-def _result_rows(data: str, files: list[str]) -> list[tuple]:
-    out: list[tuple] = []
-    for rec in read_records(data, files, None).values():
-        if not rec["gone"]:
-            out.extend(pickle.loads(rec["out"]))
-    return out
 
 
 def _result_batch(out: list[tuple[int, str, bytes]]) -> Any:
@@ -466,7 +263,7 @@ class _BulkWriter:
         if self.hashed:
             dh, dn = hash_delta(live, hashes)
             stored = encode_live(dh, dn)
-        rec = _record(h, kb, stored, new_states, out)
+        rec = new_record(h, kb, stored, new_states, out)
         b = h % self.buckets
         self.pending.setdefault(b, []).append(rec)
         self.sizes[b] += len(rec["live"]) + len(rec["out"]) + len(rec["states"] or b"")
@@ -628,22 +425,18 @@ class SparkView:
         import pyarrow as pa
         from pyspark.sql import functions as F
 
-        from .fieldtypes import FIELD_TYPES, base_type
+        from .fieldtypes import spark_cast
+        from .spark import _arrow_schema
 
         distinct = list(dict.fromkeys(rows))
         if not distinct:
             return {}
-        arrow = {"int": pa.int64(), "float": pa.float64(), "str": pa.string(),
-                 "bool": pa.bool_(), "datetime": pa.timestamp("us", tz="UTC"),
-                 "date": pa.date32()}  # fmt: skip
         names = [f"c{i}" for i in range(len(self.fields))]
-        table = pa.table({n: pa.array([r[i] for r in distinct], arrow[base_type(t)])
-                          for i, (n, t) in enumerate(zip(names, self.fields, strict=True))})  # fmt: skip
-        spark = self._session()
-        df = spark.createDataFrame(table)
-        casts = [F.col(n).cast(FIELD_TYPES[base_type(t)].cast)
-                 for n, t in zip(names, self.fields, strict=True)]  # fmt: skip
-        got = df.select(row_hash(casts, self.fields).alias("h")).toArrow()
+        schema = _arrow_schema(", ".join(f"{n} {spark_cast(t)}"
+                                         for n, t in zip(names, self.fields, strict=True)))  # fmt: skip
+        table = pa.Table.from_pylist([dict(zip(names, r, strict=True)) for r in distinct], schema)
+        df = self._session().createDataFrame(table)
+        got = df.select(row_hash([F.col(n) for n in names], self.fields).alias("h")).toArrow()
         return dict(zip(distinct, got.column(0).to_pylist(), strict=True))
 
     def _has_session(self) -> bool:
@@ -799,7 +592,7 @@ class SparkView:
         def rows(batches: Iterator[Any]) -> Iterator[Any]:
             for batch in batches:
                 for blob in batch.column(1).to_pylist():
-                    out = _result_rows(data, json.loads(blob))
+                    out = output_rows(data, json.loads(blob))
                     cols = [[_out(r[i], t) for r in out] for i, t in enumerate(types)]
                     if with_sign:
                         cols.append([1] * len(out))
@@ -822,7 +615,7 @@ class SparkView:
         """The current full result as Python rows (collected from the files)."""
         out: list[tuple] = []
         for fs in self._files(self.version).values():
-            out.extend(_result_rows(self.data, fs))
+            out.extend(output_rows(self.data, fs))
         if self.shape.key == () and not out:
             return self.step.fresh_output()
         return out

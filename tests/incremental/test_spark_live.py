@@ -1,5 +1,5 @@
 """The Spark store's live rows as row hashes (issue 13): a view in state mode keeps, per
-key, the hashes and counts of its live rows (``sparkview.encode_live``), hashed by
+key, the hashes and counts of its live rows (``viewfiles.encode_live``), hashed by
 Spark wherever rows enter (the bulk load, a delta DataFrame, Python rows); other views
 and stores written before the format keep a pickled ``{row: count}``."""
 
@@ -15,7 +15,8 @@ from typing import Any
 import pytest
 from looplift.deltarows import DeltaError
 from looplift.incremental import collect_delta
-from looplift.sparkview import SparkView, decode_live, read_records
+from looplift.sparkview import SparkView
+from looplift.viewfiles import decode_live, read_records
 from pyspark.sql import types as T
 
 from tests.incremental.common import case_named, multiset, reference_rows
@@ -171,9 +172,9 @@ def test_python_rows_hash_as_a_delta_frame_does(spark: Any, monkeypatch: Any) ->
 def test_compaction_keeps_the_newest_records(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
     """Size-tiered compaction (a bucket of more than MAX_SEGMENTS files merges its newest
     ones) keeps each key's newest record and drops tombstones only in a whole merge."""
-    import looplift.sparkview as sv
+    import looplift.viewfiles as vf
 
-    monkeypatch.setattr(sv, "MAX_SEGMENTS", 2)
+    monkeypatch.setattr(vf, "MAX_SEGMENTS", 2)
     algo = case_named("clickstream").algo
     view = _spark_view(spark, tmp_path / "v", driver_keys=10_000)
     live: Counter = Counter()
