@@ -46,32 +46,49 @@ class ContainerPlanMixin:
             )
         (fk,) = fks
         r = self.renderer(fk)
+        keyed = cls in ("KeyedSums", "KeyedMax", "KeyedMin")
+        # a guarded site keeps every row, its element only where the guard holds (a row
+        # flag `_in`): a scope key whose rows all fail the guards still gets its (empty)
+        # container, where a `where` would drop the key from the plan
+        flagged = any(act.guards for act in op.actions)
         parts = []
         for act in op.actions:  # render first: rendering may add columns to the frame
-            where = f".where(E({r.guards(act.guards)!r}))" if act.guards else ""
+            guard = r.guards(act.guards) if act.guards else ""
             cols = [f"F.col({k!r})" for k in keys]
-            cols.append(f"{spark_col(r.expr(act.args[0]))}.alias('_k')")
-            if cls in ("KeyedSums", "KeyedMax", "KeyedMin"):
-                cols.append(f"{spark_col(r.expr(act.args[1]))}.alias('_v')")
-            parts.append((where, cols))
+            for arg, name in zip(act.args[: 2 if keyed else 1], ("_k", "_v"), strict=False):
+                sql = r.expr(arg)
+                if guard:
+                    cols.append(f"E({f'CASE WHEN {guard} THEN {sql} END'!r}).alias({name!r})")
+                else:
+                    cols.append(f"{spark_col(sql)}.alias({name!r})")
+            if flagged:
+                cols.append(f"E({f'coalesce({guard}, false)'!r}).alias('_in')" if guard
+                            else "F.lit(True).alias('_in')")  # fmt: skip
+            parts.append(cols)
         src = self.frame(fk).var
-        selects = [f"{src}{where}.select({', '.join(cols)})" for where, cols in parts]
+        selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
         elems = self.py.fresh("elements")
         self.emit(f"{elems} = {self.union(selects)}  # {user_name(s)}: the elements added per row")
         col = self.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        if cls in ("KeyedSums", "KeyedMax", "KeyedMin"):
+
+        def kept(struct: str) -> str:  # only the elements of rows that passed their guards
+            return f"F.when(F.col('_in'), {struct})" if flagged else struct
+
+        if keyed:
             per_key = self.py.fresh("sums")
             kgroup = ", ".join([*(repr(k) for k in keys), "'_k'"])
             fn = {"KeyedSums": "sum", "KeyedMax": "max", "KeyedMin": "min"}[cls]
-            self.emit(f"{per_key} = {elems}.groupBy({kgroup}).agg(F.{fn}('_v').alias('_v'))"
+            flag = ", F.max('_in').alias('_in')" if flagged else ""
+            self.emit(f"{per_key} = {elems}.groupBy({kgroup}).agg(F.{fn}('_v').alias('_v'){flag})"
                       f"  # one {fn} per scope key and dict key")  # fmt: skip
-            value = "F.array_sort(F.collect_list(F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))))"
+            item = kept("F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))")
+            value = f"F.array_sort(F.collect_list({item}))"
             elems = per_key
-        elif cls == "ValueSet":  # wrapped in a struct: collect_set drops NULLs, Python keeps None
-            value = "F.transform(F.array_sort(F.collect_set(F.struct('_k'))), lambda e: e['_k'])"
-        else:
-            value = "F.transform(F.array_sort(F.collect_list(F.struct('_k'))), lambda e: e['_k'])"
+        else:  # wrapped in a struct: collect_set / collect_list drop NULLs, Python keeps None
+            fn = "collect_set" if cls == "ValueSet" else "collect_list"
+            item = kept("F.struct('_k')")
+            value = f"F.transform(F.array_sort(F.{fn}({item})), lambda e: e['_k'])"
         agg = self.py.fresh("collected")
         self.emit(f"{agg} = {elems}{grouping}.agg({value}.alias({col!r}))"
                   f"  # {user_name(s)}: a sorted array per scope key, native")  # fmt: skip

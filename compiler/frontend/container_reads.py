@@ -320,6 +320,19 @@ class ContainerReadMixin(Context):
             return Apply(Prim("len"), (v.expr,), span=sp)
         return Apply(Prim(f"c_{fname}"), (v.expr,), span=sp)
 
+    def truth_test(self, node: cst.BaseExpression, env: Env) -> Expr:
+        """``node`` where Python takes its truth value (``if d:``, ``not s``, ``x if lst
+        else y``): a container (``d``, ``d.items()``) is true when it is not empty."""
+        name = node
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
+            name = node.func.value
+        if isinstance(name, cst.Name) and isinstance(env.names.get(name.value), Container):
+            v = self.cview(node, env)
+            if v is not None:
+                sp = self.span(node)
+                return Apply(Prim("bool"), (Apply(Prim("len"), (v.expr,), span=sp),), span=sp)
+        return self.expr(node, env)  # type: ignore[attr-defined]
+
     def container_in(self, left: Expr, comparator: cst.BaseExpression, negated: bool,
                      env: Env) -> Expr | None:  # fmt: skip
         v = self.cview(comparator, env)

@@ -144,6 +144,9 @@ class ControlMixin(Context):
     def for_stmt(
         self, s: cst.For, after: list[cst.CSTNode], env: Env, rest: Callable[[Env], Expr]
     ) -> Expr:
+        done = self.rewritten_for(s, after, env, rest)  # type: ignore[attr-defined]
+        if done is not None:  # `continue`, `break`, `enumerate` of an ordered stream
+            return done
         # reported, and the loop is still translated to find the problems in its body
         if s.asynchronous:
             self.reject(s)

@@ -119,7 +119,10 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
             return Apply(Prim(op), tuple(operands), span=sp)
         if isinstance(node, cst.UnaryOperation):
             op = UNARYOPS.get(type(node.operator).__name__)
-            (operand,) = self.exprs([node.expression], env)
+            if op == "not":
+                operand = self.truth_test(node.expression, env)  # type: ignore[attr-defined]
+            else:
+                (operand,) = self.exprs([node.expression], env)
             if op is None:
                 raise self.reject(node.operator, node)
             if op == "neg" and isinstance(operand, Lit) and type(operand.value) in (int, float):
@@ -137,7 +140,8 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
         if isinstance(node, cst.Comparison):
             return self.comparison(node, env)
         if isinstance(node, cst.IfExp):
-            test, body, orelse = self.exprs([node.test, node.body, node.orelse], env)
+            test = self.truth_test(node.test, env)  # type: ignore[attr-defined]
+            body, orelse = self.exprs([node.body, node.orelse], env)
             return if_expr(test, body, orelse, sp)
         if isinstance(node, cst.Call):
             return self.call(node, env, statement=False)

@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import os
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
@@ -28,8 +28,12 @@ class ParsedModule:
     positions: Any
     functions: dict[str, cst.FunctionDef]
     classes: dict[str, cst.ClassDef]
+    # nodes the frontend builds (jumps.py rewrites) -> the user's node each stands for
+    origins: dict[cst.CSTNode, cst.CSTNode] = field(default_factory=dict)
 
     def span(self, node: cst.CSTNode) -> Span:
+        while node in self.origins:
+            node = self.origins[node]
         r = self.positions[node]  # a def / class starts at its keyword, decorators excluded
         return Span(self.path, r.start.line, r.start.column + 1, r.end.line, r.end.column + 1)
 

@@ -114,10 +114,6 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                         "define classes (states) at module level"),),
     cst.Global: (Rule("`global` is not supported", "pass values as parameters"),),
     cst.Nonlocal: (Rule("`nonlocal` is not supported", "pass values as parameters"),),
-    cst.Break: (Rule("`break` is not supported: a loop over a stream sees every row",
-                     "guard the loop body with `if` instead"),),
-    cst.Continue: (Rule("`continue` is not supported",
-                        "guard the rest of the loop body with `if` instead"),),
     cst.Raise: (Rule("only `raise SomeError(message)` is supported",
                      "raise a builtin exception class with one message: "
                      "`raise ValueError(\"bad plan \" + plan)`", when=_unsupported_raise),),

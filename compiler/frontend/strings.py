@@ -282,7 +282,7 @@ class StringMixin(Context):
         tested with ``bool()``, so ``if s and s[0] != "#":`` on a str ``s`` is a bool (the
         same truth value) rather than a value that is a str or a bool."""
         if not isinstance(node, cst.BooleanOperation):
-            return self.expr(node, env)
+            return self.truth_test(node, env)  # type: ignore[attr-defined]
         sp = self.span(node)
         parts = []
         for x in (node.left, node.right):
@@ -291,7 +291,8 @@ class StringMixin(Context):
             ):
                 parts.append(self.condition(x, env))
             else:
-                parts.append(Apply(Prim("bool"), (self.expr(x, env),), span=self.span(x)))
+                test = self.truth_test(x, env)  # type: ignore[attr-defined]
+                parts.append(Apply(Prim("bool"), (test,), span=self.span(x)))
         left, right = parts
         tmp = self.fresh("b")
         if isinstance(node.operator, cst.And):

@@ -2,7 +2,8 @@
 tests/spark/test_ordered_native.py: comparisons with the previous and the next row,
 conditional running sums, flags, several carries updated in branches, a carry read
 before and after its update in one iteration, string and timestamp carries, a
-descending order and a whole-input order."""
+descending order and a whole-input order; `continue`, `break` and `enumerate` of an
+ordered group."""
 
 import datetime
 from typing import Optional
@@ -117,3 +118,43 @@ def longest_run(rows: RowStream[int, int]) -> int:
         best = max(best, run)
         prev = x
     return best
+
+
+@dataflow(columns=("k", "t", "total", "streak"))
+def skip_and_stop(rows: RowStream[int, int, Optional[int]], limit: int):  # noqa: UP045
+    """``continue`` (a None skips the row, nested in an ``if``) and ``break`` (a total over
+    ``limit`` stops the group after yielding the row that crossed it)."""
+    for k, g in group_by(0, rows, order_by=(1, 2)):
+        total = 0
+        streak = 0
+        for _k, t, x in g:
+            if x is None:
+                streak = 0
+                continue
+            if x < 0:
+                if streak > 1:
+                    continue
+                streak = 0
+            else:
+                streak += 1
+            total += x
+            yield k, t, total, streak
+            if total > limit:
+                break
+
+
+@dataflow(columns=("k", "i", "t", "x", "first_big"))
+def numbered(rows: RowStream[str, int, int]):
+    """``enumerate`` of an ordered group, from 1; the position of the first row over 2 is
+    kept with a ``break`` in a second loop over the same group."""
+    for k, g in group_by(0, rows, order_by=1, desc=True):
+        for i, (_k, t, x) in enumerate(g, 1):
+            if i > 4:
+                break
+            yield k, i, t, x, None
+        first_big = None
+        for j, row in enumerate(g):
+            if row[2] > 2:
+                first_big = j
+                break
+        yield k, -1, 0, 0, first_big

@@ -114,6 +114,8 @@ SPECS: dict[str, tuple[Any, tuple, tuple]] = {
     "label_path": (S.label_path, (INT_KEYS, TIES, st.sampled_from(["", "a", "b", "é"])), ()),
     "idle_gaps": (S.idle_gaps, (INT_KEYS, MINUTES), (GAPS,)),
     "longest_run": (S.longest_run, (TIES, st.integers(0, 1)), ()),
+    "skip_and_stop": (S.skip_and_stop, (INT_KEYS, TIES, opt(SMALL)), (st.sampled_from([-1, 3, 8]),)),
+    "numbered": (S.numbered, (STR_KEYS, TIES, SMALL), ()),
 }
 
 # algorithm -> (field strategies with ints near ±2**62, whether Spark may raise on an

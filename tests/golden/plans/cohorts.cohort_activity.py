@@ -24,11 +24,19 @@ def plan(spark, events):
     rows = ll.entry(events, 'events', ['int', 'int', 'int']).toDF('user1', 'cohort', 'month')
     rows_2 = rows.withColumn('age', E('(`month` - `cohort`)'))
     # counts: the elements added per row
-    elements = rows_2.where(E('(`age` >= 0L)')).select(F.col('cohort'), F.col('age').alias('_k'), E('1L').alias('_v'))
-    sums = elements.groupBy('cohort', '_k').agg(F.sum('_v').alias('_v'))  # one sum per scope key and dict key
+    elements = rows_2.select(
+        F.col('cohort'),
+        E('CASE WHEN (`age` >= 0L) THEN `age` END').alias('_k'),
+        E('CASE WHEN (`age` >= 0L) THEN 1L END').alias('_v'),
+        E('coalesce((`age` >= 0L), false)').alias('_in'),
+    )
+    # one sum per scope key and dict key
+    sums = elements.groupBy('cohort', '_k').agg(F.sum('_v').alias('_v'), F.max('_in').alias('_in'))
     # counts: a sorted array per scope key, native
     collected = sums.groupBy('cohort').agg(
-        F.array_sort(F.collect_list(F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2')))).alias('counts_value'),
+        F.array_sort(
+            F.collect_list(F.when(F.col('_in'), F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2')))),
+        ).alias('counts_value'),
     )
     agg = collected.select(F.col('cohort'), F.col('counts_value').alias('counts_value_2'))
     out = agg.select(
