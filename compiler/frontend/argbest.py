@@ -15,7 +15,10 @@ order, as CPython's loop over a stream does), so no ``order_by`` is needed.
 
 Recognized conditions: ``x OP K``, ``K OP x`` and ``K is None or ...`` of them,
 with ``OP`` one of ``> >= < <=``, where ``K`` is a carried name assigned ``x``.
-The other assigned values must not read the carried names.
+The other assigned values must not read the carried names. The update may have a
+guard that does not read them either: ``if g and (K is None or x > K):``, or the
+update as the only statement of an ``if g:`` (only the rows where ``g`` holds are
+offered).
 """
 
 from __future__ import annotations
@@ -24,7 +27,7 @@ from dataclasses import dataclass
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Expr, Let, Prim, StateCall, StateNew, Var
+from ..ir.nodes import UNIT, Apply, Builtin, Expr, Lambda, Let, Prim, StateCall, StateNew, Var
 from ..names import carry_var
 from .base import Context
 from .env import Env
@@ -43,6 +46,7 @@ class ArgBestUpdate:
     mode: str  # gt / ge / lt / le: the new key against the best so far
     key_expr: cst.BaseExpression
     values: tuple[tuple[str, cst.BaseExpression], ...]  # carried name -> its new value
+    guard: cst.BaseExpression | None = None  # offered only where this holds
 
 
 class ArgBestMixin(Context):
@@ -88,17 +92,23 @@ class ArgBestMixin(Context):
     def argbest_stmt(
         self, up: ArgBestUpdate, row: tuple[str, ...], env: Env, rest: Expr, s: cst.If
     ) -> Expr:
-        """``offer(key, row, value)`` to each carried name's state, unconditionally."""
+        """``offer(key, row, value)`` to each carried name's state: unconditionally, or
+        where the update's guard holds."""
         sp = self.span(s)
+        cond = self.condition(up.guard, env) if up.guard is not None else None  # type: ignore[attr-defined]
         key = self.expr(up.key_expr, env)  # type: ignore[attr-defined]
         ktmp, rtmp = self.fresh("best_key"), self.fresh("row")
-        body = rest
+        body = rest if cond is None else UNIT
         for n, node in reversed(up.values):
             val = key if node is up.key_expr else self.expr(node, env)  # type: ignore[attr-defined]
             call = Apply(StateCall(carry_var(n), "offer"), (Var(ktmp), Var(rtmp), val), span=sp)
             body = Let("_", call, body, span=sp)
         row_t = Apply(Prim("tuple"), tuple(Var(p) for p in row), span=sp)
-        return Let(ktmp, key, Let(rtmp, row_t, body, span=sp), span=sp)
+        offers = Let(ktmp, key, Let(rtmp, row_t, body, span=sp), span=sp)
+        if cond is None:
+            return offers
+        ife = Apply(Builtin("if"), (cond, Lambda((), offers), Lambda((), UNIT)), span=sp)
+        return Let("_", ife, rest, span=sp)
 
 
 def _lit(v: str) -> Expr:
@@ -110,7 +120,16 @@ def _lit(v: str) -> Expr:
 def _match(s: cst.If, carried: set[str]) -> ArgBestUpdate | None:
     if s.orelse is not None:
         return None
+    inner = s.body.body
+    if len(inner) == 1 and isinstance(inner[0], cst.If):  # `if g:` around the update
+        up = _match(inner[0], carried)
+        if up is None or up.guard is not None or read_names([s.test]) & {n for n, _ in up.values}:
+            return None
+        return ArgBestUpdate(up.key, up.mode, up.key_expr, up.values, s.test)
     test = s.test
+    guard = None
+    if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.And):
+        guard, test = test.left, test.right  # `g and (K is None or x > K)`
     has_none = False
     if isinstance(test, cst.BooleanOperation) and isinstance(test.operator, cst.Or):
         left = test.left
@@ -165,5 +184,7 @@ def _match(s: cst.If, carried: set[str]) -> ArgBestUpdate | None:
         return None
     if read_names([x, *kv.values()]) & set(names):  # type: ignore[list-item]
         return None
+    if guard is not None and read_names([guard]) & set(names):
+        return None
     fixed = tuple((n, x if n == key else v) for n, v in values)
-    return ArgBestUpdate(key, mode, x, fixed)
+    return ArgBestUpdate(key, mode, x, fixed, guard)

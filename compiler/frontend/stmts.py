@@ -55,6 +55,11 @@ class StmtMixin(Context):
             return self.stmts(flat, i + 1, env2, tail_fn, top)
 
         try:
+            hoisted = self.hoist_generators(s, env)  # type: ignore[attr-defined]
+            if hoisted is not None:  # comprehensions over streams run as loops first
+                before, s2 = hoisted
+                flat2 = [*flat[:i], *before, *([s2] if s2 is not None else []), *flat[i + 1 :]]
+                return self.stmts(flat2, i, env, tail_fn, top)
             if isinstance(s, cst.If):
                 done = self.container_if(s, env, rest)
                 if done is not None:

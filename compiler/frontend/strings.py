@@ -126,6 +126,12 @@ class StringMixin(Context):
             )
         if meth == "join" and isinstance(cargs[0], (cst.List, cst.Set, cst.Dict)):
             raise self.error(cargs[0], "`join` takes a tuple here", "write `sep.join((a, b))`")
+        if meth == "join":  # of a container's values: `"-".join(sorted(tags))`
+            v = self.cview(cargs[0], env)  # type: ignore[attr-defined]
+            if v is not None:
+                self._need_order(v, cargs[0])  # type: ignore[attr-defined]
+                (sep,) = self.exprs([recv], env)
+                return Apply(Prim("str.join"), (sep, v.expr), span=self.span(node))
         parts = self.exprs([recv, *cargs], env)
         return Apply(Prim(f"str.{meth}"), tuple(parts), span=self.span(node))
 

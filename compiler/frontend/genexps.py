@@ -1,0 +1,281 @@
+"""Generator expressions and comprehensions over a stream, rewritten into loops (libcst).
+
+``total = sum(v for _, v in g if v > 0)`` is the loop a user would otherwise write,
+run just before the statement that holds it, into a local the statement then reads::
+
+    _sum_1 = 0
+    for _, v in g:
+        if v > 0:
+            _sum_1 += v
+    total = _sum_1
+
+so it compiles like that loop (a native sum, count, max, flag or container). The forms:
+
+| expression | loop body (under the comprehension's ``if``s) | value |
+|---|---|---|
+| ``sum(e for ...)``, ``sum(..., start)`` | ``acc += e`` from 0 / ``start`` | ``acc`` |
+| ``len(list(g))``, ``len(g)``, ``len([e for ...])`` | ``acc += 1`` | ``acc`` |
+| ``any(e for ...)`` / ``all(...)`` | ``if e: acc = True`` / ``if not e: acc = False`` | ``acc`` |
+| ``max(e for ...)`` / ``min(...)``, ``default=`` | ``if acc is None or e > acc: acc = e`` | ``acc`` (empty: ValueError, or the default) |
+| ``[e for ...]``, ``list(...)``, another call's generator argument | ``acc.append(e)`` | the list |
+| ``{e for ...}``, ``set(...)`` | ``acc.add(e)`` | the set |
+
+``name = [e for ...]`` (or a set) fills ``name`` itself. A comprehension is hoisted only
+where Python evaluates it whenever the statement runs: not inside a conditional
+expression's branches or the right operand of ``and``/``or``. Comprehensions over a
+container's values are read natively where they are (``container_reads.py``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from .base import Context
+from .env import Env, Stop
+
+__all__ = ["GeneratorMixin"]
+
+_COMPS = (cst.GeneratorExp, cst.ListComp, cst.SetComp)
+_REDUCERS = {"sum", "len", "any", "all", "max", "min", "list", "set"}
+
+
+def _name(n: str) -> cst.Name:
+    return cst.Name(n)
+
+
+def _assign(n: str, value: cst.BaseExpression) -> cst.Assign:
+    return cst.Assign(targets=[cst.AssignTarget(_name(n))], value=value)
+
+
+def _is_none(n: str) -> cst.Comparison:
+    return cst.Comparison(_name(n), [cst.ComparisonTarget(cst.Is(), _name("None"))])
+
+
+def _block(stmts: list[cst.CSTNode]) -> cst.IndentedBlock:
+    from .jumps import block
+
+    return block(stmts)
+
+
+class _Candidates:
+    """The comprehensions of a statement that run whenever it runs, outermost first."""
+
+    def __init__(self) -> None:
+        self.found: list[cst.CSTNode] = []
+
+    def walk(self, node: cst.CSTNode) -> None:
+        if isinstance(node, (cst.Lambda, cst.DictComp)):
+            return
+        if isinstance(node, _COMPS):
+            self.found.append(node)
+            return
+        if isinstance(node, cst.Call) and isinstance(node.func, cst.Name):
+            if node.func.value in _REDUCERS and node.args and isinstance(
+                node.args[0].value, (*_COMPS, cst.Name, cst.Call)
+            ):
+                self.found.append(node)  # checked (and maybe declined) by the rewrite
+                for a in node.args[1:]:
+                    self.walk(a)
+                if not isinstance(node.args[0].value, _COMPS):
+                    self.walk(node.args[0])
+                return
+        if isinstance(node, cst.IfExp):
+            self.walk(node.test)
+            return
+        if isinstance(node, cst.BooleanOperation):
+            self.walk(node.left)
+            return
+        for child in node.children:
+            self.walk(child)
+
+
+class _Replace(cst.CSTTransformer):
+    def __init__(self, table: dict[cst.CSTNode, cst.CSTNode], origin: Any):
+        self.table = table
+        self.origin = origin
+
+    def on_leave(self, original_node: Any, updated_node: Any) -> Any:
+        if original_node in self.table:
+            return self.table[original_node]
+        if updated_node is not original_node:
+            self.origin(updated_node, original_node)
+        return updated_node
+
+
+class GeneratorMixin(Context):
+    """Comprehensions over streams, rewritten into loops before their statement."""
+
+    def hoist_generators(
+        self, s: cst.CSTNode, env: Env
+    ) -> tuple[list[cst.CSTNode], cst.CSTNode | None] | None:
+        """(statements to run first, the statement reading their results); None: nothing
+        to rewrite. The statement is None when the statements replace it."""
+        if isinstance(s, cst.If):
+            roots: list[cst.CSTNode] = [s.test]
+        elif isinstance(s, (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Return)):
+            roots = [s]
+        else:
+            return None
+        cands = _Candidates()
+        for r in roots:
+            cands.walk(r)
+        if not cands.found:
+            return None
+        before: list[cst.CSTNode] = []
+        table: dict[cst.CSTNode, cst.CSTNode] = {}
+        for node in cands.found:
+            got = self._generator_loop(node, env, s)
+            if got is None:
+                continue
+            stmts, value = got
+            before += stmts
+            if value is None:  # `name = [...]`: the loop fills `name`
+                return before, None
+            table[node] = self.origin(value, node)  # type: ignore[attr-defined]
+        if not table:
+            return None
+        if isinstance(s, cst.If):
+            new: cst.CSTNode = s.with_changes(test=s.test.visit(_Replace(table, self.origin)))  # type: ignore[attr-defined]
+        else:
+            new = s.visit(_Replace(table, self.origin))  # type: ignore[attr-defined]
+        return before, self.origin(new, s)  # type: ignore[attr-defined]
+
+    def _stream_comp(self, comp: cst.CSTNode, env: Env) -> bool:
+        """A one-``for`` comprehension over a stream (not a container's values)."""
+        if not isinstance(comp, _COMPS) or comp.for_in.inner_for_in is not None:
+            return False
+        if comp.for_in.asynchronous is not None:
+            return False
+        try:
+            return self.try_stream(comp.for_in.iter, env) is not None  # type: ignore[attr-defined]
+        except Stop:
+            return False
+
+    def _is_stream(self, node: cst.BaseExpression, env: Env) -> bool:
+        try:
+            return self.try_stream(node, env) is not None  # type: ignore[attr-defined]
+        except Stop:
+            return False
+
+    def _generator_loop(
+        self, node: cst.CSTNode, env: Env, stmt: cst.CSTNode
+    ) -> tuple[list[cst.CSTNode], cst.BaseExpression | None] | None:
+        """The loop computing ``node`` and the expression of its value; None: not a
+        comprehension over a stream (left to the expression translator)."""
+        fn = node.func.value if isinstance(node, cst.Call) else None  # type: ignore[union-attr]
+        if fn is not None and fn in env.names:
+            return None
+        if fn is None:
+            comp = node
+            kind = "set" if isinstance(node, cst.SetComp) else "list"
+        else:
+            assert isinstance(node, cst.Call)
+            arg = node.args[0].value
+            if fn == "len" and len(node.args) == 1:
+                inner = arg
+                if (isinstance(arg, cst.Call) and isinstance(arg.func, cst.Name)
+                        and arg.func.value == "list" and len(arg.args) == 1
+                        and arg.func.value not in env.names):  # fmt: skip
+                    inner = arg.args[0].value
+                if isinstance(inner, (cst.Name, cst.Call)) and self._is_stream(inner, env):
+                    return self._loop("count", None, inner, node, env)
+                if not isinstance(inner, _COMPS):
+                    return None
+                arg = inner
+            if not self._stream_comp(arg, env):
+                return None
+            comp = arg
+            kind = {"len": "count", "list": "list", "set": "set"}.get(fn, fn)
+            if fn in ("sum", "any", "all", "list", "set") and len(node.args) > (2 if fn == "sum" else 1):
+                return None
+            if fn in ("max", "min") and any(
+                a.keyword is None or a.keyword.value != "default" for a in node.args[1:]
+            ):
+                return None  # key= (or more values): not this form
+        if not self._stream_comp(comp, env):
+            return None
+        if (
+            fn is None
+            and isinstance(stmt, cst.Assign)
+            and stmt.value is node
+            and len(stmt.targets) == 1
+            and isinstance(stmt.targets[0].target, cst.Name)
+        ):
+            return self._loop(kind, comp, None, node, env, into=stmt.targets[0].target.value)
+        return self._loop(kind, comp, None, node, env)
+
+    def _loop(
+        self,
+        kind: str,
+        comp: Any,
+        stream: cst.BaseExpression | None,
+        node: Any,
+        env: Env,
+        into: str | None = None,
+    ) -> tuple[list[cst.CSTNode], cst.BaseExpression | None]:
+        """``acc = init; for target in stream: [if cond:] <step>`` and the value read."""
+        origin = self.origin  # type: ignore[attr-defined]
+        acc = into or self.hidden_name(kind, env)  # type: ignore[attr-defined]
+        elt = comp.elt if comp is not None else None
+        target = comp.for_in.target if comp is not None else _name("_")
+        it = comp.for_in.iter if comp is not None else stream
+        args = node.args if isinstance(node, cst.Call) else ()
+        default = next((a.value for a in args[1:] if a.keyword is not None), None)
+        after: list[cst.CSTNode] = []
+        value: cst.BaseExpression | None = _name(acc)
+        if kind in ("sum", "count"):
+            start = args[1].value if kind == "sum" and len(args) == 2 else cst.Integer("0")
+            init: cst.BaseExpression = start
+            step: list[cst.CSTNode] = [cst.AugAssign(_name(acc), cst.AddAssign(),
+                                                     elt if kind == "sum" else cst.Integer("1"))]  # fmt: skip
+        elif kind in ("any", "all"):
+            init = _name("False" if kind == "any" else "True")
+            test = elt if kind == "any" else cst.UnaryOperation(cst.Not(), elt)
+            step = [cst.If(test=test, body=_block([_assign(acc, _name("True" if kind == "any" else "False"))]))]
+        elif kind in ("max", "min"):
+            init = _name("None")
+            better = cst.Comparison(elt, [cst.ComparisonTarget(
+                cst.GreaterThan() if kind == "max" else cst.LessThan(), _name(acc))])  # fmt: skip
+            step = [cst.If(test=cst.BooleanOperation(_is_none(acc), cst.Or(), better),
+                           body=_block([_assign(acc, elt)]))]  # fmt: skip
+            if default is not None:
+                value = cst.IfExp(test=_is_none(acc), body=default, orelse=_name(acc))
+            else:
+                msg = cst.SimpleString(f'"{kind}() arg is an empty sequence"')
+                raise_ = cst.Raise(exc=cst.Call(_name("ValueError"), [cst.Arg(msg)]))
+                after = [cst.If(test=_is_none(acc), body=_block([raise_]))]
+        else:  # a list or a set
+            init = (cst.List([]) if kind == "list"
+                    else cst.Call(_name("set"), []))  # fmt: skip
+            meth = "append" if kind == "list" else "add"
+            call = cst.Call(cst.Attribute(_name(acc), _name(meth)), [cst.Arg(elt)])
+            step = [cst.Expr(call)]
+            if into is not None:
+                value = None
+        conds = [c.test for c in (comp.for_in.ifs if comp is not None else [])]
+        if conds:  # `if a if b` is `if a and b`
+            test = conds[0]
+            for c in conds[1:]:
+                test = cst.BooleanOperation(test, cst.And(), c)
+            step = [cst.If(test=test, body=_block(step))]
+        loop = cst.For(target=target, iter=it, body=_block(step))
+        stmts = [origin(_assign(acc, init), node), origin(loop, node),
+                 *(origin(a, node) for a in after)]  # fmt: skip
+        self._origins_below(stmts, node)
+        return stmts, value
+
+    def _origins_below(self, stmts: list[cst.CSTNode], node: cst.CSTNode) -> None:
+        """Give every node built here (not the user's own) the comprehension's position."""
+        origins = getattr(self.positions, "origins", None)
+        positions = getattr(self.positions, "positions", None)
+        if origins is None or positions is None:
+            return
+        stack = list(stmts)
+        while stack:
+            n = stack.pop()
+            if n in positions:
+                continue  # the user's node: its own position
+            origins.setdefault(n, node)
+            stack.extend(n.children)
