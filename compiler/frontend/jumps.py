@@ -44,19 +44,22 @@ __all__ = ["jumps", "block", "without_continue", "breaks_to_flag", "Rewrite", "L
 Origin = Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]
 
 
-def jumps(stmts: list[cst.CSTNode]) -> Iterator[cst.CSTNode]:
-    """The ``continue`` and ``break`` statements of this loop body (not of loops nested in it)."""
+def jumps(
+    stmts: list[cst.CSTNode], kinds: tuple[type, ...] = (cst.Continue, cst.Break)
+) -> Iterator[cst.CSTNode]:
+    """The ``continue`` and ``break`` statements (or other ``kinds``) of this loop body, not
+    of loops nested in it."""
     stack = list(stmts)
     while stack:
         n = stack.pop()
-        if isinstance(n, (cst.Continue, cst.Break)):
+        if isinstance(n, kinds):
             yield n
         elif not isinstance(n, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
             stack.extend(n.children)
 
 
-def _has_jump(node: cst.CSTNode) -> bool:
-    return next(jumps([node]), None) is not None
+def _has_jump(node: cst.CSTNode, kinds: tuple[type, ...] = (cst.Continue, cst.Break)) -> bool:
+    return next(jumps([node], kinds), None) is not None
 
 
 def _branches(s: cst.If) -> tuple[list[cst.CSTNode], list[cst.CSTNode]]:
@@ -103,22 +106,30 @@ class Rewrite:
             out.append(s)
         return out
 
-    def breaks_to_flag(self, stmts: list[cst.CSTNode], flag: str | None) -> list[cst.CSTNode]:
+    def breaks_to_flag(
+        self, stmts: list[cst.CSTNode], flag: str | None, result: str | None = None
+    ) -> list[cst.CSTNode]:
         """``stmts`` with every ``break`` of this loop setting ``flag`` and continuing, behind
         a first ``if flag: continue`` (the flag starts False before the loop). Without a
         flag, each ``break`` is only a ``continue`` (after a break was reported, the rest
-        of the body is still translated to find its problems)."""
+        of the body is still translated to find its problems). With ``result``, every
+        ``return x`` is rewritten instead: ``result = x`` and the same flag."""
+        kinds: tuple[type, ...] = (cst.Return,) if result is not None else (cst.Break,)
 
         def visit(body: list[cst.CSTNode]) -> list[cst.CSTNode]:
             out: list[cst.CSTNode] = []
             for s in body:
-                if isinstance(s, cst.Break) and flag is None:
+                if isinstance(s, kinds) and flag is None:
                     out.append(self.origin(cst.Continue(), s))
-                elif isinstance(s, cst.Break):
+                elif isinstance(s, kinds):
+                    if isinstance(s, cst.Return) and s.value is not None and result is not None:
+                        keep = cst.Assign(targets=[cst.AssignTarget(cst.Name(result))],
+                                          value=s.value)  # fmt: skip
+                        out.append(self.origin(keep, s))
                     done = cst.Assign(targets=[cst.AssignTarget(cst.Name(flag))],
                                       value=cst.Name("True"))  # fmt: skip
                     out += [self.origin(done, s), self.origin(cst.Continue(), s)]
-                elif isinstance(s, cst.If) and _has_jump(s):
+                elif isinstance(s, cst.If) and _has_jump(s, kinds):
                     then, other = _branches(s)
                     new = cst.If(test=s.test, body=block(visit(then)),
                                  orelse=cst.Else(body=block(visit(other))) if other else None)  # fmt: skip
@@ -201,6 +212,28 @@ class LoopRewriteMixin(Context):
         body = rw.without_continue(body)
         new = self.origin(s.with_changes(body=block(body)), s)
         return before, new
+
+    def return_rewrite(self, s: cst.For, env: Env) -> list[cst.CSTNode] | None:
+        """A loop at the function's top level whose rows come in an order, with ``return``
+        in its body: statements for it, where each ``return x`` keeps ``x``, sets a flag and
+        ends the loop, and the flag is tested after it (``if done: return x``). None: the
+        loop has no ``return``, or is not of that kind (its ``return`` is reported)."""
+        body = flatten(list(s.body.body))
+        rets = list(jumps(body, (cst.Return,)))
+        if not rets or env.depth > 0 or self.unordered_reason(s, env) is not None:
+            return None
+        done = self.hidden_name("returned", env)
+        result = self.hidden_name("result", env)
+        first = rets[0]
+        before = [self.origin(cst.Assign(targets=[cst.AssignTarget(cst.Name(n))],
+                                         value=cst.Name(v)), first)
+                  for n, v in ((done, "False"), (result, "None"))]  # fmt: skip
+        body = Rewrite(self.origin).breaks_to_flag(body, done, result)
+        loop = self.origin(s.with_changes(body=block(body)), s)
+        value = cst.Name(result) if any(r.value is not None for r in rets) else None
+        ret = self.origin(cst.Return(value=value), first)
+        after = self.origin(cst.If(test=cst.Name(done), body=block([ret])), first)
+        return [*before, loop, after]
 
     def origin(self, new: Any, old: cst.CSTNode) -> Any:
         """Record that a node the frontend built stands for the user's ``old`` (positions)."""

@@ -66,6 +66,9 @@ class StmtMixin(Context):
                     return done
                 return self.if_stmt(s, flat[i + 1 :], env, tail_fn, top)
             if isinstance(s, cst.For):
+                returned = self.return_rewrite(s, env)  # type: ignore[attr-defined]
+                if returned is not None:  # `return` in an ordered top-level loop
+                    return self.stmts([*flat[:i], *returned, *flat[i + 1 :]], i, env, tail_fn, top)
                 return self.for_stmt(s, flat[i + 1 :], env, rest)
             if isinstance(s, cst.Return):
                 return self.return_stmt(s, flat[i + 1 :], env, top)

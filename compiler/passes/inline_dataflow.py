@@ -94,7 +94,9 @@ def _prefix(e: Expr, pre: str) -> Expr:
     if isinstance(e, Let):
         return dataclasses.replace(
             e,
-            name=e.name if e.name.startswith("_") and "." not in e.name else pre + e.name,
+            # `_` (an effect) and `_loop` binders are never read; every other name is, as
+            # a Var, so it is renamed like its uses (a user's `_total` too)
+            name=e.name if e.name == "_" or e.name.startswith("_loop") else pre + e.name,
             value=_prefix(e.value, pre),
             body=_prefix(e.body, pre),
         )

@@ -3,7 +3,9 @@
 `continue` skips the rest of an iteration in any loop: over rows (a None or a
 cancelled row), over groups (a group key to leave out) and over a container's
 items. `break` stops a loop whose rows come in an order (`order_by=`,
-`sorted_by`); `enumerate` numbers an ordered group's rows, from `start`."""
+`sorted_by`); `enumerate` numbers an ordered group's rows, from `start`. `return`
+inside a top-level loop in an order returns from the algorithm (also when it is
+called per group from another one, and as a bare `return` of a table algorithm)."""
 
 from typing import Optional
 
@@ -74,6 +76,28 @@ def first_three(rows: RowStream[int, int]):
         first = False
 
 
+@dataflow
+def first_negative_at(rows: RowStream[int, int]) -> Optional[int]:  # noqa: UP045
+    for t, v in sorted_by(rows, 0):
+        if v < 0:
+            return t
+    return None
+
+
+@dataflow(columns=("k", "t"))
+def first_negative_per_key(rows: RowStream[int, int, int]):
+    for k, g in group_by(0, rows):
+        yield k, first_negative_at(g.project(1, 2))
+
+
+@dataflow(columns=("t", "v"))
+def until_zero(rows: RowStream[int, int]):
+    for t, v in sorted_by(rows, (0, 1)):
+        if v == 0:
+            return
+        yield t, v
+
+
 EXAMPLES = {
     "valid_total": [
         ([(1, 2.5, "ok"), (1, None, "ok"), (1, 4.0, "cancelled"), (-1, 9.0, "ok"), (2, 1.0, "ok")],),
@@ -86,6 +110,9 @@ EXAMPLES = {
         ([(1, 1, 20), (1, 2, 30)], 10),
     ],
     "first_three": [([(4, 40), (1, 10), (3, 30), (2, 20), (5, 50)],), ([(1, 1)],)],
+    "first_negative_at": [([(3, -1), (1, 5), (2, -7)],), ([(1, 1)],)],
+    "first_negative_per_key": [([(1, 3, -1), (1, 1, 5), (1, 2, -7), (2, 1, 4)],)],
+    "until_zero": [([(3, 0), (1, 5), (2, 7), (4, 1)],), ([(1, 2)],)],
 }
 
 EXPECTED = {
@@ -100,4 +127,10 @@ EXPECTED = {
     "budget_reached": [[(1, 3, 11), (2, None, 2)], [(1, 1, 20)]],
     # the three earliest, ranked from 1
     "first_three": [[(1, 10, 1, True), (2, 20, 2, False), (3, 30, 3, False)], [(1, 1, 1, True)]],
+    # by t: 5, -7 at t=2 -> 2; no negative -> None
+    "first_negative_at": [2, None],
+    # key 1 as above: 2; key 2: none
+    "first_negative_per_key": [[(1, 2), (2, None)]],
+    # by t: 5, 7, then 0 at t=3 returns; nothing stops the second
+    "until_zero": [[(1, 5), (2, 7)], [(1, 2)]],
 }
