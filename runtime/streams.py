@@ -116,6 +116,11 @@ class _Ordered(Rows):
             return iter(self._inner)  # e.g. signed rows: they set the sign as they go
         return iter(self._rows)
 
+    def __getitem__(self, i: Any) -> Any:
+        """A row by its position in the order (``rows[0]``, ``rows[-1]``), as in the sorted
+        list it stands for."""
+        return list(self)[i]
+
 
 def _sort_key(v: Any) -> tuple[int, Any]:
     # None sorts first, like Spark's ascending NULLS FIRST.

@@ -19,6 +19,7 @@ so it compiles like that loop (a native sum, count, max, flag or container). The
 | ``max(e for ...)`` / ``min(...)``, ``default=`` | ``if acc is None or e > acc: acc = e`` | ``acc`` (empty: ValueError, or the default) |
 | ``[e for ...]``, ``list(...)``, another call's generator argument | ``acc.append(e)`` | the list |
 | ``{e for ...}``, ``set(...)`` | ``acc.add(e)`` | the set |
+| ``rows[i][f]``, ``rows[-i]`` of a stream in an order | keep the row at ``i`` / the last ``i`` | its field (IndexError when too few) |
 
 ``name = [e for ...]`` (or a set) fills ``name`` itself. A comprehension is hoisted only
 where Python evaluates it whenever the statement runs: not inside a conditional
@@ -68,6 +69,9 @@ class _Candidates:
     def walk(self, node: cst.CSTNode) -> None:
         if isinstance(node, (cst.Lambda, cst.DictComp)):
             return
+        if _position(node) is not None:  # `rows[0][1]`, `rows[-1]`: checked by the rewrite
+            self.found.append(node)
+            return
         if isinstance(node, _COMPS):
             self.found.append(node)
             return
@@ -89,6 +93,38 @@ class _Candidates:
             return
         for child in node.children:
             self.walk(child)
+
+
+def _int(node: cst.BaseExpression) -> int | None:
+    if isinstance(node, cst.Integer):
+        return int(node.value)
+    if (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
+            and isinstance(node.expression, cst.Integer)):  # fmt: skip
+        return -int(node.expression.value)
+    return None
+
+
+def _index(node: cst.CSTNode) -> tuple[cst.BaseExpression, int] | None:
+    """(value, i) of ``value[i]`` with a constant ``i``."""
+    if (isinstance(node, cst.Subscript) and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Index)):  # fmt: skip
+        i = _int(node.slice[0].slice.value)
+        if i is not None:
+            return node.value, i
+    return None
+
+
+def _position(node: cst.CSTNode) -> tuple[str, int, int | None] | None:
+    """(S, i, f) of ``S[i][f]`` / (S, i, None) of ``S[i]``, S a name and i, f constants."""
+    outer = _index(node)
+    if outer is None:
+        return None
+    inner = _index(outer[0])
+    if inner is not None and isinstance(inner[0], cst.Name):
+        return inner[0].value, inner[1], outer[1]
+    if isinstance(outer[0], cst.Name):
+        return outer[0].value, outer[1], None
+    return None
 
 
 class _Replace(cst.CSTTransformer):
@@ -136,6 +172,10 @@ class GeneratorMixin(Context):
             table[node] = self.origin(value, node)  # type: ignore[attr-defined]
         if not table:
             return None
+        # the empty-input checks (`if n < 2: raise IndexError(...)`) after all the loops: a
+        # loop over the input must not sit in a branch of a check
+        checks = [x for x in before if isinstance(x, cst.If)]
+        before = [x for x in before if not isinstance(x, cst.If)] + checks
         if isinstance(s, cst.If):
             new: cst.CSTNode = s.with_changes(test=s.test.visit(_Replace(table, self.origin)))  # type: ignore[attr-defined]
         else:
@@ -164,6 +204,8 @@ class GeneratorMixin(Context):
     ) -> tuple[list[cst.CSTNode], cst.BaseExpression | None] | None:
         """The loop computing ``node`` and the expression of its value; None: not a
         comprehension over a stream (left to the expression translator)."""
+        if (pos := _position(node)) is not None:
+            return self._positional(node, pos, env)
         fn = node.func.value if isinstance(node, cst.Call) else None  # type: ignore[union-attr]
         if fn is not None and fn in env.names:
             return None
@@ -264,6 +306,54 @@ class GeneratorMixin(Context):
         stmts = [origin(_assign(acc, init), node), origin(loop, node),
                  *(origin(a, node) for a in after)]  # fmt: skip
         self._origins_below(stmts, node)
+        return stmts, value
+
+    def _positional(
+        self, node: Any, pos: tuple[str, int, int | None], env: Env
+    ) -> tuple[list[cst.CSTNode], cst.BaseExpression | None] | None:
+        """``S[i][f]`` (or ``S[i]``) of a stream ``S`` in an order: a loop keeping the row
+        at position ``i`` (counted from the end when negative); IndexError when too few."""
+        stream, i, f = pos
+        try:
+            st = self.try_stream(cst.Name(stream), env)  # type: ignore[attr-defined]
+        except Stop:
+            return None
+        if st is None or not st[1].ordered or st[1].window is not None or abs(i) > 8:
+            return None
+        arity = st[1].arity
+        fields = [f] if f is not None else list(range(arity))
+        if any(not 0 <= x < arity for x in fields):
+            return None
+        hidden = self.hidden_name  # type: ignore[attr-defined]
+        row, n = hidden("row", env), hidden("count", env)
+        depth = i + 1 if i >= 0 else -i  # rows kept: the i-th, or the last -i
+
+        def at(j: int, x: int) -> str:
+            return names[(j, x)]
+
+        names = {(j, x): hidden("at", env) for j in range(1 if i >= 0 else depth) for x in fields}
+
+        def field(x: int) -> cst.Subscript:
+            return cst.Subscript(_name(row), [cst.SubscriptElement(cst.Index(cst.Integer(str(x))))])
+
+        step: list[cst.CSTNode] = [cst.AugAssign(_name(n), cst.AddAssign(), cst.Integer("1"))]
+        if i >= 0:  # the row at position i: when the count reaches i + 1
+            test = cst.Comparison(_name(n), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(i + 1)))])
+            step.append(cst.If(test=test, body=_block([_assign(at(0, x), field(x)) for x in fields])))
+        else:  # the last -i rows, newest in slot 0
+            for j in range(depth - 1, 0, -1):
+                step += [_assign(at(j, x), _name(at(j - 1, x))) for x in fields]
+            step += [_assign(at(0, x), field(x)) for x in fields]
+        slot = 0 if i >= 0 else depth - 1
+        init = [_assign(n, cst.Integer("0"))] + [_assign(v, _name("None")) for v in names.values()]
+        loop = cst.For(target=_name(row), iter=_name(stream), body=_block(step))
+        short = cst.Comparison(_name(n), [cst.ComparisonTarget(cst.LessThan(), cst.Integer(str(depth)))])
+        msg = cst.SimpleString('"list index out of range"')
+        check = cst.If(test=short, body=_block([cst.Raise(exc=cst.Call(_name("IndexError"), [cst.Arg(msg)]))]))
+        stmts = [self.origin(x, node) for x in (*init, loop, check)]  # type: ignore[attr-defined]
+        self._origins_below(stmts, node)
+        value: cst.BaseExpression = (_name(at(slot, f)) if f is not None else cst.Tuple(
+            [cst.Element(_name(at(slot, x))) for x in fields]))  # fmt: skip
         return stmts, value
 
     def _origins_below(self, stmts: list[cst.CSTNode], node: cst.CSTNode) -> None:

@@ -20,7 +20,7 @@ from .control import ControlMixin
 from .env import Env, Rows, Value
 from .exprs import ExprMixin
 from .genexps import GeneratorMixin
-from .jumps import LoopRewriteMixin
+from .jumps import IndexLoopMixin, LoopRewriteMixin
 from .parse import ParsedModule, ref_of
 from .reject import rejections
 from .stmts import StmtMixin
@@ -58,7 +58,7 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, GeneratorMixin, ArgBestMixin, ContainerMixin, CallMixin, ExprMixin):
+class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, GeneratorMixin, ArgBestMixin, ContainerMixin, CallMixin, ExprMixin):
     def __init__(self, obj: Any, parsed: ParsedModule):
         super().__init__(obj.fn.__globals__, parsed)
         self.obj = obj
