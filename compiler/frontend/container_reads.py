@@ -351,6 +351,10 @@ class ContainerReadMixin(Context):
             b = env.names[base.value]
             if b.ctype == "dict":
                 v = self.container_view(base, env, node)
+                zero = self.container_zero.get(base.value)
+                if zero is not None:  # defaultdict(int) / Counter(): a missing key reads 0
+                    return Apply(Prim("c_get"), (v.expr, self.expr(idx_node, env), Lit(zero)),
+                                 span=self.span(node))  # fmt: skip
                 return Apply(Prim("c_getitem"), (v.expr, self.expr(idx_node, env)),
                              span=self.span(node))  # fmt: skip
         v = self.cview(base, env)

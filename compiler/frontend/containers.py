@@ -66,6 +66,26 @@ class ContainerMixin(ContainerLoopMixin):
             and self.global_obj(value.func.value) is getattr(builtins, value.func.value)
         ):
             return value.func.value
+        if self.counter_default(value, env) is not None:
+            return "dict"
+        return None
+
+    def counter_default(self, value: cst.BaseExpression, env: Env) -> int | float | None:
+        """``defaultdict(int)``, ``defaultdict(float)``, ``Counter()``: a dict of sums whose
+        missing keys read as 0 (``0.0``), else None."""
+        import collections
+
+        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
+                and value.func.value not in env.names):  # fmt: skip
+            return None
+        fn = self.global_obj(value.func.value)
+        args = [a.value for a in value.args]
+        if fn is collections.Counter and not args:
+            return 0
+        if (fn is collections.defaultdict and len(args) == 1 and isinstance(args[0], cst.Name)
+                and args[0].value not in env.names
+                and self.global_obj(args[0].value) in (int, float)):  # fmt: skip
+            return 0 if self.global_obj(args[0].value) is int else 0.0
         return None
 
     def container_new(
@@ -74,8 +94,9 @@ class ContainerMixin(ContainerLoopMixin):
     ) -> Expr:  # fmt: skip
         from looplift.states.containers import CONTAINER_STATES, ORDERED_CONTAINER_STATES
 
+        zero = self.counter_default(value, env)
         elems = getattr(value, "elements", None) or getattr(value, "args", None)
-        if elems:
+        if elems and zero is None:
             raise self.error(
                 value,
                 f"`{target.value}` starts with elements; a container accumulator must start empty",
@@ -86,6 +107,10 @@ class ContainerMixin(ContainerLoopMixin):
         env2 = env.copy()
         cls = CONTAINER_STATES[kind]
         env2.names[name] = Container(name, self.span(target), depth=env.depth, cls=cls, ctype=kind)
+        if zero is not None:
+            self.container_zero[name] = zero
+        else:
+            self.container_zero.pop(name, None)
         env2.loop_locals.pop(name, None)
         body = rest(env2)
         # filled in an ordered loop: a Python container run in row order (ordered.py)
