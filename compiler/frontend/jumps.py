@@ -364,6 +364,12 @@ class _IndexReplace(cst.CSTTransformer):
     def __init__(self, ix: _RowIndex, names: dict[Any, str], origin: Any, arity: int):
         self.ix, self.names, self.origin, self.arity = ix, names, origin, arity
 
+    def on_leave(self, original_node: Any, updated_node: Any) -> Any:
+        out = super().on_leave(original_node, updated_node)
+        if out is not original_node and isinstance(out, cst.CSTNode):
+            self.origin(out, original_node)  # a rebuilt node keeps the user's position
+        return out
+
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> Any:
         kf = self.ix.field(original_node)
         if kf is not None and kf[0]:
