@@ -179,6 +179,9 @@ class LoopRewriteMixin(Context):
         """A loop with ``continue`` or ``break`` in its body, or over ``enumerate`` of an
         ordered stream, as statements to run before it and a loop without them
         (``jumps.py``); None when the loop has none of these."""
+        paired = self.pairwise_loop(s, env)  # type: ignore[attr-defined]
+        if paired is not None:  # `for a, b in zip(rows, rows[1:])`: an index loop
+            s = paired
         indexed = self.index_loop(s, env)  # type: ignore[attr-defined]
         if indexed is not None:  # `for i in range(1, len(rows)):` reading rows[i], rows[i - 1]
             return indexed
@@ -392,6 +395,53 @@ class IndexLoopMixin(Context):
     """``for i in range(a, len(S)):`` over an ordered stream ``S`` read as ``S[i]`` and
     ``S[i - k]``: a loop over ``S``'s rows that carries the ``k`` rows before (the fields
     read of them), so it compiles as any ordered loop (a native fold or window)."""
+
+    def pairwise_loop(self, s: cst.For, env: Env) -> cst.For | None:
+        """``for a, b in zip(S, S[1:])`` / ``pairwise(S)`` over an ordered stream ``S``: the
+        same loop as ``for i in range(1, len(S)): a, b = S[i - 1], S[i]``; else None."""
+        import itertools
+
+        it, t = s.iter, s.target
+        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
+                and it.func.value not in env.names and isinstance(t, cst.Tuple)
+                and len(t.elements) == 2):  # fmt: skip
+            return None
+        fn = self.global_obj(it.func.value)
+        args = [a.value for a in it.args]
+        if fn is zip and len(args) == 2 and isinstance(args[0], cst.Name):
+            tail = args[1]
+            if not (isinstance(tail, cst.Subscript) and isinstance(tail.value, cst.Name)
+                    and tail.value.value == args[0].value and len(tail.slice) == 1
+                    and isinstance(tail.slice[0].slice, cst.Slice)
+                    and isinstance(tail.slice[0].slice.lower, cst.Integer)
+                    and tail.slice[0].slice.lower.value == "1"
+                    and tail.slice[0].slice.upper is None and tail.slice[0].slice.step is None):  # fmt: skip
+                return None
+        elif not (fn is getattr(itertools, "pairwise", None) and len(args) == 1
+                  and isinstance(args[0], cst.Name)):  # fmt: skip
+            return None
+        stream = args[0]
+        try:
+            st = self.try_stream(stream, env)  # type: ignore[attr-defined]
+        except Stop:
+            return None
+        if st is None or not st[1].ordered or st[1].window is not None:
+            return None
+        o = self.origin  # type: ignore[attr-defined]
+        i = self.hidden_name("i", env)  # type: ignore[attr-defined]
+
+        def at(back: int) -> cst.Subscript:
+            idx: cst.BaseExpression = cst.Name(i)
+            if back:
+                idx = cst.BinaryOperation(cst.Name(i), cst.Subtract(), cst.Integer(str(back)))
+            return cst.Subscript(cst.Name(stream.value), [cst.SubscriptElement(cst.Index(idx))])
+
+        binds = [o(cst.Assign(targets=[cst.AssignTarget(e.value)], value=at(1 - n)), e.value)
+                 for n, e in enumerate(t.elements)]  # fmt: skip
+        length = cst.Call(cst.Name("len"), [cst.Arg(cst.Name(stream.value))])
+        rng = o(cst.Call(cst.Name("range"), [cst.Arg(cst.Integer("1")), cst.Arg(length)]), it)
+        body = [*binds, *flatten(list(s.body.body))]
+        return o(s.with_changes(target=o(cst.Name(i), t), iter=rng, body=block(body)), s)
 
     def index_loop(self, s: cst.For, env: Env) -> tuple[list[cst.CSTNode], cst.For] | None:
         it = s.iter

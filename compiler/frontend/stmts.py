@@ -243,6 +243,8 @@ class StmtMixin(Context):
             def unpack(k: int, env_k: Env) -> Expr:
                 if k == len(elems):
                     return rest(env_k)
+                if isinstance(elems[k], cst.Name) and elems[k].value == "_":
+                    return unpack(k + 1, env_k)  # `a, _ = pair`: the value is not kept
                 item = Apply(Prim("nth"), (Var(tmp), Lit(k)), span=self.span(elems[k]))
                 return self.bind_target(
                     elems[k], elems[k], item, env_k, lambda e2: unpack(k + 1, e2), stmt

@@ -2,8 +2,10 @@
 then `for i in range(1, len(rows))` reading `rows[i]`, `rows[i - 1]` (a field of it, or the
 whole row) and `rows[i - 2]`, with `continue`; `len(g)`; the first and last of a sorted
 group; an average over a comprehension guarded by its truth value; a sorted set of
-normalized labels joined into one string; `srt[-2][1]`, `srt[1][1]` of a sorted input."""
+normalized labels joined into one string; `srt[-2][1]`, `srt[1][1]` of a sorted input; consecutive rows as
+`zip(srt, srt[1:])` and `itertools.pairwise(srt)`."""
 
+from itertools import pairwise
 from typing import Optional
 
 from looplift import RowStream, dataflow, group_by, sorted_by
@@ -56,6 +58,20 @@ def second_to_last(rows: RowStream[int, int]) -> int:
     return srt[-2][1] * 10 + srt[1][1]
 
 
+@dataflow(columns=("k", "dist", "jumps"))
+def consecutive(rows: RowStream[int, int, float]):
+    for k, g in group_by(0, rows):
+        srt = sorted(g, key=lambda r: (r[1], r[2]))
+        dist = 0.0
+        jumps = 0
+        for a, b in zip(srt, srt[1:]):
+            dist += abs(b[2] - a[2])
+        for (_, t0, _), (_, t1, _) in pairwise(srt):
+            if t1 - t0 > 10:
+                jumps += 1
+        yield k, dist, jumps
+
+
 EXAMPLES = {
     "gaps_and_turns": [
         ([(1, 1, 5), (1, 3, 7), (1, 10, 4), (1, 11, 4), (1, 20, 9), (2, 1, 1), (2, 2, 2)],),
@@ -64,6 +80,7 @@ EXAMPLES = {
     "avg_present": [([(1, 2.0), (1, None), (1, 4.0), (2, None)],)],
     "labels": [([(1, " B"), (1, "a "), (1, "b"), (2, "Zed")],)],
     "second_to_last": [([(3, 7), (1, 5), (2, 6)],)],
+    "consecutive": [([(1, 5, 1.0), (1, 2, 3.5), (1, 30, 2.0), (2, 4, 9.0)],)],
 }
 
 EXPECTED = {
@@ -78,4 +95,6 @@ EXPECTED = {
     "labels": [[(1, "a,b"), (2, "zed")]],
     # by t: 5, 6, 7: second to last 6, second 6 -> 66 (fewer than 2 rows: IndexError)
     "second_to_last": [66],
+    # k 1 by t: 3.5, 1.0, 2.0 -> |1.0 - 3.5| + |2.0 - 1.0| = 3.5; t 2, 5, 30: one jump > 10
+    "consecutive": [[(1, 3.5, 1), (2, 0.0, 0)]],
 }
