@@ -318,12 +318,21 @@ class GeneratorMixin(Context):
             st = self.try_stream(cst.Name(stream), env)  # type: ignore[attr-defined]
         except Stop:
             return None
-        if st is None or not st[1].ordered or st[1].window is not None or abs(i) > 8:
+        if st is None:
             return None
+        if not st[1].ordered or st[1].window is not None:
+            raise self.error(node, f"`{stream}[{i}]`: the rows of `{stream}` come in no order, so "
+                             "no row is at a position", f"sort them first: `sorted({stream}, "
+                             "key=lambda r: r[1])`, or group with `order_by=`")  # fmt: skip
+        if abs(i) > 8:
+            raise self.error(node, f"`{stream}[{i}]`: only the first and last 8 rows can be read "
+                             "by position", "loop over the rows in order and count them")  # fmt: skip
         arity = st[1].arity
         fields = [f] if f is not None else list(range(arity))
         if any(not 0 <= x < arity for x in fields):
-            return None
+            raise self.error(node, f"field {f} of a row of `{stream}` does not exist (its rows "
+                             f"have {arity} field{'s' if arity != 1 else ''})",
+                             f"index a field from 0 to {arity - 1}")  # fmt: skip
         hidden = self.hidden_name  # type: ignore[attr-defined]
         row, n = hidden("row", env), hidden("count", env)
         depth = i + 1 if i >= 0 else -i  # rows kept: the i-th, or the last -i
