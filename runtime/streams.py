@@ -53,6 +53,8 @@ class _RowStreamAlias:
 
 class _RowStreamMeta(type):
     def __getitem__(cls, item: Any) -> _RowStreamAlias:
+        if isinstance(item, int):  # also ends `for x in RowStream` (Python's old iteration)
+            raise TypeError("RowStream[...] takes field types, e.g. RowStream[int, str]")
         fields = item if isinstance(item, tuple) else (item,)
         return _RowStreamAlias(fields)
 
