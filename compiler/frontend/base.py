@@ -54,6 +54,27 @@ class Context:
         self.counter += 1
         return f"_{base}.{self.counter}"
 
+    def as_lambda(self, node: cst.BaseExpression) -> cst.BaseExpression:
+        """``operator.itemgetter(i, ...)`` (constant indices) as the ``lambda`` it stands for,
+        ``lambda _row: _row[i]`` (a tuple for several); any other node as it is."""
+        import operator
+
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+                and self.global_obj(node.func.value) is operator.itemgetter and node.args
+                and all(a.keyword is None and a.star == "" and isinstance(a.value, cst.Integer)
+                        for a in node.args)):  # fmt: skip
+            return node
+        reads = [cst.Subscript(cst.Name("_row"), [cst.SubscriptElement(cst.Index(a.value))])
+                 for a in node.args]  # fmt: skip
+        body: cst.BaseExpression = (reads[0] if len(reads) == 1
+                                    else cst.Tuple([cst.Element(r) for r in reads]))  # fmt: skip
+        lam = cst.Lambda(params=cst.Parameters(params=[cst.Param(cst.Name("_row"))]), body=body)
+        if self.positions is not None:
+            self.positions.origins[lam] = node
+            for sub in (body, *reads, *(r.value for r in reads)):
+                self.positions.origins[sub] = node
+        return lam
+
     def global_obj(self, n: str) -> Any:
         if n in self.globals:
             return self.globals[n]

@@ -195,6 +195,7 @@ class ContainerReadMixin(Context):
             return Lambda(
                 (p,), Apply(Prim("c_get"), (view.expr, Var(p), Lit(None))), span=self.span(node)
             )
+        node = self.as_lambda(node)
         ps = node.params if isinstance(node, cst.Lambda) else None
         if ps is None or len(ps.params) != 1 or ps.kwonly_params or ps.posonly_params or (
             isinstance(ps.star_arg, cst.Param) or ps.star_kwarg is not None

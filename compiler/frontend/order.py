@@ -165,6 +165,7 @@ class OrderMixin(Context):
 
     def key_order(self, key: cst.BaseExpression, src: Rows) -> Order:
         """A key ``lambda`` of field reads as an order over the stream's fields."""
+        key = self.as_lambda(key)
         if not isinstance(key, cst.Lambda):
             raise self.error(key, f"sort key `{code_of(key)}` must be a lambda of row fields",
                              _KEY_HINT)  # fmt: skip
@@ -282,7 +283,7 @@ class OrderMixin(Context):
             inner.names[f] = Value(f, sp, depth=inner.depth, types=(ty,))
         row_t = Apply(Prim("tuple"), tuple(Var(f) for f in fields), span=sp)
         if "key" in kws:
-            lam = kws["key"]
+            lam = self.as_lambda(kws["key"])
             if not (isinstance(lam, cst.Lambda) and len(lam.params.params) == 1):
                 raise self.error(lam, "the key must be a lambda of the row", hint)
             inner.names[lam.params.params[0].name.value] = RowValue(

@@ -82,9 +82,72 @@ class StringMixin(Context):
                 return None
         if meth == "group" and not isinstance(recv, (cst.SimpleString, cst.FormattedString)):
             return self._group(node, recv, env)
+        if meth == "format" and isinstance(recv, cst.SimpleString):
+            return self._str_format(node, recv, env)
         if meth not in STR_METHODS:
             return None
         return self._method(node, recv, meth, env)
+
+    def _str_format(self, node: cst.Call, recv: cst.SimpleString, env: Env) -> Expr:
+        """``"{} = {:.2f}".format(a, b)``: the f-string it means, over the arguments bound
+        to fresh names first (each evaluated once, left to right, as Python does)."""
+        import string
+
+        text = recv.evaluated_value
+        if not isinstance(text, str):
+            raise self.error(recv, "`format` of bytes is not supported", "use a str")
+        pos = [a.value for a in node.args if a.keyword is None and a.star == ""]
+        kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
+        if any(a.star for a in node.args):
+            raise self.error(node, "`format(*args)` is not supported", "pass the values one by one")
+        hint = "use an f-string: f\"{x:.2f}\""
+        try:
+            fields = list(string.Formatter().parse(text))
+        except ValueError as e:
+            raise self.error(recv, f"bad format string: {e}", hint) from None
+        names = [f"_fmt_{self.counter + 1}_{i}" for i in range(len(pos))]
+        knames = {k: f"_fmt_{self.counter + 1}_{k}" for k in kws}
+        self.counter += 1
+        src, auto = ["f\""], 0
+        for literal, field, spec, conv in fields:
+            src.append("".join(c if c.isprintable() and c not in '"\\{}' else
+                               {"{": "{{", "}": "}}"}.get(c, f"\\x{ord(c):02x}" if ord(c) < 256
+                                                        else f"\\u{ord(c):04x}")
+                               for c in literal))  # fmt: skip
+            if field is None:
+                continue
+            if field == "":
+                field, auto = str(auto), auto + 1
+            if field.isdigit() and int(field) < len(pos):
+                name = names[int(field)]
+            elif field in knames:
+                name = knames[field]
+            else:
+                raise self.error(recv, f"`format` field `{{{field}}}` is not one of its arguments "
+                                 "(attributes and indexing in fields are not supported)", hint)  # fmt: skip
+            if spec and "{" in spec:
+                raise self.error(recv, "nested fields in a format spec are not supported", hint)
+            src.append("{" + name + (f"!{conv}" if conv else "") + (f":{spec}" if spec else "") + "}")
+        src.append("\"")
+        try:
+            fnode = cst.parse_expression("".join(src))
+        except cst.ParserSyntaxError:
+            raise self.error(recv, "cannot read this format string", hint) from None
+        if self.positions is not None:
+            stack: list[cst.CSTNode] = [fnode]
+            while stack:
+                n = stack.pop()
+                self.positions.origins[n] = node
+                stack.extend(n.children)
+        values = self.exprs([*pos, *kws.values()], env)
+        inner = env.copy()
+        bound = [*names, *knames.values()]
+        for n in bound:
+            inner.names[n] = Value(n, self.span(node), depth=env.depth)
+        out = self.fstring(fnode, inner)
+        for n, v in reversed(list(zip(bound, values, strict=True))):
+            out = Let(n, v, out, span=self.span(node))
+        return out
 
     def _args(self, node: cst.Call, names: tuple[str, ...], what: str) -> list[cst.BaseExpression]:
         """Positional arguments, keywords placed by ``names``; a gap is a diagnostic."""
