@@ -112,6 +112,26 @@ def _getitem(s: Any, i: Any) -> Any:
     return s[i]
 
 
+def int_ok(x: Any) -> bool:
+    """Does ``int(x)`` succeed, or fail other than with ValueError? (A ``try``'s test.)"""
+    if isinstance(x, str):
+        try:
+            int(x)
+        except ValueError:
+            return False
+    return not (isinstance(x, float) and x != x)  # int(nan) is a ValueError
+
+
+def float_ok(x: Any) -> bool:
+    """Does ``float(x)`` succeed, or fail other than with ValueError?"""
+    if isinstance(x, str):
+        try:
+            float(x)
+        except ValueError:
+            return False
+    return True
+
+
 IMPLS: dict[str, Callable[..., Any]] = {
     **{f"str.{name}": _method(name) for name in STR_METHODS},
     "re.match": _re_match,
@@ -125,6 +145,8 @@ IMPLS: dict[str, Callable[..., Any]] = {
     "not_contains": _not_contains,
     "slice": _slice,
     "getitem": _getitem,
+    "int_ok": int_ok,
+    "float_ok": float_ok,
     "format": format,
     "repr": repr,
     "int": int,

@@ -130,6 +130,8 @@ class PyEmitter:
                     return f"(_ for _ in ()).throw({e.args[0].value}({args[1]}))"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
+                if op in ("int_ok", "float_ok"):  # a try's test
+                    return f"ll.STRING_IMPLS[{op!r}]({', '.join(args)})"
                 if op in STRING_OPS:  # str methods, re, slices: the runtime's implementations
                     return f"ll.STRING_IMPLS[{op!r}]({', '.join(args)})"
                 if op.startswith("c_"):

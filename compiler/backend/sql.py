@@ -29,7 +29,7 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
-from .strsql import render_float, render_index, render_int, render_string, truthy
+from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
 from .types import Typing, spark_type
 
@@ -451,6 +451,19 @@ class SqlRenderer:
         if ts[0] == "str":
             return render_int(x[0])
         return self._raise_if_null(args, f"CAST({x[0]} AS BIGINT)", "int()")
+
+    def _op_int_ok(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``int(x)`` does not raise ValueError (a None goes on, to raise TypeError)."""
+        if ts[0] == "str":
+            return f"({x[0]} IS NULL OR {x[0]} RLIKE {sql_string(INT_RE)})"
+        if ts[0] == "float":
+            return f"({x[0]} IS NULL OR NOT isnan({x[0]}))"
+        return "TRUE"
+
+    def _op_float_ok(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        if ts[0] == "str":
+            return f"({x[0]} IS NULL OR {x[0]} RLIKE {sql_string(FLOAT_RE)})"
+        return "TRUE"
 
     def _op_float(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if ts[0] == "str":

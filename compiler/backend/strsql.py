@@ -37,7 +37,8 @@ from .types import spark_type
 if TYPE_CHECKING:
     from .sql import SqlRenderer
 
-__all__ = ["render_string", "render_index", "render_int", "render_float", "truthy"]
+__all__ = ["render_string", "render_index", "render_int", "render_float", "truthy", "INT_RE",
+           "FLOAT_RE"]
 
 # characters whose upper() / lower() differ between CPython 3.11 (Unicode 14) and Spark 4.3
 # (ICU, Unicode 16): computed by comparing both on every code point
@@ -80,10 +81,12 @@ _UDIGITS, _UDIGIT_VALUES = _python_digits()
 _D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
 _DIGITS = f"{_D}+(?:_{_D}+)*"
 _INT_RE = f"^{_WS}*[+-]?{_DIGITS}{_WS}*$"
+INT_RE = _INT_RE  # Python's int() grammar, for a try's test
 _FLOAT_RE = (
     f"^{_WS}*[+-]?(?:(?:{_DIGITS}(?:\\.(?:{_DIGITS})?)?|\\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
     f"|(?i:inf|infinity|nan)){_WS}*$"
 )
+FLOAT_RE = _FLOAT_RE  # Python's float() grammar, for a try's test
 _INT_SPEC = re.compile(r"(?P<sign>[+\- ]?)(?P<zero>0?)(?P<width>[1-9][0-9]*)?(?P<comma>,?)d?")
 _STR_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>]))?(?P<width>[1-9][0-9]*)?s?", re.S)
 

@@ -326,6 +326,8 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return container_prim_type(op, args, ty)
     ts = [ty.of(x) for x in args]
     null = any(ty.may_be_null(x) for x in args)
+    if op in ("int_ok", "float_ok"):
+        return "bool", False
     if op in STRING_OPS:
         lits = [x.value if isinstance(x, Lit) else None for x in args]
         got = string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)

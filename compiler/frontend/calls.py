@@ -18,6 +18,7 @@ from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
 from .strings import StringMixin
 from .syntax import MISSING, MUTATORS, code_of
+from .tries import TRY_OK
 from .values import is_const_table
 
 __all__ = ["CallMixin"]
@@ -49,6 +50,8 @@ class CallMixin(StringMixin, Context):
         if best is not None:
             return best
         func = node.func
+        if isinstance(func, cst.Name) and func.value == TRY_OK:  # a try's test (tries.py)
+            return self.try_ok(node, env)  # type: ignore[attr-defined]
         string = self.string_call(node, env)  # str methods, re, format
         if string is not None:
             return string

@@ -48,14 +48,15 @@ Origin = Callable[[cst.CSTNode, cst.CSTNode], cst.CSTNode]
 def jumps(
     stmts: list[cst.CSTNode], kinds: tuple[type, ...] = (cst.Continue, cst.Break)
 ) -> Iterator[cst.CSTNode]:
-    """The ``continue`` and ``break`` statements (or other ``kinds``) of this loop body, not
-    of loops nested in it."""
+    """The ``continue`` and ``break`` statements (or other ``kinds``) of this loop body that
+    the rewrite moves: at its top level or in ``if``/``elif``/``else`` blocks, not in loops
+    nested in it nor in statements that are reported anyway (``try``, ``with``)."""
     stack = list(stmts)
     while stack:
         n = stack.pop()
         if isinstance(n, kinds):
             yield n
-        elif not isinstance(n, (cst.For, cst.While, cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+        elif isinstance(n, (cst.If, cst.Else, cst.IndentedBlock, cst.SimpleStatementLine)):
             stack.extend(n.children)
 
 

@@ -25,6 +25,7 @@ from .parse import ParsedModule, ref_of
 from .reject import rejections
 from .stmts import StmtMixin
 from .syntax import SCALAR_TYPES, code_of, contains, norm_type
+from .tries import TryMixin
 
 __all__ = ["Translator", "translate"]
 
@@ -58,7 +59,7 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
     return out
 
 
-class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, GeneratorMixin, ArgBestMixin, ContainerMixin, CallMixin, ExprMixin):
+class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, GeneratorMixin, TryMixin, ArgBestMixin, ContainerMixin, CallMixin, ExprMixin):
     def __init__(self, obj: Any, parsed: ParsedModule):
         super().__init__(obj.fn.__globals__, parsed)
         self.obj = obj
@@ -80,6 +81,7 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
                 )
             )
             return Function(ref, self.obj.name, (), UNIT, "value")
+        node = self.node = self.rewrite_tries(node)  # try/except ValueError: an if (tries.py)
         fspan = self.span(node)
         self.has_yield = contains(node.body, (cst.Yield,))
         env = Env()

@@ -17,10 +17,10 @@ def digits(n: int) -> int:
 
 
 @dataflow
-def parse_or_zero(text: str) -> int:
+def ratio_or_zero(a: int, b: int) -> int:
     try:
-        v = int(text)
-    except ValueError:
+        v = a // b
+    except ZeroDivisionError:
         v = 0
     return v
 
