@@ -78,6 +78,18 @@ def container_prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Ty
         return ("int" if el == "bool" else el if el in ("int", "float") else "any"), False
     if op == "c_first":
         return el, False
+    if op in ("c_median_low", "c_median_high"):
+        return el, False
+    if op in ("c_mean", "c_median"):
+        if el != "float":  # of ints: an int when the result is whole, else a float
+            from .errors import BackendError
+
+            raise BackendError(f"`statistics.{op[2:]}` of {el} values is an int or a float "
+                               "depending on the values; use `statistics.fmean` (a float) or "
+                               "float values")  # fmt: skip
+        return "float", False
+    if op == "c_fmean":
+        return "float", False
     if op in ("c_max", "c_min", "c_index"):
         if len(args) > 1 and op != "c_index":
             return unify(el, ts[1]), ty.may_be_null(args[1])
@@ -135,6 +147,17 @@ def container_sql(
     if op == "c_first":
         empty = _err("ValueError", "max() / min() of an empty container")
         return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE element_at({x[0]}, 1) END)"
+    if op in ("c_mean", "c_fmean", "c_median", "c_median_low", "c_median_high"):
+        empty = _err("ValueError", f"statistics.{op[2:]}() of no data (StatisticsError)")
+        if op in ("c_mean", "c_fmean"):
+            total = f"aggregate({x[0]}, CAST(0 AS DOUBLE), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
+            return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE {total} / size({x[0]}) END)"
+        srt, n = f"array_sort({x[0]})", f"size({x[0]})"
+        half = f"CAST({n} div 2 AS INT)"
+        low, high = f"element_at({srt}, {half})", f"element_at({srt}, {half} + 1)"
+        pick = {"c_median_low": f"IF({n} % 2 = 1, {high}, {low})", "c_median_high": high,
+                "c_median": f"IF({n} % 2 = 1, {high}, ({low} + {high}) / 2)"}[op]  # fmt: skip
+        return f"(CASE WHEN {n} = 0 THEN {empty} ELSE {pick} END)"
     if op == "c_sum":
         t = spark_type("int" if el in ("int", "bool") else "float")
         return f"aggregate({x[0]}, CAST(0 AS {t}), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
@@ -204,6 +227,8 @@ def container_py(op: str, x: list[str]) -> str:
         "c_range": "list(range({0}))",
         "c_distinct": "sorted(set({0}))",
         "c_first": "{0}[0]",
+        **{f"c_{m}": f"statistics.{m}({{0}})" for m in ("mean", "fmean", "median", "median_low",
+                                                         "median_high")},  # fmt: skip
     }
     if op in ("c_max", "c_min"):
         fn = op[2:]

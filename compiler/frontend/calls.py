@@ -6,6 +6,7 @@ import builtins
 import datetime
 import inspect
 import math
+import statistics
 import types
 from typing import Any
 
@@ -20,6 +21,8 @@ from .strings import StringMixin
 from .syntax import MISSING, MUTATORS, code_of
 from .tries import TRY_OK
 from .values import is_const_table
+
+STATS_FUNCS = ("mean", "fmean", "median", "median_low", "median_high")
 
 __all__ = ["CallMixin"]
 
@@ -70,6 +73,10 @@ class CallMixin(StringMixin, Context):
             if is_const_table(obj):  # RATES.get(c, 0), STEPS.index(x)
                 name, value = self.const_table(func.value, env)
                 return self.table_method(node, name, value, meth, self.call_args(node, env))
+            if obj is statistics and meth in STATS_FUNCS:  # of a container's values
+                got = self.statistics_call(node, meth, env)
+                if got is not None:
+                    return got
             if obj is math:
                 if meth not in MATH_FUNCS:
                     raise self.error(
@@ -197,12 +204,27 @@ class CallMixin(StringMixin, Context):
             "call a @dataflow function, a state's method, a builtin, math.* or a module-level function",
         )
 
+    def statistics_call(self, node: cst.Call, fn: str, env: Env) -> Expr | None:
+        """``statistics.mean/fmean/median/median_low/median_high`` of a container's values
+        (None: not of a container)."""
+        if len(node.args) != 1 or node.args[0].keyword is not None or node.args[0].star:
+            return None
+        v = self.cview(node.args[0].value, env)  # type: ignore[attr-defined]
+        if v is None:
+            return None
+        return Apply(Prim(f"c_{fn}"), (v.expr,), span=self.span(node))
+
     def call_global(self, node: cst.Call, n: str, obj: Any, env: Env, statement: bool) -> Expr:
         from looplift.api import Dataflow
         from looplift.state import State
         from looplift.streams import group_by
 
         sp = self.span(node)
+        stat = next((m for m in STATS_FUNCS if getattr(statistics, m) is obj), None)
+        if stat is not None:  # `from statistics import median`
+            got = self.statistics_call(node, stat, env)
+            if got is not None:
+                return got
         if obj is group_by:
             raise self.error(
                 node,

@@ -11,6 +11,7 @@ from __future__ import annotations
 import datetime
 import math
 import operator
+import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -145,6 +146,11 @@ for _n, _f, _t in [
     ("c_empty", lambda: [], True),
     ("c_distinct", lambda x: sorted(set(x)), False),
     ("c_first", lambda x: x[0] if x else max(x), False),  # max([]) raises ValueError
+    ("c_mean", statistics.mean, False),
+    ("c_fmean", statistics.fmean, False),
+    ("c_median", statistics.median, False),
+    ("c_median_low", statistics.median_low, False),
+    ("c_median_high", statistics.median_high, False),
 ]:
     _add(_n, _f, _t)
 

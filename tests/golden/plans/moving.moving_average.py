@@ -5,6 +5,7 @@ Columns: sensor, ts, avg_last_3.
 """
 
 import math  # noqa: F401 - ordered loop bodies may use it
+import statistics  # noqa: F401
 
 import looplift.spark as ll
 from pyspark.sql import functions as F
