@@ -20,7 +20,8 @@ from .control import ControlMixin
 from .env import Env, Rows, Value
 from .exprs import ExprMixin
 from .genexps import GeneratorMixin
-from .jumps import IndexLoopMixin, LoopRewriteMixin
+from .indexloops import IndexLoopMixin
+from .jumps import LoopRewriteMixin
 from .parse import ParsedModule, ref_of
 from .reject import rejections
 from .stmts import StmtMixin
