@@ -21,7 +21,6 @@ from .syntax import flatten
 __all__ = ["IndexLoopMixin"]
 
 
-
 class _RowIndex:
     """``S[i]``, ``S[i - k]`` and ``S[i - k][f]`` in the body of ``for i in range(a, len(S))``."""
 
