@@ -396,8 +396,10 @@ class StmtMixin(Context):
         if env.depth > 0:
             raise self.error(
                 s,
-                "`return` inside a loop is not supported",
-                "compute the result with a State or a reduction and return it after the loop",
+                "`return` inside a loop is supported only in a loop whose rows come in an order, "
+                "at the top of the algorithm",
+                "iterate in an order (`sorted_by(rows, ...)`, `group_by((), rows, order_by=...)`), "
+                "or compute the result with a reduction or a State and return it after the loop",
             )
         if self.has_yield:
             if s.value is not None:
