@@ -1,0 +1,184 @@
+"""The bulk plan of a state-mode view: each scope key's state inputs, aggregated natively.
+
+What the Spark store's native bulk load runs (:mod:`looplift.bulkload`). Over the
+view's first batch (the fields, then the kept columns ``__s`` the sign, ``__h`` the row
+hash and ``__row`` the row as a struct), one aggregate per scope key computes:
+
+- ``__ev``: ``collect_list(struct(__h, __s, code_0, arg_0, ...))``, every row's hash and
+  sign (the key's live rows, netted per hash afterwards) and, for each action state with
+  a native build (``native_build`` on its class, e.g. ``IntervalSequence``), the class's
+  action code the row takes (-1: none) and its argument, from the batch plan's map part
+  (:func:`.states.action_map`);
+- per field of each additive state (``Sum``, ``Count``, ``Average``, ``Variance``):
+  ``sum(term * __s)``, the batch plan's projection weighted by the sign
+  (:func:`.states.additive_terms`), and ``sum(CASE WHEN guard THEN __s ELSE 0 END)``, how
+  many live rows took an action on it (none: the field keeps its initial value);
+- ``__row``: one row of the key (the reference code runs on it once, with no action, to
+  read the states: the key's output rows); ``__del``: the deleted rows (to name one whose
+  delete has no live row to take back).
+
+Per key, Python then builds each state (``batch_apply`` of the collected actions on a
+fresh state, as replay's batch mode does; the additive fields set from the sums) in the
+order of the compiler's operators. Anything else is :class:`NotNative` with the reason,
+and the view loads by replay.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import TYPE_CHECKING, Any
+
+from ..dataflow.payloads import GLOBAL, ROWS, GroupBy, Iterate, Param, Source
+from ..names import user_name
+from .errors import BackendError
+from .plan import PlanModule, Planner
+from .states import action_map, additive_terms, exclusive, field_init
+
+if TYPE_CHECKING:
+    from ..operators import StateOperator
+    from ..pipeline import Compiled
+
+__all__ = ["BulkPlan", "NotNative", "bulk_plan"]
+
+KEEP = ("__s", "__h", "__row")
+
+
+class NotNative(Exception):
+    """The view has no native bulk build (the message says which part needs replay)."""
+
+
+@dataclass(frozen=True)
+class BulkPlan:
+    """The generated module and how to read its row per key.
+
+    ``states``: per state, in the compiler's operator order, ``("action", class ref,
+    {site code: class code}, event column)`` or ``("additive", class ref, ((field,
+    initial value, sum column, taken column), ...))``. ``key_fields``: the source fields of
+    the scope key."""
+
+    module: PlanModule
+    states: tuple[tuple[Any, ...], ...]
+    key_fields: tuple[int, ...]
+
+
+def bulk_plan(compiled: Compiled) -> BulkPlan:
+    """The bulk plan of a table or aggregate algorithm whose states all build natively;
+    raises :class:`NotNative` naming what does not."""
+    prog = compiled.program
+    if prog.kind == "scalar":
+        raise NotNative("a scalar algorithm has no state")
+    try:
+        return BulkPlanner(prog, compiled.graph).bulk()
+    except BackendError as e:
+        raise NotNative(e.message) from None
+
+
+class BulkPlanner(Planner):
+    """:class:`Planner` visiting only the rows and loops, then emitting the key aggregate."""
+
+    def bulk(self) -> BulkPlan:
+        for node in self.graph.nodes():
+            if isinstance(node.op, (Source, Param, GroupBy, Iterate)):
+                self.visit(node.op)
+        if self.source is None:
+            raise NotNative("the algorithm reads no rows")
+        if not self.ops:
+            raise NotNative("the algorithm keeps no state")
+        scopes = {self.frame_key(op.scope) for op in self.ops}
+        if len(scopes) != 1:
+            raise NotNative("its states live in different scopes")
+        (fk,) = scopes
+        keys = self.key_cols(fk)
+        if fk != GLOBAL and not keys:
+            raise NotNative("its scope has no key columns")
+        r = self.renderer(ROWS)
+        self.frame(ROWS)
+        events = ["`__h`", "`__s`"]
+        aggs: list[str] = []
+        states: list[tuple[Any, ...]] = []
+        for op in self.ops:
+            if op.kind == "action" and not op.ordered:
+                states.append(self._action_state(op, r, events))
+            elif op.kind == "additive":
+                states.extend(self._additive_states(op, r, aggs))
+            else:
+                raise NotNative(f"state `{user_name(op.name)}` is {op.kind or 'not classified'}")
+        src = self.frames[ROWS].var  # after rendering: the guards' columns are on it
+        struct = "struct(" + ", ".join(events) + ")"
+        aggs = [f"E({f'collect_list({struct})'!r}).alias('__ev')",
+                "F.first('__row').alias('__row')",
+                "E('collect_list(CASE WHEN `__s` < 0 THEN struct(`__h`, `__row`) END)')"
+                ".alias('__del')", *aggs]  # fmt: skip
+        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+        self.emit(f"out = {src}{grouping}.agg({', '.join(aggs)})"
+                  "  # per scope key: events, sums, one row")  # fmt: skip
+        self.columns_out = (*keys, "__ev", "__row", "__del")
+        module = PlanModule(self.fn.name, self.prog.kind, self.render_module(), self.columns_out,
+                            tuple(self.pycalls.values()), tuple(self.python_ops))  # fmt: skip
+        if module.pycalls or module.python_ops:
+            raise NotNative("Python runs in its map part")
+        return BulkPlan(module, tuple(states), tuple(self.field_of_col[k] for k in keys))
+
+    # -- the rows frame keeps the sign, hash and row ----------------------------------------
+    def visit_Source(self, op: Source) -> None:
+        super().visit_Source(op)
+        names = [self.field_col(i) for i in range(len(op.types))]
+        var = self.frames[ROWS].var
+        entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r}, keep={list(KEEP)!r})"
+        self.lines[-1] = f"    {var} = {entry}.toDF({', '.join(repr(n) for n in [*names, *KEEP])})"
+
+    def visit_GroupBy(self, op: GroupBy) -> None:
+        if any(f in self.a.virtual for f in op.loop.key):
+            raise NotNative("a group_by key is computed")
+        super().visit_GroupBy(op)
+
+    def materialize_op(self, op: StateOperator) -> None:
+        raise NotNative(f"state `{user_name(op.name)}` is read inside a loop over rows")
+
+    # -- the states ---------------------------------------------------------------------------
+    def _rows_actions(self, op: StateOperator) -> None:
+        for act in op.actions:
+            if self.frame_key(act.loops) != ROWS:
+                raise NotNative(f"state `{user_name(op.name)}` is updated outside the loop over rows")
+
+    def _action_state(self, op: StateOperator, r: Any, events: list[str]) -> tuple[Any, ...]:
+        name = user_name(op.name)
+        (s,) = op.states
+        cref = op.classes[0]
+        cls = self.refs.get(cref)
+        if not getattr(cls, "native_build", False):
+            cname = getattr(cls, "__name__", cref)
+            raise NotNative(f"state `{name}` ({cname}) has no native build")
+        if self.a.states[s].args:
+            raise NotNative(f"state `{name}` takes constructor arguments")
+        self._rows_actions(op)
+        if not op.actions:
+            return ("action", cref, {}, -1)
+        if not (exclusive(op.actions) and all(len(a.args) == 1 for a in op.actions)):
+            raise NotNative(f"state `{name}`: a row may take several actions")
+        if any(self.ty.of(a.args[0]) != "int" for a in op.actions):
+            raise NotNative(f"state `{name}`: an action argument is not an int")
+        amap = action_map(op, r)
+        col = len(events)
+        events += [f"coalesce({amap.columns[0]}, -1)", amap.columns[1]]
+        return ("action", cref, {i: cls.codes().index(a.method) for i, a in enumerate(op.actions)}, col)
+
+    def _additive_states(self, op: StateOperator, r: Any, aggs: list[str]) -> list[tuple[Any, ...]]:
+        self._rows_actions(op)
+        terms = additive_terms(op, self.classes, lambda act: r, self.ty)
+        out = []
+        for s, cref in zip(op.states, op.classes, strict=True):
+            if self.a.states[s].args:
+                raise NotNative(f"state `{user_name(s)}` takes constructor arguments")
+            fields = []
+            for fname, init in self.classes[cref].fields:
+                mine = [t for t in terms if t.state == s and t.field == fname]
+                col = f"__f{len(aggs)}"
+                value = " + ".join(f"({t.sql})" for t in mine) or "0"
+                taken = " + ".join(
+                    f"CASE WHEN {r.guards(t.act.guards)} THEN 1 ELSE 0 END" for t in mine) or "0"
+                aggs.append(f"E({f'sum(({value}) * `__s`)'!r}).alias({col!r})")
+                aggs.append(f"E({f'sum(({taken}) * `__s`)'!r}).alias({col + 't'!r})")
+                fields.append((fname, field_init(init), col, col + "t"))
+            out.append(("additive", cref, tuple(fields)))
+        return out
