@@ -315,6 +315,7 @@ class Dataflow:
             py = ", ".join(backend.python_ops) or "none"
             parts.append(f"spark plan: generated module, Python operators: {py}")
             parts.append(_stream_text(self))
+            parts.append(_bulk_text(self))
         if args:
             out = self(*args)
             parts.append("spark physical plan:\n" + mark_plan(physical_plan(out)))
@@ -338,6 +339,20 @@ def _stream_text(df: Dataflow) -> str:
         return ("stream: native streaming aggregation of the signed sums per scope key "
                 "(update mode: each key's row with _key, _live; no Python)")  # fmt: skip
     return f"stream: signed changes per scope key, the reference code in Python ({why})"
+
+
+def _bulk_text(df: Dataflow) -> str:
+    """How a Spark-store view loads its first batch (:func:`looplift.bulkload.bulk_form_of`)."""
+    from .bulkload import bulk_form_of
+
+    try:
+        form, why = bulk_form_of(df)
+    except Exception as e:  # noqa: BLE001 - explain what cannot run, do not fail
+        return f"view bulk load: not available ({e})"
+    if form == "native":
+        return ("view bulk load (store='spark'): native, each scope key's states built from "
+                "Spark aggregates (one Python call per key)")  # fmt: skip
+    return f"view bulk load (store='spark'): the reference code per row ({why})"
 
 
 def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | None = None) -> Any:

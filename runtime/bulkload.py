@@ -32,7 +32,7 @@ from typing import Any
 
 from .deltarows import DeltaError, DeltaRows
 
-__all__ = ["bulk_form", "native_load"]
+__all__ = ["bulk_form", "bulk_form_of", "native_load"]
 
 _PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # dataflow -> (plan, module, why)
 
@@ -67,16 +67,30 @@ def _compiled(dataflow: Any) -> tuple[Any, Any, str]:
 def bulk_form(view: Any) -> tuple[str, str]:
     """("native", "") or ("replay", why): how the Spark store ``view`` loads its first
     batch."""
-    if view.shape.mode != "state":
-        return "replay", f"the view recomputes keys from their rows ({view.shape.why})"
-    if view.live_format != "hash":
+    return _form(view.dataflow, view.shape, view.live_format)
+
+
+def bulk_form_of(dataflow: Any) -> tuple[str, str]:
+    """:func:`bulk_form` of a new Spark-store view of ``dataflow`` (for explain)."""
+    from .delta import shape_of
+    from .viewfiles import live_format
+
+    alg = dataflow.algorithm()
+    shape = shape_of(alg)
+    return _form(dataflow, shape, live_format(shape, alg.fields))
+
+
+def _form(dataflow: Any, shape: Any, live: str) -> tuple[str, str]:
+    if shape.mode != "state":
+        return "replay", f"the view recomputes keys from their rows ({shape.why})"
+    if live != "hash":
         return "replay", "its live rows are kept as pickled rows, not row hashes"
-    if not hasattr(view.dataflow, "compile"):
+    if not hasattr(dataflow, "compile"):
         return "replay", "the algorithm comes from a build package (no compiler)"
-    plan, _mod, why = _compiled(view.dataflow)
+    plan, _mod, why = _compiled(dataflow)
     if plan is None:
         return "replay", why
-    if plan.key_fields != tuple(view.shape.key):
+    if plan.key_fields != tuple(shape.key):
         return "replay", "the plan's scope key is not the view's"
     return "native", ""
 
@@ -89,13 +103,12 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
     args.insert(view.shape.rows_index, keyed)
     per_key = mod.plan(view._session(), *args)
     step, data, buckets, states = view.step, view.data, view.buckets, plan.states
-    classes = {s[1]: _import(s[1]) for s in states}
 
     def build(batches: Iterator[Any]) -> Iterator[Any]:
         from .sparkview import _error, _result_batch
 
         try:
-            out = _NativeWriter(step, norm, data, buckets, states, classes).run(batches)
+            out = _NativeWriter(step, norm, data, buckets, states).run(batches)
         except DeltaError as e:
             out = [(-1, "error", str(e).encode())]
         except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
@@ -105,20 +118,13 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
     return per_key.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
 
 
-def _import(ref: str) -> Any:
-    from .spark import import_ref
-
-    return import_ref(ref)
-
-
 class _NativeWriter:
     """One task of a native load: per key (a row of the bulk plan), its record."""
 
-    def __init__(self, step: Any, norm: DeltaRows, data: str, buckets: int,
-                 states: tuple, classes: dict) -> None:  # fmt: skip
+    def __init__(self, step: Any, norm: DeltaRows, data: str, buckets: int, states: tuple) -> None:
         from .viewfiles import BucketFiles
 
-        self.step, self.norm, self.states, self.classes = step, norm, states, classes
+        self.step, self.norm, self.states = step, norm, states
         self.files = BucketFiles(data, buckets)
 
     def run(self, batches: Iterator[Any]) -> list[tuple[int, str, bytes]]:
@@ -155,7 +161,7 @@ class _NativeWriter:
     def _state(self, spec: tuple, cols: list, at: Any, mult: Any, sums: dict, i: int) -> Any:
         import numpy as np
 
-        obj = self.classes[spec[1]]()
+        obj = spec[1]()  # (the class the reference code constructs)
         if spec[0] == "additive":
             for fname, init, col, taken in spec[2]:
                 if sums[taken][i]:

@@ -233,9 +233,9 @@ _FLUSHING = "_looplift_flush_readers"
 def _flush_before_readers(cls: type) -> None:
     """Wrap ``cls``'s readers (once) so that a reader called in batch mode first applies
     the actions collected for its state."""
-    if cls.__dict__.get(_FLUSHING):
-        return
     for name, fn in cls.readers().items():
+        if getattr(cls.__dict__.get(name), _FLUSHING, False):
+            continue
 
         @functools.wraps(fn)
         def wrapped(self: Any, *args: Any, _fn: Any = fn, **kw: Any) -> Any:
@@ -244,13 +244,17 @@ def _flush_before_readers(cls: type) -> None:
                 ctx.flush(self)
             return _fn(self, *args, **kw)
 
+        setattr(wrapped, _FLUSHING, True)
         setattr(cls, name, wrapped)
-    setattr(cls, _FLUSHING, True)
 
 
 def _keep_restored_contents(cls: type) -> None:
-    """Wrap ``cls.__init__`` (once) so that a restored state keeps its contents."""
-    if cls.__dict__.get(_WRAPPED_INIT):
+    """Wrap ``cls.__init__`` (once) so that a restored state keeps its contents.
+
+    Whether it is wrapped is marked on the wrapper, not the class: a class pickled by
+    value (a script's, shipped to a worker) may arrive with the class's attributes but
+    its plain ``__init__``."""
+    if getattr(cls.__dict__.get("__init__"), _WRAPPED_INIT, False):
         return
     init = cls.__init__
 
@@ -261,8 +265,8 @@ def _keep_restored_contents(cls: type) -> None:
             return
         init(self, *args, **kw)
 
+    setattr(wrapped, _WRAPPED_INIT, True)
     cls.__init__ = wrapped  # type: ignore[misc]
-    setattr(cls, _WRAPPED_INIT, True)
 
 
 # -- which mode an algorithm allows ---------------------------------------------------------------

@@ -51,8 +51,8 @@ class NotNative(Exception):
 class BulkPlan:
     """The generated module and how to read its row per key.
 
-    ``states``: per state, in the compiler's operator order, ``("action", class ref,
-    {site code: class code}, event column)`` or ``("additive", class ref, ((field,
+    ``states``: per state, in the compiler's operator order, ``("action", class,
+    {site: class's action code}, event column)`` or ``("additive", class, ((field,
     initial value, sum column, taken column), ...))``. ``key_fields``: the source fields of
     the scope key."""
 
@@ -139,7 +139,9 @@ class BulkPlanner(Planner):
     def _rows_actions(self, op: StateOperator) -> None:
         for act in op.actions:
             if self.frame_key(act.loops) != ROWS:
-                raise NotNative(f"state `{user_name(op.name)}` is updated outside the loop over rows")
+                raise NotNative(
+                    f"state `{user_name(op.name)}` is updated outside the loop over rows"
+                )
 
     def _action_state(self, op: StateOperator, r: Any, events: list[str]) -> tuple[Any, ...]:
         name = user_name(op.name)
@@ -153,7 +155,7 @@ class BulkPlanner(Planner):
             raise NotNative(f"state `{name}` takes constructor arguments")
         self._rows_actions(op)
         if not op.actions:
-            return ("action", cref, {}, -1)
+            return ("action", cls, {}, -1)
         if not (exclusive(op.actions) and all(len(a.args) == 1 for a in op.actions)):
             raise NotNative(f"state `{name}`: a row may take several actions")
         if any(self.ty.of(a.args[0]) != "int" for a in op.actions):
@@ -161,7 +163,12 @@ class BulkPlanner(Planner):
         amap = action_map(op, r)
         col = len(events)
         events += [f"coalesce({amap.columns[0]}, -1)", amap.columns[1]]
-        return ("action", cref, {i: cls.codes().index(a.method) for i, a in enumerate(op.actions)}, col)
+        return (
+            "action",
+            cls,
+            {i: cls.codes().index(a.method) for i, a in enumerate(op.actions)},
+            col,
+        )
 
     def _additive_states(self, op: StateOperator, r: Any, aggs: list[str]) -> list[tuple[Any, ...]]:
         self._rows_actions(op)
@@ -175,10 +182,14 @@ class BulkPlanner(Planner):
                 mine = [t for t in terms if t.state == s and t.field == fname]
                 col = f"__f{len(aggs)}"
                 value = " + ".join(f"({t.sql})" for t in mine) or "0"
-                taken = " + ".join(
-                    f"CASE WHEN {r.guards(t.act.guards)} THEN 1 ELSE 0 END" for t in mine) or "0"
+                taken = (
+                    " + ".join(
+                        f"CASE WHEN {r.guards(t.act.guards)} THEN 1 ELSE 0 END" for t in mine
+                    )
+                    or "0"
+                )
                 aggs.append(f"E({f'sum(({value}) * `__s`)'!r}).alias({col!r})")
                 aggs.append(f"E({f'sum(({taken}) * `__s`)'!r}).alias({col + 't'!r})")
                 fields.append((fname, field_init(init), col, col + "t"))
-            out.append(("additive", cref, tuple(fields)))
+            out.append(("additive", self.refs[cref], tuple(fields)))
         return out
