@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dataflow.payloads import GLOBAL, ROWS, GroupBy, Iterate, Param, Source
 from ..names import user_name
-from .errors import BackendError
-from .plan import PlanModule, Planner
+from .plan import PlanModule, Planner, planned_or
 from .states import action_map, additive_terms, exclusive, field_init
 
 if TYPE_CHECKING:
@@ -64,17 +63,13 @@ class BulkPlan:
 def bulk_plan(compiled: Compiled) -> BulkPlan:
     """The bulk plan of a table or aggregate algorithm whose states all build natively;
     raises :class:`NotNative` naming what does not."""
-    prog = compiled.program
-    if prog.kind == "scalar":
-        raise NotNative("a scalar algorithm has no state")
-    try:
-        return BulkPlanner(prog, compiled.graph).bulk()
-    except BackendError as e:
-        raise NotNative(e.message) from None
+    return planned_or(NotNative, compiled, BulkPlanner, "bulk")
 
 
 class BulkPlanner(Planner):
     """:class:`Planner` visiting only the rows and loops, then emitting the key aggregate."""
+
+    keep = KEEP  # the sign, the row hash and the row, after the fields
 
     def bulk(self) -> BulkPlan:
         for node in self.graph.nodes():
@@ -118,14 +113,6 @@ class BulkPlanner(Planner):
         if module.pycalls or module.python_ops:
             raise NotNative("Python runs in its map part")
         return BulkPlan(module, tuple(states), tuple(self.field_of_col[k] for k in keys))
-
-    # -- the rows frame keeps the sign, hash and row ----------------------------------------
-    def visit_Source(self, op: Source) -> None:
-        super().visit_Source(op)
-        names = [self.field_col(i) for i in range(len(op.types))]
-        var = self.frames[ROWS].var
-        entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r}, keep={list(KEEP)!r})"
-        self.lines[-1] = f"    {var} = {entry}.toDF({', '.join(repr(n) for n in [*names, *KEEP])})"
 
     def visit_GroupBy(self, op: GroupBy) -> None:
         if any(f in self.a.virtual for f in op.loop.key):
