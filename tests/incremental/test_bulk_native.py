@@ -13,6 +13,7 @@ import io
 import itertools
 import pickle
 from collections import Counter
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -22,16 +23,37 @@ from looplift.deltarows import DeltaError
 from looplift.sparkview import SparkView
 from looplift.viewfiles import read_records
 
+from tests.helpers import import_path
 from tests.incremental.common import case_named, multiset, reference_rows
 from tests.incremental.test_views import as_fields, signed_df
-from tests.spark.harness import assert_same, row_types
+from tests.spark.harness import Case, assert_same, cases_of, row_types
 
 pytestmark = pytest.mark.spark
 
 #: state-mode views with a native build: IntervalSequence (clickstream), Count + Sum
 #: inlined (average), the same on one global key (mean), a user's additive state of four
-#: guarded actions (pages::funnel)
-NATIVE = ["clickstream", "average", "mean", "samples/pages::funnel"]
+#: guarded actions (pages::funnel), one of actions with arguments, nested guards and a
+#: string field (ledger), Count next to an inlined float Sum with a datetime field
+#: (branches_and_scopes::per_key)
+NATIVE = ["clickstream", "average", "mean", "samples/pages::funnel",
+          "valid/user_state_multi_actions::ledger", "valid/branches_and_scopes::per_key"]  # fmt: skip
+CORPUS = Path(__file__).parents[1] / "corpus"
+WORDS = ["deposit", "withdraw", "a", "b", "c", "d"]  # (str fields: ledger's actions too)
+
+
+def _case(name: str) -> Case:
+    """A sample's case, or ``valid/<file>::<algorithm>`` of tests/corpus."""
+    if not name.startswith("valid/"):
+        return case_named(name)
+    file, _, algo = name.partition("::")
+    path = CORPUS / f"{file}.py"
+    return next(c for c in cases_of(path, import_path(path)) if c.algo.name == algo)
+
+
+def _fields(ints: tuple, fts: tuple) -> tuple:
+    """Small ints as the fields' values (:func:`as_fields`; strings from :data:`WORDS`)."""
+    return tuple(WORDS[v] if ft.base is str else as_fields((v,), (ft,))[0]
+                 for v, ft in zip(ints, fts, strict=True))  # fmt: skip
 
 
 def _view(spark: Any, path: str, algo: Any, native: bool) -> Any:
@@ -91,15 +113,15 @@ def batches(draw: Any, width: int) -> tuple[list[tuple], list[int], list[tuple],
 
 @pytest.mark.parametrize("name", NATIVE)
 def test_native_load_equals_replay_load(spark: Any, tmp_path: Any, name: str) -> None:
-    case = case_named(name)
+    case = _case(name)
     fts = row_types(case.algo)
     kind = "table" if case.kind == "table" else "aggregate"
     counter = itertools.count()
 
     def body(data: Any) -> None:
         rows, signs, delta, dsigns = data.draw(batches(len(fts)))
-        rows = [as_fields(r, fts) for r in rows]
-        delta = [as_fields(r, fts) for r in delta]
+        rows = [_fields(r, fts) for r in rows]
+        delta = [_fields(r, fts) for r in delta]
         n = next(counter)
         native = _view(spark, str(tmp_path / f"n{n}"), case.algo, native=True)
         replay = _view(spark, str(tmp_path / f"r{n}"), case.algo, native=False)
@@ -120,11 +142,12 @@ def test_native_load_equals_replay_load(spark: Any, tmp_path: Any, name: str) ->
         assert_same(kind, native.result_rows(), reference_rows(case.algo, after),
                     f"{name} after an apply")  # fmt: skip
 
-    config = settings(max_examples=3, deadline=None, derandomize=True, database=None,
+    examples = 3 if name == "clickstream" else 2  # (the suite's time: ~25 s in all)
+    config = settings(max_examples=examples, deadline=None, derandomize=True, database=None,
                       phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     body._hypothesis_internal_add_digest = f"{name}/native-bulk".encode()  # type: ignore[attr-defined]
     config(given(st.data())(body))()
-    assert next(counter) == 3
+    assert next(counter) == examples
 
 
 def _net(rows: list[tuple], signs: list[int]) -> Counter:
