@@ -135,48 +135,52 @@ class _NativeWriter:
 
     def _batch(self, batch: Any) -> None:
         import numpy as np
-        import pyarrow.compute as pc
 
         names = batch.schema.names
-        ev = batch.column(names.index("__ev"))
-        offsets = ev.offsets.to_numpy()
-        cols = [pc.fill_null(c, 0).to_numpy() for c in ev.values.flatten()]
+        lists = {n: _List(batch.column(j)) for j, n in enumerate(names)
+                 if n == "__hi" or (n.startswith("__a") and not n.endswith("x"))}  # fmt: skip
         rows = self.norm.rows_of_columns(
             [c.to_pylist() for c in batch.column(names.index("__row")).flatten()])  # fmt: skip
-        dels = batch.column(names.index("__del")).to_pylist()
-        sums = {n: batch.column(i).to_pylist() for i, n in enumerate(names) if n.startswith("__f")}
+        other = {n: batch.column(j).to_pylist() for j, n in enumerate(names)
+                 if n == "__del" or n.startswith("__f") or n.endswith("x")}  # fmt: skip
         for i, row in enumerate(rows):
-            lo, hi = int(offsets[i]), int(offsets[i + 1])
-            u, first, inv = np.unique(cols[0][lo:hi], return_index=True, return_inverse=True)
-            n = np.bincount(inv.ravel(), weights=cols[1][lo:hi], minlength=len(u)).astype("<i8")
-            if (n < 0).any():
-                raise DeltaError(self._bad_delete(int(u[np.flatnonzero(n < 0)[0]]), dels[i]))
-            live = n > 0
-            if not live.any():
+            dels = other["__del"][i]
+            u, n = np.unique(lists["__hi"].of(i), return_counts=True)
+            if dels:  # (rare in a first batch) deletes netted per row hash
+                hd = np.fromiter((d["__h"] for d in dels), "<i8", len(dels))
+                u, inv = np.unique(np.concatenate([u, hd]), return_inverse=True)
+                w = np.concatenate([n, -np.ones(len(hd), "<i8")])
+                n = np.bincount(inv.ravel(), weights=w, minlength=len(u)).astype("<i8")
+                if (n < 0).any():
+                    raise DeltaError(self._bad_delete(int(u[np.flatnonzero(n < 0)[0]]), dels))
+                u, n = u[n > 0], n[n > 0]
+            if not len(u):
                 continue
-            at, mult = lo + first[live], n[live]
-            states = [self._state(spec, cols, at, mult, sums, i) for spec in self.states]
-            self._record(row, states, u[live], mult)
+            states = [self._state(spec, lists, other, i) for spec in self.states]
+            self._record(row, states, u, n)
 
-    def _state(self, spec: tuple, cols: list, at: Any, mult: Any, sums: dict, i: int) -> Any:
+    def _state(self, spec: tuple, lists: dict, other: dict, i: int) -> Any:
+        """One state of key ``i``, fresh (the class the reference code constructs), then
+        built as replay's batch mode builds it from the live rows' actions."""
         import numpy as np
 
-        obj = spec[1]()  # (the class the reference code constructs)
+        obj = spec[1]()
         if spec[0] == "additive":
             for fname, init, col, taken in spec[2]:
-                if sums[taken][i]:
-                    setattr(obj, fname, init + sums[col][i])
+                if other[taken][i]:
+                    setattr(obj, fname, init + other[col][i])
             return obj
-        _, _, codes, col = spec
-        if col < 0:
-            return obj
-        site = cols[col][at]
-        took = site >= 0
-        if took.any():
-            table = np.array([codes[j] for j in range(len(codes))], "<i8")
-            reps = mult[took]
-            obj.batch_apply(np.repeat(table[site[took]], reps),
-                            np.repeat(cols[col + 1][at][took], reps), state=obj)  # fmt: skip
+        _, _, bits, col = spec
+        packed = lists[col].of(i)
+        codes, args = packed & ((1 << bits) - 1), packed >> bits
+        signs = None
+        extra = other[col + "x"][i]
+        if extra:  # deleted rows' actions (undone: the net is the live rows'), big arguments
+            codes = np.concatenate([codes, [e["c"] for e in extra]]).astype("<i8")
+            args = np.concatenate([args, [e["a"] for e in extra]]).astype("<i8")
+            signs = np.concatenate([np.ones(len(packed), "<i8"), [e["s"] for e in extra]])
+        if len(codes):
+            obj.batch_apply(codes, args, signs, state=obj)
         return obj
 
     def _record(self, row: tuple, states: list, hashes: Any, counts: Any) -> None:
@@ -195,9 +199,20 @@ class _NativeWriter:
         self.files.add(new_record(key_hash(kb), kb, encode_live(hashes, counts), states, out))
 
     def _bad_delete(self, h: int, dels: list) -> str:
-        for d in dels or []:
+        for d in dels:
             if d["__h"] == h:
                 values = [d["__row"][k] for k in d["__row"]]
                 row = self.norm.rows_of_columns([[v] for v in values])[0]
                 return f"delete of a row that is not live: {row!r}; nothing was applied"
         return "delete of a row that is not live; nothing was applied"
+
+
+class _List:
+    """A list column of longs as numpy: each row's slice of the values, no copy."""
+
+    def __init__(self, column: Any) -> None:
+        self.offsets = column.offsets.to_numpy()
+        self.values = column.values.to_numpy()
+
+    def of(self, i: int) -> Any:
+        return self.values[self.offsets[i] : self.offsets[i + 1]]

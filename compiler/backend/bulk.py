@@ -4,11 +4,13 @@ What the Spark store's native bulk load runs (:mod:`looplift.bulkload`). Over th
 view's first batch (the fields, then the kept columns ``__s`` the sign, ``__h`` the row
 hash and ``__row`` the row as a struct), one aggregate per scope key computes:
 
-- ``__ev``: ``collect_list(struct(__h, __s, code_0, arg_0, ...))``, every row's hash and
-  sign (the key's live rows, netted per hash afterwards) and, for each action state with
-  a native build (``native_build`` on its class, e.g. ``IntervalSequence``), the class's
-  action code the row takes (-1: none) and its argument, from the batch plan's map part
-  (:func:`.states.action_map`);
+- ``__hi``: the inserted rows' hashes (the key's live rows, netted per hash with the
+  deletes afterwards);
+- for each action state with a native build (``native_build`` on its class, e.g.
+  ``IntervalSequence``): the class's action code each inserted row takes and its
+  argument, packed as one long (``arg * 2**bits + code``; the batch plan's map part,
+  :func:`.states.action_map`), and, rarely, as (code, arg, sign) structs: deleted rows,
+  and arguments too large to pack;
 - per field of each additive state (``Sum``, ``Count``, ``Average``, ``Variance``):
   ``sum(term * __s)``, the batch plan's projection weighted by the sign
   (:func:`.states.additive_terms`), and ``sum(CASE WHEN guard THEN __s ELSE 0 END)``, how
@@ -50,8 +52,9 @@ class NotNative(Exception):
 class BulkPlan:
     """The generated module and how to read its row per key.
 
-    ``states``: per state, in the compiler's operator order, ``("action", class,
-    {site: class's action code}, event column)`` or ``("additive", class, ((field,
+    ``states``: per state, in the compiler's operator order, ``("action", class, code
+    bits, column)`` (the packed actions in ``column``, the others in ``column + "x"``) or
+    ``("additive", class, ((field,
     initial value, sum column, taken column), ...))``. ``key_fields``: the source fields of
     the scope key."""
 
@@ -88,26 +91,24 @@ class BulkPlanner(Planner):
             raise NotNative("its scope has no key columns")
         r = self.renderer(ROWS)
         self.frame(ROWS)
-        events = ["`__h`", "`__s`"]
         aggs: list[str] = []
         states: list[tuple[Any, ...]] = []
         for op in self.ops:
             if op.kind == "action" and not op.ordered:
-                states.append(self._action_state(op, r, events))
+                states.append(self._action_state(op, r, aggs))
             elif op.kind == "additive":
                 states.extend(self._additive_states(op, r, aggs))
             else:
                 raise NotNative(f"state `{user_name(op.name)}` is {op.kind or 'not classified'}")
         src = self.frames[ROWS].var  # after rendering: the guards' columns are on it
-        struct = "struct(" + ", ".join(events) + ")"
-        aggs = [f"E({f'collect_list({struct})'!r}).alias('__ev')",
+        aggs = ["E('collect_list(CASE WHEN `__s` > 0 THEN `__h` END)').alias('__hi')",
                 "F.first('__row').alias('__row')",
                 "E('collect_list(CASE WHEN `__s` < 0 THEN struct(`__h`, `__row`) END)')"
                 ".alias('__del')", *aggs]  # fmt: skip
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         self.emit(f"out = {src}{grouping}.agg({', '.join(aggs)})"
-                  "  # per scope key: events, sums, one row")  # fmt: skip
-        self.columns_out = (*keys, "__ev", "__row", "__del")
+                  "  # per scope key: row hashes, actions, sums, one row")  # fmt: skip
+        self.columns_out = (*keys, "__hi", "__row", "__del")
         module = PlanModule(self.fn.name, self.prog.kind, self.render_module(), self.columns_out,
                             tuple(self.pycalls.values()), tuple(self.python_ops))  # fmt: skip
         if module.pycalls or module.python_ops:
@@ -130,7 +131,9 @@ class BulkPlanner(Planner):
                     f"state `{user_name(op.name)}` is updated outside the loop over rows"
                 )
 
-    def _action_state(self, op: StateOperator, r: Any, events: list[str]) -> tuple[Any, ...]:
+    def _action_state(self, op: StateOperator, r: Any, aggs: list[str]) -> tuple[Any, ...]:
+        """Its inserted rows' actions as ``arg * 2**bits + code`` (``__a<i>``); the deleted
+        rows' and those whose argument does not fit as (code, arg, sign) (``__a<i>x``)."""
         name = user_name(op.name)
         (s,) = op.states
         cref = op.classes[0]
@@ -141,21 +144,28 @@ class BulkPlanner(Planner):
         if self.a.states[s].args:
             raise NotNative(f"state `{name}` takes constructor arguments")
         self._rows_actions(op)
+        codes = cls.codes()
+        bits = max(1, (len(codes) - 1).bit_length())
+        col = f"__a{len(aggs)}"
         if not op.actions:
-            return ("action", cls, {}, -1)
+            aggs += [f"E('array()').alias({col!r})", f"E('array()').alias({col + 'x'!r})"]
+            return ("action", cls, bits, col)
         if not (exclusive(op.actions) and all(len(a.args) == 1 for a in op.actions)):
             raise NotNative(f"state `{name}`: a row may take several actions")
-        if any(self.ty.of(a.args[0]) != "int" for a in op.actions):
-            raise NotNative(f"state `{name}`: an action argument is not an int")
-        amap = action_map(op, r)
-        col = len(events)
-        events += [f"coalesce({amap.columns[0]}, -1)", amap.columns[1]]
-        return (
-            "action",
-            cls,
-            {i: cls.codes().index(a.method) for i, a in enumerate(op.actions)},
-            col,
-        )
+        for a in op.actions:
+            if self.ty.of(a.args[0]) != "int" or self.ty.may_be_null(a.args[0]):
+                raise NotNative(f"state `{name}`: an action argument is not an int")
+        whens = " ".join(f"WHEN {r.guards(a.guards)} THEN {codes.index(a.method)}"
+                         for a in op.actions)  # fmt: skip
+        code, arg = f"(CASE {whens} END)", f"({action_map(op, r).columns[1]})"
+        lim = 2 ** (63 - bits) - 1
+        fits = f"{arg} BETWEEN {-lim} AND {lim}"
+        packed = (f"collect_list(CASE WHEN `__s` > 0 AND {code} IS NOT NULL AND {fits} "
+                  f"THEN {arg} * {1 << bits} + {code} END)")  # fmt: skip
+        other = (f"collect_list(CASE WHEN {code} IS NOT NULL AND (`__s` < 0 OR NOT {fits}) "
+                 f"THEN struct({code} AS c, {arg} AS a, `__s` AS s) END)")  # fmt: skip
+        aggs += [f"E({packed!r}).alias({col!r})", f"E({other!r}).alias({col + 'x'!r})"]
+        return ("action", cls, bits, col)
 
     def _additive_states(self, op: StateOperator, r: Any, aggs: list[str]) -> list[tuple[Any, ...]]:
         self._rows_actions(op)

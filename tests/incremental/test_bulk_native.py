@@ -190,3 +190,23 @@ def test_other_views_load_by_replay_and_say_why(spark: Any, tmp_path: Any, name:
     rows = [as_fields(r, fts) for r in [(1, 2, 3, 4, 5)[: len(fts)], (2, 1, 1, 1, 1)[: len(fts)]]]
     view.apply(signed_df(spark, fts, rows, [1, 1]))
     assert_same("table", view.result_rows(), reference_rows(case.algo, rows))
+
+
+def test_big_arguments_and_deletes_load_alike(spark: Any, tmp_path: Any) -> None:
+    """Action arguments too large to pack with the action code (beyond ±2**61 for
+    IntervalSequence's three actions) and deleted rows' actions take the other way; the
+    records are still the replay load's."""
+    algo = case_named("clickstream").algo
+    fts = row_types(algo)
+    big = 2**62
+    rows = [(1, 0, -big), (1, 2, 3), (1, 2, big - 1), (1, 1, big), (2, 0, 5), (2, 2, 6),
+            (2, 1, 2**61), (2, 2, 2**61 - 1), (1, 2, 3)]  # fmt: skip
+    signs = [1] * len(rows)
+    rows, signs = [*rows, (1, 2, 3), (2, 2, 6)], [*signs, -1, -1]
+    native = _view(spark, str(tmp_path / "n"), algo, native=True)
+    replay = _view(spark, str(tmp_path / "r"), algo, native=False)
+    for view in (native, replay):
+        view.apply(signed_df(spark, fts, rows, signs))
+    _same_records(native, replay)
+    want = reference_rows(algo, list(_net(rows, signs).elements()))
+    assert_same("table", native.result_rows(), want, "big arguments")
