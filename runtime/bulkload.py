@@ -96,7 +96,7 @@ def _form(dataflow: Any, shape: Any, live: str) -> tuple[str, str]:
 
 
 def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
-    """The per-key aggregate of ``keyed`` (the typed fields, ``__s``, ``__h``, ``__row``)
+    """The per-key aggregate of ``keyed`` (the typed fields, ``__s``, ``__h``)
     written as records by the executors: an Arrow table of (bucket, kind, payload)."""
     plan, mod, _ = _compiled(view.dataflow)
     args = list(view.step.scalars)
@@ -139,8 +139,8 @@ class _NativeWriter:
         names = batch.schema.names
         lists = {n: _List(batch.column(j)) for j, n in enumerate(names)
                  if n == "__hi" or (n.startswith("__a") and not n.endswith("x"))}  # fmt: skip
-        rows = self.norm.rows_of_columns(
-            [c.to_pylist() for c in batch.column(names.index("__row")).flatten()])  # fmt: skip
+        nf = len(self.norm.fields)
+        rows = self.norm.rows_of_columns([batch.column(f"__r{j}").to_pylist() for j in range(nf)])
         other = {n: batch.column(j).to_pylist() for j, n in enumerate(names)
                  if n == "__del" or n.startswith("__f") or n.endswith("x")}  # fmt: skip
         for i, row in enumerate(rows):
@@ -201,8 +201,7 @@ class _NativeWriter:
     def _bad_delete(self, h: int, dels: list) -> str:
         for d in dels:
             if d["__h"] == h:
-                values = [d["__row"][k] for k in d["__row"]]
-                row = self.norm.rows_of_columns([[v] for v in values])[0]
+                row = self.norm.rows_of_columns([[v] for v in list(d.values())[1:]])[0]
                 return f"delete of a row that is not live: {row!r}; nothing was applied"
         return "delete of a row that is not live; nothing was applied"
 

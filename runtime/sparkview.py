@@ -535,7 +535,7 @@ class SparkView:
         if native:
             from .bulkload import native_load
 
-            written = native_load(self, keyed.withColumn("__row", F.struct(*typed)), norm)
+            written = native_load(self, keyed, norm)
         else:
             written = self._replay_load(keyed, cols, norm)
         files: dict[int, list[str]] = {}

@@ -1,8 +1,8 @@
 """The bulk plan of a state-mode view: each scope key's state inputs, aggregated natively.
 
 What the Spark store's native bulk load runs (:mod:`looplift.bulkload`). Over the
-view's first batch (the fields, then the kept columns ``__s`` the sign, ``__h`` the row
-hash and ``__row`` the row as a struct), one aggregate per scope key computes:
+view's first batch (the fields, then the kept columns ``__s``, the sign, and ``__h``, the
+row hash), one aggregate per scope key computes:
 
 - ``__hi``: the inserted rows' hashes (the key's live rows, netted per hash with the
   deletes afterwards);
@@ -15,9 +15,10 @@ hash and ``__row`` the row as a struct), one aggregate per scope key computes:
   ``sum(term * __s)``, the batch plan's projection weighted by the sign
   (:func:`.states.additive_terms`), and ``sum(CASE WHEN guard THEN __s ELSE 0 END)``, how
   many live rows took an action on it (none: the field keeps its initial value);
-- ``__row``: one row of the key (the reference code runs on it once, with no action, to
-  read the states: the key's output rows); ``__del``: the deleted rows (to name one whose
-  delete has no live row to take back).
+- ``__r0``, ``__r1``, ...: the fields of one row of the key, ``first`` of each (the
+  reference code runs on it once, with no action, to read the states: the key's output
+  rows; only its key fields matter); ``__del``: the deleted rows' hashes and fields
+  (netted with ``__hi``; they name a delete that has no live row to take back).
 
 Per key, Python then builds each state (``batch_apply`` of the collected actions on a
 fresh state, as replay's batch mode does; the additive fields set from the sums) in the
@@ -41,7 +42,7 @@ if TYPE_CHECKING:
 
 __all__ = ["BulkPlan", "NotNative", "bulk_plan"]
 
-KEEP = ("__s", "__h", "__row")
+KEEP = ("__s", "__h")
 
 
 class NotNative(Exception):
@@ -72,7 +73,7 @@ def bulk_plan(compiled: Compiled) -> BulkPlan:
 class BulkPlanner(Planner):
     """:class:`Planner` visiting only the rows and loops, then emitting the key aggregate."""
 
-    keep = KEEP  # the sign, the row hash and the row, after the fields
+    keep = KEEP  # the sign and the row hash, after the fields
 
     def bulk(self) -> BulkPlan:
         for node in self.graph.nodes():
@@ -101,14 +102,15 @@ class BulkPlanner(Planner):
             else:
                 raise NotNative(f"state `{user_name(op.name)}` is {op.kind or 'not classified'}")
         src = self.frames[ROWS].var  # after rendering: the guards' columns are on it
+        fields = [f"`{self.field_col(i)}`" for i in range(len(self.source.types))]
+        deleted = f"collect_list(CASE WHEN `__s` < 0 THEN struct(`__h`, {', '.join(fields)}) END)"
         aggs = ["E('collect_list(CASE WHEN `__s` > 0 THEN `__h` END)').alias('__hi')",
-                "F.first('__row').alias('__row')",
-                "E('collect_list(CASE WHEN `__s` < 0 THEN struct(`__h`, `__row`) END)')"
-                ".alias('__del')", *aggs]  # fmt: skip
+                *[f"E({f'first({c})'!r}).alias('__r{i}')" for i, c in enumerate(fields)],
+                f"E({deleted!r}).alias('__del')", *aggs]  # fmt: skip
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         self.emit(f"out = {src}{grouping}.agg({', '.join(aggs)})"
                   "  # per scope key: row hashes, actions, sums, one row")  # fmt: skip
-        self.columns_out = (*keys, "__hi", "__row", "__del")
+        self.columns_out = (*keys, "__hi", *(f"__r{i}" for i in range(len(fields))), "__del")
         module = PlanModule(self.fn.name, self.prog.kind, self.render_module(), self.columns_out,
                             tuple(self.pycalls.values()), tuple(self.python_ops))  # fmt: skip
         if module.pycalls or module.python_ops:
