@@ -17,8 +17,10 @@ under ``DIR/looplift-store``:
 - ``CURRENT``: the committed version, replaced atomically (``os.replace``).
 
 **Bulk load.** The first batch of an empty view (a DataFrame) is computed on the
-executors: ``groupBy(scope key)`` runs each key's step over its rows, and the records
-are written bucket by bucket by the tasks; the driver only writes the manifest.
+executors: natively where every state has a native build (:mod:`looplift.bulkload`: per
+scope key, Spark aggregates its rows' hashes and its states' inputs, and one Python call
+builds the key's record), else by replay (each key's step over its rows). The tasks write
+the records bucket by bucket; the driver only writes the manifest.
 
 **Apply.** A delta is collected and netted on the driver (it is small), split by
 bucket and sent to one Spark job (or, when it touches at most ``driver_keys`` keys, run
@@ -268,6 +270,9 @@ class SparkView:
     """An incremental view kept in Parquet and maintained by Spark jobs (module docs)."""
 
     kind = "spark"
+    #: False: the first batch loads by replay even where a native build exists (tests
+    #: compare the two on one view's store)
+    native_bulk = True
 
     def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
                  keep_versions: int = DEFAULT_KEEP, buckets: int | None = None,
@@ -514,9 +519,10 @@ class SparkView:
     def _bulk(self, df: Any, base: int) -> Any:
         """The first batch of an empty view, computed and written by the executors.
 
-        The rows are partitioned by scope key and sorted by it; each task runs the step
-        of each of its keys in turn and writes its records bucket by bucket (a file per
-        bucket and task, sorted by key hash), so a bucket starts with one file per task.
+        Natively where :attr:`bulk_form` allows (:mod:`looplift.bulkload`: per-key Spark
+        aggregates, one Python call per key), else by replay (:meth:`_replay_load`). Each
+        task writes its records bucket by bucket (a file per bucket and task, sorted by
+        key hash), so a bucket starts with one file per task.
         """
         from pyspark.sql import functions as F
 
@@ -555,7 +561,8 @@ class SparkView:
         return self._records_frame(base + 1, with_sign=True)
 
     def _replay_load(self, keyed: Any, cols: list[str], norm: DeltaRows) -> Any:
-        """The bulk load by replay: each task runs its keys' steps over their rows."""
+        """The bulk load by replay: the rows partitioned by scope key and sorted by it;
+        each task runs the step of each of its keys in turn over their rows."""
         from pyspark.sql import functions as F
 
         key_cols = [F.col(quote_ident(cols[i])) for i in self.shape.key]
@@ -575,8 +582,8 @@ class SparkView:
     def bulk_form(self) -> tuple[str, str]:
         """How the first batch loads: ("native", "") (each key's states built from native
         aggregates, :mod:`looplift.bulkload`) or ("replay", why) (the reference code per
-        row). ``native_bulk = False`` on the view forces replay."""
-        if not getattr(self, "native_bulk", True):
+        row). :attr:`native_bulk` False forces replay."""
+        if not self.native_bulk:
             return "replay", "native_bulk is off"
         from .bulkload import bulk_form
 
