@@ -109,6 +109,8 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
 
         try:
             out = _NativeWriter(step, norm, data, buckets, states).run(batches)
+        except NotTheStates as e:  # the load runs again, by replay
+            out = [(-1, "replay", str(e).encode())]
         except DeltaError as e:
             out = [(-1, "error", str(e).encode())]
         except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
@@ -116,6 +118,11 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
         yield _result_batch(out)
 
     return per_key.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
+
+
+class NotTheStates(Exception):
+    """A key's code constructs other states than the native build made (e.g. a state
+    created under a condition): the load falls back to replay."""
 
 
 class _NativeWriter:
@@ -189,11 +196,9 @@ class _NativeWriter:
 
         built, out = self.step.read(states, row)
         if len(built) != len(states) or any(a is not b for a, b in zip(built, states, strict=True)):
-            raise RuntimeError(
-                "looplift: the natively built states are not the ones the code constructs "
-                f"({[type(s).__name__ for s in states]} built, "
-                f"{[type(s).__name__ for s in built]} constructed); create the view with a "
-                "replay load (report this)"
+            raise NotTheStates(
+                f"the code constructs {[type(s).__name__ for s in built]}, not the natively "
+                f"built {[type(s).__name__ for s in states]}"
             )
         kb = _dumps(tuple(row[j] for j in self.step.shape.key))
         self.files.add(new_record(key_hash(kb), kb, encode_live(hashes, counts), states, out))

@@ -542,6 +542,8 @@ class SparkView:
             from .bulkload import native_load
 
             written = native_load(self, keyed, norm)
+            if "replay" in written.column(1).to_pylist():  # (orphan files: removed later)
+                written = self._replay_load(keyed, cols, norm)
         else:
             written = self._replay_load(keyed, cols, norm)
         files: dict[int, list[str]] = {}

@@ -210,3 +210,29 @@ def test_big_arguments_and_deletes_load_alike(spark: Any, tmp_path: Any) -> None
     _same_records(native, replay)
     want = reference_rows(algo, list(_net(rows, signs).elements()))
     assert_same("table", native.result_rows(), want, "big arguments")
+
+
+def test_states_the_code_does_not_construct_fall_back_to_replay(spark: Any, tmp_path: Any) -> None:
+    """The per-key run of the code checks that it constructs exactly the built states, in
+    order; where it does not (here: a bulk plan with average's Count and Sum swapped),
+    the load runs again by replay, and the records are the replay load's."""
+    import dataclasses
+
+    from looplift import bulkload
+
+    algo = case_named("average").algo
+    fts = row_types(algo)
+    plan, mod, why = bulkload._compiled(algo)
+    assert [s[1].__name__ for s in plan.states] == ["Count", "Sum"] and not why
+    swapped = dataclasses.replace(plan, states=plan.states[::-1])
+    bulkload._PLANS[algo] = (swapped, mod, "")
+    try:
+        rows = [(1, 5), (1, 7), (2, 1)]
+        native = _view(spark, str(tmp_path / "n"), algo, native=True)
+        replay = _view(spark, str(tmp_path / "r"), algo, native=False)
+        for view in (native, replay):
+            view.apply(signed_df(spark, fts, rows, [1] * len(rows)))
+        _same_records(native, replay)
+        assert_same("table", native.result_rows(), reference_rows(algo, rows))
+    finally:
+        bulkload._PLANS[algo] = (plan, mod, why)
