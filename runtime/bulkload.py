@@ -41,27 +41,33 @@ def _compiled(dataflow: Any) -> tuple[Any, Any, str]:
     """(the bulk plan, its module, "") or (None, None, why there is none), per dataflow."""
     if dataflow in _PLANS:
         return _PLANS[dataflow]
-    import types
-
-    try:
-        from .compiler.backend.bulk import NotNative, bulk_plan
-    except ImportError:  # a build package without the compiler
-        got: tuple[Any, Any, str] = (None, None, "the compiler is not installed")
-    else:
-        try:
-            plan = bulk_plan(dataflow.compile())
-        except NotNative as e:
-            got = (None, None, str(e))
-        else:
-            mod = types.ModuleType(f"looplift_bulk_plan_{dataflow.name}")
-            mod.__file__ = f"<looplift bulk plan of {dataflow.name}>"
-            exec(compile(plan.module.source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102
-            got = (plan, mod, "")
+    got = _plan_of(dataflow)
     try:
         _PLANS[dataflow] = got
     except TypeError:  # (not weakly referenceable: not cached)
         pass
     return got
+
+
+def _plan_of(dataflow: Any) -> tuple[Any, Any, str]:
+    import types
+
+    try:
+        from .compiler.backend.bulk import NotNative, bulk_plan
+    except ImportError:  # a build package without the compiler
+        return None, None, "the compiler is not installed"
+    try:
+        compiled = dataflow.compile()
+    except Exception as e:  # noqa: BLE001 - e.g. a build package's source in a zip
+        return None, None, f"the algorithm does not compile here ({e})"
+    try:
+        plan = bulk_plan(compiled)
+    except NotNative as e:
+        return None, None, str(e)
+    mod = types.ModuleType(f"looplift_bulk_plan_{dataflow.name}")
+    mod.__file__ = f"<looplift bulk plan of {dataflow.name}>"
+    exec(compile(plan.module.source, mod.__file__, "exec"), mod.__dict__)  # noqa: S102
+    return plan, mod, ""
 
 
 def bulk_form(view: Any) -> tuple[str, str]:
@@ -142,8 +148,12 @@ class _NativeWriter:
 
     def _batch(self, batch: Any) -> None:
         import numpy as np
+        import pyarrow.compute as pc
 
         names = batch.schema.names
+        rows_in = pc.add(pc.list_value_length(batch.column(names.index("__hi"))),
+                         pc.list_value_length(batch.column(names.index("__del"))))  # fmt: skip
+        batch = batch.filter(pc.greater(rows_in, 0))  # (a global key over no rows: none)
         lists = {n: _List(batch.column(j)) for j, n in enumerate(names)
                  if n == "__hi" or (n.startswith("__a") and not n.endswith("x"))}  # fmt: skip
         nf = len(self.norm.fields)
