@@ -92,25 +92,30 @@ class BulkPlanner(Planner):
             raise NotNative("its scope has no key columns")
         r = self.renderer(ROWS)
         self.frame(ROWS)
-        aggs: list[str] = []
+        fields = [self.field_col(i) for i in range(len(self.source.types))]
+        quoted = ", ".join(f"`{c}`" for c in fields)
+        per_row: dict[str, tuple[str, str]] = {  # column -> (its SQL per row, aggregate)
+            "__hi": ("CASE WHEN `__s` > 0 THEN `__h` END", "collect_list"),
+            "__del": (f"CASE WHEN `__s` < 0 THEN struct(`__h`, {quoted}) END", "collect_list"),
+        }
         states: list[tuple[Any, ...]] = []
         for op in self.ops:
             if op.kind == "action" and not op.ordered:
-                states.append(self._action_state(op, r, aggs))
+                states.append(self._action_state(op, r, per_row))
             elif op.kind == "additive":
-                states.extend(self._additive_states(op, r, aggs))
+                states.extend(self._additive_states(op, r, per_row))
             else:
                 raise NotNative(f"state `{user_name(op.name)}` is {op.kind or 'not classified'}")
         src = self.frames[ROWS].var  # after rendering: the guards' columns are on it
-        fields = [f"`{self.field_col(i)}`" for i in range(len(self.source.types))]
-        deleted = f"collect_list(CASE WHEN `__s` < 0 THEN struct(`__h`, {', '.join(fields)}) END)"
-        aggs = ["E('collect_list(CASE WHEN `__s` > 0 THEN `__h` END)').alias('__hi')",
-                *[f"E({f'first({c})'!r}).alias('__r{i}')" for i, c in enumerate(fields)],
-                f"E({deleted!r}).alias('__del')", *aggs]  # fmt: skip
+        # each value once per row, in a (code-generated) projection; then plain aggregates
+        sel = [*(f"F.col({c!r})" for c in dict.fromkeys([*keys, *fields])),
+               *(f"E({sql!r}).alias({n!r})" for n, (sql, _) in per_row.items())]  # fmt: skip
+        aggs = [*(f"F.first({c!r}).alias('__r{i}')" for i, c in enumerate(fields)),
+                *(f"F.{fn}({n!r}).alias({n!r})" for n, (_, fn) in per_row.items())]  # fmt: skip
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        self.emit(f"out = {src}{grouping}.agg({', '.join(aggs)})"
+        self.emit(f"out = {src}.select({', '.join(sel)}){grouping}.agg({', '.join(aggs)})"
                   "  # per scope key: row hashes, actions, sums, one row")  # fmt: skip
-        self.columns_out = (*keys, "__hi", *(f"__r{i}" for i in range(len(fields))), "__del")
+        self.columns_out = (*keys, *(f"__r{i}" for i in range(len(fields))), *per_row)
         module = PlanModule(self.fn.name, self.prog.kind, self.render_module(), self.columns_out,
                             tuple(self.pycalls.values()), tuple(self.python_ops))  # fmt: skip
         if module.pycalls or module.python_ops:
@@ -133,7 +138,7 @@ class BulkPlanner(Planner):
                     f"state `{user_name(op.name)}` is updated outside the loop over rows"
                 )
 
-    def _action_state(self, op: StateOperator, r: Any, aggs: list[str]) -> tuple[Any, ...]:
+    def _action_state(self, op: StateOperator, r: Any, per_row: dict) -> tuple[Any, ...]:
         """Its inserted rows' actions as ``arg * 2**bits + code`` (``__a<i>``); the deleted
         rows' and those whose argument does not fit as (code, arg, sign) (``__a<i>x``)."""
         name = user_name(op.name)
@@ -148,9 +153,9 @@ class BulkPlanner(Planner):
         self._rows_actions(op)
         codes = cls.codes()
         bits = max(1, (len(codes) - 1).bit_length())
-        col = f"__a{len(aggs)}"
+        col = f"__a{len(per_row)}"
         if not op.actions:
-            aggs += [f"E('array()').alias({col!r})", f"E('array()').alias({col + 'x'!r})"]
+            per_row[col] = per_row[col + "x"] = ("CAST(NULL AS BIGINT)", "collect_list")
             return ("action", cls, bits, col)
         if not (exclusive(op.actions) and all(len(a.args) == 1 for a in op.actions)):
             raise NotNative(f"state `{name}`: a row may take several actions")
@@ -162,14 +167,15 @@ class BulkPlanner(Planner):
         code, arg = f"(CASE {whens} END)", f"({action_map(op, r).columns[1]})"
         lim = 2 ** (63 - bits) - 1
         fits = f"{arg} BETWEEN {-lim} AND {lim}"
-        packed = (f"collect_list(CASE WHEN `__s` > 0 AND {code} IS NOT NULL AND {fits} "
-                  f"THEN {arg} * {1 << bits} + {code} END)")  # fmt: skip
-        other = (f"collect_list(CASE WHEN {code} IS NOT NULL AND (`__s` < 0 OR NOT {fits}) "
-                 f"THEN struct({code} AS c, {arg} AS a, `__s` AS s) END)")  # fmt: skip
-        aggs += [f"E({packed!r}).alias({col!r})", f"E({other!r}).alias({col + 'x'!r})"]
+        packed = (f"CASE WHEN `__s` > 0 AND {code} IS NOT NULL AND {fits} "
+                  f"THEN {arg} * {1 << bits} + {code} END")  # fmt: skip
+        other = (f"CASE WHEN {code} IS NOT NULL AND (`__s` < 0 OR NOT {fits}) "
+                 f"THEN struct({code} AS c, {arg} AS a, `__s` AS s) END")  # fmt: skip
+        per_row[col] = (packed, "collect_list")
+        per_row[col + "x"] = (other, "collect_list")
         return ("action", cls, bits, col)
 
-    def _additive_states(self, op: StateOperator, r: Any, aggs: list[str]) -> list[tuple[Any, ...]]:
+    def _additive_states(self, op: StateOperator, r: Any, per_row: dict) -> list[tuple[Any, ...]]:
         self._rows_actions(op)
         terms = additive_terms(op, self.classes, lambda act: r, self.ty)
         out = []
@@ -179,7 +185,7 @@ class BulkPlanner(Planner):
             fields = []
             for fname, init in self.classes[cref].fields:
                 mine = [t for t in terms if t.state == s and t.field == fname]
-                col = f"__f{len(aggs)}"
+                col = f"__f{len(per_row)}"
                 value = " + ".join(f"({t.sql})" for t in mine) or "0"
                 taken = (
                     " + ".join(
@@ -187,8 +193,8 @@ class BulkPlanner(Planner):
                     )
                     or "0"
                 )
-                aggs.append(f"E({f'sum(({value}) * `__s`)'!r}).alias({col!r})")
-                aggs.append(f"E({f'sum(({taken}) * `__s`)'!r}).alias({col + 't'!r})")
+                per_row[col] = (f"({value}) * `__s`", "sum")
+                per_row[col + "t"] = (f"({taken}) * `__s`", "sum")
                 fields.append((fname, field_init(init), col, col + "t"))
             out.append(("additive", self.refs[cref], tuple(fields)))
         return out
