@@ -315,6 +315,7 @@ class Dataflow:
             py = ", ".join(backend.python_ops) or "none"
             parts.append(f"spark plan: generated module, Python operators: {py}")
             parts.append(_stream_text(self))
+            parts.append(_bulk_text(self))
         if args:
             out = self(*args)
             parts.append("spark physical plan:\n" + mark_plan(physical_plan(out)))
@@ -330,14 +331,29 @@ def _stream_text(df: Dataflow) -> str:
     """What ``f.stream`` runs (:func:`looplift.streaming.stream_form`), for explain."""
     from .streaming import stream_form
 
+    return _form_text(df, "stream", stream_form,
+                      "native streaming aggregation of the signed sums per scope key "
+                      "(update mode: each key's row with _key, _live; no Python)",
+                      "signed changes per scope key, the reference code in Python")  # fmt: skip
+
+
+def _bulk_text(df: Dataflow) -> str:
+    """How a Spark-store view loads its first batch (:func:`looplift.bulkload.bulk_form_of`)."""
+    from .bulkload import bulk_form_of
+
+    return _form_text(df, "view bulk load (store='spark')", bulk_form_of,
+                      "native, each scope key's states built from Spark aggregates "
+                      "(one Python call per key)",
+                      "the reference code per row")  # fmt: skip
+
+
+def _form_text(df: Dataflow, label: str, form_of: Any, native: str, other: str) -> str:
+    """``label: native`` or ``label: other (why)`` as ``form_of(df)`` says, for explain."""
     try:
-        form, why = stream_form(df)
+        form, why = form_of(df)
     except Exception as e:  # noqa: BLE001 - explain what cannot run, do not fail
-        return f"stream: not available ({e})"
-    if form == "native":
-        return ("stream: native streaming aggregation of the signed sums per scope key "
-                "(update mode: each key's row with _key, _live; no Python)")  # fmt: skip
-    return f"stream: signed changes per scope key, the reference code in Python ({why})"
+        return f"{label}: not available ({e})"
+    return f"{label}: {native}" if form == "native" else f"{label}: {other} ({why})"
 
 
 def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | None = None) -> Any:

@@ -51,7 +51,7 @@ class ReplayContext:
     ``BoundAction`` once, and the wrappers defer to the active context, if any.
     """
 
-    def __init__(self, states: list[Any], batch: bool = False) -> None:
+    def __init__(self, states: list[Any], batch: bool = False, actions: bool = True) -> None:
         self.stored = list(states)
         self.built: list[Any] = []
         self.restored: set[int] = set()
@@ -62,6 +62,8 @@ class ReplayContext:
         # the rows ends, or before any reader of the state runs
         self.batch = batch
         self.pending: dict[int, tuple[Any, list[str], list[Any]]] = {}
+        # actions=False (a natively built key read by its code): every action is skipped
+        self.actions = actions
 
     def defer(self, state: Any, name: str, args: tuple) -> bool:
         """Collect an action for :meth:`flush` (True), or say it must run now (False)."""
@@ -153,11 +155,12 @@ class SignedRows(Rows):
 
 
 def replay(fn: Any, rows: list[tuple], signs: list[int], states: list[Any], args: list[Any],
-           rows_index: int, batch: bool = False) -> tuple[list[Any], Any]:  # fmt: skip
+           rows_index: int, batch: bool = False, actions: bool = True) -> tuple[list[Any], Any]:  # fmt: skip
     """Run ``fn`` (a ``@dataflow``) over signed ``rows`` with ``states`` restored; returns
     (the states after, in construction order; the function's result). ``batch``: fresh
-    states and inserts only, library states' actions applied in batches (a bulk load)."""
-    with ReplayContext(states, batch=batch and not states) as ctx:
+    states and inserts only, library states' actions applied in batches (a bulk load).
+    ``actions=False``: no action runs (the states are complete: the code only reads them)."""
+    with ReplayContext(states, batch=batch and not states, actions=actions) as ctx:
         call = list(args)
         call.insert(rows_index, SignedRows(rows, signs))
         result = fn(*call)
@@ -196,6 +199,8 @@ def _install() -> None:
 
     def call(self: Any, *args: Any) -> None:
         ctx = active()
+        if ctx is not None and not ctx.actions:
+            return
         if ctx is not None and ctx.sign < 0:  # a deleted row: take its action back
             self.undo(*args)
             return
@@ -228,9 +233,9 @@ _FLUSHING = "_looplift_flush_readers"
 def _flush_before_readers(cls: type) -> None:
     """Wrap ``cls``'s readers (once) so that a reader called in batch mode first applies
     the actions collected for its state."""
-    if cls.__dict__.get(_FLUSHING):
-        return
     for name, fn in cls.readers().items():
+        if getattr(cls.__dict__.get(name), _FLUSHING, False):
+            continue
 
         @functools.wraps(fn)
         def wrapped(self: Any, *args: Any, _fn: Any = fn, **kw: Any) -> Any:
@@ -239,13 +244,17 @@ def _flush_before_readers(cls: type) -> None:
                 ctx.flush(self)
             return _fn(self, *args, **kw)
 
+        setattr(wrapped, _FLUSHING, True)
         setattr(cls, name, wrapped)
-    setattr(cls, _FLUSHING, True)
 
 
 def _keep_restored_contents(cls: type) -> None:
-    """Wrap ``cls.__init__`` (once) so that a restored state keeps its contents."""
-    if cls.__dict__.get(_WRAPPED_INIT):
+    """Wrap ``cls.__init__`` (once) so that a restored state keeps its contents.
+
+    Whether it is wrapped is marked on the wrapper, not the class: a class pickled by
+    value (a script's, shipped to a worker) may arrive with the class's attributes but
+    its plain ``__init__``."""
+    if getattr(cls.__dict__.get("__init__"), _WRAPPED_INIT, False):
         return
     init = cls.__init__
 
@@ -256,8 +265,8 @@ def _keep_restored_contents(cls: type) -> None:
             return
         init(self, *args, **kw)
 
+    setattr(wrapped, _WRAPPED_INIT, True)
     cls.__init__ = wrapped  # type: ignore[misc]
-    setattr(cls, _WRAPPED_INIT, True)
 
 
 # -- which mode an algorithm allows ---------------------------------------------------------------

@@ -40,6 +40,25 @@ def sign_columns(columns: list[str], sign: str = SIGN) -> tuple[str, bool, list[
     )
 
 
+def native_sign(df: Any, sign_col: str, cdf: bool) -> Any:
+    """The sign of each row as a Spark column of +1 / −1 (``_sign``, or Delta Lake's
+    ``_change_type``); any other value raises when the query runs."""
+    from pyspark.sql import functions as F
+
+    from .sqltext import quote_ident, sql_string
+
+    s = F.col(quote_ident(sign_col))
+    if cdf:
+        bad = sql_string(f"looplift: unknown _change_type (expected {', '.join(CDF)})")
+        out = F.expr(f"raise_error({bad})").cast("int")
+        for kind, v in CDF.items():
+            out = F.when(s == F.lit(kind), F.lit(v)).otherwise(out)
+        return out
+    bad = sql_string(f"looplift: `{sign_col}` must be +1 or -1")
+    return F.when(s == 1, F.lit(1)).when(s == -1, F.lit(-1)).otherwise(
+        F.expr(f"raise_error({bad})").cast("int"))  # fmt: skip
+
+
 def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: str) -> list[Any]:
     """The data columns of a delta DataFrame, checked against the RowStream's field types
     (before running) and cast to them."""

@@ -97,6 +97,16 @@ class KeyStep:
             _check_int64(row)
         return new_states, out
 
+    def read(self, states: list[Any], row: tuple) -> tuple[list, list]:
+        """(the states, in construction order; the output rows) of a key whose states are
+        complete (built natively), its code run on one of its rows with no action."""
+        built, result = replay(self.fn, [row], [1], states, list(self.scalars),
+                               self.shape.rows_index, actions=False)  # fmt: skip
+        out = outputs(self.shape.kind, result)
+        for r in out:
+            _check_int64(r)
+        return built, out
+
     def _run(self, live: Counter, states: list[Any] | None, delta: Counter,
              batch: bool = False) -> tuple[list, list]:  # fmt: skip
         if not live:

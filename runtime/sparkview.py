@@ -17,8 +17,10 @@ under ``DIR/looplift-store``:
 - ``CURRENT``: the committed version, replaced atomically (``os.replace``).
 
 **Bulk load.** The first batch of an empty view (a DataFrame) is computed on the
-executors: ``groupBy(scope key)`` runs each key's step over its rows, and the records
-are written bucket by bucket by the tasks; the driver only writes the manifest.
+executors: natively where every state has a native build (:mod:`looplift.bulkload`: per
+scope key, Spark aggregates its rows' hashes and its states' inputs, and one Python call
+builds the key's record), else by replay (each key's step over its rows). The tasks write
+the records bucket by bucket; the driver only writes the manifest.
 
 **Apply.** A delta is collected and netted on the driver (it is small), split by
 bucket and sent to one Spark job (or, when it touches at most ``driver_keys`` keys, run
@@ -51,6 +53,7 @@ from .deltarows import (
     SIGN,
     DeltaError,
     DeltaRows,
+    native_sign,
     row_hash,
     sign_columns,
     typed_columns,
@@ -58,6 +61,7 @@ from .deltarows import (
 from .sqltext import quote_ident
 from .viewfiles import (
     LIVE_FORMATS,
+    BucketFiles,
     compact,
     encode_live,
     hash_delta,
@@ -202,21 +206,16 @@ def _parallelism(spark: Any) -> int:
 
 
 class _BulkWriter:
-    """One bulk-load task: rows sorted by scope key in, one record per key, written per
-    bucket in files of at most :data:`CHUNK_BYTES` (each sorted by key hash).
+    """One bulk-load task by replay: rows sorted by scope key in, one record per key
+    (:class:`~looplift.viewfiles.BucketFiles`).
 
     ``hashed``: the batches carry each row's hash after the sign column, and the live
     rows are stored in the hash format (:func:`encode_live`)."""
 
-    CHUNK_BYTES = 32 * 1024 * 1024
-
     def __init__(self, step: Any, norm: DeltaRows, data: str, buckets: int,
                  hashed: bool = False) -> None:  # fmt: skip
-        self.step, self.norm, self.data, self.buckets = step, norm, data, buckets
-        self.hashed = hashed
-        self.pending: dict[int, list[dict]] = {}
-        self.sizes: Counter = Counter()
-        self.out: list[tuple[int, str, bytes]] = []
+        self.step, self.norm, self.hashed = step, norm, hashed
+        self.files = BucketFiles(data, buckets)
 
     def run(self, batches: Iterator[Any]) -> list[tuple[int, str, bytes]]:
         from .incremental import _dumps
@@ -242,13 +241,12 @@ class _BulkWriter:
                         hashes[r] = hs[j]
             if current is not None:
                 self._key(_dumps(current), live, hashes)
-            for b in list(self.pending):
-                self._flush(b)
+            self.files.flush()
         except DeltaError as e:
             return [(-1, "error", str(e).encode())]
         except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
             return [_error(-1, e)]
-        return self.out
+        return self.files.out
 
     def _key(self, kb: bytes, live: Counter, hashes: dict) -> None:
         bad = [r for r, n in live.items() if n < 0]
@@ -258,23 +256,11 @@ class _BulkWriter:
         if not live:
             return
         new_states, out = self.step.run(live, [], live, batch=True)
-        h = key_hash(kb)
         stored: Counter | bytes = live
         if self.hashed:
             dh, dn = hash_delta(live, hashes)
             stored = encode_live(dh, dn)
-        rec = new_record(h, kb, stored, new_states, out)
-        b = h % self.buckets
-        self.pending.setdefault(b, []).append(rec)
-        self.sizes[b] += len(rec["live"]) + len(rec["out"]) + len(rec["states"] or b"")
-        if self.sizes[b] >= self.CHUNK_BYTES:
-            self._flush(b)
-
-    def _flush(self, b: int) -> None:
-        recs = self.pending.pop(b, [])
-        self.sizes.pop(b, None)
-        if recs:
-            self.out.append((b, "file", write_records(self.data, b, recs).encode()))
+        self.files.add(new_record(key_hash(kb), kb, stored, new_states, out))
 
 
 # -- the view -----------------------------------------------------------------------------------
@@ -284,6 +270,9 @@ class SparkView:
     """An incremental view kept in Parquet and maintained by Spark jobs (module docs)."""
 
     kind = "spark"
+    #: False: the first batch loads by replay even where a native build exists (tests
+    #: compare the two on one view's store)
+    native_bulk = True
 
     def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
                  keep_versions: int = DEFAULT_KEEP, buckets: int | None = None,
@@ -530,9 +519,10 @@ class SparkView:
     def _bulk(self, df: Any, base: int) -> Any:
         """The first batch of an empty view, computed and written by the executors.
 
-        The rows are partitioned by scope key and sorted by it; each task runs the step
-        of each of its keys in turn and writes its records bucket by bucket (a file per
-        bucket and task, sorted by key hash), so a bucket starts with one file per task.
+        Natively where :attr:`bulk_form` allows (:mod:`looplift.bulkload`: per-key Spark
+        aggregates, one Python call per key), else by replay (:meth:`_replay_load`). Each
+        task writes its records bucket by bucket (a file per bucket and task, sorted by
+        key hash), so a bucket starts with one file per task.
         """
         from pyspark.sql import functions as F
 
@@ -542,23 +532,20 @@ class SparkView:
         sign_col, cdf, cols = sign_columns(list(df.columns))
         casts = typed_columns(df, cols, self.fields, self.name)
         norm = DeltaRows(self.name, self.fields, tuple(cols), "delta", sign_col, cdf)
-        keyed = df.select(*casts, F.col(quote_ident(sign_col)).alias("__s"))
+        native = self.bulk_form[0] == "native"
+        sign = native_sign(df, sign_col, cdf) if native else F.col(quote_ident(sign_col))
+        keyed = df.select(*casts, sign.alias("__s"))
+        typed = [F.col(quote_ident(c)) for c in cols]
         if self.hashed:  # each row's hash, next to it (the live rows are stored hashed)
-            typed = [F.col(quote_ident(c)) for c in cols]
             keyed = keyed.withColumn("__h", row_hash(typed, self.fields))
-        key_cols = [F.col(quote_ident(cols[i])) for i in self.shape.key]
-        step, data, buckets, hashed = self.step, self.data, self.buckets, self.hashed
+        if native:
+            from .bulkload import native_load
 
-        def build(batches: Iterator[Any]) -> Iterator[Any]:
-            out = _BulkWriter(step, norm, data, buckets, hashed).run(batches)
-            yield _result_batch(out)
-
-        spark = self._session()
-        tasks = _parallelism(spark)
-        parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
-        if key_cols:
-            parts = parts.sortWithinPartitions(*key_cols)
-        written = parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
+            written = native_load(self, keyed, norm)
+            if "replay" in written.column(1).to_pylist():  # (orphan files: removed later)
+                written = self._replay_load(keyed, cols, norm)
+        else:
+            written = self._replay_load(keyed, cols, norm)
         files: dict[int, list[str]] = {}
         for b, kind, payload in zip(written.column(0).to_pylist(), written.column(1).to_pylist(),
                                     written.column(2).to_pylist(), strict=True):  # fmt: skip
@@ -574,6 +561,35 @@ class SparkView:
             changes = _diff(self.step.initial_output(), self.result_rows())
             return self._frame(changes, with_sign=True, spark=df.sparkSession)
         return self._records_frame(base + 1, with_sign=True)
+
+    def _replay_load(self, keyed: Any, cols: list[str], norm: DeltaRows) -> Any:
+        """The bulk load by replay: the rows partitioned by scope key and sorted by it;
+        each task runs the step of each of its keys in turn over their rows."""
+        from pyspark.sql import functions as F
+
+        key_cols = [F.col(quote_ident(cols[i])) for i in self.shape.key]
+        step, data, buckets, hashed = self.step, self.data, self.buckets, self.hashed
+
+        def build(batches: Iterator[Any]) -> Iterator[Any]:
+            out = _BulkWriter(step, norm, data, buckets, hashed).run(batches)
+            yield _result_batch(out)
+
+        tasks = _parallelism(self._session())
+        parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
+        if key_cols:
+            parts = parts.sortWithinPartitions(*key_cols)
+        return parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
+
+    @property
+    def bulk_form(self) -> tuple[str, str]:
+        """How the first batch loads: ("native", "") (each key's states built from native
+        aggregates, :mod:`looplift.bulkload`) or ("replay", why) (the reference code per
+        row). :attr:`native_bulk` False forces replay."""
+        if not self.native_bulk:
+            return "replay", "native_bulk is off"
+        from .bulkload import bulk_form
+
+        return bulk_form(self)
 
     # -- results ---------------------------------------------------------------------------------
     def _records_frame(self, version: int, with_sign: bool) -> Any:

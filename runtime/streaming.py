@@ -39,7 +39,7 @@ from __future__ import annotations
 import weakref
 from typing import Any
 
-from .deltarows import CDF, SIGN, DeltaError, sign_columns, typed_columns
+from .deltarows import SIGN, DeltaError, native_sign, sign_columns, typed_columns
 
 __all__ = ["StreamModeError", "stream", "stream_form"]
 
@@ -110,21 +110,8 @@ def signed_module(dataflow: Any) -> tuple[Any, str]:
 
 
 def _native(alg: Any, module: Any, streaming_df: Any, sign: str, scalars: tuple) -> Any:
-    from pyspark.sql import functions as F
-
-    from .sqltext import quote_ident, sql_string
-
     sign_col, cdf, cols = _columns(alg, streaming_df, sign)
-    s = F.col(quote_ident(sign_col))
-    if cdf:
-        bad = sql_string(f"looplift: unknown _change_type (expected {', '.join(CDF)})")
-        sign_expr = F.expr(f"raise_error({bad})").cast("int")
-        for kind, v in CDF.items():
-            sign_expr = F.when(s == F.lit(kind), F.lit(v)).otherwise(sign_expr)
-    else:
-        bad = sql_string(f"looplift: `{sign_col}` must be +1 or -1")
-        sign_expr = F.when(s == 1, F.lit(1)).when(s == -1, F.lit(-1)).otherwise(
-            F.expr(f"raise_error({bad})").cast("int"))  # fmt: skip
+    sign_expr = native_sign(streaming_df, sign_col, cdf)
     casts = typed_columns(streaming_df, cols, alg.fields, alg.name)
     use_rocksdb(streaming_df.sparkSession)
     rows = streaming_df.select(*casts, sign_expr.alias(SIGN))

@@ -189,6 +189,34 @@ def write_records(data: str, bucket: int, records: list[dict]) -> str:
     return name
 
 
+class BucketFiles:
+    """A task's new records, written per bucket in files of at most :data:`CHUNK_BYTES`
+    (each sorted by key hash); :attr:`out` lists the files as (bucket, "file", name)."""
+
+    CHUNK_BYTES = 32 * 1024 * 1024
+
+    def __init__(self, data: str, buckets: int) -> None:
+        self.data, self.buckets = data, buckets
+        self.pending: dict[int, list[dict]] = {}
+        self.sizes: Counter = Counter()
+        self.out: list[tuple[int, str, bytes]] = []
+
+    def add(self, rec: dict) -> None:
+        b = rec["h"] % self.buckets
+        self.pending.setdefault(b, []).append(rec)
+        self.sizes[b] += len(rec["live"]) + len(rec["out"]) + len(rec["states"] or b"")
+        if self.sizes[b] >= self.CHUNK_BYTES:
+            self.flush(b)
+
+    def flush(self, b: int | None = None) -> None:
+        """Write bucket ``b``'s pending records (None: every bucket's)."""
+        for bucket in list(self.pending) if b is None else [b]:
+            recs = self.pending.pop(bucket, [])
+            self.sizes.pop(bucket, None)
+            if recs:
+                self.out.append((bucket, "file", write_records(self.data, bucket, recs).encode()))
+
+
 def compact(data: str, bucket: int, files: list[str]) -> list[str]:
     """The bucket's files after merging its newest ones (when there are too many).
 

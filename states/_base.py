@@ -40,6 +40,10 @@ class LibraryState(State):
     """
 
     action_codes: ClassVar[tuple[str, ...]] = ()
+    #: ``batch_apply`` of a key's int-argument actions on a fresh state gives the same
+    #: state (and pickle) whatever their order: a view's bulk load may then build it from
+    #: natively collected actions, one call per key (:mod:`looplift.bulkload`)
+    native_build: ClassVar[bool] = False
 
     @classmethod
     def codes(cls) -> tuple[str, ...]:

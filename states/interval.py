@@ -100,6 +100,7 @@ class IntervalSequence(LibraryState):
     """
 
     action_codes: ClassVar[tuple[str, ...]] = ("open", "close", "insert")
+    native_build: ClassVar[bool] = True  # (its structures are sorted: order-free)
 
     def __init__(self) -> None:
         self.opens: dict[Any, int] = {}

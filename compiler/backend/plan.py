@@ -57,7 +57,7 @@ if TYPE_CHECKING:
     from ..dataflow.graph import DataflowGraph
     from ..pipeline import Compiled
 
-__all__ = ["generate_plan", "PlanModule", "Planner"]
+__all__ = ["generate_plan", "planned_or", "PlanModule", "Planner"]
 
 # names the generated module and its ``plan`` function use for themselves
 _RESERVED = {"F", "ll", "math", "E", "out", "spark", "plan", "NAME", "KIND", "COLUMNS", "PARAMS",
@@ -84,6 +84,20 @@ def generate_plan(compiled: Compiled) -> PlanModule:
         raise e.of_algorithm(prog.fn.name, prog.fn.span) from None
 
 
+def planned_or(refusal: type[Exception], compiled: Compiled, planner: type[Planner],
+               run: str = "run") -> Any:  # fmt: skip
+    """``planner(...).<run>()`` of a table or aggregate algorithm, for a plan variant
+    (signed, bulk): a scalar algorithm or a part without a rule raises ``refusal`` with
+    the reason."""
+    prog = compiled.program
+    if prog.kind == "scalar":
+        raise refusal("a scalar algorithm has no state")
+    try:
+        return getattr(planner(prog, compiled.graph), run)()
+    except BackendError as e:
+        raise refusal(e.message) from None
+
+
 class Planner(
     FramesMixin,
     ReducersMixin,
@@ -93,6 +107,9 @@ class Planner(
     OutputsMixin,
     ModuleMixin,
 ):
+    #: columns of the input kept after its fields (a plan variant's sign, hash, ...)
+    keep: tuple[str, ...] = ()
+
     def __init__(self, prog: Program, graph: DataflowGraph) -> None:
         self.prog = prog
         self.graph = graph
@@ -160,8 +177,9 @@ class Planner(
         self.source = streams[0]
         names = [self.field_col(i) for i in range(len(op.types))]
         var = self.py.fresh("rows")
-        entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r})"
-        self.emit(f"{var} = {entry}.toDF({', '.join(repr(n) for n in names)})")
+        keep = f", keep={list(self.keep)!r}" if self.keep else ""
+        entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r}{keep})"
+        self.emit(f"{var} = {entry}.toDF({', '.join(repr(n) for n in [*names, *self.keep])})")
         self.frames[ROWS] = Frame(var, ())
 
     def visit_Param(self, op: Param) -> None:

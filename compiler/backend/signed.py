@@ -39,12 +39,10 @@ from ..dataflow.payloads import (
     HostCall,
     OrderedState,
     Return,
-    Source,
 )
 from ..names import user_name
-from .errors import BackendError
 from .frames import Frame
-from .plan import PlanModule, Planner
+from .plan import PlanModule, Planner, planned_or
 
 if TYPE_CHECKING:
     from ..operators import StateOperator
@@ -65,19 +63,14 @@ def signed_plan(compiled: Compiled) -> PlanModule:
     """The signed plan module of a table or aggregate algorithm of additive states
     (``plan(spark, rows, *scalars)``, ``rows`` carrying ``_sign``); raises
     :class:`NotSigned` when a part of it needs more than native sums per scope key."""
-    prog = compiled.program
-    if prog.kind == "scalar":
-        raise NotSigned("a scalar algorithm has no state")
-    try:
-        return SignedPlanner(prog, compiled.graph).run()
-    except BackendError as e:
-        raise NotSigned(e.message) from None
+    return planned_or(NotSigned, compiled, SignedPlanner)
 
 
 class SignedPlanner(Planner):
     """:class:`Planner` over signed rows, refusing what a streaming aggregation cannot keep."""
 
     aggregates: list[tuple[str, ...]]
+    keep = (SIGN,)
 
     def run(self) -> PlanModule:
         self.aggregates = []
@@ -88,13 +81,6 @@ class SignedPlanner(Planner):
         return out
 
     # -- what runs Python, or keeps more than sums ------------------------------------
-    def visit_Source(self, op: Source) -> None:
-        super().visit_Source(op)
-        names = [self.field_col(i) for i in range(len(op.types))]
-        var = self.frames[ROWS].var
-        entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r}, keep=[{SIGN!r}])"
-        self.lines[-1] = f"    {var} = {entry}.toDF({', '.join(repr(n) for n in [*names, SIGN])})"
-
     def visit_ActionState(self, op: ActionState) -> None:
         raise NotSigned(f"state `{user_name(op.operator.name)}` is not additive (a streaming "
                         "aggregation keeps sums only)")  # fmt: skip

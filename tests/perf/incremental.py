@@ -631,8 +631,11 @@ def main(argv: list[str] | None = None) -> int:
             common._collect_garbage(spark)
             b.batch.append(common.run_once(sample.clickstream, b.base_df)[0])
             b.load_batches = b.view.version
-            print(f"  bulk load in {b.load_s:.1f} s ({n / b.load_s:,.0f} rows/s); compiled batch "
-                  f"runs {', '.join(f'{x:.1f}' for x in b.batch)} s; live rows stored as "
+            form, why = getattr(b.view, "bulk_form", ("?", ""))
+            print(f"  bulk load in {b.load_s:.1f} s ({n / b.load_s:,.0f} rows/s, "
+                  f"{form}{f': {why}' if why else ''}); compiled batch runs "
+                  f"{', '.join(f'{x:.1f}' for x in b.batch)} s (load / the later run: "
+                  f"{b.load_s / b.batch[-1]:.2f}); live rows stored as "
                   f"{getattr(b.view, 'live_format', '?')}", flush=True)  # fmt: skip
         else:
             start = time.perf_counter()
