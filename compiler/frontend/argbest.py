@@ -54,10 +54,10 @@ class ArgBestMixin(Context):
 
     def argbest_updates(
         self, body: list[cst.BaseStatement], carried: list[str]
-    ) -> dict[int, ArgBestUpdate]:
-        """The recognized ``if`` statements of a loop body (by node id)."""
+    ) -> dict[cst.If, ArgBestUpdate]:
+        """The recognized ``if`` statements of a loop body (by node)."""
         flat = flatten(body)
-        out: dict[int, ArgBestUpdate] = {}
+        out: dict[cst.If, ArgBestUpdate] = {}
         for s in flat:
             up = _match(s, set(carried)) if isinstance(s, cst.If) else None
             if up is None:
@@ -68,7 +68,7 @@ class ArgBestMixin(Context):
                 continue  # also updated or read elsewhere in the loop: not this shape
             if any(n in names for n, _ in ((k, 0) for k in out)):  # pragma: no cover
                 continue
-            out[id(s)] = up
+            out[s] = up  # by the node (a rewritten tree's nodes may reuse a freed id)
         return out
 
     def argbest_states(

@@ -67,7 +67,7 @@ class ControlMixin(Context):
         else:
             else_stmts = list(s.orelse.body.body)
         sp = self.span(s)
-        argbest = getattr(self, "argbest_ifs", {}).get(id(s))
+        argbest = getattr(self, "argbest_ifs", {}).get(s)
         if argbest is not None:  # an arg-max / arg-min update (argbest.py)
             up, row = argbest
             tail = self.stmts(after, 0, env, tail_fn, top)
@@ -229,7 +229,7 @@ class ControlMixin(Context):
             params = self.row_targets(s.target, src, inner)
         if argbest:
             if not hasattr(self, "argbest_ifs"):
-                self.argbest_ifs: dict[int, Any] = {}
+                self.argbest_ifs: dict[Any, Any] = {}
             row = tuple(p for p in params if p != rank)
             self.argbest_ifs.update({k: (up, row) for k, up in argbest.items()})
         final: list[Env] = []

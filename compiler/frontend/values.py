@@ -155,7 +155,7 @@ class ValueMixin(Context):
 
     def map_over_tuple(self, node: cst.Call, env: Env) -> Expr:
         """``map(f, (a, b, c))``: unrolled to ``(f(a), f(b), f(c))`` over a fixed tuple."""
-        if id(node) not in self.__dict__.setdefault("unpacked_maps", set()):
+        if node not in self.__dict__.setdefault("unpacked_maps", set()):
             raise self.error(
                 node,
                 "a `map` object can only be unpacked or turned into a tuple here",
@@ -190,7 +190,7 @@ class ValueMixin(Context):
     def allow_map(self, node: cst.BaseExpression) -> None:
         """``node`` (if a ``map(...)`` call) is unpacked or converted by ``tuple``."""
         if isinstance(node, cst.Call):
-            self.__dict__.setdefault("unpacked_maps", set()).add(id(node))
+            self.__dict__.setdefault("unpacked_maps", set()).add(node)
 
     def tuple_of(self, node: cst.Call, env: Env) -> Expr:
         """``tuple(map(f, (a, b)))`` or ``tuple((a, b))``: the tuple itself."""
