@@ -228,6 +228,14 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
         item = self.row_item(node, env)
         if item is not None:
             return item
+        base = node.value.value if isinstance(node.value, cst.Subscript) else node.value
+        if isinstance(base, cst.Name) and isinstance(env.names.get(base.value), Rows):
+            # a stream read by position where no rewrite took it (genexps.py reads constant
+            # positions of an order): not a value that exists at run time
+            raise self.error(node, f"`{code_of(node)}` reads the stream `{base.value}` by a "
+                             "position that is not a constant, or in a place where it cannot "
+                             "be read first", "read constant positions (`srt[0][1]`, `srt[-1]`) "
+                             "in a statement of their own, or loop over the rows")  # fmt: skip
         table = self.const_table(node.value, env)
         if table is not None and len(node.slice) == 1 and isinstance(node.slice[0].slice, cst.Index):
             name, obj = table

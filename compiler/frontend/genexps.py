@@ -359,7 +359,9 @@ class GeneratorMixin(Context):
         short = cst.Comparison(_name(n), [cst.ComparisonTarget(cst.LessThan(), cst.Integer(str(depth)))])
         msg = cst.SimpleString('"list index out of range"')
         check = cst.If(test=short, body=_block([cst.Raise(exc=cst.Call(_name("IndexError"), [cst.Arg(msg)]))]))
-        stmts = [self.origin(x, node) for x in (*init, loop, check)]  # type: ignore[attr-defined]
+        # a group (and a stream derived from it) has a row: its first and last need no check
+        checks = () if env.depth > 0 and depth == 1 else (check,)
+        stmts = [self.origin(x, node) for x in (*init, loop, *checks)]  # type: ignore[attr-defined]
         self._origins_below(stmts, node)
         value: cst.BaseExpression = (_name(at(slot, f)) if f is not None else cst.Tuple(
             [cst.Element(_name(at(slot, x))) for x in fields]))  # fmt: skip
