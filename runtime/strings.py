@@ -112,24 +112,24 @@ def _getitem(s: Any, i: Any) -> Any:
     return s[i]
 
 
+def _parses(conv: Callable[[str], Any], s: str) -> bool:
+    try:
+        conv(s)
+    except ValueError:
+        return False
+    return True
+
+
 def int_ok(x: Any) -> bool:
     """Does ``int(x)`` succeed, or fail other than with ValueError? (A ``try``'s test.)"""
     if isinstance(x, str):
-        try:
-            int(x)
-        except ValueError:
-            return False
+        return _parses(int, x)
     return not (isinstance(x, float) and x != x)  # int(nan) is a ValueError
 
 
 def float_ok(x: Any) -> bool:
     """Does ``float(x)`` succeed, or fail other than with ValueError?"""
-    if isinstance(x, str):
-        try:
-            float(x)
-        except ValueError:
-            return False
-    return True
+    return not isinstance(x, str) or _parses(float, x)
 
 
 IMPLS: dict[str, Callable[..., Any]] = {

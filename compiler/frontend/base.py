@@ -13,7 +13,7 @@ from .env import Stop
 from .reject import diagnostic, rule_for
 from .syntax import MISSING
 
-__all__ = ["Context"]
+__all__ = ["Context", "OriginTransformer"]
 
 
 class Context:
@@ -50,6 +50,33 @@ class Context:
         self.diags.append(diagnostic(rule, node, parent, self.span))
         return Stop()
 
+    def origin(self, new: Any, old: cst.CSTNode) -> Any:
+        """Record that a node the frontend built stands for the user's ``old`` (positions)."""
+        if self.positions is not None and new is not old:
+            self.positions.origins[new] = old
+        return new
+
+    def origin_tree(self, nodes: list[Any], at: cst.CSTNode) -> None:
+        """Give every node built here under ``nodes`` (not the user's own, which keep their
+        position) the position of ``at``."""
+        if self.positions is None:
+            return
+        stack = list(nodes)
+        while stack:
+            n = stack.pop()
+            if n in self.positions.positions:
+                continue
+            self.positions.origins.setdefault(n, at)
+            stack.extend(n.children)
+
+    def hidden_name(self, base: str, env: Any) -> str:
+        """A local name for the frontend's own variables, unused in this function."""
+        self.counter += 1
+        name = f"_{base}_{self.counter}"
+        while name in env.names:
+            name += "_"
+        return name
+
     def fresh(self, base: str) -> str:
         self.counter += 1
         return f"_{base}.{self.counter}"
@@ -69,10 +96,7 @@ class Context:
         body: cst.BaseExpression = (reads[0] if len(reads) == 1
                                     else cst.Tuple([cst.Element(r) for r in reads]))  # fmt: skip
         lam = cst.Lambda(params=cst.Parameters(params=[cst.Param(cst.Name("_row"))]), body=body)
-        if self.positions is not None:
-            self.positions.origins[lam] = node
-            for sub in (body, *reads, *(r.value for r in reads)):
-                self.positions.origins[sub] = node
+        self.origin_tree([lam], node)
         return lam
 
     def global_obj(self, n: str) -> Any:
@@ -81,3 +105,17 @@ class Context:
         if hasattr(builtins, n):
             return getattr(builtins, n)
         return MISSING
+
+
+class OriginTransformer(cst.CSTTransformer):
+    """A libcst transformer whose rebuilt nodes keep the position of the user's node they
+    replace (``ctx.origin``)."""
+
+    def __init__(self, ctx: Context):
+        self.ctx = ctx
+
+    def on_leave(self, original_node: Any, updated_node: Any) -> Any:
+        out = super().on_leave(original_node, updated_node)
+        if out is not original_node and isinstance(out, cst.CSTNode):
+            self.ctx.origin(out, original_node)
+        return out

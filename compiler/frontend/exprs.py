@@ -42,6 +42,15 @@ __all__ = ["ExprMixin"]
 class ExprMixin(OrderMixin, ValueMixin, Context):
     """Expressions other than calls; ``call`` comes from ``CallMixin``."""
 
+    def stream_of(self, node: cst.BaseExpression, env: Env) -> Rows | None:
+        """The stream ``node`` denotes, or None (also where reading it is an error: the
+        rewrites that ask only decline, and the translation reports it)."""
+        try:
+            st = self.try_stream(node, env)
+        except Stop:
+            return None
+        return st[1] if st is not None else None
+
     def try_stream(self, node: cst.BaseExpression, env: Env) -> tuple[Expr, Rows] | None:
         """If ``node`` denotes a stream, its IR and a ``Rows`` binding describing it."""
         ordered = self.ordered_stream(node, env)

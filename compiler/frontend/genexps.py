@@ -33,8 +33,10 @@ from typing import Any
 
 import libcst as cst
 
-from .base import Context
-from .env import Env, Stop
+from .base import Context, OriginTransformer
+from .env import Env
+from .jumps import block
+from .syntax import int_literal
 
 __all__ = ["GeneratorMixin"]
 
@@ -52,12 +54,6 @@ def _assign(n: str, value: cst.BaseExpression) -> cst.Assign:
 
 def _is_none(n: str) -> cst.Comparison:
     return cst.Comparison(_name(n), [cst.ComparisonTarget(cst.Is(), _name("None"))])
-
-
-def _block(stmts: list[cst.CSTNode]) -> cst.IndentedBlock:
-    from .jumps import block
-
-    return block(stmts)
 
 
 class _Candidates:
@@ -95,20 +91,11 @@ class _Candidates:
             self.walk(child)
 
 
-def _int(node: cst.BaseExpression) -> int | None:
-    if isinstance(node, cst.Integer):
-        return int(node.value)
-    if (isinstance(node, cst.UnaryOperation) and isinstance(node.operator, cst.Minus)
-            and isinstance(node.expression, cst.Integer)):  # fmt: skip
-        return -int(node.expression.value)
-    return None
-
-
 def _index(node: cst.CSTNode) -> tuple[cst.BaseExpression, int] | None:
     """(value, i) of ``value[i]`` with a constant ``i``."""
     if (isinstance(node, cst.Subscript) and len(node.slice) == 1
             and isinstance(node.slice[0].slice, cst.Index)):  # fmt: skip
-        i = _int(node.slice[0].slice.value)
+        i = int_literal(node.slice[0].slice.value)
         if i is not None:
             return node.value, i
     return None
@@ -127,17 +114,15 @@ def _position(node: cst.CSTNode) -> tuple[str, int, int | None] | None:
     return None
 
 
-class _Replace(cst.CSTTransformer):
-    def __init__(self, table: dict[cst.CSTNode, cst.CSTNode], origin: Any):
+class _Replace(OriginTransformer):
+    def __init__(self, ctx: Context, table: dict[cst.CSTNode, cst.CSTNode]):
+        super().__init__(ctx)
         self.table = table
-        self.origin = origin
 
     def on_leave(self, original_node: Any, updated_node: Any) -> Any:
         if original_node in self.table:
             return self.table[original_node]
-        if updated_node is not original_node:
-            self.origin(updated_node, original_node)
-        return updated_node
+        return super().on_leave(original_node, updated_node)
 
 
 class GeneratorMixin(Context):
@@ -169,7 +154,7 @@ class GeneratorMixin(Context):
             before += stmts
             if value is None:  # `name = [...]`: the loop fills `name`
                 return before, None
-            table[node] = self.origin(value, node)  # type: ignore[attr-defined]
+            table[node] = self.origin(value, node)
         if not table:
             return None
         # the empty-input checks (`if n < 2: raise IndexError(...)`) after all the loops: a
@@ -177,10 +162,10 @@ class GeneratorMixin(Context):
         checks = [x for x in before if isinstance(x, cst.If)]
         before = [x for x in before if not isinstance(x, cst.If)] + checks
         if isinstance(s, cst.If):
-            new: cst.CSTNode = s.with_changes(test=s.test.visit(_Replace(table, self.origin)))  # type: ignore[attr-defined]
+            new: cst.CSTNode = s.with_changes(test=s.test.visit(_Replace(self, table)))  # type: ignore[attr-defined]
         else:
-            new = s.visit(_Replace(table, self.origin))  # type: ignore[attr-defined]
-        return before, self.origin(new, s)  # type: ignore[attr-defined]
+            new = s.visit(_Replace(self, table))  # type: ignore[attr-defined]
+        return before, self.origin(new, s)
 
     def _stream_comp(self, comp: cst.CSTNode, env: Env) -> bool:
         """A one-``for`` comprehension over a stream (not a container's values)."""
@@ -188,16 +173,7 @@ class GeneratorMixin(Context):
             return False
         if comp.for_in.asynchronous is not None:
             return False
-        try:
-            return self.try_stream(comp.for_in.iter, env) is not None  # type: ignore[attr-defined]
-        except Stop:
-            return False
-
-    def _is_stream(self, node: cst.BaseExpression, env: Env) -> bool:
-        try:
-            return self.try_stream(node, env) is not None  # type: ignore[attr-defined]
-        except Stop:
-            return False
+        return self.stream_of(comp.for_in.iter, env) is not None  # type: ignore[attr-defined]
 
     def _generator_loop(
         self, node: cst.CSTNode, env: Env, stmt: cst.CSTNode
@@ -221,7 +197,7 @@ class GeneratorMixin(Context):
                         and arg.func.value == "list" and len(arg.args) == 1
                         and arg.func.value not in env.names):  # fmt: skip
                     inner = arg.args[0].value
-                if isinstance(inner, (cst.Name, cst.Call)) and self._is_stream(inner, env):
+                if isinstance(inner, (cst.Name, cst.Call)) and self.stream_of(inner, env) is not None:  # type: ignore[attr-defined]
                     return self._loop("count", None, inner, node, env)
                 if not isinstance(inner, _COMPS):
                     return None
@@ -258,8 +234,8 @@ class GeneratorMixin(Context):
         into: str | None = None,
     ) -> tuple[list[cst.CSTNode], cst.BaseExpression | None]:
         """``acc = init; for target in stream: [if cond:] <step>`` and the value read."""
-        origin = self.origin  # type: ignore[attr-defined]
-        acc = into or self.hidden_name(kind, env)  # type: ignore[attr-defined]
+        origin = self.origin
+        acc = into or self.hidden_name(kind, env)
         elt = comp.elt if comp is not None else None
         target = comp.for_in.target if comp is not None else _name("_")
         it = comp.for_in.iter if comp is not None else stream
@@ -275,19 +251,19 @@ class GeneratorMixin(Context):
         elif kind in ("any", "all"):
             init = _name("False" if kind == "any" else "True")
             test = elt if kind == "any" else cst.UnaryOperation(cst.Not(), elt)
-            step = [cst.If(test=test, body=_block([_assign(acc, _name("True" if kind == "any" else "False"))]))]
+            step = [cst.If(test=test, body=block([_assign(acc, _name("True" if kind == "any" else "False"))]))]
         elif kind in ("max", "min"):
             init = _name("None")
             better = cst.Comparison(elt, [cst.ComparisonTarget(
                 cst.GreaterThan() if kind == "max" else cst.LessThan(), _name(acc))])  # fmt: skip
             step = [cst.If(test=cst.BooleanOperation(_is_none(acc), cst.Or(), better),
-                           body=_block([_assign(acc, elt)]))]  # fmt: skip
+                           body=block([_assign(acc, elt)]))]  # fmt: skip
             if default is not None:
                 value = cst.IfExp(test=_is_none(acc), body=default, orelse=_name(acc))
             else:
                 msg = cst.SimpleString(f'"{kind}() arg is an empty sequence"')
                 raise_ = cst.Raise(exc=cst.Call(_name("ValueError"), [cst.Arg(msg)]))
-                after = [cst.If(test=_is_none(acc), body=_block([raise_]))]
+                after = [cst.If(test=_is_none(acc), body=block([raise_]))]
         else:  # a list or a set
             init = (cst.List([]) if kind == "list"
                     else cst.Call(_name("set"), []))  # fmt: skip
@@ -301,11 +277,11 @@ class GeneratorMixin(Context):
             test = conds[0]
             for c in conds[1:]:
                 test = cst.BooleanOperation(test, cst.And(), c)
-            step = [cst.If(test=test, body=_block(step))]
-        loop = cst.For(target=target, iter=it, body=_block(step))
+            step = [cst.If(test=test, body=block(step))]
+        loop = cst.For(target=target, iter=it, body=block(step))
         stmts = [origin(_assign(acc, init), node), origin(loop, node),
                  *(origin(a, node) for a in after)]  # fmt: skip
-        self._origins_below(stmts, node)
+        self.origin_tree(stmts, node)
         return stmts, value
 
     def _positional(
@@ -314,26 +290,23 @@ class GeneratorMixin(Context):
         """``S[i][f]`` (or ``S[i]``) of a stream ``S`` in an order: a loop keeping the row
         at position ``i`` (counted from the end when negative); IndexError when too few."""
         stream, i, f = pos
-        try:
-            st = self.try_stream(cst.Name(stream), env)  # type: ignore[attr-defined]
-        except Stop:
-            return None
+        st = self.stream_of(cst.Name(stream), env)  # type: ignore[attr-defined]
         if st is None:
             return None
-        if not st[1].ordered or st[1].window is not None:
+        if not st.ordered or st.window is not None:
             raise self.error(node, f"`{stream}[{i}]`: the rows of `{stream}` come in no order, so "
                              "no row is at a position", f"sort them first: `sorted({stream}, "
                              "key=lambda r: r[1])`, or group with `order_by=`")  # fmt: skip
         if abs(i) > 8:
             raise self.error(node, f"`{stream}[{i}]`: only the first and last 8 rows can be read "
                              "by position", "loop over the rows in order and count them")  # fmt: skip
-        arity = st[1].arity
+        arity = st.arity
         fields = [f] if f is not None else list(range(arity))
         if any(not 0 <= x < arity for x in fields):
             raise self.error(node, f"field {f} of a row of `{stream}` does not exist (its rows "
                              f"have {arity} field{'s' if arity != 1 else ''})",
                              f"index a field from 0 to {arity - 1}")  # fmt: skip
-        hidden = self.hidden_name  # type: ignore[attr-defined]
+        hidden = self.hidden_name
         row, n = hidden("row", env), hidden("count", env)
         depth = i + 1 if i >= 0 else -i  # rows kept: the i-th, or the last -i
 
@@ -348,35 +321,21 @@ class GeneratorMixin(Context):
         step: list[cst.CSTNode] = [cst.AugAssign(_name(n), cst.AddAssign(), cst.Integer("1"))]
         if i >= 0:  # the row at position i: when the count reaches i + 1
             test = cst.Comparison(_name(n), [cst.ComparisonTarget(cst.Equal(), cst.Integer(str(i + 1)))])
-            step.append(cst.If(test=test, body=_block([_assign(at(0, x), field(x)) for x in fields])))
+            step.append(cst.If(test=test, body=block([_assign(at(0, x), field(x)) for x in fields])))
         else:  # the last -i rows, newest in slot 0
             for j in range(depth - 1, 0, -1):
                 step += [_assign(at(j, x), _name(at(j - 1, x))) for x in fields]
             step += [_assign(at(0, x), field(x)) for x in fields]
         slot = 0 if i >= 0 else depth - 1
         init = [_assign(n, cst.Integer("0"))] + [_assign(v, _name("None")) for v in names.values()]
-        loop = cst.For(target=_name(row), iter=_name(stream), body=_block(step))
+        loop = cst.For(target=_name(row), iter=_name(stream), body=block(step))
         short = cst.Comparison(_name(n), [cst.ComparisonTarget(cst.LessThan(), cst.Integer(str(depth)))])
         msg = cst.SimpleString('"list index out of range"')
-        check = cst.If(test=short, body=_block([cst.Raise(exc=cst.Call(_name("IndexError"), [cst.Arg(msg)]))]))
+        check = cst.If(test=short, body=block([cst.Raise(exc=cst.Call(_name("IndexError"), [cst.Arg(msg)]))]))
         # a group (and a stream derived from it) has a row: its first and last need no check
         checks = () if env.depth > 0 and depth == 1 else (check,)
-        stmts = [self.origin(x, node) for x in (*init, loop, *checks)]  # type: ignore[attr-defined]
-        self._origins_below(stmts, node)
+        stmts = [self.origin(x, node) for x in (*init, loop, *checks)]
+        self.origin_tree(stmts, node)
         value: cst.BaseExpression = (_name(at(slot, f)) if f is not None else cst.Tuple(
             [cst.Element(_name(at(slot, x))) for x in fields]))  # fmt: skip
         return stmts, value
-
-    def _origins_below(self, stmts: list[cst.CSTNode], node: cst.CSTNode) -> None:
-        """Give every node built here (not the user's own) the comprehension's position."""
-        origins = getattr(self.positions, "origins", None)
-        positions = getattr(self.positions, "positions", None)
-        if origins is None or positions is None:
-            return
-        stack = list(stmts)
-        while stack:
-            n = stack.pop()
-            if n in positions:
-                continue  # the user's node: its own position
-            origins.setdefault(n, node)
-            stack.extend(n.children)

@@ -13,8 +13,8 @@ from typing import Any
 
 import libcst as cst
 
-from .base import Context
-from .env import Env, Stop
+from .base import Context, OriginTransformer
+from .env import Env
 from .jumps import Rewrite, block
 from .syntax import flatten
 
@@ -70,31 +70,26 @@ class _RowIndex:
             self.scan(child)
 
 
-class _IndexReplace(cst.CSTTransformer):
-    def __init__(self, ix: _RowIndex, names: dict[Any, str], origin: Any, arity: int):
-        self.ix, self.names, self.origin, self.arity = ix, names, origin, arity
-
-    def on_leave(self, original_node: Any, updated_node: Any) -> Any:
-        out = super().on_leave(original_node, updated_node)
-        if out is not original_node and isinstance(out, cst.CSTNode):
-            self.origin(out, original_node)  # a rebuilt node keeps the user's position
-        return out
+class _IndexReplace(OriginTransformer):
+    def __init__(self, ctx: Context, ix: _RowIndex, names: dict[Any, str], arity: int):
+        super().__init__(ctx)
+        self.ix, self.names, self.arity = ix, names, arity
 
     def leave_Subscript(self, original_node: cst.Subscript, updated_node: cst.Subscript) -> Any:
         kf = self.ix.field(original_node)
         if kf is not None and kf[0]:
-            return self.origin(cst.Name(self.names[kf]), original_node)
+            return cst.Name(self.names[kf])
         k = self.ix.back(original_node)
         if k == 0:
-            return self.origin(cst.Name(self.names[0]), original_node)
+            return cst.Name(self.names[0])
         if k is not None and k in self.ix.rows:  # a whole earlier row: a tuple of its fields
             elems = [cst.Element(cst.Name(self.names[(k, f)])) for f in range(self.arity)]
-            return self.origin(cst.Tuple(elems), original_node)
+            return cst.Tuple(elems)
         return updated_node
 
     def leave_Name(self, original_node: cst.Name, updated_node: cst.Name) -> Any:
         if original_node.value == self.ix.index:
-            return self.origin(cst.Name(self.names["index"]), original_node)
+            return cst.Name(self.names["index"])
         return updated_node
 
 
@@ -128,14 +123,11 @@ class IndexLoopMixin(Context):
                   and isinstance(args[0], cst.Name)):  # fmt: skip
             return None
         stream = args[0]
-        try:
-            st = self.try_stream(stream, env)  # type: ignore[attr-defined]
-        except Stop:
+        st = self.stream_of(stream, env)  # type: ignore[attr-defined]
+        if st is None or not st.ordered or st.window is not None:
             return None
-        if st is None or not st[1].ordered or st[1].window is not None:
-            return None
-        o = self.origin  # type: ignore[attr-defined]
-        i = self.hidden_name("i", env)  # type: ignore[attr-defined]
+        o = self.origin
+        i = self.hidden_name("i", env)
 
         def at(back: int) -> cst.Subscript:
             idx: cst.BaseExpression = cst.Name(i)
@@ -164,11 +156,8 @@ class IndexLoopMixin(Context):
                 and len(length.args) == 1 and isinstance(length.args[0].value, cst.Name)):  # fmt: skip
             return None
         stream = length.args[0].value.value
-        try:
-            st = self.try_stream(length.args[0].value, env)  # type: ignore[attr-defined]
-        except Stop:
-            return None
-        if st is None or not st[1].ordered or st[1].window is not None:
+        st = self.stream_of(length.args[0].value, env)  # type: ignore[attr-defined]
+        if st is None or not st.ordered or st.window is not None:
             return None
         ix = _RowIndex(stream, s.target.value)
         for stmt in s.body.body:
@@ -177,19 +166,19 @@ class IndexLoopMixin(Context):
         if not ix.ok or any(k > start for k in backs):
             return None  # S[i - k] before the first row would be Python's S[-k]
         # a whole earlier row is a tuple of its fields, each carried as a scalar
-        ix.fields |= {(k, f) for k in ix.rows for f in range(st[1].arity)}
-        names: dict[Any, str] = {"index": self.hidden_name("index", env),  # type: ignore[attr-defined]
+        ix.fields |= {(k, f) for k in ix.rows for f in range(st.arity)}
+        names: dict[Any, str] = {"index": self.hidden_name("index", env),
                                  0: self.hidden_name("row", env)}  # type: ignore[attr-defined]  # fmt: skip
         for key in sorted(ix.fields):
-            names[key] = self.hidden_name("back", env)  # type: ignore[attr-defined]
-        o = self.origin  # type: ignore[attr-defined]
+            names[key] = self.hidden_name("back", env)
+        o = self.origin
 
         def assign(n: str, v: cst.BaseExpression) -> cst.Assign:
             return o(cst.Assign(targets=[cst.AssignTarget(cst.Name(n))], value=v), s.target)
 
         before = [assign(names["index"], cst.UnaryOperation(cst.Minus(), cst.Integer("1")))]
         before += [assign(names[key], cst.Name("None")) for key in sorted(ix.fields)]
-        body = flatten([b.visit(_IndexReplace(ix, names, o, st[1].arity)) for b in s.body.body])
+        body = flatten([b.visit(_IndexReplace(self, ix, names, st.arity)) for b in s.body.body])
         body = Rewrite(o).without_continue(body)
         if start:
             test = cst.Comparison(cst.Name(names["index"]),

@@ -242,20 +242,6 @@ class LoopRewriteMixin(Context):
         after = self.origin(cst.If(test=cst.Name(done), body=block([ret])), first)
         return [*before, loop, after]
 
-    def origin(self, new: Any, old: cst.CSTNode) -> Any:
-        """Record that a node the frontend built stands for the user's ``old`` (positions)."""
-        if self.positions is not None and new is not old:
-            self.positions.origins[new] = old
-        return new
-
-    def hidden_name(self, base: str, env: Env) -> str:
-        """A local name for the frontend's own variables, unused in this function."""
-        self.counter += 1
-        name = f"_{base}_{self.counter}"
-        while name in env.names:
-            name += "_"
-        return name
-
     def enumerated_order(
         self, s: cst.For, env: Env
     ) -> tuple[cst.BaseAssignTargetExpression, cst.BaseAssignTargetExpression,
@@ -276,11 +262,8 @@ class LoopRewriteMixin(Context):
             return None
         if it.func.value in env.names:
             return None
-        try:
-            st = self.try_stream(it.args[0].value, env)
-        except Stop:
-            return None
-        if st is None or not st[1].ordered or st[1].window is not None:
+        st = self.stream_of(it.args[0].value, env)  # type: ignore[attr-defined]
+        if st is None or not st.ordered or st.window is not None:
             return None
         start = it.args[1].value if len(it.args) == 2 else None
         index, row = (e.value for e in s.target.elements)
@@ -296,15 +279,16 @@ class LoopRewriteMixin(Context):
         ):
             return ("groups: groups come in no order, so which ones it skips is undefined",
                     f"{guard}, or skip a group with `continue`")  # fmt: skip
-        try:
-            st = self.try_stream(it, env)
-            if st is None:
-                st = self.enumerated_stream(it, env)  # type: ignore[attr-defined]
-        except Stop:
-            st = None
-        if st is not None and st[1].ordered and st[1].window is None:
+        st = self.stream_of(it, env)  # type: ignore[attr-defined]
+        if st is None:
+            try:
+                got = self.enumerated_stream(it, env)  # type: ignore[attr-defined]
+            except Stop:
+                got = None
+            st = got[1] if got is not None else None
+        if st is not None and st.ordered and st.window is None:
             return None
-        if st is not None and st[1].window is not None:
+        if st is not None and st.window is not None:
             return ("a ranked stream (`sorted(...)[:n]`, `enumerate(sorted(...))`) is not "
                     "supported", f"take the rows with a slice `sorted(g, key=...)[:n]`, or {guard}")  # fmt: skip
         if st is not None:

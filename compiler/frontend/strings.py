@@ -133,12 +133,7 @@ class StringMixin(Context):
             fnode = cst.parse_expression("".join(src))
         except cst.ParserSyntaxError:
             raise self.error(recv, "cannot read this format string", hint) from None
-        if self.positions is not None:
-            stack: list[cst.CSTNode] = [fnode]
-            while stack:
-                n = stack.pop()
-                self.positions.origins[n] = node
-                stack.extend(n.children)
+        self.origin_tree([fnode], node)
         values = self.exprs([*pos, *kws.values()], env)
         inner = env.copy()
         bound = [*names, *knames.values()]

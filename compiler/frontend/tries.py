@@ -33,7 +33,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Apply, Expr, Lit, Prim
-from .base import Context
+from .base import Context, OriginTransformer
 from .env import Env
 from .syntax import flatten, if_expr
 
@@ -68,18 +68,9 @@ def _conversions(node: cst.CSTNode, out: list[cst.Call]) -> bool:
     return True
 
 
-class _Tries(cst.CSTTransformer):
-    def __init__(self, ctx: TryMixin):
-        self.ctx = ctx
-
-    def on_leave(self, original_node: Any, updated_node: Any) -> Any:
-        out = super().on_leave(original_node, updated_node)
-        if out is not original_node and isinstance(out, cst.CSTNode):
-            self.ctx.origin(out, original_node)  # type: ignore[attr-defined]
-        return out
-
+class _Tries(OriginTransformer):
     def leave_Try(self, original_node: cst.Try, updated_node: cst.Try) -> Any:
-        got = self.ctx.try_as_if(updated_node)
+        got = self.ctx.try_as_if(updated_node)  # type: ignore[attr-defined]
         return got if got is not None else updated_node
 
 
@@ -123,8 +114,8 @@ class TryMixin(Context):
         args = [cst.Arg(c) for c in convs]
         args.append(cst.Arg(cst.Name("True" if "TypeError" in caught else "False"),
                             keyword=cst.Name("none_fails")))  # fmt: skip
-        test = self.origin(cst.Call(cst.Name(TRY_OK), args), t)  # type: ignore[attr-defined]
-        self.origin(test.func, t)  # type: ignore[attr-defined]
+        test = cst.Call(cst.Name(TRY_OK), args)
+        self.origin_tree([test], t)
         return cst.If(test=test, body=t.body, orelse=cst.Else(body=h.body))
 
     def try_ok(self, node: cst.Call, env: Env) -> Expr:
