@@ -64,6 +64,7 @@ from .viewfiles import (
     BucketFiles,
     compact,
     encode_live,
+    flush_log,
     hash_delta,
     key_hash,
     live_count,
@@ -99,20 +100,26 @@ def _error(bucket: int, exc: BaseException) -> tuple[int, str, bytes]:
     return bucket, "raise", blob
 
 
-def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int, str, bytes]]:
-    """One bucket's part of an apply: its touched keys' records read, checked, stepped
-    and written as a new file. Returns (bucket, kind, payload) rows: ``files`` (the
-    bucket's new file list, JSON), ``changes`` (pickled), ``error`` / ``raise``.
+def apply_keys(step: Any, data: str, job: dict) -> list[tuple[int, str, bytes]]:
+    """An apply's part: its keys' records read, checked, stepped and written as one new
+    log file. Returns (-1, kind, payload) rows: ``log`` (the new file's name),
+    ``changes`` (pickled), ``error`` / ``raise``.
 
-    ``job``: the bucket's ``files``, ``deltas`` ``{key bytes: (key, {row: n})}`` and, for
+    ``job``: ``buckets`` (how many), ``files`` (the files of each bucket of its keys),
+    ``log`` (the view's log files), ``deltas`` ``{key bytes: (key, {row: n})}`` and, for
     the hash live format (``live``), ``hashes`` ``{row: row hash}`` of the delta's rows."""
     from .incremental import _diff
 
-    files: list[str] = job["files"]
     deltas: dict[bytes, tuple[Any, Counter]] = job["deltas"]
     hashes: dict | None = job.get("hashes") if job.get("live") == "hash" else None
     wanted = {kb: key_hash(kb) for kb in deltas}
-    records = read_records(data, files, wanted)
+    records = read_records(data, job["log"], wanted)  # the log first: it is newer
+    by_bucket: dict[int, dict[bytes, int]] = {}
+    for kb, h in wanted.items():
+        if kb not in records:
+            by_bucket.setdefault(h % job["buckets"], {})[kb] = h
+    for b, keys in by_bucket.items():
+        records.update(read_records(data, job["files"].get(b, []), keys))
     lives: dict[bytes, Any] = {}
     for kb, (_key, d) in deltas.items():  # check every delete first: nothing is written
         rec = records.get(kb)
@@ -126,7 +133,7 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
                 live_n = live_count(rec["live"] if have else b"", h)
                 msg = (f"delete of a row that is not live: {r!r} ({-n} deleted, "
                        f"{live_n} live); nothing was applied")  # fmt: skip
-                return [(bucket, "error", msg.encode())]
+                return [(-1, "error", msg.encode())]
             lives[kb] = got
             continue
         live = Counter(pickle.loads(rec["live"])) if have else Counter()
@@ -134,7 +141,7 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
             if n < 0 and live[r] + n < 0:
                 msg = (f"delete of a row that is not live: {r!r} ({-n} deleted, "
                        f"{live[r]} live); nothing was applied")  # fmt: skip
-                return [(bucket, "error", msg.encode())]
+                return [(-1, "error", msg.encode())]
         lives[kb] = live
     global_key = step.shape.key == ()
     new_records, changes = [], []
@@ -165,11 +172,20 @@ def apply_bucket(step: Any, data: str, bucket: int, job: dict) -> list[tuple[int
                 new_records.append(new_record(wanted[kb], kb, blob, new_states, new))
             changes.extend(_diff(old, new))
     except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
-        return [_error(bucket, e)]
-    new_files = [*files, write_records(data, bucket, new_records)] if new_records else files
-    new_files = compact(data, bucket, new_files)
-    return [(bucket, "files", json.dumps(new_files).encode()),
-            (bucket, "changes", pickle.dumps(changes, protocol=4))]  # fmt: skip
+        return [_error(-1, e)]
+    out = [(-1, "log", write_records(data, "log", new_records).encode())] if new_records else []
+    return [*out, (-1, "changes", pickle.dumps(changes, protocol=4))]
+
+
+def merge_jobs(parts: list[dict], log: list[str], buckets: int, live: str) -> dict:
+    """One :func:`apply_keys` job of per-bucket ``parts`` (``files``, ``deltas``,
+    ``hashes`` each)."""
+    job: dict = {"buckets": buckets, "log": log, "live": live, "files": {}, "deltas": {},
+                 "hashes": {}}  # fmt: skip
+    for part in parts:
+        for name in ("files", "deltas", "hashes"):
+            job[name].update(part.get(name, {}))
+    return job
 
 
 def _result_batch(out: list[tuple[int, str, bytes]]) -> Any:
@@ -322,10 +338,11 @@ class SparkView:
     def _manifest_path(self, version: int) -> str:
         return os.path.join(self.root, f"v{version}.json")
 
-    def _write_manifest(self, version: int, files: dict[int, list[str]]) -> None:
-        body = json.dumps(
-            {"version": version, "files": {str(b): f for b, f in sorted(files.items())}}
-        )
+    def _write_manifest(self, version: int, files: dict[int, list[str]],
+                        log: list[str] = ()) -> None:  # fmt: skip
+        body = json.dumps({"version": version,
+                           "files": {str(b): f for b, f in sorted(files.items())},
+                           "log": list(log)})  # fmt: skip
         tmp = self._manifest_path(version) + ".tmp"
         with open(tmp, "w", encoding="utf-8") as fh:
             fh.write(body)
@@ -342,8 +359,22 @@ class SparkView:
         os.replace(path + ".tmp", path)  # the commit
 
     def _files(self, version: int) -> dict[int, list[str]]:
+        """Each bucket's files in ``version``, oldest first."""
+        return self._manifest(version)[0]
+
+    def _manifest(self, version: int) -> tuple[dict[int, list[str]], list[str]]:
+        """(each bucket's files, the log's files), oldest first, of ``version``."""
         with open(self._manifest_path(version), encoding="utf-8") as fh:
-            return {int(b): f for b, f in json.load(fh)["files"].items()}
+            body = json.load(fh)
+        return {int(b): f for b, f in body["files"].items()}, body.get("log", [])
+
+    def records(self) -> dict[bytes, dict]:
+        """Every key's current record (tombstones included), read from the files."""
+        files, log = self._manifest(self.version)
+        out: dict[bytes, dict] = {}
+        for b in range(self.buckets):
+            out.update(read_records(self.data, [*files.get(b, []), *log], None, (b, self.buckets)))
+        return out
 
     @property
     def version(self) -> int:
@@ -351,7 +382,7 @@ class SparkView:
         with open(os.path.join(self.root, "CURRENT"), encoding="utf-8") as fh:
             return int(fh.read())
 
-    def _commit(self, base: int, files: dict[int, list[str]]) -> int:
+    def _commit(self, base: int, files: dict[int, list[str]], log: list[str] = ()) -> int:
         from .incremental import _crash_point
 
         version = base + 1
@@ -359,7 +390,7 @@ class SparkView:
         if self.version != base:
             raise DeltaError(f"the view in {os.path.dirname(self.root)} was changed by another "
                              "writer during this apply; nothing was applied")  # fmt: skip
-        self._write_manifest(version, files)
+        self._write_manifest(version, files, log)
         _crash_point("commit", version)
         self._set_current(version)
         self._cleanup(version)
@@ -371,10 +402,12 @@ class SparkView:
         used: set[str] = set()
         for v in kept:
             try:
-                for fs in self._files(v).values():
-                    used.update(fs)
+                files, log = self._manifest(v)
             except FileNotFoundError:
                 continue
+            used.update(log)
+            for fs in files.values():
+                used.update(fs)
         for name in os.listdir(self.root):
             if name.startswith("v") and name.endswith(".json"):
                 try:
@@ -391,7 +424,8 @@ class SparkView:
     def apply(self, delta_df: Any) -> Any:
         """Apply a batch of signed rows; returns the output changes (columns + ``_sign``)."""
         base = self.version
-        if not any(self._files(base).values()):
+        files, log = self._manifest(base)
+        if not log and not any(files.values()):
             return self._bulk(delta_df, base)
         from .incremental import collect_delta
 
@@ -442,20 +476,19 @@ class SparkView:
         from .incremental import _dumps, _net
 
         base = self.version
-        files = self._files(base)
+        files, log = self._manifest(base)
         by_key: dict[bytes, tuple[Any, Counter]] = {}
         for r, s in zip(rows, signs, strict=True):
             k = tuple(r[i] for i in self.shape.key)
             kb = _dumps(k)
             by_key.setdefault(kb, (k, Counter()))[1][r] += s
-        jobs: dict[int, dict] = {}
+        jobs: dict[int, dict] = {}  # per bucket
         for kb, (k, d) in by_key.items():
             d = Counter({r: n for r, n in d.items() if n})
             if not d:
                 continue
             b = key_hash(kb) % self.buckets
-            job = jobs.setdefault(b, {"files": files.get(b, []), "deltas": {},
-                                      "live": self.live_format})  # fmt: skip
+            job = jobs.setdefault(b, {"files": {b: files.get(b, [])}, "deltas": {}})
             job["deltas"][kb] = (k, d)
             if hashes is not None:
                 job.setdefault("hashes", {}).update((r, hashes[r]) for r in d)
@@ -463,40 +496,53 @@ class SparkView:
         if jobs:
             touched = sum(len(j["deltas"]) for j in jobs.values())
             if touched <= self.driver_keys:  # a small delta: no Spark job to schedule
-                results = [r for b, j in sorted(jobs.items())
-                           for r in apply_bucket(self.step, self.data, b, j)]  # fmt: skip
+                job = merge_jobs(list(jobs.values()), log, self.buckets, self.live_format)
+                results = apply_keys(self.step, self.data, job)
             else:
-                results = self._run_jobs(jobs)
+                results = self._run_jobs(jobs, log)
             for _b, kind, payload in results:
                 if kind == "error":
                     raise DeltaError(payload.decode())
                 if kind == "raise":
                     raise pickle.loads(payload)
-            new_files = dict(files)
-            for b, kind, payload in results:
-                if kind == "files":
-                    new_files[b] = json.loads(payload)
+            new_log = [*log]
+            for _b, kind, payload in results:
+                if kind == "log":
+                    new_log.append(payload.decode())
                 elif kind == "changes":
                     changes.extend(pickle.loads(payload))
-            files = new_files
-        self._commit(base, files)
+            files, log = self._maintain(files, new_log)
+        self._commit(base, files, log)
         return _net(changes)
 
-    def _run_jobs(self, jobs: dict[int, dict]) -> list[tuple[int, str, bytes]]:
-        """The per-bucket jobs as one Spark job (a task per group of buckets)."""
+    def _maintain(self, files: dict[int, list[str]], log: list[str]
+                  ) -> tuple[dict[int, list[str]], list[str]]:  # fmt: skip
+        """The files after an apply: a log of more than :data:`MAX_LOG` files is flushed
+        into the buckets (a new file each; a bucket of more than ``MAX_SEGMENTS`` files
+        compacts its newest ones)."""
+        from . import viewfiles
+
+        if len(log) <= viewfiles.MAX_LOG:
+            return files, log
+        files = dict(files)
+        for b, name in flush_log(self.data, self.buckets, log).items():
+            files[b] = compact(self.data, b, [*files.get(b, []), name])
+        return files, []
+
+    def _run_jobs(self, jobs: dict[int, dict], log: list[str]) -> list[tuple[int, str, bytes]]:
+        """The per-bucket jobs as one Spark job: a task takes a group of buckets and
+        writes one log file."""
 
         from .spark import ship
 
         ship(list(self.alg.refs))
-        step, data = self.step, self.data
+        step, data, buckets, live = self.step, self.data, self.buckets, self.live_format
 
         def run(batches: Iterator[Any]) -> Iterator[Any]:
-            for batch in batches:
-                out = []
-                for b, blob in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(),
-                                   strict=True):  # fmt: skip
-                    out.extend(apply_bucket(step, data, b, pickle.loads(blob)))
-                yield _result_batch(out)
+            parts = [pickle.loads(blob) for batch in batches
+                     for blob in batch.column(1).to_pylist()]  # fmt: skip
+            if parts:
+                yield _result_batch(apply_keys(step, data, merge_jobs(parts, log, buckets, live)))
 
         spark = self._session()
         rows = [(b, pickle.dumps(j, protocol=4)) for b, j in sorted(jobs.items())]
@@ -598,17 +644,18 @@ class SparkView:
 
         from .spark import _arrow_schema, _out
 
-        files = self._files(version)
+        files, log = self._manifest(version)
         schema = ", ".join(f"`{c}` {t}" for c, t in zip(self.columns, self.types, strict=True))
         if with_sign:
             schema += f", `{SIGN}` int"
         arrow = _arrow_schema(schema)
-        data, types = self.data, self.types
+        data, types, buckets = self.data, self.types, self.buckets
 
         def rows(batches: Iterator[Any]) -> Iterator[Any]:
             for batch in batches:
-                for blob in batch.column(1).to_pylist():
-                    out = output_rows(data, json.loads(blob))
+                for b, blob in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(),
+                                   strict=True):  # fmt: skip
+                    out = output_rows(data, json.loads(blob), (b, buckets))
                     cols = [[_out(r[i], t) for r in out] for i, t in enumerate(types)]
                     if with_sign:
                         cols.append([1] * len(out))
@@ -618,7 +665,8 @@ class SparkView:
                     )
 
         spark = self._session()
-        parts = [(b, json.dumps(f)) for b, f in sorted(files.items()) if f]
+        parts = [(b, json.dumps([*files.get(b, []), *log])) for b in range(self.buckets)
+                 if files.get(b) or log]  # fmt: skip
         return _spread(spark, parts, "bucket int, files string").mapInArrow(rows, schema)
 
     def result(self) -> Any:
@@ -630,8 +678,10 @@ class SparkView:
     def result_rows(self) -> list[tuple]:
         """The current full result as Python rows (collected from the files)."""
         out: list[tuple] = []
-        for fs in self._files(self.version).values():
-            out.extend(output_rows(self.data, fs))
+        files, log = self._manifest(self.version)
+        for b in range(self.buckets):
+            if files.get(b) or log:
+                out.extend(output_rows(self.data, [*files.get(b, []), *log], (b, self.buckets)))
         if self.shape.key == () and not out:
             return self.step.fresh_output()
         return out

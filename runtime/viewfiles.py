@@ -2,10 +2,12 @@
 
 A *record* is one scope key's state in the store: its hash ``h``, its pickled key ``k``,
 its live rows (``live``: :func:`encode_live` hashes and counts, or a pickled ``{row:
-count}``), its pickled states and output rows, and ``gone`` for a tombstone. A record
-file holds one bucket's records sorted by ``h`` in small row groups; files are written
-once (renamed into place) and never changed, so a process may cache their index.
-Everything here runs in a task (on an executor, or in the driver for a small apply).
+count}``), its pickled states and output rows, and ``gone`` for a tombstone, stored as
+one binary value (:func:`pack`). A record file holds records sorted by ``h`` in small
+row groups: one bucket's (``b<bucket>-<id>.parquet``), or, in the view's log, an
+apply's records of every bucket (``log-<id>.parquet``). Files are written once (renamed
+into place) and never changed, so a process may cache their index. Everything here
+runs in a task (on an executor, or in the driver for a small apply).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from __future__ import annotations
 import hashlib
 import os
 import pickle
+import struct
 import uuid
 from collections import Counter
 from typing import Any
@@ -20,6 +23,7 @@ from typing import Any
 from .deltarows import row_hashable
 
 MAX_SEGMENTS = 8  # files per bucket before its newer files are merged
+MAX_LOG = 8  # log files (one per apply) before the log is flushed into the buckets
 ROW_GROUP_BYTES = 64 * 1024  # target row group size: a task reads a key's group only
 
 
@@ -98,55 +102,106 @@ def update_live(blob: bytes, dh: Any, dn: Any) -> tuple[bytes, int] | int:
 def _record_schema() -> Any:
     import pyarrow as pa
 
-    return pa.schema([
-        ("h", pa.int64()), ("k", pa.binary()), ("live", pa.binary()),
-        ("states", pa.binary()), ("out", pa.binary()), ("gone", pa.bool_()),
-    ])  # fmt: skip
+    return pa.schema([("h", pa.int64()), ("rec", pa.binary())])
+
+
+_HEAD = struct.Struct("<?iiii")  # gone, then the lengths of k, live, states (-1: None), out
+
+
+def pack(rec: dict) -> bytes:
+    """A record's stored form: one binary value (a file then has two columns, ``h`` and
+    ``rec``, and a read of a key's row group decodes one column chunk, not five)."""
+    k, live, states, out = rec["k"], rec["live"] or b"", rec["states"], rec["out"] or b""
+    head = _HEAD.pack(bool(rec["gone"]), len(k), len(live),
+                      -1 if states is None else len(states), len(out))  # fmt: skip
+    return b"".join((head, k, live, states or b"", out))
+
+
+def unpack(h: int, blob: bytes) -> dict:
+    """The record :func:`pack` stored."""
+    gone, nk, nl, ns, no = _HEAD.unpack_from(blob)
+    at = _HEAD.size
+    k = blob[at : at + nk]
+    at += nk
+    live = blob[at : at + nl]
+    at += nl
+    states = None if ns < 0 else blob[at : at + ns]
+    at += max(ns, 0)
+    return {"h": h, "k": k, "live": live, "states": states, "out": blob[at : at + no],
+            "gone": gone}  # fmt: skip
+
+
+_OLD_COLUMNS = ("k", "live", "states", "out", "gone")  # (files written before ``rec``)
 
 
 # -- files (read and written by tasks) ---------------------------------------------------------
 
 
-def read_records(data: str, files: list[str], wanted: dict[bytes, int] | None) -> dict[bytes, dict]:
-    """The newest record of each wanted key (``{key bytes: hash}``; None: every key) in
-    ``files`` (oldest first); tombstones included (``gone``).
+def read_records(
+    data: str, files: list[str], wanted: dict[bytes, int] | None,
+    part: tuple[int, int] | None = None,
+) -> dict[bytes, dict]:  # fmt: skip
+    """The newest record of each wanted key (``{key bytes: hash}``; None: every key, or
+    with ``part`` = (bucket, buckets) every key of that bucket) in ``files`` (oldest
+    first); tombstones included (``gone``).
 
     Per file (newest first), only the keys not found yet are looked for: the file's ``h``
     column (cached per process: files never change) says which rows hold one, and only
-    their row groups are read, only those rows decoded (a small newer file's groups span
-    every hash: chosen by statistics, each would be read whole)."""
+    their row groups are read, only those rows decoded."""
     import numpy as np
-    import pyarrow.parquet as pq
 
     found: dict[bytes, dict] = {}
     left = None if wanted is None else np.unique(np.fromiter(wanted.values(), "<i8", len(wanted)))
     for name in reversed(files):
-        if wanted is not None and (len(found) == len(wanted) or not len(left)):
+        if left is not None and not len(left):
             break
         path = os.path.join(data, name)
-        if left is None:
-            table = pq.read_table(path)
+        meta, hs, ends = _file_index(path)
+        if left is not None:
+            rows = np.flatnonzero(np.isin(hs, left))
+        elif part is not None:
+            rows = np.flatnonzero(hs % part[1] == part[0])
         else:
-            meta, hs, ends = _file_index(path)
-            hit = np.flatnonzero(np.isin(hs, left))
-            if not len(hit):
-                continue
-            g_of = np.searchsorted(ends, hit, side="right")  # each hit row's group
-            groups = np.unique(g_of)
-            begins = np.concatenate([[0], ends[:-1]])
-            sizes = ends[groups] - begins[groups]
-            table = pq.ParquetFile(path, metadata=meta).read_row_groups(groups.tolist())
-            # a hit row's place in the table of the groups read
-            at = (np.cumsum(sizes) - sizes)[np.searchsorted(groups, g_of)] + hit - begins[g_of]
-            table = table.take(at)
-        cols = {c: table.column(c).to_pylist() for c in ("h", "k", "live", "states", "out", "gone")}
-        for i, kb in enumerate(cols["k"]):
+            rows = None
+        if rows is not None and not len(rows):
+            continue
+        for rec in _read_rows(path, meta, hs, ends, rows):
+            kb = rec["k"]
             if kb in found or (wanted is not None and kb not in wanted):
                 continue
-            found[kb] = {c: cols[c][i] for c in cols}
+            found[kb] = rec
         if wanted is not None:  # (a hash two wanted keys share stays until both are found)
             left = np.unique(np.fromiter((h for kb, h in wanted.items() if kb not in found), "<i8"))
     return found
+
+
+def _read_rows(path: str, meta: Any, hs: Any, ends: Any, rows: Any) -> list[dict]:
+    """The records in rows ``rows`` (ascending; None: all) of a file: only their row
+    groups are read (no pre-buffering: a few small groups of a large file)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    new = "rec" in meta.schema.names
+    columns = ["rec"] if new else list(_OLD_COLUMNS)
+    pf = pq.ParquetFile(path, metadata=meta, pre_buffer=False)
+    if rows is None or len(rows) == len(hs):
+        table, rows = pf.read(columns=columns), np.arange(len(hs))
+    else:
+        g_of = np.searchsorted(ends, rows, side="right")  # each row's group
+        groups = np.unique(g_of)
+        begins = np.concatenate([[0], ends[:-1]])
+        sizes = ends[groups] - begins[groups]
+        table = pf.read_row_groups(groups.tolist(), columns=columns)
+        # a row's place in the table of the groups read
+        at = (np.cumsum(sizes) - sizes)[np.searchsorted(groups, g_of)] + rows - begins[g_of]
+        if len(at) < table.num_rows:
+            table = table.take(at)
+    hl = hs[rows].tolist()
+    if new:
+        return [unpack(h, b) for h, b in zip(hl, table.column(0).to_pylist(), strict=True)]
+    cols = [table.column(c).to_pylist() for c in _OLD_COLUMNS]
+    return [{"h": h, **dict(zip(_OLD_COLUMNS, vals, strict=True))}
+            for h, *vals in zip(hl, *cols, strict=True)]  # fmt: skip
 
 
 _FILE_INDEX: dict[str, tuple[Any, Any, Any]] = {}
@@ -161,7 +216,7 @@ def _file_index(path: str) -> tuple[Any, Any, Any]:
         import numpy as np
         import pyarrow.parquet as pq
 
-        pf = pq.ParquetFile(path)
+        pf = pq.ParquetFile(path, pre_buffer=False)
         meta = pf.metadata
         hs = pf.read(columns=["h"]).column(0).to_numpy()
         ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
@@ -171,16 +226,23 @@ def _file_index(path: str) -> tuple[Any, Any, Any]:
     return got
 
 
-def write_records(data: str, bucket: int, records: list[dict]) -> str:
-    """Write ``records`` (any order) as a new file of ``bucket``; returns its name."""
+def write_records(data: str, part: int | str, records: list[dict]) -> str:
+    """Write ``records`` (any order) as a new file of bucket ``part`` (an int) or of the
+    view's log (``"log"``: an apply's records, of every bucket); returns its name."""
+    import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
     records = sorted(records, key=lambda r: (r["h"], r["k"]))
-    name = f"b{bucket:05d}-{uuid.uuid4().hex[:16]}.parquet"
-    table = pa.Table.from_pylist(records, schema=_record_schema())
-    size = sum(len(r["live"] or b"") + len(r["states"] or b"") + len(r["out"] or b"")
-               for r in records)  # fmt: skip
+    prefix = f"b{part:05d}" if isinstance(part, int) else part
+    name = f"{prefix}-{uuid.uuid4().hex[:16]}.parquet"
+    blobs = [pack(r) for r in records]
+    table = pa.Table.from_arrays(
+        [pa.array(np.fromiter((r["h"] for r in records), "<i8", len(records))),
+         pa.array(blobs, pa.binary())],
+        schema=_record_schema(),
+    )  # fmt: skip
+    size = sum(map(len, blobs))
     per_group = max(1, int(ROW_GROUP_BYTES * len(records) / max(size, 1)))
     tmp = os.path.join(data, f".{name}.tmp")
     # (lz4: reads and writes faster than zstd, ~10% larger, on records of row hashes)
@@ -258,9 +320,19 @@ def new_record(h: int, kb: bytes, live: Counter | bytes, states: list, out: list
             "out": _dumps(out), "gone": False}  # fmt: skip
 
 
-def output_rows(data: str, files: list[str]) -> list[tuple]:
+def output_rows(data: str, files: list[str], part: tuple[int, int] | None = None) -> list[tuple]:
+    """The output rows of every live key in ``files`` (of bucket ``part``'s keys only)."""
     out: list[tuple] = []
-    for rec in read_records(data, files, None).values():
+    for rec in read_records(data, files, None, part).values():
         if not rec["gone"]:
             out.extend(pickle.loads(rec["out"]))
     return out
+
+
+def flush_log(data: str, buckets: int, log: list[str]) -> dict[int, str]:
+    """The log's newest records (tombstones too) written as one new file per bucket they
+    fall in: ``{bucket: file}``, to be appended to the buckets' files."""
+    by_bucket: dict[int, list[dict]] = {}
+    for rec in read_records(data, log, None).values():
+        by_bucket.setdefault(rec["h"] % buckets, []).append(rec)
+    return {b: write_records(data, b, recs) for b, recs in sorted(by_bucket.items())}

@@ -21,7 +21,6 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from looplift.deltarows import DeltaError
 from looplift.sparkview import SparkView
-from looplift.viewfiles import read_records
 
 from tests.helpers import import_path
 from tests.incremental.common import case_named, multiset, reference_rows
@@ -70,8 +69,7 @@ def _view(spark: Any, path: str, algo: Any, native: bool) -> Any:
 def _records(view: Any) -> dict[bytes, tuple]:
     """Every key's record: (live rows, pickled states, pickled output rows), tombstones out."""
     sv = view._impl
-    files = [f for fs in sv._files(sv.version).values() for f in fs]
-    recs = read_records(sv.data, files, None).values()
+    recs = sv.records().values()
     return {r["k"]: (r["live"], r["states"], r["out"]) for r in recs if not r["gone"]}
 
 

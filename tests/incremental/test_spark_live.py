@@ -16,7 +16,7 @@ import pytest
 from looplift.deltarows import DeltaError
 from looplift.incremental import collect_delta
 from looplift.sparkview import SparkView
-from looplift.viewfiles import decode_live, read_records
+from looplift.viewfiles import decode_live
 from pyspark.sql import types as T
 
 from tests.incremental.common import case_named, multiset, reference_rows
@@ -35,8 +35,7 @@ def _spark_view(spark: Any, path: Any, name: str = "clickstream", **opts: Any) -
 
 def _live_blobs(view: Any) -> list[bytes]:
     sv = _inner(view)
-    files = [f for fs in sv._files(sv.version).values() for f in fs]
-    return [r["live"] for r in read_records(sv.data, files, None).values() if not r["gone"]]
+    return [r["live"] for r in sv.records().values() if not r["gone"]]
 
 
 def _inner(view: Any) -> SparkView:
@@ -170,11 +169,15 @@ def test_python_rows_hash_as_a_delta_frame_does(spark: Any, monkeypatch: Any) ->
 
 
 def test_compaction_keeps_the_newest_records(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
-    """Size-tiered compaction (a bucket of more than MAX_SEGMENTS files merges its newest
-    ones) keeps each key's newest record and drops tombstones only in a whole merge."""
+    """Each apply writes a log file; a log of more than MAX_LOG files is flushed into the
+    buckets, and size-tiered compaction (a bucket of more than MAX_SEGMENTS files merges
+    its newest ones) keeps each key's newest record and drops tombstones only in a whole
+    merge."""
     import looplift.viewfiles as vf
 
     monkeypatch.setattr(vf, "MAX_SEGMENTS", 2)
+    monkeypatch.setattr(vf, "MAX_LOG", 2)
+    flushed = 0
     algo = case_named("clickstream").algo
     view = _spark_view(spark, tmp_path / "v", driver_keys=10_000)
     live: Counter = Counter()
@@ -187,6 +190,14 @@ def test_compaction_keeps_the_newest_records(spark: Any, tmp_path: Any, monkeypa
         live.subtract(gone)
         live = +live
         inner = _inner(view)
-        assert all(len(fs) <= 3 for fs in inner._files(inner.version).values())
+        files, log = inner._manifest(inner.version)
+        assert all(len(fs) <= 3 for fs in files.values())
+        assert len(log) == (i + 1) % 3
+        flushed += not log
         assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
+        recs = inner.records()
+        assert {pickle.loads(k)[0] for k, r in recs.items() if not r["gone"]} == {
+            r[0] for r in live
+        }
+    assert flushed == 4
     view.close()
