@@ -64,12 +64,13 @@ def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: st
     (before running) and cast to them."""
     from pyspark.sql import functions as F
 
-    from .spark import entry
+    from .spark import check_fields
     from .sqltext import quote_ident
 
+    by_name = {f.name: f for f in df.schema.fields}
+    check_fields([by_name[c] for c in columns], name, list(fields))  # the schema only
     # columns by quoted name: ``df[c]`` parses c (a dot, a backtick, ...)
     cols = [F.col(quote_ident(c)) for c in columns]
-    entry(df.select(*cols), name, list(fields))
     out = []
     for c, col, t in zip(columns, cols, fields, strict=True):
         ft = FIELD_TYPES.get(base_type(t))

@@ -438,12 +438,10 @@ def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
 
         typed = [F.col(quote_ident(c)) for c in data]
         pairs = pairs.withColumn("__h", row_hash(typed, view.fields))
-    rows, signs = [], []
     table = pairs.toArrow()
     columns = [table.column(i).to_pylist() for i in range(len(data) + 1)]
-    for r in zip(*columns, strict=True):
-        signs.append(norm.sign_of(r[-1]))
-        rows.append(norm.row(r[:-1]))
+    signs = norm.signs_of(columns[-1])
+    rows = norm.rows_of_columns(columns[:-1])
     if hashes:
         return rows, signs, table.column(len(data) + 1).to_pylist()
     return rows, signs

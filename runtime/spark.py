@@ -169,6 +169,30 @@ def _classic_running() -> bool:
 # -- entry projection ---------------------------------------------------------------------
 
 
+def check_fields(fields: Sequence[Any], name: str, types: Sequence[str]) -> list[tuple[Any, str, str]]:
+    """(schema field, field type, Spark type name) of each of a DataFrame's data columns
+    (``fields``, StructFields in field order), refused with a message when their number
+    or a type does not fit the RowStream of ``name`` (no Spark call: the schema only)."""
+    if len(fields) != len(types):
+        have = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in fields)
+        raise DataflowInputError(
+            f"`{name}` is a RowStream[{', '.join(types)}] ({len(types)} fields) but the DataFrame "
+            f"has {len(fields)} columns ({have}); select the columns in field order"
+        )
+    out = []
+    for i, (f, t) in enumerate(zip(fields, types, strict=True)):
+        ft = FIELD_TYPES[base_type(t)]
+        actual = f.dataType.simpleString()
+        if actual.startswith("decimal") and base_type(t) == "float":
+            actual = "double"
+        if actual not in ft.accepts:
+            raise DataflowInputError(
+                f"column {f.name!r} (field {i} of `{name}`) is {actual}, but the field is {t}"
+            )
+        out.append((f, t, actual))
+    return out
+
+
 def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = ()) -> Any:
     """The entry projection: positional fields ``f0..fn``, types checked, nulls refused.
 
@@ -179,23 +203,10 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = ()) ->
     from pyspark.sql import functions as F
 
     fields = [f for f in df.schema.fields if f.name not in keep]
-    if len(fields) != len(types):
-        have = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in fields)
-        raise DataflowInputError(
-            f"`{name}` is a RowStream[{', '.join(types)}] ({len(types)} fields) but the DataFrame "
-            f"has {len(fields)} columns ({have}); select the columns in field order"
-        )
     cols, checks = [], []
-    for i, (f, t) in enumerate(zip(fields, types, strict=True)):
+    for i, (f, t, actual) in enumerate(check_fields(fields, name, types)):
         optional, base = is_optional(t), base_type(t)
         ft = FIELD_TYPES[base]
-        actual = f.dataType.simpleString()
-        if actual.startswith("decimal") and base == "float":
-            actual = "double"
-        if actual not in ft.accepts:
-            raise DataflowInputError(
-                f"column {f.name!r} (field {i} of `{name}`) is {actual}, but the field is {t}"
-            )
         ref = quote_ident(f.name)
         value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
         if not optional and f.nullable:
