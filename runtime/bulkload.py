@@ -123,6 +123,10 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
             out = [_error(-1, e)]
         yield _result_batch(out)
 
+    from .sparkview import load_tasks
+
+    # (no shuffle: the aggregate's last stage runs in as many tasks as there are cores)
+    per_key = per_key.coalesce(load_tasks(view._session()))
     return per_key.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
 
 

@@ -84,9 +84,20 @@ def row_hashable(fields: tuple[str, ...]) -> bool:
     return all(base_type(t) in FIELD_TYPES for t in fields)
 
 
-def row_hash(columns: list[Any], fields: tuple[str, ...]) -> Any:
-    """A row's 64-bit identity as a Spark column: ``xxhash64`` of its typed columns
-    (:func:`typed_columns`), the same on every executor and the driver.
+def row_hash(names: list[str], fields: tuple[str, ...]) -> Any:
+    """A row's 64-bit identity as a Spark column over the typed columns ``names``
+    (:func:`typed_columns`): :func:`row_hash_sql`."""
+    from pyspark.sql import functions as F
+
+    from .sqltext import quote_ident
+
+    return F.expr(row_hash_sql([quote_ident(n) for n in names], fields))
+
+
+def row_hash_sql(values: list[str], fields: tuple[str, ...]) -> str:
+    """A row's 64-bit identity in SQL: ``xxhash64`` of its typed values (``values``: SQL
+    expressions of the field types, e.g. :func:`typed_sql`'s), the same on every
+    executor and the driver.
 
     Two rows that Python's ``==`` counts as one get the same hash: ``-0.0`` hashes as
     ``0.0`` (and every NaN as one NaN, as ``xxhash64`` does). A null is hashed as a flag
@@ -94,16 +105,29 @@ def row_hash(columns: list[Any], fields: tuple[str, ...]) -> Any:
     would collide). Distinct rows of one key collide with probability about
     ``n**2 / 2**65`` for ``n`` rows.
     """
-    from pyspark.sql import functions as F
-
     parts = []
-    for c, t in zip(columns, fields, strict=True):
+    for c, t in zip(values, fields, strict=True):
         if base_type(t) == "float":
-            c = F.when(c == 0, F.lit(0.0)).otherwise(c)
+            c = f"CASE WHEN {c} = 0 THEN CAST(0.0 AS DOUBLE) ELSE {c} END"
         if is_optional(t):
-            parts.append(c.isNull())
+            parts.append(f"({c}) IS NULL")
         parts.append(c)
-    return F.xxhash64(*parts) if parts else F.lit(0).cast("bigint")
+    return f"xxhash64({', '.join(parts)})" if parts else "CAST(0 AS BIGINT)"
+
+
+def typed_sql(df: Any, columns: list[str], fields: tuple[str, ...], name: str) -> list[str]:
+    """:func:`typed_columns` as SQL expressions (not aliased): a delta's query is built
+    in one ``selectExpr``."""
+    from .spark import check_fields
+    from .sqltext import quote_ident
+
+    by_name = {f.name: f for f in df.schema.fields}
+    check_fields([by_name[c] for c in columns], name, list(fields))  # the schema only
+    out = []
+    for c, t in zip(columns, fields, strict=True):
+        ft, q = FIELD_TYPES.get(base_type(t)), quote_ident(c)
+        out.append(f"CAST({q} AS {ft.cast})" if ft is not None else q)
+    return out
 
 
 def py_row(values: tuple, fields: tuple[str, ...]) -> tuple:

@@ -36,7 +36,15 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from .delta import Shape, outputs, replay, shape_of
-from .deltarows import CDF, SIGN, DeltaError, DeltaRows, sign_columns, typed_columns
+from .deltarows import (
+    CDF,
+    SIGN,
+    DeltaError,
+    DeltaRows,
+    sign_columns,
+    typed_columns,
+    typed_sql,
+)
 from .registry import Algorithm
 
 __all__ = ["DeltaError", "IncrementalView", "stream"]
@@ -426,18 +434,18 @@ def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
     """A delta DataFrame's rows and signs, typed and checked, on the driver; with
     ``hashes``, also each row's :func:`~looplift.deltarows.row_hash` (computed by Spark
     in the same job), as (rows, signs, hashes)."""
+    from .sqltext import quote_ident
+
     sign_col, cdf, data = sign_columns(list(df.columns))
-    casts = typed_columns(df, data, view.fields, view.name)  # types, before running
+    typed = typed_sql(df, data, view.fields, view.name)  # types, before running
     norm = DeltaRows(view.name, view.fields, tuple(data), "delta", sign_col, cdf)
-    pairs = df.select(*casts, df[sign_col].alias("__s"))
+    exprs = [f"{e} AS `__c{i}`" for i, e in enumerate(typed)]
+    exprs.append(f"{quote_ident(sign_col)} AS __s")
     if hashes:
-        from pyspark.sql import functions as F
+        from .deltarows import row_hash_sql
 
-        from .deltarows import row_hash
-        from .sqltext import quote_ident
-
-        typed = [F.col(quote_ident(c)) for c in data]
-        pairs = pairs.withColumn("__h", row_hash(typed, view.fields))
+        exprs.append(f"{row_hash_sql(typed, view.fields)} AS __h")  # of the typed values
+    pairs = df.selectExpr(*exprs)
     table = pairs.toArrow()
     columns = [table.column(i).to_pylist() for i in range(len(data) + 1)]
     signs = norm.signs_of(columns[-1])
@@ -491,6 +499,8 @@ def _check_int64(value: Any) -> None:
 
 def _diff(old: list[tuple], new: list[tuple]) -> list[tuple]:
     """Retractions of rows that went away, inserts of rows that came (multisets)."""
+    if old == new:  # (most keys of a small delta: no change; == is the tally's equality)
+        return []
     orig = {_freeze(r): r for r in [*old, *new]}
     o, n = Counter(map(_freeze, old)), Counter(map(_freeze, new))
     out = [(*orig[r], -1) for r, c in (o - n).items() for _ in range(c)]

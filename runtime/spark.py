@@ -169,7 +169,9 @@ def _classic_running() -> bool:
 # -- entry projection ---------------------------------------------------------------------
 
 
-def check_fields(fields: Sequence[Any], name: str, types: Sequence[str]) -> list[tuple[Any, str, str]]:
+def check_fields(
+    fields: Sequence[Any], name: str, types: Sequence[str]
+) -> list[tuple[Any, str, str]]:
     """(schema field, field type, Spark type name) of each of a DataFrame's data columns
     (``fields``, StructFields in field order), refused with a message when their number
     or a type does not fit the RowStream of ``name`` (no Spark call: the schema only)."""

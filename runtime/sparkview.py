@@ -221,6 +221,16 @@ def _parallelism(spark: Any) -> int:
     return max(1, 2 * spark.sparkContext.defaultParallelism)
 
 
+def load_tasks(spark: Any) -> int:
+    """Tasks of a bulk load's writing stage: one per core (each task writes a file per
+    bucket, and an apply reads a touched key's bucket file by file: fewer is faster)."""
+    from .spark import is_connect
+
+    if is_connect(spark):
+        return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 4))
+    return max(1, spark.sparkContext.defaultParallelism)
+
+
 class _BulkWriter:
     """One bulk-load task by replay: rows sorted by scope key in, one record per key
     (:class:`~looplift.viewfiles.BucketFiles`).
@@ -446,7 +456,6 @@ class SparkView:
         """``{row: row_hash}`` of Python rows (as :meth:`DeltaRows.row` gives them),
         hashed by Spark with the same :func:`row_hash` as a delta DataFrame's rows."""
         import pyarrow as pa
-        from pyspark.sql import functions as F
 
         from .fieldtypes import spark_cast
         from .spark import _arrow_schema
@@ -459,7 +468,7 @@ class SparkView:
                                          for n, t in zip(names, self.fields, strict=True)))  # fmt: skip
         table = pa.Table.from_pylist([dict(zip(names, r, strict=True)) for r in distinct], schema)
         df = self._session().createDataFrame(table)
-        got = df.select(row_hash([F.col(n) for n in names], self.fields).alias("h")).toArrow()
+        got = df.select(row_hash(names, self.fields).alias("h")).toArrow()
         return dict(zip(distinct, got.column(0).to_pylist(), strict=True))
 
     def _has_session(self) -> bool:
@@ -581,9 +590,8 @@ class SparkView:
         native = self.bulk_form[0] == "native"
         sign = native_sign(df, sign_col, cdf) if native else F.col(quote_ident(sign_col))
         keyed = df.select(*casts, sign.alias("__s"))
-        typed = [F.col(quote_ident(c)) for c in cols]
         if self.hashed:  # each row's hash, next to it (the live rows are stored hashed)
-            keyed = keyed.withColumn("__h", row_hash(typed, self.fields))
+            keyed = keyed.withColumn("__h", row_hash(cols, self.fields))
         if native:
             from .bulkload import native_load
 
@@ -620,7 +628,7 @@ class SparkView:
             out = _BulkWriter(step, norm, data, buckets, hashed).run(batches)
             yield _result_batch(out)
 
-        tasks = _parallelism(self._session())
+        tasks = load_tasks(self._session())
         parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
         if key_cols:
             parts = parts.sortWithinPartitions(*key_cols)

@@ -82,19 +82,18 @@ def update_live(blob: bytes, dh: Any, dn: Any) -> tuple[bytes, int] | int:
 
     h, c = decode_live(blob) if blob else (np.empty(0, "<i8"), np.empty(0, "<i8"))
     pos = np.searchsorted(h, dh)
-    found = pos < len(h)
-    found[found] = h[pos[found]] == dh[found]
-    have = np.zeros(len(dh), "<i8")
-    have[found] = c[pos[found]]
-    bad = np.flatnonzero(have + dn < 0)
-    if len(bad):
-        return int(bad[0])
+    found = h[np.minimum(pos, len(h) - 1)] == dh if len(h) else np.zeros(len(dh), bool)
+    have = np.where(found, c[np.minimum(pos, len(c) - 1)] if len(c) else 0, 0)
+    left = have + dn
+    if (left < 0).any():
+        return int(np.flatnonzero(left < 0)[0])
     c = c.copy()
-    c[pos[found]] += dn[found]
+    c[pos[found]] = left[found]
     new = ~found & (dn != 0)
-    h, c = np.insert(h, pos[new], dh[new]), np.insert(c, pos[new], dn[new])
-    keep = c > 0
-    if not keep.all():
+    if new.any():
+        h, c = np.insert(h, pos[new], dh[new]), np.insert(c, pos[new], dn[new])
+    if (left == 0).any():
+        keep = c > 0
         h, c = h[keep], c[keep]
     return encode_live(h, c), len(h)
 
@@ -246,7 +245,9 @@ def write_records(data: str, part: int | str, records: list[dict]) -> str:
     per_group = max(1, int(ROW_GROUP_BYTES * len(records) / max(size, 1)))
     tmp = os.path.join(data, f".{name}.tmp")
     # (lz4: reads and writes faster than zstd, ~10% larger, on records of row hashes)
-    pq.write_table(table, tmp, row_group_size=per_group, compression="lz4")
+    # (no dictionary and no statistics for ``rec``: its values are distinct and large)
+    pq.write_table(table, tmp, row_group_size=per_group, compression="lz4",
+                   use_dictionary=False, write_statistics=["h"])  # fmt: skip
     os.replace(tmp, os.path.join(data, name))  # a file is whole or absent
     return name
 

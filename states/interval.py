@@ -373,7 +373,7 @@ _REBUILD_RATIO = 8
 
 def _repeats(counts: dict[Any, int], keys: list[Any]) -> list[int] | None:
     """The counts in the order of ``keys``, or None when every event occurs once."""
-    if len(counts) == len(keys) and all(c == 1 for c in counts.values()):
+    if len(counts) == len(keys) and sum(counts.values()) == len(keys):  # (counts are >= 1)
         return None
     return [counts[t] for t in keys]
 
