@@ -32,22 +32,41 @@ def key_hash(kb: bytes) -> int:
     return int.from_bytes(hashlib.blake2b(kb, digest_size=8).digest(), "little", signed=True)
 
 
+#: the first int64 of an :func:`encode_live` blob (a blob of an earlier looplift, whose
+#: first int64 is its smallest row hash, starts with it with probability 2**-64)
+_LIVE_MAGIC = -0x6C6F6F706C696674  # "looplift"
+
+
 def encode_live(hashes: Any, counts: Any) -> bytes:
     """A key's live rows as stored for a view whose rows have a
-    :func:`~looplift.deltarows.row_hash`: the distinct rows' hashes, ascending, then their
-    counts (all positive), as little-endian int64s."""
+    :func:`~looplift.deltarows.row_hash`, as little-endian int64s: a marker, the number
+    of distinct rows ``n`` and of rows with more than one copy ``k``, the ``n`` hashes
+    ascending, then the ``k`` positions and counts of the repeated ones (most rows occur
+    once: the blob is about 8 bytes per row, not 16)."""
     import numpy as np
 
-    return np.concatenate([np.asarray(hashes, "<i8"), np.asarray(counts, "<i8")]).tobytes()
+    hashes = np.asarray(hashes, "<i8")
+    counts = np.asarray(counts, "<i8")
+    extra = np.flatnonzero(counts != 1)
+    head = np.array([_LIVE_MAGIC, len(hashes), len(extra)], "<i8")
+    return b"".join((head.tobytes(), hashes.tobytes(), extra.astype("<i8").tobytes(),
+                     counts[extra].tobytes()))  # fmt: skip
 
 
 def decode_live(blob: bytes) -> tuple[Any, Any]:
-    """(hashes, counts) of :func:`encode_live` (read-only numpy views of ``blob``)."""
+    """(hashes, counts) of :func:`encode_live` (the hashes a read-only view of ``blob``;
+    a blob of the earlier form, hashes then every count, is read too)."""
     import numpy as np
 
     a = np.frombuffer(blob, "<i8")
-    n = len(a) // 2
-    return a[:n], a[n:]
+    if len(a) < 3 or a[0] != _LIVE_MAGIC:  # (the earlier form: hashes, then counts)
+        n = len(a) // 2
+        return a[:n], a[n:]
+    n, k = int(a[1]), int(a[2])
+    counts = np.ones(n, "<i8")
+    if k:
+        counts[a[3 + n : 3 + n + k]] = a[3 + n + k : 3 + n + 2 * k]
+    return a[3 : 3 + n], counts
 
 
 #: how a record holds a key's live rows: ``"hash"``, :func:`encode_live` of the rows'
