@@ -50,12 +50,26 @@ class Dataflow:
             return self._call_dataframe(*args, **kwargs)
         if spark_kind == "column":
             return self._call_columns(*args, **kwargs)
-        bound = self.signature.bind(*args, **kwargs)
-        for name, value in bound.arguments.items():
-            ann = self.signature.parameters[name].annotation
-            if _is_rowstream(ann, self.fn) and not isinstance(value, Rows):
-                bound.arguments[name] = Rows(value)
-        result = self.fn(*bound.args, **bound.kwargs)
+        shape = self.__dict__.get("_call_shape")
+        if shape is None:  # which parameters are RowStreams, and whether all are positional
+            params = self.signature.parameters.values()
+            shape = self._call_shape = (
+                tuple(_is_rowstream(p.annotation, self.fn) for p in params),
+                all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
+            )
+        streams, positional = shape
+        plain = positional and not kwargs and len(args) == len(streams)
+        if plain:  # (every argument by position: no binding, e.g. replay's calls)
+            args = tuple(Rows(v) if rs and not isinstance(v, Rows) else v
+                         for v, rs in zip(args, streams, strict=True))  # fmt: skip
+            result = self.fn(*args)
+        else:
+            bound = self.signature.bind(*args, **kwargs)
+            for name, value in bound.arguments.items():
+                ann = self.signature.parameters[name].annotation
+                if _is_rowstream(ann, self.fn) and not isinstance(value, Rows):
+                    bound.arguments[name] = Rows(value)
+            result = self.fn(*bound.args, **bound.kwargs)
         if inspect.isgenerator(result):
             return [r if isinstance(r, tuple) else (r,) for r in result]
         return result

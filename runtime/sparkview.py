@@ -107,74 +107,97 @@ def apply_keys(step: Any, data: str, job: dict) -> list[tuple[int, str, bytes]]:
 
     ``job``: ``buckets`` (how many), ``files`` (the files of each bucket of its keys),
     ``log`` (the view's log files), ``deltas`` ``{key bytes: (key, {row: n})}`` and, for
-    the hash live format (``live``), ``hashes`` ``{row: row hash}`` of the delta's rows."""
+    the hash live format (``live``), ``hashes`` ``{row: row hash}`` of the delta's rows.
+
+    Keys are stepped part by part as their records are read (:func:`_read_parts`).
+    Every delete is checked before anything is written, and a bad delete fails the
+    apply before an exception of the user's code does, whichever key comes first."""
     from .incremental import _diff
 
     deltas: dict[bytes, tuple[Any, Counter]] = job["deltas"]
     hashes: dict | None = job.get("hashes") if job.get("live") == "hash" else None
     wanted = {kb: key_hash(kb) for kb in deltas}
-    records = read_records(data, job["log"], wanted)  # the log first: it is newer
-    by_bucket: dict[int, dict[bytes, int]] = {}
-    for kb, h in wanted.items():
-        if kb not in records:
-            by_bucket.setdefault(h % job["buckets"], {})[kb] = h
-    for b, keys in by_bucket.items():
-        records.update(read_records(data, job["files"].get(b, []), keys))
-    lives: dict[bytes, Any] = {}
-    for kb, (_key, d) in deltas.items():  # check every delete first: nothing is written
-        rec = records.get(kb)
-        have = rec is not None and not rec["gone"]
-        if hashes is not None:
-            dh, dn = hash_delta(d, hashes)
-            got = update_live(rec["live"] if have else b"", dh, dn)
-            if isinstance(got, int):
-                h = int(dh[got])
-                r, n = next((r, n) for r, n in d.items() if hashes[r] == h and n < 0)
-                live_n = live_count(rec["live"] if have else b"", h)
-                msg = (f"delete of a row that is not live: {r!r} ({-n} deleted, "
-                       f"{live_n} live); nothing was applied")  # fmt: skip
-                return [(-1, "error", msg.encode())]
-            lives[kb] = got
-            continue
-        live = Counter(pickle.loads(rec["live"])) if have else Counter()
-        for r, n in d.items():
-            if n < 0 and live[r] + n < 0:
-                msg = (f"delete of a row that is not live: {r!r} ({-n} deleted, "
-                       f"{live[r]} live); nothing was applied")  # fmt: skip
-                return [(-1, "error", msg.encode())]
-        lives[kb] = live
     global_key = step.shape.key == ()
     new_records, changes = [], []
-    try:
-        for kb, (_key, d) in deltas.items():
+    failed: BaseException | None = None
+    for records, keys in _read_parts(data, job, wanted):
+        for kb in keys:
+            d = deltas[kb][1]
             rec = records.get(kb)
-            if rec and not rec["gone"]:
-                states = pickle.loads(rec["states"]) if rec["states"] else []
-                old = pickle.loads(rec["out"])
-            else:
-                states, old = [], (step.initial_output() if global_key else [])
-            if hashes is not None:  # (state mode: the step asks only whether rows are left)
-                blob, count = lives[kb]
-                live = Counter({"_": 1}) if count else Counter()
-            else:
-                live = blob = lives[kb]
-                for r, n in d.items():  # (in place: the key's other rows are untouched)
-                    left = live[r] + n
-                    if left > 0:
-                        live[r] = left
-                    else:
-                        del live[r]
-            new_states, new = step.run(live, states, d)
-            if not live and not global_key:
-                new_records.append({"h": wanted[kb], "k": kb, "live": b"", "states": None,
-                                    "out": b"", "gone": True})  # fmt: skip
-            else:
-                new_records.append(new_record(wanted[kb], kb, blob, new_states, new))
-            changes.extend(_diff(old, new))
-    except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
-        return [_error(-1, e)]
+            if rec is not None and rec["gone"]:
+                rec = None
+            checked = _checked_live(rec, d, hashes)
+            if isinstance(checked, str):
+                return [(-1, "error", checked.encode())]
+            if failed is not None:
+                continue  # (only the deletes are checked now)
+            try:
+                if rec is not None:
+                    states = pickle.loads(rec["states"]) if rec["states"] else []
+                    old = pickle.loads(rec["out"])
+                else:
+                    states, old = [], (step.initial_output() if global_key else [])
+                if hashes is not None:  # (state mode: the step asks only whether rows are left)
+                    blob, count = checked
+                    live = Counter({"_": 1}) if count else Counter()
+                else:
+                    live = blob = checked
+                new_states, new = step.run(live, states, d)
+                if not live and not global_key:
+                    new_records.append({"h": wanted[kb], "k": kb, "live": b"", "states": None,
+                                        "out": b"", "gone": True})  # fmt: skip
+                else:
+                    new_records.append(new_record(wanted[kb], kb, blob, new_states, new))
+                changes.extend(_diff(old, new))
+            except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
+                failed = e
+    if failed is not None:
+        return [_error(-1, failed)]
     out = [(-1, "log", write_records(data, "log", new_records).encode())] if new_records else []
     return [*out, (-1, "changes", pickle.dumps(changes, protocol=4))]
+
+
+def _read_parts(data: str, job: dict, wanted: dict[bytes, int]) -> Iterator[tuple[dict, list]]:
+    """(records, their keys) in parts: the keys whose newest record is in the log (it is
+    newer than every bucket file), then the other keys bucket by bucket. (Reading the
+    buckets in a thread while the caller steps keys was no faster: the reads' Python
+    part and the steps contend for the interpreter.)"""
+    found = read_records(data, job["log"], wanted)
+    yield found, [kb for kb in wanted if kb in found]
+    rest: dict[int, dict[bytes, int]] = {}
+    for kb, h in wanted.items():
+        if kb not in found:
+            rest.setdefault(h % job["buckets"], {})[kb] = h
+    for b, keys in sorted(rest.items()):
+        yield read_records(data, job["files"].get(b, []), keys), list(keys)
+
+
+def _checked_live(rec: dict | None, d: Counter, hashes: dict | None) -> Any:
+    """A key's live rows after its delta ``d`` (``rec``: its record, None when it has no
+    live rows): (blob, count) in the hash format, else a Counter; or the message of a
+    delete of a row that is not live."""
+    if hashes is not None:
+        dh, dn = hash_delta(d, hashes)
+        got = update_live(rec["live"] if rec else b"", dh, dn)
+        if not isinstance(got, int):
+            return got
+        h = int(dh[got])
+        r, n = next((r, n) for r, n in d.items() if hashes[r] == h and n < 0)
+        live_n = live_count(rec["live"] if rec else b"", h)
+        return (f"delete of a row that is not live: {r!r} ({-n} deleted, "
+                f"{live_n} live); nothing was applied")  # fmt: skip
+    live = Counter(pickle.loads(rec["live"])) if rec else Counter()
+    for r, n in d.items():
+        if n < 0 and live[r] + n < 0:
+            return (f"delete of a row that is not live: {r!r} ({-n} deleted, "
+                    f"{live[r]} live); nothing was applied")  # fmt: skip
+    for r, n in d.items():  # (in place: the key's other rows are untouched)
+        left = live[r] + n
+        if left > 0:
+            live[r] = left
+        else:
+            del live[r]
+    return live
 
 
 def merge_jobs(parts: list[dict], log: list[str], buckets: int, live: str) -> dict:

@@ -87,10 +87,12 @@ def hash_delta(d: Counter, hashes: dict) -> tuple[Any, Any]:
     rows' hashes given by ``hashes`` (rows equal in a row hash are one row)."""
     import numpy as np
 
-    hs = np.fromiter((hashes[r] for r in d), "<i8", len(d))
-    ns = np.fromiter(d.values(), "<i8", len(d))
-    u, inv = np.unique(hs, return_inverse=True)
-    return u, np.bincount(inv, weights=ns, minlength=len(u)).astype("<i8")
+    net: dict[int, int] = {}
+    for r, n in d.items():  # (a key's delta is a few rows: Python, not numpy, per row)
+        h = hashes[r]
+        net[h] = net.get(h, 0) + n
+    hs = sorted(net)
+    return np.array(hs, "<i8"), np.array([net[h] for h in hs], "<i8")
 
 
 def update_live(blob: bytes, dh: Any, dn: Any) -> tuple[bytes, int] | int:
