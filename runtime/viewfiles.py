@@ -22,7 +22,7 @@ from typing import Any
 
 from .deltarows import row_hashable
 
-MAX_SEGMENTS = 8  # files per bucket before its newer files are merged
+MAX_SEGMENTS = 4  # files per bucket before its newer files are merged (an apply reads each)
 MAX_LOG = 8  # log files (one per apply) before the log is flushed into the buckets
 ROW_GROUP_BYTES = 64 * 1024  # target row group size: a task reads a key's group only
 
