@@ -8,30 +8,36 @@ whose live rows only check deletes) keeps its live rows as their 64-bit row hash
 counts instead (:func:`encode_live`; the meta's ``live`` entry says which). Records live
 under ``DIR/looplift-store``:
 
-- ``data/b<bucket>-<id>.parquet``: the records of one bucket (``hash(key) % buckets``),
-  sorted by the key's 64-bit hash, in small row groups, so a task reads the row groups
-  of the keys it needs and not the bucket (Parquet row-group statistics on ``h``);
-- ``v<N>.json``: version N's manifest, the files of every bucket, oldest first; a key's
-  record is the one in the newest file that has it (a tombstone when the key's last row
-  went);
+- ``data/b<bucket>-<id>.parquet``: records of one bucket (``hash(key) % buckets``),
+  sorted by the key's 64-bit hash, in small row groups, so a read takes the row groups
+  of the keys it needs and not the file (each process caches a file's ``h`` column);
+- ``data/log-<id>.parquet``: the view's log, an apply's new records of every bucket in
+  one file (sorted the same way);
+- ``v<N>.json``: version N's manifest: the files of every bucket and the log's, oldest
+  first. A key's record is the one in the newest log file that has it, else in the
+  newest of its bucket's files that has it (a tombstone when the key's last row went);
 - ``CURRENT``: the committed version, replaced atomically (``os.replace``).
 
 **Bulk load.** The first batch of an empty view (a DataFrame) is computed on the
 executors: natively where every state has a native build (:mod:`looplift.bulkload`: per
 scope key, Spark aggregates its rows' hashes and its states' inputs, and one Python call
-builds the key's record), else by replay (each key's step over its rows). The tasks write
-the records bucket by bucket; the driver only writes the manifest.
+builds the key's record), else by replay (each key's step over its rows). The tasks (one
+per core) write the records bucket by bucket; the driver only writes the manifest.
 
-**Apply.** A delta is collected and netted on the driver (it is small), split by
-bucket and sent to one Spark job (or, when it touches at most ``driver_keys`` keys, run
-in the driver process, which saves scheduling a job): each task reads the records of its keys only,
-checks the deletes, runs the keys' steps (signed replay on the stored states, or
-recompute from the live rows, as the SQLite store does), writes one new file per
-bucket with the touched keys' new records, and returns the changes. The driver then
-writes the next manifest and replaces ``CURRENT``: a process killed before that leaves
-the previous version (the files it wrote are orphans and are removed later). A bucket
-with more than :data:`MAX_SEGMENTS` files is compacted in the same task. Versions
-older than ``keep_versions`` and unreferenced files are deleted after each commit.
+**Apply.** A delta is collected (one query: typed, checked, each row's hash) and netted
+on the driver (it is small). When it touches at most ``driver_keys`` keys it runs in
+the driver process, which saves scheduling a job; else as one Spark job whose tasks
+take a group of buckets each. Either way :func:`apply_keys` reads the records of its
+keys only (the log first, then each bucket's files), checks every delete, runs the
+keys' steps (signed replay on the stored states, or recompute from the live rows, as
+the SQLite store does), writes its keys' new records as one log file and returns the
+changes. The driver then writes the next manifest and replaces ``CURRENT``: a process
+killed before that leaves the previous version (the files it wrote are orphans and are
+removed later). A log of more than :data:`~looplift.viewfiles.MAX_LOG` files is flushed
+into the buckets before the commit (a new file per bucket), and a bucket of more than
+:data:`~looplift.viewfiles.MAX_SEGMENTS` files merges its newest ones (size-tiered).
+Versions older than ``keep_versions`` and unreferenced files are deleted after each
+commit.
 
 The records and their files (encoding, reads, writes, compaction) are
 :mod:`looplift.viewfiles`; this module is the view: tasks, bulk load, commits, results.
