@@ -26,12 +26,14 @@ per core) write the records bucket by bucket; the driver only writes the manifes
 
 **Apply.** A delta is collected (one query: typed, checked, each row's hash) and netted
 on the driver (it is small). When it touches at most ``driver_keys`` keys it runs in
-the driver process, which saves scheduling a job; else as one Spark job whose tasks
+the driver process, which saves scheduling a job, sharing its keys with the view's
+helper processes on the driver's other cores when there are at least
+:data:`HELPER_KEYS` (:mod:`looplift.viewworker`); else as one Spark job whose tasks
 take a group of buckets each. Either way :func:`apply_keys` reads the records of its
 keys only (the log first, then each bucket's files), checks every delete, runs the
 keys' steps (signed replay on the stored states, or recompute from the live rows, as
-the SQLite store does), writes its keys' new records as one log file and returns the
-changes. The driver then writes the next manifest and replaces ``CURRENT``: a process
+the SQLite store does), writes its keys' new records as one log file (one per process
+or task) and returns the changes. The driver then writes the next manifest and replaces ``CURRENT``: a process
 killed before that leaves the previous version (the files it wrote are orphans and are
 removed later). A log of more than :data:`~looplift.viewfiles.MAX_LOG` files is flushed
 into the buckets before the commit (a new file per bucket), and a bucket of more than
@@ -51,6 +53,7 @@ from __future__ import annotations
 import json
 import os
 import pickle
+import weakref
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
@@ -92,6 +95,18 @@ DEFAULT_KEEP = 5
 #: 1,000-key apply on local[2], clickstream at 2M / 20M rows: 0.73 / 0.86 s in the driver,
 #: 0.81 / 0.95 s as a job, whose scheduling the second core's share does not yet repay.)
 DEFAULT_DRIVER_KEYS = 2000
+#: an apply in the driver process touching at least this many keys shares them with the
+#: view's helper processes (:mod:`looplift.viewworker`), which run them on other cores
+HELPER_KEYS = 200
+
+
+def default_helpers() -> int:
+    """Helper processes of a view: one per core beyond the first, at most 3
+    (``LOOPLIFT_VIEW_HELPERS`` sets the number; 0 turns them off)."""
+    env = os.environ.get("LOOPLIFT_VIEW_HELPERS")
+    if env is not None:
+        return max(0, int(env))
+    return max(0, min(os.cpu_count() or 1, 4) - 1)
 
 
 # -- the tasks ----------------------------------------------------------------------------------
@@ -340,6 +355,8 @@ class SparkView:
         bind_view(self, alg, dataflow, spark, scalars)
         self.keep = keep_versions
         self.driver_keys = driver_keys
+        self.helpers = default_helpers()  # (started on the first apply that needs them)
+        self._helpers: list[Any] = []
         self.root = os.path.join(checkpoint, STORE_DIR)
         self.data = os.path.join(self.root, "data")
         os.makedirs(self.data, exist_ok=True)
@@ -534,8 +551,7 @@ class SparkView:
         if jobs:
             touched = sum(len(j["deltas"]) for j in jobs.values())
             if touched <= self.driver_keys:  # a small delta: no Spark job to schedule
-                job = merge_jobs(list(jobs.values()), log, self.buckets, self.live_format)
-                results = apply_keys(self.step, self.data, job)
+                results = self._apply_here(list(jobs.values()), log, touched)
             else:
                 results = self._run_jobs(jobs, log)
             for _b, kind, payload in results:
@@ -553,14 +569,75 @@ class SparkView:
         self._commit(base, files, log)
         return _net(changes)
 
+    def _apply_here(self, parts: list[dict], log: list[str], touched: int
+                    ) -> list[tuple[int, str, bytes]]:  # fmt: skip
+        """:func:`apply_keys` of the per-bucket ``parts`` in the driver process, shared
+        with the view's ready helper processes when there are enough keys. A helper that
+        fails gives its part back (run here: nothing it wrote is committed)."""
+        helpers = self._ready_helpers() if touched >= HELPER_KEYS else []
+        shares: list[list[dict]] = [[] for _ in range(len(helpers) + 1)]
+        sizes = [0] * len(shares)
+        for part in sorted(parts, key=lambda p: -len(p["deltas"])):  # (greedy, balanced)
+            i = sizes.index(min(sizes))
+            shares[i].append(part)
+            sizes[i] += len(part["deltas"])
+        sent = []
+        for helper, share in zip(helpers, shares[1:], strict=True):
+            job = merge_jobs(share, log, self.buckets, self.live_format)
+            try:
+                helper.submit(self.data, job)
+                sent.append((helper, job))
+            except OSError:
+                shares[0].extend(share)
+        results = apply_keys(self.step, self.data,
+                             merge_jobs(shares[0], log, self.buckets, self.live_format))  # fmt: skip
+        for helper, job in sent:
+            try:
+                results.extend(helper.result())
+            except (OSError, EOFError):
+                self._drop_helper(helper)
+                results.extend(apply_keys(self.step, self.data, job))
+        order = {"error": 0, "raise": 1}  # (a bad delete fails the apply first)
+        return sorted(results, key=lambda r: order.get(r[1], 2))
+
+    def _ready_helpers(self) -> list[Any]:
+        """The helpers ready to take keys now; starts them on first use (they are ready
+        for a later apply, once started)."""
+        from .viewworker import Helper
+
+        for h in [h for h in self._helpers if not h.alive()]:
+            if not h.ready:  # (it could not start, e.g. the step does not unpickle there)
+                self.helpers = 0
+            self._drop_helper(h)
+        if len(self._helpers) < self.helpers:
+            try:
+                from pyspark import cloudpickle
+
+                from .spark import ship
+
+                ship(list(self.alg.refs))
+                blob = cloudpickle.dumps(self.step)
+                while len(self._helpers) < self.helpers:
+                    helper = Helper(blob)
+                    self._helpers.append(helper)
+                    weakref.finalize(self, helper.close)
+            except Exception:  # noqa: BLE001 - no helper: the driver process does every key
+                self.helpers = len(self._helpers)
+        return [h for h in self._helpers if h.is_ready()]
+
+    def _drop_helper(self, helper: Any) -> None:
+        if helper in self._helpers:
+            self._helpers.remove(helper)
+        helper.close()
+
     def _maintain(self, files: dict[int, list[str]], log: list[str]
                   ) -> tuple[dict[int, list[str]], list[str]]:  # fmt: skip
-        """The files after an apply: a log of more than :data:`MAX_LOG` files is flushed
-        into the buckets (a new file each; a bucket of more than ``MAX_SEGMENTS`` files
+        """The files after an apply: a log of more than :data:`MAX_LOG` files per process
+        that applies (the driver's and its helpers') is flushed into the buckets (a new file each; a bucket of more than ``MAX_SEGMENTS`` files
         compacts its newest ones)."""
         from . import viewfiles
 
-        if len(log) <= viewfiles.MAX_LOG:
+        if len(log) <= viewfiles.MAX_LOG * (1 + self.helpers):  # (an apply's files: 1 + helpers)
             return files, log
         files = dict(files)
         for b, name in flush_log(self.data, self.buckets, log).items():
@@ -724,7 +801,9 @@ class SparkView:
         return out
 
     def close(self) -> None:
-        pass
+        """End the view's helper processes (the files need no closing)."""
+        for helper in list(self._helpers):
+            self._drop_helper(helper)
 
     def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
         from .incremental import change_frame

@@ -1,0 +1,112 @@
+"""A Spark-store apply shares its keys with helper processes (``looplift.viewworker``):
+the results are the reference's, a bad delete in a helper's share refuses the batch, a
+helper that dies gives its share back, and closing the view ends them."""
+
+from __future__ import annotations
+
+import os
+import random
+import signal
+import time
+from collections import Counter
+from typing import Any
+
+import pytest
+from looplift.deltarows import DeltaError
+from looplift.sparkview import SparkView
+
+from tests.incremental.common import case_named, multiset, reference_rows
+from tests.spark.harness import assert_same
+
+pytestmark = pytest.mark.spark
+
+
+def _view(spark: Any, path: Any, monkeypatch: Any) -> Any:
+    import looplift.sparkview as sv
+
+    monkeypatch.setattr(sv, "HELPER_KEYS", 2)
+    view = case_named("clickstream").algo.incremental(spark, str(path), store="spark",
+                                                       buckets=4, driver_keys=10_000)  # fmt: skip
+    inner = view._impl
+    assert isinstance(inner, SparkView)
+    inner.helpers = 1
+    return view
+
+
+def _ready(inner: SparkView) -> Any:
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        ready = inner._ready_helpers()
+        if ready:
+            return ready[0]
+        time.sleep(0.2)
+    raise AssertionError("the helper did not start")
+
+
+def _clicks(rnd: random.Random, n: int, start: int) -> list[tuple]:
+    return [(rnd.randrange(1, 30), rnd.randrange(0, 5), start + i) for i in range(n)]
+
+
+def test_helpers_share_applies(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
+    algo = case_named("clickstream").algo
+    view = _view(spark, tmp_path / "v", monkeypatch)
+    inner = view._impl
+    rnd = random.Random(3)
+    live: Counter = Counter()
+    first = _clicks(rnd, 60, 0)
+    view.apply_rows(first, [1] * len(first))  # (starts the helper; this apply runs here)
+    live.update(first)
+    helper = _ready(inner)
+    for i in range(1, 6):
+        gone = rnd.sample(sorted(live.elements()), 10)
+        rows = _clicks(rnd, 30, 1000 * i)
+        before = len(inner._manifest(inner.version)[1])
+        view.apply_rows(rows + gone, [1] * len(rows) + [-1] * len(gone))
+        live.update(rows)
+        live.subtract(gone)
+        live = +live
+        log = inner._manifest(inner.version)[1]
+        assert len(log) == before + 2 or not log  # (the driver's file and the helper's)
+        assert all(n.startswith("log-") for n in log)
+        assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
+
+    # a delete of a row that is not live, in whichever share: nothing is applied
+    version, result = inner.version, multiset(view.result_rows())
+    never = [(u, 4, 999_999 + u) for u in range(1, 30)]
+    with pytest.raises(DeltaError, match="not live"):
+        view.apply_rows(never, [-1] * len(never))
+    assert inner.version == version and multiset(view.result_rows()) == result
+
+    # a helper killed between applies: its share runs in the driver process
+    os.kill(helper.proc.pid, signal.SIGKILL)
+    helper.proc.wait()
+    rows = _clicks(rnd, 40, 50_000)
+    view.apply_rows(rows, [1] * len(rows))
+    live.update(rows)
+    assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
+    assert helper not in inner._helpers
+    again = _ready(inner)  # a new one starts
+    rows = _clicks(rnd, 40, 60_000)
+    view.apply_rows(rows, [1] * len(rows))
+    live.update(rows)
+    assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
+
+    # a helper that dies inside an apply: the driver process runs its share
+    from looplift.viewworker import Helper
+
+    submit = Helper.submit
+
+    def submit_and_die(self: Any, data: str, job: dict) -> None:
+        submit(self, data, job)
+        os.kill(self.proc.pid, signal.SIGKILL)
+
+    monkeypatch.setattr(Helper, "submit", submit_and_die)
+    rows = _clicks(rnd, 40, 70_000)
+    view.apply_rows(rows, [1] * len(rows))
+    live.update(rows)
+    assert again not in inner._helpers and again.proc.poll() is not None
+    assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
+    monkeypatch.setattr(Helper, "submit", submit)
+    again = _ready(inner)
+    view.close()
+    assert again.proc.poll() is not None and not inner._helpers
