@@ -567,7 +567,19 @@ class SparkView:
                     changes.extend(pickle.loads(payload))
             files, log = self._maintain(files, new_log)
         self._commit(base, files, log)
+        self._warm_helpers(files, log)
         return _net(changes)
+
+    def _warm_helpers(self, files: dict[int, list[str]], log: list[str]) -> None:
+        """Send the ready helpers the files of the committed version they have not read
+        yet (they index them while idle)."""
+        names = [*log, *(f for fs in files.values() for f in fs)]
+        for helper in list(self._helpers):
+            if helper.ready:
+                try:
+                    helper.warm(self.data, names)
+                except OSError:
+                    self._drop_helper(helper)
 
     def _apply_here(self, parts: list[dict], log: list[str], touched: int
                     ) -> list[tuple[int, str, bytes]]:  # fmt: skip
@@ -623,7 +635,17 @@ class SparkView:
                     weakref.finalize(self, helper.close)
             except Exception:  # noqa: BLE001 - no helper: the driver process does every key
                 self.helpers = len(self._helpers)
-        return [h for h in self._helpers if h.is_ready()]
+        ready = []
+        for h in list(self._helpers):
+            try:
+                if not h.ready and h.is_ready():  # (just started: it indexes the files first)
+                    files, log = self._manifest(self.version)
+                    h.warm(self.data, [*log, *(f for fs in files.values() for f in fs)])
+                if h.is_ready():
+                    ready.append(h)
+            except OSError:
+                self._drop_helper(h)
+        return ready
 
     def _drop_helper(self, helper: Any) -> None:
         if helper in self._helpers:

@@ -68,6 +68,7 @@ class Helper:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
         )  # fmt: skip
         self.ready = False
+        self.warmed: set[str] = set()
         # (sent by a thread: the helper reads it once it has imported looplift, and a
         # step larger than the pipe's buffer would hold up the apply until then)
         threading.Thread(target=_send_quietly, args=(self.proc.stdin, ("step", step_blob)),
@@ -86,6 +87,14 @@ class Helper:
 
     def alive(self) -> bool:
         return self.proc.poll() is None
+
+    def warm(self, data: str, names: list[str]) -> None:
+        """Have the helper read the key hashes of record files while it is idle (its
+        first reads of a file would otherwise pay for them inside an apply)."""
+        fresh = [n for n in names if n not in self.warmed]
+        if fresh:
+            _send(self.proc.stdin, ("warm", data, fresh))
+            self.warmed.update(fresh)
 
     def submit(self, data: str, job: dict) -> None:
         """Start :func:`~looplift.sparkview.apply_keys` of ``job`` in the helper."""
@@ -115,6 +124,7 @@ def main() -> None:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # (the user's prints: stderr)
     from .sparkview import apply_keys
+    from .viewfiles import _file_index
 
     step = None
     while True:
@@ -127,6 +137,12 @@ def main() -> None:
             _send(out, ("ready",))
         elif msg[0] == "apply":
             _send(out, ("done", apply_keys(step, msg[1], msg[2])))
+        elif msg[0] == "warm":
+            for name in msg[2]:
+                try:
+                    _file_index(os.path.join(msg[1], name))
+                except OSError:  # (removed since: a later version does not name it)
+                    continue
 
 
 if __name__ == "__main__":
