@@ -269,8 +269,22 @@ def write_records(data: str, part: int | str, records: list[dict]) -> str:
     # (no dictionary and no statistics for ``rec``: its values are distinct and large)
     pq.write_table(table, tmp, row_group_size=per_group, compression="lz4",
                    use_dictionary=False, write_statistics=["h"])  # fmt: skip
-    os.replace(tmp, os.path.join(data, name))  # a file is whole or absent
+    path = os.path.join(data, name)
+    os.replace(tmp, path)  # a file is whole or absent
+    _index_written(path, table.column(0).to_numpy())
     return name
+
+
+def _index_written(path: str, hs: Any) -> None:
+    """Cache the index of a file this process just wrote (its key hashes are at hand)."""
+    import numpy as np
+    import pyarrow.parquet as pq
+
+    meta = pq.read_metadata(path)
+    ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
+    if len(_FILE_INDEX) >= _FILE_INDEX_MAX:
+        _FILE_INDEX.pop(next(iter(_FILE_INDEX)))
+    _FILE_INDEX[path] = (meta, hs, ends)
 
 
 class BucketFiles:
