@@ -629,8 +629,10 @@ class SparkView:
 
                 ship(list(self.alg.refs))
                 blob = cloudpickle.dumps(self.step)
+                files, log = self._manifest(self.version)
+                names = [*log, *(f for fs in files.values() for f in fs)]
                 while len(self._helpers) < self.helpers:
-                    helper = Helper(blob)
+                    helper = Helper(blob, self.data, names)
                     self._helpers.append(helper)
                     weakref.finalize(self, helper.close)
             except Exception:  # noqa: BLE001 - no helper: the driver process does every key
@@ -638,7 +640,7 @@ class SparkView:
         ready = []
         for h in list(self._helpers):
             try:
-                if not h.ready and h.is_ready():  # (just started: it indexes the files first)
+                if not h.ready and h.is_ready():  # (files committed while it started)
                     files, log = self._manifest(self.version)
                     h.warm(self.data, [*log, *(f for fs in files.values() for f in fs)])
                 if h.is_ready():

@@ -60,7 +60,9 @@ def _recv(fh: BinaryIO) -> Any:
 class Helper:
     """One helper process of a view (module docs)."""
 
-    def __init__(self, step_blob: bytes) -> None:
+    def __init__(self, step_blob: bytes, data: str = "", names: list[str] = ()) -> None:
+        """Start a helper for a view's ``step`` (pickled); it indexes the record files
+        ``names`` in ``data`` before it says it is ready."""
         env = dict(os.environ)
         env["PYTHONPATH"] = os.pathsep.join(p for p in sys.path if p)
         self.proc = subprocess.Popen(  # noqa: S603 - our own interpreter and module
@@ -68,10 +70,11 @@ class Helper:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
         )  # fmt: skip
         self.ready = False
-        self.warmed: set[str] = set()
+        self.warmed: set[str] = set(names)
         # (sent by a thread: the helper reads it once it has imported looplift, and a
         # step larger than the pipe's buffer would hold up the apply until then)
-        threading.Thread(target=_send_quietly, args=(self.proc.stdin, ("step", step_blob)),
+        msg = ("step", step_blob, data, list(names))
+        threading.Thread(target=_send_quietly, args=(self.proc.stdin, msg),
                          name="looplift-helper-start", daemon=True).start()  # fmt: skip
 
     def is_ready(self) -> bool:
@@ -124,7 +127,6 @@ def main() -> None:
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # (the user's prints: stderr)
     from .sparkview import apply_keys
-    from .viewfiles import _file_index
 
     step = None
     while True:
@@ -134,15 +136,22 @@ def main() -> None:
             return
         if msg[0] == "step":
             step = pickle.loads(msg[1])
+            _warm(msg[2], msg[3])
             _send(out, ("ready",))
         elif msg[0] == "apply":
             _send(out, ("done", apply_keys(step, msg[1], msg[2])))
         elif msg[0] == "warm":
-            for name in msg[2]:
-                try:
-                    _file_index(os.path.join(msg[1], name))
-                except OSError:  # (removed since: a later version does not name it)
-                    continue
+            _warm(msg[1], msg[2])
+
+
+def _warm(data: str, names: list[str]) -> None:
+    from .viewfiles import _file_index
+
+    for name in names:
+        try:
+            _file_index(os.path.join(data, name))
+        except OSError:  # (removed since: a later version does not name it)
+            continue
 
 
 if __name__ == "__main__":
