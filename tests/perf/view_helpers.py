@@ -1,0 +1,81 @@
+"""A/B of the Spark store's apply with and without its helper process (issue 13).
+
+    python -m tests.perf.view_helpers [--base 20000000] [--users 20000] [--rounds 12]
+
+One clickstream view in the Spark store over ``--base`` clicks (bulk-loaded), then
+``2 * rounds`` applies of 1,000-row deltas (half inserts, half deletes, drawn as in
+``tests.perf.incremental``), back to back: the applies alternate between sharing their
+keys with the view's helper process (``runtime/viewworker.py``) and running every key
+in the driver process (A B B A ...), after two warm-up applies that start the helper.
+Prints the medians of each and their ratio, and the recompute of the final table once
+for scale. The view's result is checked against the recompute at the end.
+"""
+
+from __future__ import annotations
+
+import argparse
+import statistics
+import sys
+import tempfile
+import time
+
+from tests.perf import common
+from tests.perf.incremental import LiveRows, delta_frame, fetch_columns, net_table
+
+
+def main(argv: list[str] | None = None) -> int:
+    ap = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    ap.add_argument("--base", type=int, default=20_000_000)
+    ap.add_argument("--users", type=int, default=20_000)
+    ap.add_argument("--rounds", type=int, default=12)
+    ap.add_argument("--seed", type=int, default=1)
+    args = ap.parse_args(argv)
+
+    import looplift.sparkview as sv
+    from pyspark.sql import functions as F
+
+    spark = common.session()
+    sample = common.load_sample("clickstream")
+    base = common.gen_clicks(spark, args.base, args.users, seed=args.seed, view=None)
+    cols = fetch_columns(base)
+    view = sample.clickstream.incremental(spark, checkpoint=tempfile.mkdtemp(), store="spark")
+    view.apply(base.withColumn("_sign", F.lit(1)))
+    live = LiveRows(*cols, seed=args.seed + 6)
+    deltas = []
+    for _ in range(2 * args.rounds + 2):
+        rows, signs = live.delta(500, 500)
+        deltas.append(delta_frame(spark, rows, signs))
+    view.apply(deltas.pop(0)).collect()  # (starts the helper)
+    deadline = time.monotonic() + 120
+    while not view._impl._ready_helpers() and time.monotonic() < deadline:
+        time.sleep(0.2)
+    view.apply(deltas.pop(0)).collect()
+    shared = view._impl.helpers > 0 and bool(view._impl._ready_helpers())
+    print(f"base {args.base:,} clicks, {args.users:,} users; helper ready: {shared}", flush=True)
+    times: dict[bool, list[float]] = {True: [], False: []}
+    for i in range(2 * args.rounds):
+        with_helper = (i % 4) in (0, 3)
+        sv.HELPER_KEYS = 200 if with_helper else 10**9
+        common._collect_garbage(spark)
+        start = time.perf_counter()
+        out = view.apply(deltas.pop(0))
+        times[with_helper].append(time.perf_counter() - start)
+        out.collect()
+    sv.HELPER_KEYS = 200
+    net = net_table(spark, base, live)
+    recompute, _, _ = common.run_once(sample.clickstream, net)
+    a, b = statistics.median(times[True]), statistics.median(times[False])
+    print(f"apply with the helper:    median {a:.3f} s (min {min(times[True]):.3f})")
+    print(f"apply in the driver only: median {b:.3f} s (min {min(times[False]):.3f})")
+    print(f"helper / driver only: {a / b:.2f}; one recompute: {recompute:.2f} s "
+          f"(recompute / apply: {recompute / a:.1f} and {recompute / b:.1f})")  # fmt: skip
+    got = common.keyed_rows(tuple(r) for r in view.result().collect())
+    want = common.keyed_rows(tuple(r) for r in sample.clickstream(net).collect())
+    problems = common.compare_keyed(want, got)
+    print("check: the view equals the recompute" if not problems else f"check: {problems[:3]}")
+    view.close()
+    return 1 if problems else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
