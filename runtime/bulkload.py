@@ -20,7 +20,7 @@ the reference code per row:
    (:class:`~looplift.viewfiles.BucketFiles`): the layout, manifest, commit, compaction
    and applies are unchanged.
 
-Any other view loads by replay (:class:`looplift.sparkview._BulkWriter`);
+Any other view loads by replay (:class:`looplift.viewtasks.BulkWriter`);
 :func:`bulk_form` says which, and why.
 """
 
@@ -111,7 +111,7 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
     step, data, buckets, states = view.step, view.data, view.buckets, plan.states
 
     def build(batches: Iterator[Any]) -> Iterator[Any]:
-        from .sparkview import _error, _result_batch
+        from .viewtasks import error_row, result_batch
 
         try:
             out = _NativeWriter(step, norm, data, buckets, states).run(batches)
@@ -120,8 +120,8 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
         except DeltaError as e:
             out = [(-1, "error", str(e).encode())]
         except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
-            out = [_error(-1, e)]
-        yield _result_batch(out)
+            out = [error_row(-1, e)]
+        yield result_batch(out)
 
     from .sparkview import load_tasks
 

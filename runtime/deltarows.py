@@ -61,21 +61,11 @@ def native_sign(df: Any, sign_col: str, cdf: bool) -> Any:
 
 def typed_columns(df: Any, columns: list[str], fields: tuple[str, ...], name: str) -> list[Any]:
     """The data columns of a delta DataFrame, checked against the RowStream's field types
-    (before running) and cast to them."""
+    (before running) and cast to them (:func:`typed_sql` as columns)."""
     from pyspark.sql import functions as F
 
-    from .spark import check_fields
-    from .sqltext import quote_ident
-
-    by_name = {f.name: f for f in df.schema.fields}
-    check_fields([by_name[c] for c in columns], name, list(fields))  # the schema only
-    # columns by quoted name: ``df[c]`` parses c (a dot, a backtick, ...)
-    cols = [F.col(quote_ident(c)) for c in columns]
-    out = []
-    for c, col, t in zip(columns, cols, fields, strict=True):
-        ft = FIELD_TYPES.get(base_type(t))
-        out.append(col.cast(ft.cast).alias(c) if ft is not None else col)
-    return out
+    return [F.expr(e).alias(c) for e, c in zip(typed_sql(df, columns, fields, name), columns,
+                                                strict=True)]  # fmt: skip
 
 
 def row_hashable(fields: tuple[str, ...]) -> bool:

@@ -42,7 +42,9 @@ Versions older than ``keep_versions`` and unreferenced files are deleted after e
 commit.
 
 The records and their files (encoding, reads, writes, compaction) are
-:mod:`looplift.viewfiles`; this module is the view: tasks, bulk load, commits, results.
+:mod:`looplift.viewfiles`; the tasks' work (an apply's part, a replay load's writer)
+:mod:`looplift.viewtasks`; the helper processes :mod:`looplift.viewworker`. This module
+is the view: scheduling, bulk load, commits, results.
 
 The checkpoint directory must be reachable under the same path from the driver and
 every executor (a local disk on one machine, a shared mount on a cluster).
@@ -70,20 +72,14 @@ from .deltarows import (
 from .sqltext import quote_ident
 from .viewfiles import (
     LIVE_FORMATS,
-    BucketFiles,
     compact,
-    encode_live,
     flush_log,
-    hash_delta,
     key_hash,
-    live_count,
     live_format,
-    new_record,
     output_rows,
     read_records,
-    update_live,
-    write_records,
 )
+from .viewtasks import BulkWriter, apply_keys, merge_jobs, result_batch
 
 __all__ = ["SparkView", "STORE_DIR"]
 
@@ -109,138 +105,19 @@ def default_helpers() -> int:
     return max(0, min(os.cpu_count() or 1, 4) - 1)
 
 
-# -- the tasks ----------------------------------------------------------------------------------
+# -- jobs and files -----------------------------------------------------------------------------
 
 
-def _error(bucket: int, exc: BaseException) -> tuple[int, str, bytes]:
-    try:
-        blob = pickle.dumps(exc)
-        pickle.loads(blob)
-    except Exception:  # noqa: BLE001 - an exception that does not travel: its text does
-        blob = pickle.dumps(RuntimeError(f"{type(exc).__name__}: {exc}"))
-    return bucket, "raise", blob
+def _names(files: dict[int, list[str]], log: list[str]) -> list[str]:
+    """Every file a version names: the log's, then the buckets'."""
+    return [*log, *(f for fs in files.values() for f in fs)]
 
 
-def apply_keys(step: Any, data: str, job: dict) -> list[tuple[int, str, bytes]]:
-    """An apply's part: its keys' records read, checked, stepped and written as one new
-    log file. Returns (-1, kind, payload) rows: ``log`` (the new file's name),
-    ``changes`` (pickled), ``error`` / ``raise``.
-
-    ``job``: ``buckets`` (how many), ``files`` (the files of each bucket of its keys),
-    ``log`` (the view's log files), ``deltas`` ``{key bytes: (key, {row: n})}`` and, for
-    the hash live format (``live``), ``hashes`` ``{row: row hash}`` of the delta's rows.
-
-    Keys are stepped part by part as their records are read (:func:`_read_parts`).
-    Every delete is checked before anything is written, and a bad delete fails the
-    apply before an exception of the user's code does, whichever key comes first."""
-    from .incremental import _diff
-
-    deltas: dict[bytes, tuple[Any, Counter]] = job["deltas"]
-    hashes: dict | None = job.get("hashes") if job.get("live") == "hash" else None
-    wanted = {kb: key_hash(kb) for kb in deltas}
-    global_key = step.shape.key == ()
-    new_records, changes = [], []
-    failed: BaseException | None = None
-    for records, keys in _read_parts(data, job, wanted):
-        for kb in keys:
-            d = deltas[kb][1]
-            rec = records.get(kb)
-            if rec is not None and rec["gone"]:
-                rec = None
-            checked = _checked_live(rec, d, hashes)
-            if isinstance(checked, str):
-                return [(-1, "error", checked.encode())]
-            if failed is not None:
-                continue  # (only the deletes are checked now)
-            try:
-                if rec is not None:
-                    states = pickle.loads(rec["states"]) if rec["states"] else []
-                    old = pickle.loads(rec["out"])
-                else:
-                    states, old = [], (step.initial_output() if global_key else [])
-                if hashes is not None:  # (state mode: the step asks only whether rows are left)
-                    blob, count = checked
-                    live = Counter({"_": 1}) if count else Counter()
-                else:
-                    live = blob = checked
-                new_states, new = step.run(live, states, d)
-                if not live and not global_key:
-                    new_records.append({"h": wanted[kb], "k": kb, "live": b"", "states": None,
-                                        "out": b"", "gone": True})  # fmt: skip
-                else:
-                    new_records.append(new_record(wanted[kb], kb, blob, new_states, new))
-                changes.extend(_diff(old, new))
-            except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
-                failed = e
-    if failed is not None:
-        return [_error(-1, failed)]
-    out = [(-1, "log", write_records(data, "log", new_records).encode())] if new_records else []
-    return [*out, (-1, "changes", pickle.dumps(changes, protocol=4))]
-
-
-def _read_parts(data: str, job: dict, wanted: dict[bytes, int]) -> Iterator[tuple[dict, list]]:
-    """(records, their keys) in parts: the keys whose newest record is in the log (it is
-    newer than every bucket file), then the other keys bucket by bucket. (Reading the
-    buckets in a thread while the caller steps keys was no faster: the reads' Python
-    part and the steps contend for the interpreter.)"""
-    found = read_records(data, job["log"], wanted)
-    yield found, [kb for kb in wanted if kb in found]
-    rest: dict[int, dict[bytes, int]] = {}
-    for kb, h in wanted.items():
-        if kb not in found:
-            rest.setdefault(h % job["buckets"], {})[kb] = h
-    for b, keys in sorted(rest.items()):
-        yield read_records(data, job["files"].get(b, []), keys), list(keys)
-
-
-def _checked_live(rec: dict | None, d: Counter, hashes: dict | None) -> Any:
-    """A key's live rows after its delta ``d`` (``rec``: its record, None when it has no
-    live rows): (blob, count) in the hash format, else a Counter; or the message of a
-    delete of a row that is not live."""
-    if hashes is not None:
-        dh, dn = hash_delta(d, hashes)
-        got = update_live(rec["live"] if rec else b"", dh, dn)
-        if not isinstance(got, int):
-            return got
-        h = int(dh[got])
-        r, n = next((r, n) for r, n in d.items() if hashes[r] == h and n < 0)
-        live_n = live_count(rec["live"] if rec else b"", h)
-        return (f"delete of a row that is not live: {r!r} ({-n} deleted, "
-                f"{live_n} live); nothing was applied")  # fmt: skip
-    live = Counter(pickle.loads(rec["live"])) if rec else Counter()
-    for r, n in d.items():
-        if n < 0 and live[r] + n < 0:
-            return (f"delete of a row that is not live: {r!r} ({-n} deleted, "
-                    f"{live[r]} live); nothing was applied")  # fmt: skip
-    for r, n in d.items():  # (in place: the key's other rows are untouched)
-        left = live[r] + n
-        if left > 0:
-            live[r] = left
-        else:
-            del live[r]
-    return live
-
-
-def merge_jobs(parts: list[dict], log: list[str], buckets: int, live: str) -> dict:
-    """One :func:`apply_keys` job of per-bucket ``parts`` (``files``, ``deltas``,
-    ``hashes`` each)."""
-    job: dict = {"buckets": buckets, "log": log, "live": live, "files": {}, "deltas": {},
-                 "hashes": {}}  # fmt: skip
-    for part in parts:
-        for name in ("files", "deltas", "hashes"):
-            job[name].update(part.get(name, {}))
-    return job
-
-
-def _result_batch(out: list[tuple[int, str, bytes]]) -> Any:
-    import pyarrow as pa
-
-    return pa.RecordBatch.from_arrays(
-        [pa.array([o[0] for o in out], pa.int32()),
-         pa.array([o[1] for o in out], pa.string()),
-         pa.array([o[2] for o in out], pa.binary())],
-        names=["bucket", "kind", "payload"],
-    )  # fmt: skip
+def _chains(files: dict[int, list[str]], log: list[str], buckets: int
+            ) -> list[tuple[int, list[str]]]:  # fmt: skip
+    """(bucket, the files its keys are read from, oldest first: its own, then the log)
+    of every bucket that has a file."""
+    return [(b, [*files.get(b, []), *log]) for b in range(buckets) if files.get(b) or log]
 
 
 def _spread(spark: Any, rows: list[tuple], schema: str) -> Any:
@@ -273,64 +150,6 @@ def load_tasks(spark: Any) -> int:
     if is_connect(spark):
         return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 4))
     return max(1, spark.sparkContext.defaultParallelism)
-
-
-class _BulkWriter:
-    """One bulk-load task by replay: rows sorted by scope key in, one record per key
-    (:class:`~looplift.viewfiles.BucketFiles`).
-
-    ``hashed``: the batches carry each row's hash after the sign column, and the live
-    rows are stored in the hash format (:func:`encode_live`)."""
-
-    def __init__(self, step: Any, norm: DeltaRows, data: str, buckets: int,
-                 hashed: bool = False) -> None:  # fmt: skip
-        self.step, self.norm, self.hashed = step, norm, hashed
-        self.files = BucketFiles(data, buckets)
-
-    def run(self, batches: Iterator[Any]) -> list[tuple[int, str, bytes]]:
-        from .incremental import _dumps
-
-        key, nf = self.step.shape.key, len(self.norm.fields)
-        current: tuple | None = None
-        live: Counter = Counter()
-        hashes: dict = {}
-        try:
-            for batch in batches:
-                columns = [batch.column(i).to_pylist() for i in range(nf + 1)]
-                signs = self.norm.signs_of(columns[nf])
-                rows = self.norm.rows_of_columns(columns[:nf])
-                hs = batch.column(nf + 1).to_pylist() if self.hashed else None
-                for j, (r, s) in enumerate(zip(rows, signs, strict=True)):
-                    k = tuple(r[i] for i in key)
-                    if k != current:
-                        if current is not None:
-                            self._key(_dumps(current), live, hashes)
-                        current, live, hashes = k, Counter(), {}
-                    live[r] += s
-                    if hs is not None:
-                        hashes[r] = hs[j]
-            if current is not None:
-                self._key(_dumps(current), live, hashes)
-            self.files.flush()
-        except DeltaError as e:
-            return [(-1, "error", str(e).encode())]
-        except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
-            return [_error(-1, e)]
-        return self.files.out
-
-    def _key(self, kb: bytes, live: Counter, hashes: dict) -> None:
-        bad = [r for r, n in live.items() if n < 0]
-        if bad:
-            raise DeltaError(f"delete of a row that is not live: {bad[0]!r}; nothing was applied")
-        live = +live
-        if not live:
-            return
-        new_states, out = self.step.run(live, [], live, batch=True)
-        stored: Counter | bytes = live
-        if self.hashed:
-            dh, dn = hash_delta(live, hashes)
-            stored = encode_live(dh, dn)
-        self.files.add(new_record(key_hash(kb), kb, stored, new_states, out))
 
 
 # -- the view -----------------------------------------------------------------------------------
@@ -428,8 +247,8 @@ class SparkView:
         """Every key's current record (tombstones included), read from the files."""
         files, log = self._manifest(self.version)
         out: dict[bytes, dict] = {}
-        for b in range(self.buckets):
-            out.update(read_records(self.data, [*files.get(b, []), *log], None, (b, self.buckets)))
+        for b, chain in _chains(files, log, self.buckets):
+            out.update(read_records(self.data, chain, None, (b, self.buckets)))
         return out
 
     @property
@@ -461,9 +280,7 @@ class SparkView:
                 files, log = self._manifest(v)
             except FileNotFoundError:
                 continue
-            used.update(log)
-            for fs in files.values():
-                used.update(fs)
+            used.update(_names(files, log))
         for name in os.listdir(self.root):
             if name.startswith("v") and name.endswith(".json"):
                 try:
@@ -573,7 +390,7 @@ class SparkView:
     def _warm_helpers(self, files: dict[int, list[str]], log: list[str]) -> None:
         """Send the ready helpers the files of the committed version they have not read
         yet (they index them while idle)."""
-        names = [*log, *(f for fs in files.values() for f in fs)]
+        names = _names(files, log)
         for helper in list(self._helpers):
             if helper.ready:
                 try:
@@ -629,8 +446,7 @@ class SparkView:
 
                 ship(list(self.alg.refs))
                 blob = cloudpickle.dumps(self.step)
-                files, log = self._manifest(self.version)
-                names = [*log, *(f for fs in files.values() for f in fs)]
+                names = _names(*self._manifest(self.version))
                 while len(self._helpers) < self.helpers:
                     helper = Helper(blob, self.data, names)
                     self._helpers.append(helper)
@@ -641,8 +457,7 @@ class SparkView:
         for h in list(self._helpers):
             try:
                 if not h.ready and h.is_ready():  # (files committed while it started)
-                    files, log = self._manifest(self.version)
-                    h.warm(self.data, [*log, *(f for fs in files.values() for f in fs)])
+                    h.warm(self.data, _names(*self._manifest(self.version)))
                 if h.is_ready():
                     ready.append(h)
             except OSError:
@@ -681,7 +496,7 @@ class SparkView:
             parts = [pickle.loads(blob) for batch in batches
                      for blob in batch.column(1).to_pylist()]  # fmt: skip
             if parts:
-                yield _result_batch(apply_keys(step, data, merge_jobs(parts, log, buckets, live)))
+                yield result_batch(apply_keys(step, data, merge_jobs(parts, log, buckets, live)))
 
         spark = self._session()
         rows = [(b, pickle.dumps(j, protocol=4)) for b, j in sorted(jobs.items())]
@@ -755,8 +570,8 @@ class SparkView:
         step, data, buckets, hashed = self.step, self.data, self.buckets, self.hashed
 
         def build(batches: Iterator[Any]) -> Iterator[Any]:
-            out = _BulkWriter(step, norm, data, buckets, hashed).run(batches)
-            yield _result_batch(out)
+            out = BulkWriter(step, norm, data, buckets, hashed).run(batches)
+            yield result_batch(out)
 
         tasks = load_tasks(self._session())
         parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
@@ -803,8 +618,7 @@ class SparkView:
                     )
 
         spark = self._session()
-        parts = [(b, json.dumps([*files.get(b, []), *log])) for b in range(self.buckets)
-                 if files.get(b) or log]  # fmt: skip
+        parts = [(b, json.dumps(chain)) for b, chain in _chains(files, log, self.buckets)]
         return _spread(spark, parts, "bucket int, files string").mapInArrow(rows, schema)
 
     def result(self) -> Any:
@@ -817,9 +631,8 @@ class SparkView:
         """The current full result as Python rows (collected from the files)."""
         out: list[tuple] = []
         files, log = self._manifest(self.version)
-        for b in range(self.buckets):
-            if files.get(b) or log:
-                out.extend(output_rows(self.data, [*files.get(b, []), *log], (b, self.buckets)))
+        for b, chain in _chains(files, log, self.buckets):
+            out.extend(output_rows(self.data, chain, (b, self.buckets)))
         if self.shape.key == () and not out:
             return self.step.fresh_output()
         return out

@@ -233,16 +233,21 @@ def _file_index(path: str) -> tuple[Any, Any, Any]:
     cached: a file is written once (renamed into place) and never changed."""
     got = _FILE_INDEX.get(path)
     if got is None:
-        import numpy as np
         import pyarrow.parquet as pq
 
         pf = pq.ParquetFile(path, pre_buffer=False)
-        meta = pf.metadata
-        hs = pf.read(columns=["h"]).column(0).to_numpy()
-        ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
-        if len(_FILE_INDEX) >= _FILE_INDEX_MAX:
-            _FILE_INDEX.pop(next(iter(_FILE_INDEX)))
-        got = _FILE_INDEX[path] = (meta, hs, ends)
+        got = _cache_index(path, pf.metadata, pf.read(columns=["h"]).column(0).to_numpy())
+    return got
+
+
+def _cache_index(path: str, meta: Any, hs: Any) -> tuple[Any, Any, Any]:
+    """Keep a file's index (footer, key hashes, row groups' end rows) in the cache."""
+    import numpy as np
+
+    ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
+    if len(_FILE_INDEX) >= _FILE_INDEX_MAX:
+        _FILE_INDEX.pop(next(iter(_FILE_INDEX)))
+    got = _FILE_INDEX[path] = (meta, hs, ends)
     return got
 
 
@@ -271,20 +276,9 @@ def write_records(data: str, part: int | str, records: list[dict]) -> str:
                    use_dictionary=False, write_statistics=["h"])  # fmt: skip
     path = os.path.join(data, name)
     os.replace(tmp, path)  # a file is whole or absent
-    _index_written(path, table.column(0).to_numpy())
+    # (indexed now: the key hashes this process wrote are at hand)
+    _cache_index(path, pq.read_metadata(path), table.column(0).to_numpy())
     return name
-
-
-def _index_written(path: str, hs: Any) -> None:
-    """Cache the index of a file this process just wrote (its key hashes are at hand)."""
-    import numpy as np
-    import pyarrow.parquet as pq
-
-    meta = pq.read_metadata(path)
-    ends = np.cumsum([meta.row_group(g).num_rows for g in range(meta.num_row_groups)])
-    if len(_FILE_INDEX) >= _FILE_INDEX_MAX:
-        _FILE_INDEX.pop(next(iter(_FILE_INDEX)))
-    _FILE_INDEX[path] = (meta, hs, ends)
 
 
 class BucketFiles:

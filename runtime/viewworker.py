@@ -4,7 +4,7 @@ An apply that touches at most ``driver_keys`` keys runs in the driver process
 (:mod:`looplift.sparkview`), one key after another: reading its records, replaying the
 reference code, pickling states, writing a log file. That work is Python, so it uses one
 core. A :class:`Helper` is a second Python process on the driver's machine that takes a
-part of the keys (:func:`looplift.sparkview.apply_keys` on its own log file) while the
+part of the keys (:func:`looplift.viewtasks.apply_keys` on its own log file) while the
 driver process does the rest; the view commits both log files in one version.
 
 A helper is started (``python -m looplift.viewworker``, not ``multiprocessing``, which
@@ -100,7 +100,7 @@ class Helper:
             self.warmed.update(fresh)
 
     def submit(self, data: str, job: dict) -> None:
-        """Start :func:`~looplift.sparkview.apply_keys` of ``job`` in the helper."""
+        """Start :func:`~looplift.viewtasks.apply_keys` of ``job`` in the helper."""
         _send(self.proc.stdin, ("apply", data, job))
 
     def result(self) -> list[tuple[int, str, bytes]]:
@@ -126,7 +126,7 @@ def main() -> None:
     inp = sys.stdin.buffer
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # (the user's prints: stderr)
-    from .sparkview import apply_keys
+    from .viewtasks import apply_keys
 
     step = None
     while True:
