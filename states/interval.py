@@ -17,6 +17,7 @@ inserts)`` below derives them from scratch.
 
 from __future__ import annotations
 
+from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
 from collections.abc import Sequence
@@ -103,9 +104,34 @@ class IntervalSequence(LibraryState):
     native_build: ClassVar[bool] = True  # (its structures are sorted: order-free)
 
     def __init__(self) -> None:
-        self.opens: dict[Any, int] = {}
-        self.closes: dict[Any, int] = {}
+        self.opens = {}
+        self.closes = {}
         self._clear_maintained()
+
+    # ``opens`` and ``closes`` of a loaded state are made from the sorted lists when first
+    # used (a replay that only inserts items never builds them): None until then, the
+    # counts of the repeated events in ``_lo_rep`` / ``_hi_rep``
+    @property
+    def opens(self) -> dict[Any, int]:
+        """The multiset of open timestamps (timestamp -> count)."""
+        if self._opens is None:
+            self._opens = _counts(self._los, self._lo_rep)
+        return self._opens
+
+    @opens.setter
+    def opens(self, value: dict[Any, int]) -> None:
+        self._opens, self._lo_rep = value, None
+
+    @property
+    def closes(self) -> dict[Any, int]:
+        """The multiset of close timestamps (timestamp -> count)."""
+        if self._closes is None:
+            self._closes = _counts(self._his, self._hi_rep)
+        return self._closes
+
+    @closes.setter
+    def closes(self, value: dict[Any, int]) -> None:
+        self._closes, self._hi_rep = value, None
 
     def _clear_maintained(self) -> None:
         self._los: list[Any] = []  # sorted distinct open timestamps
@@ -115,6 +141,11 @@ class IntervalSequence(LibraryState):
         self._chi: list[Any] = []  # hi
         self._csz: list[int] = []  # and size
         self._total = 0  # sum of self._csz
+        # the six sorted lists are ``array("q")`` (packed) while every timestamp is a
+        # Python int of 64 bits: such a state pickles and loads as six byte copies
+        # (a list of 1,000 ints takes 25 us to pickle, an array 2), and an action with
+        # another timestamp turns them into lists first (:meth:`_unpack`)
+        self._packed = False
 
     @action
     def open(self, t: Any) -> None:
@@ -122,6 +153,8 @@ class IntervalSequence(LibraryState):
         if t in opens:
             opens[t] += 1
             return
+        if self._packed and not _fits(t):
+            self._unpack()
         opens[t] = 1
         los = self._los
         j = bisect_left(los, t)
@@ -148,6 +181,8 @@ class IntervalSequence(LibraryState):
         if t in closes:
             closes[t] += 1
             return
+        if self._packed and not _fits(t):
+            self._unpack()
         closes[t] = 1
         his = self._his
         his.insert(bisect_left(his, t), t)
@@ -164,6 +199,8 @@ class IntervalSequence(LibraryState):
 
     @action
     def insert(self, t: Any) -> None:
+        if self._packed and not _fits(t):
+            self._unpack()
         items = self._items
         items.insert(bisect_right(items, t), t)
         self._refresh_around(t)
@@ -189,6 +226,12 @@ class IntervalSequence(LibraryState):
         if code == 2:
             return bisect_right(self._items, t) - bisect_left(self._items, t)
         return (self.opens if code == 0 else self.closes).get(t, 0)
+
+    def _unpack(self) -> None:
+        """The sorted lists as Python lists (before a timestamp that is not an int64)."""
+        self._los, self._his, self._items = list(self._los), list(self._his), list(self._items)
+        self._clo, self._chi, self._csz = list(self._clo), list(self._chi), list(self._csz)
+        self._packed = False
 
     def _refresh_around(self, t: Any) -> None:
         """Re-derive the interval of the largest lower bound at or before ``t``: the
@@ -265,18 +308,17 @@ class IntervalSequence(LibraryState):
 
     def __getstate__(self) -> tuple[Any, ...]:
         """A compact form: the sorted lists (counts only where an event repeats) and
-        the closed intervals, so that loading sorts nothing and recounts nothing."""
-        return (
-            _PICKLE_V1,
-            self._los,
-            _repeats(self.opens, self._los),
-            self._his,
-            _repeats(self.closes, self._his),
-            self._items,
-            self._clo,
-            self._chi,
-            self._csz,
-        )
+        the closed intervals, so that loading sorts nothing and recounts nothing
+        (packed: as arrays, a byte copy each way)."""
+        lo_rep = self._lo_rep if self._opens is None else _repeats(self._opens, self._los)
+        hi_rep = self._hi_rep if self._closes is None else _repeats(self._closes, self._his)
+        if self._packed:
+            n = len(self._items)
+            return (_PICKLE_V2, _to_bytes(self._los), lo_rep, _to_bytes(self._his), hi_rep,
+                    _to_bytes(self._items), _to_bytes(self._clo), _to_bytes(self._chi),
+                    _to_bytes(self._csz, (0, n)))  # fmt: skip
+        return (_PICKLE_V1, self._los, lo_rep, self._his, hi_rep, self._items, self._clo,
+                self._chi, self._csz)  # fmt: skip
 
     def __setstate__(self, state: Any) -> None:
         if isinstance(state, dict):  # a pickle from before the maintained structures
@@ -284,13 +326,16 @@ class IntervalSequence(LibraryState):
             self.closes = dict(state["closes"])
             self._rebuild(state["inserts"])
             return
-        if not (isinstance(state, tuple) and state and state[0] == _PICKLE_V1):
+        if not (isinstance(state, tuple) and state and state[0] in (_PICKLE_V1, _PICKLE_V2)):
             raise ValueError(f"IntervalSequence: unknown pickled form ({type(state).__name__})")
-        _, los, lo_rep, his, hi_rep, items, clo, chi, csz = state
+        tag, los, lo_rep, his, hi_rep, items, clo, chi, csz = state
+        self._packed = tag == _PICKLE_V2
+        if self._packed:
+            los, his, items, clo, chi, csz = map(_from_bytes, (los, his, items, clo, chi, csz))
         self._los, self._his, self._items = los, his, items
         self._clo, self._chi, self._csz, self._total = clo, chi, csz, sum(csz)
-        self.opens = _counts(los, lo_rep)
-        self.closes = _counts(his, hi_rep)
+        self._opens, self._lo_rep = None, lo_rep  # (made when first used)
+        self._closes, self._hi_rep = None, hi_rep
 
     # -- readers -----------------------------------------------------------------
 
@@ -367,6 +412,47 @@ class IntervalSequence(LibraryState):
 
 #: First element of the pickled form (a tuple); old pickles are the three dicts.
 _PICKLE_V1 = "iseq1"
+#: The packed form: the same tuple, its six sorted lists as :func:`_to_bytes`.
+_PICKLE_V2 = "iseq2"
+_INT64 = (-(2**63), 2**63 - 1)
+
+
+def _fits(t: Any) -> bool:
+    """Whether a packed state can hold ``t`` (an int, not a bool, of 64 bits)."""
+    return type(t) is int and _INT64[0] <= t <= _INT64[1]
+
+
+#: the narrowest little-endian int type a packed list is pickled as
+_WIDTHS = (("<i1", 2**7), ("<i2", 2**15), ("<i4", 2**31), ("<i8", 2**63))
+
+
+def _to_bytes(values: array, bounds: tuple[int, int] | None = None) -> tuple[str, bytes]:
+    """A packed list as (numpy type, bytes) of the narrowest int type that holds its
+    ``bounds`` (default: its first and last value: the list is sorted)."""
+    import numpy as np
+
+    lo, hi = bounds if bounds is not None else (values[0], values[-1]) if values else (0, 0)
+    dtype = next(t for t, lim in _WIDTHS if -lim <= lo and hi < lim)
+    return dtype, np.frombuffer(values, "=i8").astype(dtype).tobytes()
+
+
+def _from_bytes(packed: tuple[str, bytes]) -> array:
+    """The ``array("q")`` of :func:`_to_bytes`'s form."""
+    import numpy as np
+
+    dtype, data = packed
+    out = array("q")
+    out.frombytes(np.frombuffer(data, dtype).astype("=i8").tobytes())
+    return out
+
+
+def _packed(values: Any) -> array:
+    """An int64 numpy array as ``array("q")`` (one byte copy)."""
+    out = array("q")
+    out.frombytes(values.astype("=i8", copy=False).tobytes())
+    return out
+
+
 #: batch_apply on a state re-sorts when the batch has more than 1/8 of its events.
 _REBUILD_RATIO = 8
 
@@ -434,10 +520,11 @@ def _build_numpy(
     (lo_v, lo_c), (hi_v, hi_c), (it_v, it_c) = built
     target.opens = dict(zip(lo_v.tolist(), lo_c.tolist(), strict=True))
     target.closes = dict(zip(hi_v.tolist(), hi_c.tolist(), strict=True))
-    target._los = lo_v.tolist()
-    target._his = hi_v.tolist()
     items = it_v if it_v.size == int(it_c.sum()) else np.repeat(it_v, it_c)
-    target._items = items.tolist()
+    pack = a.dtype.kind == "i"  # (int64 timestamps: the state is packed)
+    to_seq = _packed if pack else (lambda v: v.tolist())
+    target._packed = pack
+    target._los, target._his, target._items = to_seq(lo_v), to_seq(hi_v), to_seq(items)
     if lo_v.size and hi_v.size:
         k = np.searchsorted(hi_v, lo_v, side="left")
         has_close = k < hi_v.size
@@ -447,9 +534,11 @@ def _build_numpy(
         closed = has_close & before_next
         lo, hi = lo_v[closed], hi[closed]
         sizes = np.searchsorted(items, hi, side="left") - np.searchsorted(items, lo, side="left")
-        target._clo, target._chi = lo.tolist(), hi.tolist()
-        target._csz = sizes.tolist()
+        target._clo, target._chi = to_seq(lo), to_seq(hi)
+        target._csz = to_seq(sizes.astype(np.int64))
         target._total = int(sizes.sum())
+    elif pack:
+        target._clo, target._chi, target._csz = array("q"), array("q"), array("q")
     return True
 
 

@@ -121,3 +121,32 @@ def test_reads_take_the_newest_record_across_log_and_buckets(tmp_path: Any) -> N
     assert {kb: (r["out"], r["gone"]) for kb, r in after.items()} == {
         kb: (r["out"], r["gone"]) for kb, r in whole.items()
     }
+
+
+@settings(max_examples=300, deadline=None)
+@given(
+    st.sets(st.integers(-(2**63), 2**63 - 1), max_size=12),
+    st.dictionaries(st.integers(-(2**63), 2**63 - 1), st.sampled_from([-1, 1]), min_size=1,
+                    max_size=6),
+    st.integers(0, 11),
+)  # fmt: skip
+def test_update_live_of_unique_rows(live: set[int], delta: dict[int, int], pick: int) -> None:
+    """The usual case (every row once, each delta row one insert or one delete) on the
+    blob's bytes: the same as the multiset sum, or the index of the first bad delete."""
+    live_l = sorted(live)
+    if live_l:  # (a delete of a live row, and an insert of one: a repeat)
+        delta[live_l[pick % len(live_l)]] = -1 if pick % 2 else 1
+    blob = encode_live(live_l, [1] * len(live_l)) if live else b""
+    dh = sorted(delta)
+    got = update_live(blob, dh, [delta[h] for h in dh])
+    want = Counter(dict.fromkeys(live, 1))
+    want.update(delta)
+    bad = [i for i, h in enumerate(dh) if want[h] < 0]
+    if bad:
+        assert got == bad[0]
+        return
+    want = +want
+    assert not isinstance(got, int)
+    hs, cs = decode_live(got[0])
+    assert dict(zip(hs.tolist(), cs.tolist(), strict=True)) == dict(want) and got[1] == len(want)
+    assert got[0] == encode_live(sorted(want), [want[h] for h in sorted(want)])

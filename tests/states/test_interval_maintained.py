@@ -179,3 +179,59 @@ def test_pickle_is_compact_and_keeps_repeats():
     assert len(new) < 1.5 * len(old)  # the closed intervals ride along
     back = pickle.loads(new)
     assert back.opens[0] == 2 and readings(back) == readings(s)
+
+
+# a packed state (int64 timestamps, held as arrays) meets timestamps it cannot hold
+PACKED_TIMES = [-(2**63), -3, 0, 1, 2, 5, 2**63 - 1, 2**64, 0.5, -1.5]
+
+
+@settings(deadline=None, max_examples=200)
+@given(
+    st.lists(st.tuples(st.integers(0, 2), st.integers(0, 6)), min_size=1, max_size=40),
+    st.lists(st.one_of(ACT, PICKLE), max_size=40),
+)
+def test_packed_state_steps_match_the_from_scratch_readers(events, steps):
+    """A state built from an int64 batch is packed, pickles packed (narrowed to the
+    smallest int type that holds it) and keeps packed under int64 actions; an action
+    with any other timestamp (a float, an int beyond 64 bits) unpacks it first."""
+    times = PACKED_TIMES
+    codes = np.array([c for c, _ in events], dtype=np.int64)
+    args = np.array([times[i % 7] for _, i in events], dtype=np.int64)  # (the int64 ones)
+    state = IntervalSequence.batch_apply(codes, args)
+    assert state._packed
+    state = pickle.loads(pickle.dumps(state))
+    assert state._packed
+    model = {k: Counter() for k in KINDS}
+    for c, t in zip(codes.tolist(), args.tolist(), strict=True):
+        model[KINDS[c]][t] += 1
+    expect_same(state, model)
+    for step in steps:
+        if step[0] == "pickle":
+            protocol = step[1] or pickle.HIGHEST_PROTOCOL
+            state = pickle.loads(pickle.dumps(state, protocol=protocol))
+        else:
+            _, name, sign, i = step
+            t = times[(i + 3 * (sign < 0)) % len(times)]
+            if sign < 0 and model[name][t] == 0:
+                with pytest.raises(ValueError, match=rf"IntervalSequence\.{name}\.undo"):
+                    getattr(state, name).undo(t)
+            else:
+                getattr(state, name).apply(sign, t)
+                model[name][t] += sign
+                model[name] = +model[name]
+                if not isinstance(t, int) or not -(2**63) <= t < 2**63:
+                    assert not state._packed
+        expect_same(state, model)
+        got, want = sorted(state.inserts, key=float), sorted(model["insert"], key=float)
+        assert [type(t) for t in got] == [type(t) for t in want]
+
+
+def test_packed_pickle_narrows_small_ints():
+    s = IntervalSequence.batch_apply(
+        np.array([0, 2, 2, 1] * 500), np.arange(2000) // 2 * 3, np.ones(2000, dtype=np.int64)
+    )
+    assert s._packed
+    listed = pickle.loads(pickle.dumps(s))
+    listed._unpack()  # (the same contents as lists: pickled as Python ints)
+    assert len(pickle.dumps(s)) < len(pickle.dumps(listed))
+    assert readings(pickle.loads(pickle.dumps(s))) == readings(listed)
