@@ -28,7 +28,6 @@ from a from-scratch run by rounding (as Flink's retracting ``SUM(DOUBLE)``).
 
 from __future__ import annotations
 
-import datetime
 import os
 import pickle
 import sqlite3
@@ -456,16 +455,23 @@ def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
 
 
 def change_frame(view: Any, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
-    """A DataFrame of a view's output rows (and signs) from Python rows."""
+    """A DataFrame of a view's output rows (and signs) from Python rows, sent to Spark as
+    one Arrow table (typed as :meth:`SparkView._records_frame` types a result: naive
+    datetimes are UTC)."""
+    import pyarrow as pa
+
+    from .spark import _arrow_schema, _out
+
     schema = ", ".join(f"`{c}` {t}" for c, t in zip(view.columns, view.types, strict=True))
     if with_sign:
         schema += f", `{SIGN}` int"
-    from .spark import _out
-
-    data = []
-    for r in rows:
-        vals = [_aware_utc(_out(v, t)) for v, t in zip(r, view.types, strict=False)]
-        data.append(tuple(vals) + ((r[-1],) if with_sign else ()))
+    arrow = _arrow_schema(schema)
+    cols = [[_out(r[i], t) for r in rows] for i, t in enumerate(view.types)]
+    if with_sign:
+        cols.append([r[-1] for r in rows])
+    table = pa.Table.from_arrays(
+        [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(cols)], schema=arrow
+    )
     spark = spark or view.spark
     if spark is None:
         from pyspark.sql import SparkSession
@@ -473,18 +479,7 @@ def change_frame(view: Any, rows: list[tuple], with_sign: bool, spark: Any = Non
         spark = SparkSession.getActiveSession()
     if spark is None:
         raise RuntimeError("looplift: no SparkSession (pass one to incremental())")
-    return spark.createDataFrame(data, schema)
-
-
-def _aware_utc(v: Any) -> Any:
-    """A naive UTC datetime as createDataFrame must get it (it reads naive ones as local)."""
-    if isinstance(v, datetime.datetime) and v.tzinfo is None:
-        return v.replace(tzinfo=datetime.UTC)
-    if isinstance(v, list):
-        return [_aware_utc(x) for x in v]
-    if isinstance(v, dict):
-        return {k: _aware_utc(x) for k, x in v.items()}
-    return v
+    return spark.createDataFrame(table, schema)
 
 
 def _check_int64(value: Any) -> None:

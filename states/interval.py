@@ -17,6 +17,7 @@ inserts)`` below derives them from scratch.
 
 from __future__ import annotations
 
+import sys
 from array import array
 from bisect import bisect_left, bisect_right
 from collections import Counter
@@ -428,22 +429,32 @@ _WIDTHS = (("<i1", 2**7), ("<i2", 2**15), ("<i4", 2**31), ("<i8", 2**63))
 
 def _to_bytes(values: array, bounds: tuple[int, int] | None = None) -> tuple[str, bytes]:
     """A packed list as (numpy type, bytes) of the narrowest int type that holds its
-    ``bounds`` (default: its first and last value: the list is sorted)."""
-    import numpy as np
-
+    ``bounds`` (default: its first and last value: the list is sorted). A short list,
+    or one that needs 64 bits, is its bytes as they are (no numpy call)."""
     lo, hi = bounds if bounds is not None else (values[0], values[-1]) if values else (0, 0)
     dtype = next(t for t, lim in _WIDTHS if -lim <= lo and hi < lim)
+    if _LITTLE and (dtype == "<i8" or len(values) < _NARROW_MIN):
+        return "<i8", values.tobytes()
+    import numpy as np
+
     return dtype, np.frombuffer(values, "=i8").astype(dtype).tobytes()
 
 
 def _from_bytes(packed: tuple[str, bytes]) -> array:
     """The ``array("q")`` of :func:`_to_bytes`'s form."""
-    import numpy as np
-
     dtype, data = packed
     out = array("q")
+    if _LITTLE and dtype == "<i8":
+        out.frombytes(data)
+        return out
+    import numpy as np
+
     out.frombytes(np.frombuffer(data, dtype).astype("=i8").tobytes())
     return out
+
+
+_LITTLE = sys.byteorder == "little"
+_NARROW_MIN = 32  # (a shorter list is not narrowed: the numpy call costs more than it saves)
 
 
 def _packed(values: Any) -> array:
