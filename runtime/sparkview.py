@@ -72,12 +72,11 @@ from .deltarows import (
 from .sqltext import quote_ident
 from .viewfiles import (
     LIVE_FORMATS,
-    compact,
-    flush_log,
     key_hash,
     live_format,
     output_rows,
     read_records,
+    upkeep,
 )
 from .viewtasks import BulkWriter, apply_keys, merge_jobs, result_batch
 
@@ -94,6 +93,8 @@ DEFAULT_DRIVER_KEYS = 2000
 #: an apply in the driver process touching at least this many keys shares them with the
 #: view's helper processes (:mod:`looplift.viewworker`), which run them on other cores
 HELPER_KEYS = 200
+#: False: the driver process flushes the log itself, inside the apply (benchmarks' A/B)
+BACKGROUND_UPKEEP = True
 
 
 def default_helpers() -> int:
@@ -176,6 +177,9 @@ class SparkView:
         self.driver_keys = driver_keys
         self.helpers = default_helpers()  # (started on the first apply that needs them)
         self._helpers: list[Any] = []
+        # a log flush running in a helper: (the helper, the log files and the bucket
+        # files it started from)
+        self._upkeep: tuple[Any, list[str], dict[int, list[str]]] | None = None
         self.root = os.path.join(checkpoint, STORE_DIR)
         self.data = os.path.join(self.root, "data")
         os.makedirs(self.data, exist_ok=True)
@@ -289,6 +293,8 @@ class SparkView:
                     continue
                 if v not in kept:
                     os.remove(os.path.join(self.root, name))
+        if self._upkeep is not None:
+            return  # (a helper is writing files no manifest names yet)
         for name in os.listdir(self.data):
             if name.endswith(".parquet") and name not in used:
                 os.remove(os.path.join(self.data, name))
@@ -455,6 +461,8 @@ class SparkView:
                 self.helpers = len(self._helpers)
         ready = []
         for h in list(self._helpers):
+            if h.busy:  # (flushing the log: see _maintain)
+                continue
             try:
                 if not h.ready and h.is_ready():  # (files committed while it started)
                     h.warm(self.data, _names(*self._manifest(self.version)))
@@ -465,23 +473,64 @@ class SparkView:
         return ready
 
     def _drop_helper(self, helper: Any) -> None:
+        if self._upkeep is not None and self._upkeep[0] is helper:
+            self._upkeep = None
         if helper in self._helpers:
             self._helpers.remove(helper)
         helper.close()
 
     def _maintain(self, files: dict[int, list[str]], log: list[str]
                   ) -> tuple[dict[int, list[str]], list[str]]:  # fmt: skip
-        """The files after an apply: a log of more than :data:`MAX_LOG` files per process
-        that applies (the driver's and its helpers') is flushed into the buckets (a new file each; a bucket of more than ``MAX_SEGMENTS`` files
-        compacts its newest ones)."""
+        """The files after an apply. A log of more than :data:`MAX_LOG` files per process
+        that applies (the driver's and its helpers') is flushed into the buckets (a new
+        file each; a bucket of more than ``MAX_SEGMENTS`` files compacts its newest
+        ones): by an idle helper in the background, whose new bucket files a later apply
+        commits (:meth:`_take_upkeep`), else here. A log twice that long waits for the
+        helper."""
         from . import viewfiles
 
-        if len(log) <= viewfiles.MAX_LOG * (1 + self.helpers):  # (an apply's files: 1 + helpers)
+        limit = viewfiles.MAX_LOG * (1 + self.helpers)  # (an apply's files: 1 + helpers)
+        files, log = self._take_upkeep(files, log, wait=len(log) > 2 * limit)
+        if len(log) <= limit or self._upkeep is not None:
             return files, log
-        files = dict(files)
-        for b, name in flush_log(self.data, self.buckets, log).items():
-            files[b] = compact(self.data, b, [*files.get(b, []), name])
-        return files, []
+        idle = self._ready_helpers() if BACKGROUND_UPKEEP else []
+        if idle:
+            job = {"buckets": self.buckets, "log": list(log),
+                   "files": {b: list(f) for b, f in files.items()}}  # fmt: skip
+            try:
+                idle[0].start_upkeep(self.data, job)
+                self._upkeep = (idle[0], job["log"], job["files"])
+                return files, log
+            except OSError:
+                self._drop_helper(idle[0])
+        return {**files, **upkeep(self.data, self.buckets, log, files)}, []
+
+    def _take_upkeep(self, files: dict[int, list[str]], log: list[str], wait: bool
+                     ) -> tuple[dict[int, list[str]], list[str]]:  # fmt: skip
+        """The files with a finished background flush taken in: the buckets it wrote get
+        their new files, the log loses the files it flushed (later ones stay: they are
+        newer than anything it wrote). A failed or lost flush is dropped (its files, in
+        no manifest, go at the next cleanup)."""
+        if self._upkeep is None:
+            return files, log
+        helper, flushed, started = self._upkeep
+        try:
+            got = helper.upkeep_result(wait)
+        except (OSError, EOFError):
+            self._upkeep = None
+            self._drop_helper(helper)
+            return files, log
+        if got is None:
+            return files, log
+        self._upkeep = None
+        names = [n for new in got.values() for n in new]
+        if any(files.get(b, []) != started.get(b, []) for b in got) or not all(
+            os.path.exists(os.path.join(self.data, n)) for n in names
+        ):
+            return files, log  # (cannot happen with one writer: dropped to be safe)
+        files = {**files, **got}
+        gone = set(flushed)
+        return files, [n for n in log if n not in gone]
 
     def _run_jobs(self, jobs: dict[int, dict], log: list[str]) -> list[tuple[int, str, bytes]]:
         """The per-bucket jobs as one Spark job: a task takes a group of buckets and

@@ -407,6 +407,14 @@ def output_rows(data: str, files: list[str], part: tuple[int, int] | None = None
     return out
 
 
+def upkeep(data: str, buckets: int, log: list[str], files: dict[int, list[str]]
+           ) -> dict[int, list[str]]:  # fmt: skip
+    """The log flushed into the buckets (``files``: each bucket's files): the files of
+    each bucket the log touches, its new file appended and the bucket compacted."""
+    return {b: compact(data, b, [*files.get(b, []), name])
+            for b, name in flush_log(data, buckets, log).items()}  # fmt: skip
+
+
 def flush_log(data: str, buckets: int, log: list[str]) -> dict[int, str]:
     """The log's newest records (tombstones too) written as one new file per bucket they
     fall in: ``{bucket: file}``, to be appended to the buckets' files."""

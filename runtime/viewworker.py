@@ -14,6 +14,12 @@ every key). Messages are length-prefixed pickles over its stdin and stdout (the 
 prints go to its stderr). A helper exits when its pipe closes (the driver process ended
 or closed the view). If it dies or fails to answer, the apply runs its part in the
 driver process instead: nothing it wrote was committed.
+
+A helper also keeps the log short: once the log has more than ``MAX_LOG`` files per
+applying process, the view has an idle helper flush it into the buckets (and compact
+them) in the background, and commits the new bucket files with a later apply (the log
+files written since stay in the log); with no helper, the driver process flushes the
+log inside the apply.
 """
 
 from __future__ import annotations
@@ -70,6 +76,7 @@ class Helper:
             stdin=subprocess.PIPE, stdout=subprocess.PIPE, env=env, close_fds=True,
         )  # fmt: skip
         self.ready = False
+        self.busy = False  # (flushing the log in the background: no keys for it now)
         self.warmed: set[str] = set(names)
         # (sent by a thread: the helper reads it once it has imported looplift, and a
         # step larger than the pipe's buffer would hold up the apply until then)
@@ -103,6 +110,25 @@ class Helper:
         """Start :func:`~looplift.viewtasks.apply_keys` of ``job`` in the helper."""
         _send(self.proc.stdin, ("apply", data, job))
 
+    def start_upkeep(self, data: str, job: dict) -> None:
+        """Start :func:`~looplift.viewfiles.upkeep` of ``job`` (``buckets``, ``log``,
+        ``files``) in the helper; it takes no keys until :meth:`upkeep_result` has it."""
+        _send(self.proc.stdin, ("upkeep", data, job))
+        self.busy = True
+
+    def upkeep_result(self, wait: bool) -> dict[int, list[str]] | None:
+        """The started upkeep's bucket files; None while it runs (``wait``: wait for it).
+        Raises EOFError if the helper ended or the upkeep failed."""
+        if not wait:
+            readable, _, _ = select.select([self.proc.stdout], [], [], 0)
+            if not readable:
+                return None
+        out = _recv(self.proc.stdout)
+        self.busy = False
+        if out[0] != "flushed":
+            raise EOFError(f"looplift: the view's helper could not flush the log: {out[1]}")
+        return out[1]
+
     def result(self) -> list[tuple[int, str, bytes]]:
         """The submitted job's result rows (waits for them)."""
         out = _recv(self.proc.stdout)
@@ -126,6 +152,7 @@ def main() -> None:
     inp = sys.stdin.buffer
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # (the user's prints: stderr)
+    from .viewfiles import upkeep
     from .viewtasks import apply_keys
 
     step = None
@@ -140,6 +167,11 @@ def main() -> None:
             _send(out, ("ready",))
         elif msg[0] == "apply":
             _send(out, ("done", apply_keys(step, msg[1], msg[2])))
+        elif msg[0] == "upkeep":
+            try:
+                _send(out, ("flushed", upkeep(msg[1], **msg[2])))
+            except Exception as e:  # noqa: BLE001 - the driver process flushes instead
+                _send(out, ("failed", f"{type(e).__name__}: {e}"))
         elif msg[0] == "warm":
             _warm(msg[1], msg[2])
 

@@ -110,3 +110,82 @@ def test_helpers_share_applies(spark: Any, tmp_path: Any, monkeypatch: Any) -> N
     again = _ready(inner)
     view.close()
     assert again.proc.poll() is not None and not inner._helpers
+
+
+def _kept_names(inner: SparkView) -> set[str]:
+    from looplift.sparkview import _names
+
+    out: set[str] = set()
+    for v in range(max(0, inner.version - inner.keep + 1), inner.version + 1):
+        out.update(_names(*inner._manifest(v)))
+    return out
+
+
+def test_a_helper_flushes_the_log_in_the_background(
+    spark: Any, tmp_path: Any, monkeypatch: Any
+) -> None:
+    """A log over its length is flushed into the buckets by the idle helper while the
+    view goes on; a later apply commits the new bucket files (the log keeps the files
+    written since). A helper killed while it flushes loses nothing: its files are in no
+    manifest and go at the next cleanup."""
+    import select
+
+    import looplift.sparkview as sv
+    import looplift.viewfiles as vf
+
+    algo = case_named("clickstream").algo
+    view = _view(spark, tmp_path / "v", monkeypatch)
+    inner = view._impl
+    rnd = random.Random(5)
+    live: Counter = Counter()
+    first = _clicks(rnd, 60, 0)
+    view.apply_rows(first, [1] * len(first))
+    live.update(first)
+    _ready(inner)
+    monkeypatch.setattr(vf, "MAX_LOG", 1)  # (a flush when the log has more than 2 files)
+
+    def not_here(*args: Any) -> Any:
+        raise AssertionError("the log was flushed in the driver process")
+
+    monkeypatch.setattr(sv, "upkeep", not_here)
+
+    def step(i: int) -> None:
+        rows = _clicks(rnd, 30, 1000 * i)
+        gone = rnd.sample(sorted(live.elements()), 5)
+        view.apply_rows(rows + gone, [1] * len(rows) + [-1] * len(gone))
+        live.update(rows)
+        live.subtract(gone)
+        assert_same("table", view.result_rows(),
+                    reference_rows(algo, list((+live).elements())))  # fmt: skip
+
+    taken = 0
+    for i in range(1, 12):
+        started = inner._upkeep
+        step(i)
+        if started is not None and inner._upkeep is None:  # (taken in by this apply)
+            files, log = inner._manifest(inner.version)
+            assert not set(started[1]) & set(log)  # the flushed log files left the log
+            assert all(n.startswith("log-") for n in log)
+            assert all(len(f) <= vf.MAX_SEGMENTS for f in files.values())
+            assert set(os.listdir(inner.data)) == _kept_names(inner)  # no orphan file
+            taken += 1
+        if inner._upkeep is not None:  # wait for it: the next apply takes it in
+            select.select([inner._upkeep[0].proc.stdout], [], [], 60)
+    assert taken >= 2
+
+    # killed while flushing: the flush is dropped, its files cleaned up
+    for i in range(20, 30):
+        step(i)
+        if inner._upkeep is not None:
+            helper = inner._upkeep[0]
+            os.kill(helper.proc.pid, signal.SIGKILL)
+            helper.proc.wait()
+            break
+    else:
+        raise AssertionError("no background flush started")
+    monkeypatch.setattr(sv, "upkeep", vf.upkeep)  # (the driver may flush while none is ready)
+    step(40)
+    assert helper not in inner._helpers
+    if inner._upkeep is None:  # (unless a new helper is already flushing again)
+        assert set(os.listdir(inner.data)) == _kept_names(inner)
+    view.close()
