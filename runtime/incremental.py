@@ -454,24 +454,36 @@ def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
     return rows, signs
 
 
-def change_frame(view: Any, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
-    """A DataFrame of a view's output rows (and signs) from Python rows, sent to Spark as
-    one Arrow table (typed as :meth:`SparkView._records_frame` types a result: naive
-    datetimes are UTC)."""
+def output_schema(names: Any, types: Any, with_sign: bool) -> str:
+    """The DDL schema of a view's output rows (and their sign)."""
+    schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
+    return schema + f", `{SIGN}` int" if with_sign else schema
+
+
+def output_arrays(rows: list[tuple], types: Any, arrow: Any, signs: list[int] | None) -> list:
+    """Output rows (and ``signs``) as Arrow arrays of the ``arrow`` schema (naive
+    datetimes are UTC, as Spark's Python workers read them)."""
     import pyarrow as pa
 
-    from .spark import _arrow_schema, _out
+    from .spark import _out
 
-    schema = ", ".join(f"`{c}` {t}" for c, t in zip(view.columns, view.types, strict=True))
-    if with_sign:
-        schema += f", `{SIGN}` int"
+    cols = [[_out(r[i], t) for r in rows] for i, t in enumerate(types)]
+    if signs is not None:
+        cols.append(signs)
+    return [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(cols)]
+
+
+def change_frame(view: Any, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
+    """A DataFrame of a view's output rows (and signs) from Python rows, sent to Spark as
+    one Arrow table (:func:`output_arrays`)."""
+    import pyarrow as pa
+
+    from .spark import _arrow_schema
+
+    schema = output_schema(view.columns, view.types, with_sign)
     arrow = _arrow_schema(schema)
-    cols = [[_out(r[i], t) for r in rows] for i, t in enumerate(view.types)]
-    if with_sign:
-        cols.append([r[-1] for r in rows])
-    table = pa.Table.from_arrays(
-        [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(cols)], schema=arrow
-    )
+    signs = [r[-1] for r in rows] if with_sign else None
+    table = pa.Table.from_arrays(output_arrays(rows, view.types, arrow, signs), schema=arrow)
     spark = spark or view.spark
     if spark is None:
         from pyspark.sql import SparkSession
@@ -570,8 +582,7 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) ->
     step = KeyStep(dataflow, shape, scalars)
     names = [n for n, _ in alg.output]
     types = [t for _, t in alg.output]
-    out_schema = ", ".join(f"`{n}` {t}" for n, t in zip(names, types, strict=True))
-    out_schema += f", `{SIGN}` int"
+    out_schema = output_schema(names, types, with_sign=True)
     casts = typed_columns(streaming_df, cols, fields, alg.name)  # column types, up front
     keyed = streaming_df.select(*casts, sign_expr.alias("__s"))
     key_cols = [cols[i] for i in shape.key]

@@ -33,11 +33,14 @@ take a group of buckets each. Either way :func:`apply_keys` reads the records of
 keys only (the log first, then each bucket's files), checks every delete, runs the
 keys' steps (signed replay on the stored states, or recompute from the live rows, as
 the SQLite store does), writes its keys' new records as one log file (one per process
-or task) and returns the changes. The driver then writes the next manifest and replaces ``CURRENT``: a process
-killed before that leaves the previous version (the files it wrote are orphans and are
-removed later). A log of more than :data:`~looplift.viewfiles.MAX_LOG` files is flushed
-into the buckets before the commit (a new file per bucket), and a bucket of more than
-:data:`~looplift.viewfiles.MAX_SEGMENTS` files merges its newest ones (size-tiered).
+or task) and returns the changes. The driver then writes the next manifest and replaces
+``CURRENT``: a process killed before that leaves the previous version (the files it
+wrote are orphans and are removed later). A log of more than
+:data:`~looplift.viewfiles.MAX_LOG` files per applying process is flushed into the
+buckets (a new file per bucket; a bucket of more than
+:data:`~looplift.viewfiles.MAX_SEGMENTS` files merges its newest ones, size-tiered) by an
+idle helper in the background, whose files a later commit takes in, else by the driver
+process before the commit (:meth:`SparkView._maintain`).
 Versions older than ``keep_versions`` and unreferenced files are deleted after each
 commit.
 
@@ -61,7 +64,6 @@ from collections.abc import Iterator
 from typing import Any
 
 from .deltarows import (
-    SIGN,
     DeltaError,
     DeltaRows,
     native_sign,
@@ -517,8 +519,7 @@ class SparkView:
         try:
             got = helper.upkeep_result(wait)
         except (OSError, EOFError):
-            self._upkeep = None
-            self._drop_helper(helper)
+            self._drop_helper(helper)  # (drops the upkeep too)
             return files, log
         if got is None:
             return files, log
@@ -644,12 +645,11 @@ class SparkView:
         """The output rows of ``version`` as a DataFrame computed by the executors."""
         import pyarrow as pa
 
-        from .spark import _arrow_schema, _out
+        from .incremental import output_arrays, output_schema
+        from .spark import _arrow_schema
 
         files, log = self._manifest(version)
-        schema = ", ".join(f"`{c}` {t}" for c, t in zip(self.columns, self.types, strict=True))
-        if with_sign:
-            schema += f", `{SIGN}` int"
+        schema = output_schema(self.columns, self.types, with_sign)
         arrow = _arrow_schema(schema)
         data, types, buckets = self.data, self.types, self.buckets
 
@@ -658,13 +658,9 @@ class SparkView:
                 for b, blob in zip(batch.column(0).to_pylist(), batch.column(1).to_pylist(),
                                    strict=True):  # fmt: skip
                     out = output_rows(data, json.loads(blob), (b, buckets))
-                    cols = [[_out(r[i], t) for r in out] for i, t in enumerate(types)]
-                    if with_sign:
-                        cols.append([1] * len(out))
-                    yield pa.RecordBatch.from_arrays(
-                        [pa.array(c, type=arrow.field(i).type) for i, c in enumerate(cols)],
-                        schema=arrow,
-                    )
+                    signs = [1] * len(out) if with_sign else None
+                    yield pa.RecordBatch.from_arrays(output_arrays(out, types, arrow, signs),
+                                                     schema=arrow)  # fmt: skip
 
         spark = self._session()
         parts = [(b, json.dumps(chain)) for b, chain in _chains(files, log, self.buckets)]

@@ -154,8 +154,7 @@ class IntervalSequence(LibraryState):
         if t in opens:
             opens[t] += 1
             return
-        if self._packed and not _fits(t):
-            self._unpack()
+        self._admit(t)
         opens[t] = 1
         los = self._los
         j = bisect_left(los, t)
@@ -182,8 +181,7 @@ class IntervalSequence(LibraryState):
         if t in closes:
             closes[t] += 1
             return
-        if self._packed and not _fits(t):
-            self._unpack()
+        self._admit(t)
         closes[t] = 1
         his = self._his
         his.insert(bisect_left(his, t), t)
@@ -200,8 +198,7 @@ class IntervalSequence(LibraryState):
 
     @action
     def insert(self, t: Any) -> None:
-        if self._packed and not _fits(t):
-            self._unpack()
+        self._admit(t)
         items = self._items
         items.insert(bisect_right(items, t), t)
         self._refresh_around(t)
@@ -227,6 +224,11 @@ class IntervalSequence(LibraryState):
         if code == 2:
             return bisect_right(self._items, t) - bisect_left(self._items, t)
         return (self.opens if code == 0 else self.closes).get(t, 0)
+
+    def _admit(self, t: Any) -> None:
+        """Before ``t`` is added: a packed state that cannot hold it is unpacked."""
+        if self._packed and not _fits(t):
+            self._unpack()
 
     def _unpack(self) -> None:
         """The sorted lists as Python lists (before a timestamp that is not an int64)."""
@@ -443,14 +445,13 @@ def _to_bytes(values: array, bounds: tuple[int, int] | None = None) -> tuple[str
 def _from_bytes(packed: tuple[str, bytes]) -> array:
     """The ``array("q")`` of :func:`_to_bytes`'s form."""
     dtype, data = packed
-    out = array("q")
     if _LITTLE and dtype == "<i8":
+        out = array("q")
         out.frombytes(data)
         return out
     import numpy as np
 
-    out.frombytes(np.frombuffer(data, dtype).astype("=i8").tobytes())
-    return out
+    return _packed(np.frombuffer(data, dtype))
 
 
 _LITTLE = sys.byteorder == "little"

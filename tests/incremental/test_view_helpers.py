@@ -47,16 +47,21 @@ def _clicks(rnd: random.Random, n: int, start: int) -> list[tuple]:
     return [(rnd.randrange(1, 30), rnd.randrange(0, 5), start + i) for i in range(n)]
 
 
+def _started(spark: Any, path: Any, monkeypatch: Any, rnd: random.Random
+             ) -> tuple[Any, Counter, Any]:  # fmt: skip
+    """:func:`_view` after a first batch of 60 clicks (it starts the helper; that apply
+    runs in the driver process) and its helper ready: (view, live rows, helper)."""
+    view = _view(spark, path, monkeypatch)
+    first = _clicks(rnd, 60, 0)
+    view.apply_rows(first, [1] * len(first))
+    return view, Counter(first), _ready(view._impl)
+
+
 def test_helpers_share_applies(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
     algo = case_named("clickstream").algo
-    view = _view(spark, tmp_path / "v", monkeypatch)
-    inner = view._impl
     rnd = random.Random(3)
-    live: Counter = Counter()
-    first = _clicks(rnd, 60, 0)
-    view.apply_rows(first, [1] * len(first))  # (starts the helper; this apply runs here)
-    live.update(first)
-    helper = _ready(inner)
+    view, live, helper = _started(spark, tmp_path / "v", monkeypatch, rnd)
+    inner = view._impl
     for i in range(1, 6):
         gone = rnd.sample(sorted(live.elements()), 10)
         rows = _clicks(rnd, 30, 1000 * i)
@@ -134,14 +139,9 @@ def test_a_helper_flushes_the_log_in_the_background(
     import looplift.viewfiles as vf
 
     algo = case_named("clickstream").algo
-    view = _view(spark, tmp_path / "v", monkeypatch)
-    inner = view._impl
     rnd = random.Random(5)
-    live: Counter = Counter()
-    first = _clicks(rnd, 60, 0)
-    view.apply_rows(first, [1] * len(first))
-    live.update(first)
-    _ready(inner)
+    view, live, _helper = _started(spark, tmp_path / "v", monkeypatch, rnd)
+    inner = view._impl
     monkeypatch.setattr(vf, "MAX_LOG", 1)  # (a flush when the log has more than 2 files)
 
     def not_here(*args: Any) -> Any:

@@ -18,9 +18,57 @@ import statistics
 import sys
 import tempfile
 import time
+from dataclasses import dataclass
+from typing import Any
 
 from tests.perf import common
 from tests.perf.incremental import LiveRows, delta_frame, fetch_columns, net_table
+
+
+@dataclass
+class HelperView:
+    """A bulk-loaded clickstream view in the Spark store, its helper started, and the
+    deltas still to apply (1,000 rows each: half inserts, half deletes)."""
+
+    spark: Any
+    sample: Any
+    base: Any
+    live: LiveRows
+    view: Any
+    deltas: list[Any]
+
+    @classmethod
+    def start(cls, base_rows: int, users: int, deltas: int, seed: int) -> HelperView:
+        from pyspark.sql import functions as F
+
+        spark = common.session()
+        sample = common.load_sample("clickstream")
+        base = common.gen_clicks(spark, base_rows, users, seed=seed, view=None)
+        cols = fetch_columns(base)
+        view = sample.clickstream.incremental(spark, checkpoint=tempfile.mkdtemp(),
+                                              store="spark")  # fmt: skip
+        view.apply(base.withColumn("_sign", F.lit(1)))
+        live = LiveRows(*cols, seed=seed + 6)
+        frames = []
+        for _ in range(deltas + 2):
+            rows, signs = live.delta(500, 500)
+            frames.append(delta_frame(spark, rows, signs))
+        view.apply(frames.pop(0)).collect()  # (starts the helper)
+        deadline = time.monotonic() + 120
+        while not view._impl._ready_helpers() and time.monotonic() < deadline:
+            time.sleep(0.2)
+        view.apply(frames.pop(0)).collect()
+        return cls(spark, sample, base, live, view, frames)
+
+    def check(self, net: Any = None) -> list[str]:
+        """Problems of the view's result against a recompute of its table (``net``, the
+        live rows' cached table, when at hand) ([]: none)."""
+        net = net if net is not None else net_table(self.spark, self.base, self.live)
+        got = common.keyed_rows(tuple(r) for r in self.view.result().collect())
+        want = common.keyed_rows(tuple(r) for r in self.sample.clickstream(net).collect())
+        problems = common.compare_keyed(want, got)
+        print("check: the view equals the recompute" if not problems else f"check: {problems[:3]}")
+        return problems
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -32,24 +80,9 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import looplift.sparkview as sv
-    from pyspark.sql import functions as F
 
-    spark = common.session()
-    sample = common.load_sample("clickstream")
-    base = common.gen_clicks(spark, args.base, args.users, seed=args.seed, view=None)
-    cols = fetch_columns(base)
-    view = sample.clickstream.incremental(spark, checkpoint=tempfile.mkdtemp(), store="spark")
-    view.apply(base.withColumn("_sign", F.lit(1)))
-    live = LiveRows(*cols, seed=args.seed + 6)
-    deltas = []
-    for _ in range(2 * args.rounds + 2):
-        rows, signs = live.delta(500, 500)
-        deltas.append(delta_frame(spark, rows, signs))
-    view.apply(deltas.pop(0)).collect()  # (starts the helper)
-    deadline = time.monotonic() + 120
-    while not view._impl._ready_helpers() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    view.apply(deltas.pop(0)).collect()
+    hv = HelperView.start(args.base, args.users, 2 * args.rounds, args.seed)
+    spark, sample, view, deltas = hv.spark, hv.sample, hv.view, hv.deltas
     shared = view._impl.helpers > 0 and bool(view._impl._ready_helpers())
     print(f"base {args.base:,} clicks, {args.users:,} users; helper ready: {shared}", flush=True)
     times: dict[bool, list[float]] = {True: [], False: []}
@@ -62,17 +95,14 @@ def main(argv: list[str] | None = None) -> int:
         times[with_helper].append(time.perf_counter() - start)
         out.collect()
     sv.HELPER_KEYS = 200
-    net = net_table(spark, base, live)
+    net = net_table(spark, hv.base, hv.live)
     recompute, _, _ = common.run_once(sample.clickstream, net)
     a, b = statistics.median(times[True]), statistics.median(times[False])
     print(f"apply with the helper:    median {a:.3f} s (min {min(times[True]):.3f})")
     print(f"apply in the driver only: median {b:.3f} s (min {min(times[False]):.3f})")
     print(f"helper / driver only: {a / b:.2f}; one recompute: {recompute:.2f} s "
           f"(recompute / apply: {recompute / a:.1f} and {recompute / b:.1f})")  # fmt: skip
-    got = common.keyed_rows(tuple(r) for r in view.result().collect())
-    want = common.keyed_rows(tuple(r) for r in sample.clickstream(net).collect())
-    problems = common.compare_keyed(want, got)
-    print("check: the view equals the recompute" if not problems else f"check: {problems[:3]}")
+    problems = hv.check(net)
     view.close()
     return 1 if problems else 0
 

@@ -19,11 +19,9 @@ from __future__ import annotations
 import argparse
 import statistics
 import sys
-import tempfile
 import time
 
-from tests.perf import common
-from tests.perf.incremental import LiveRows, delta_frame, fetch_columns, net_table
+from tests.perf.view_helpers import HelperView
 
 
 def main(argv: list[str] | None = None) -> int:
@@ -37,25 +35,10 @@ def main(argv: list[str] | None = None) -> int:
     args = ap.parse_args(argv)
 
     import looplift.sparkview as sv
-    from pyspark.sql import functions as F
 
-    spark = common.session()
-    sample = common.load_sample("clickstream")
-    base = common.gen_clicks(spark, args.base, args.users, seed=args.seed, view=None)
-    cols = fetch_columns(base)
-    view = sample.clickstream.incremental(spark, checkpoint=tempfile.mkdtemp(), store="spark")
-    view.apply(base.withColumn("_sign", F.lit(1)))
+    hv = HelperView.start(args.base, args.users, 2 * args.applies, args.seed)
+    view, deltas = hv.view, hv.deltas
     inner = view._impl
-    live = LiveRows(*cols, seed=args.seed + 6)
-    deltas = []
-    for _ in range(2 * args.applies + 2):
-        rows, signs = live.delta(500, 500)
-        deltas.append(delta_frame(spark, rows, signs))
-    view.apply(deltas.pop(0)).collect()  # (starts the helper)
-    deadline = time.monotonic() + 120
-    while not inner._ready_helpers() and time.monotonic() < deadline:
-        time.sleep(0.2)
-    view.apply(deltas.pop(0)).collect()
     print(f"base {args.base:,} clicks; helpers: {len(inner._helpers)}; gap {args.gap} s",
           flush=True)  # fmt: skip
 
@@ -98,11 +81,7 @@ def main(argv: list[str] | None = None) -> int:
               f"median {statistics.median(t):.3f} s, mean {statistics.mean(t):.3f}, "
               f"p90 {p90:.3f}, max {t[-1]:.3f}; flushes in the driver {flushes[background][0]}, "
               f"in the background {flushes[background][1]}")  # fmt: skip
-    net = net_table(spark, base, live)
-    got = common.keyed_rows(tuple(r) for r in view.result().collect())
-    want = common.keyed_rows(tuple(r) for r in sample.clickstream(net).collect())
-    problems = common.compare_keyed(want, got)
-    print("check: the view equals the recompute" if not problems else f"check: {problems[:3]}")
+    problems = hv.check()
     view.close()
     return 1 if problems else 0
 
