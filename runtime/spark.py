@@ -231,14 +231,69 @@ def _out(value: Any, spark_type: str) -> Any:
             f"looplift: a host function returned {value!r} ({type(value).__name__}) where str "
             "was assumed; annotate its return type"
         )
+    if spark_type in _EXACT:
+        return _exact(value, spark_type)
     if spark_type.startswith("array<"):
         inner = spark_type[len("array<") : -1]
+        if not isinstance(value, (list, tuple)):
+            raise _mismatch(value, "a list")
         return [_out(v, inner) for v in value]
+    if spark_type.startswith("map<"):
+        return _map_out(value, spark_type)
     if spark_type.startswith("struct<") and isinstance(value, tuple):
         inner = _split_schema(spark_type[len("struct<") : -1])
+        if len(inner) != len(value):
+            raise _mismatch(value, f"a tuple of {len(inner)} items")
         return {f.split(":")[0].strip(): _out(v, f.split(":", 1)[1].strip())
                 for f, v in zip(inner, value, strict=True)}  # fmt: skip
+    if spark_type.startswith("struct<") and not isinstance(value, dict):
+        raise _mismatch(value, "a tuple")
     return value
+
+
+_EXACT = ("boolean", "timestamp", "timestamp_ntz", "date")
+
+
+def _exact(value: Any, spark_type: str) -> Any:
+    """A bool, datetime or date as its Spark type holds it (never a lossy conversion).
+
+    ``timestamp``: a naive datetime is UTC wall time (the session time zone looplift
+    sets, as for ``datetime.datetime`` fields); an aware one becomes its instant (what
+    Python compares), as naive UTC. ``date``: a datetime is refused (Python's value is a
+    datetime, the column would drop its time)."""
+    if spark_type == "boolean":
+        if not isinstance(value, bool):
+            raise _mismatch(value, "a bool")
+        return value
+    if spark_type == "date":
+        if not isinstance(value, datetime.date) or isinstance(value, datetime.datetime):
+            raise _mismatch(value, "a datetime.date")
+        return value
+    if not isinstance(value, datetime.datetime):
+        raise _mismatch(value, "a datetime.datetime")
+    if value.tzinfo is not None and value.utcoffset() is not None:
+        return value.astimezone(datetime.UTC).replace(tzinfo=None)
+    return value.replace(tzinfo=None)
+
+
+def _map_out(value: Any, spark_type: str) -> Any:
+    """A dict as a Spark map's entries, in the dict's order (keys must not be None)."""
+    if not isinstance(value, dict):
+        raise _mismatch(value, "a dict")
+    kt, vt = _split_schema(spark_type[len("map<") : -1])
+    out = []
+    for k, v in value.items():
+        if k is None:
+            raise TypeError("looplift: a dict key is None; a Spark map has no null keys")
+        out.append((_out(k, kt), _out(v, vt)))
+    return out
+
+
+def _mismatch(value: Any, want: str) -> TypeError:
+    return TypeError(
+        f"looplift: a host function or reader returned {value!r} ({type(value).__name__}) "
+        f"where {want} was declared; fix its return annotation"
+    )
 
 
 class ActionReducer:
@@ -572,7 +627,8 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
             continue
         fn = _impl(kind, ref)
         struct = f"struct<v: {rtype}, e: string>"
-        arrow_type = to_arrow_type(_ddl(spark, struct))
+        # timestamps travel as UTC instants (naive datetimes are UTC wall time)
+        arrow_type = to_arrow_type(_ddl(spark, struct), timezone="UTC")
 
         def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype,
                  _at: Any = arrow_type, _name: str = ref) -> Any:  # fmt: skip

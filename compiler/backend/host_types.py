@@ -28,12 +28,12 @@ from typing import Any
 
 from ..errors import Diagnostic
 from ..ir.nodes import Span
+from .host_annotations import known_type, return_annotation, spelled
 from .types import Type, py_type, unify
 
 __all__ = [
     "PROBE_ROWS",
     "infer_host_return",
-    "infer_state_reader",
     "learn_host_types",
     "probed_host_type",
     "probed_types",
@@ -74,6 +74,15 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
             parameters without annotations.
         depth: how many unannotated calls led here.
     """
+    got = _reader_for(fn, arg_types, depth)
+    if got is None:
+        return None
+    reader, tree = got
+    return _returned_type(reader, tree.body)
+
+
+def _reader_for(fn: Any, arg_types: list[Type], depth: int) -> tuple[_Reader, ast.FunctionDef] | None:
+    """A reader of ``fn``'s body with its parameters and locals typed (None: no source)."""
     tree = _function_def(fn)
     if tree is None or depth > _DEPTH:
         return None
@@ -91,7 +100,7 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
         env[p.arg] = (t, null)
     reader = _Reader(fn, env, depth)
     reader.locals_(tree.body)
-    return _returned_type(reader, tree.body)
+    return reader, tree
 
 
 def _returned_type(reader: _Reader, body: list[ast.stmt]) -> tuple[Type, bool] | None:
@@ -213,6 +222,18 @@ def _value_type(v: Any) -> Type | None:
     if isinstance(v, tuple):
         parts = [_value_type(x) for x in v]
         return None if any(p is None for p in parts) else ("tuple", tuple(parts))
+    if isinstance(v, (list, dict)):
+        items = [list(v), *([list(v.values())] if isinstance(v, dict) else [])]
+        joined: list[Type] = []
+        for xs in items:
+            t: Type = "none"
+            for x in xs:
+                xt = _value_type(x)
+                t = _join(t, xt) if xt is not None and t is not None else None
+            joined.append(t)
+        if any(t is None for t in joined):
+            return None
+        return ("list", joined[0]) if isinstance(v, list) else ("dict", joined[0], joined[1])
     for py, name in ((bool, "bool"), (int, "int"), (float, "float"), (str, "str"),
                      (datetime.datetime, "datetime"), (datetime.date, "date")):  # fmt: skip
         if isinstance(v, py):
@@ -221,22 +242,87 @@ def _value_type(v: Any) -> Type | None:
 
 
 def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnostic:
-    """Host function ``fn``, called at ``span``, has a result type nothing says."""
+    """Host function ``fn``, called at ``span``, has a result type nothing says: no
+    annotation, or a bare ``tuple`` / ``list`` / ``dict`` (then the hint spells the full
+    annotation, with what the source says of the items)."""
     name = getattr(fn, "__qualname__", getattr(fn, "__name__", "?"))
     try:
         where = f" (defined at {inspect.getsourcefile(fn)}:{inspect.getsourcelines(fn)[1]})"
     except (OSError, TypeError):
         where = ""
     params = ", ".join(inspect.signature(fn).parameters)
+    _, bare = return_annotation(fn)
+    tail = (" (a DataFrame call learns it from its input's first rows, a build or SQL "
+            "registration has no rows)")  # fmt: skip
+    if bare is not None:
+        shape = _container_shape(fn, arg_types, bare)
+        return Diagnostic(
+            span,
+            f"host function `{name}`{where} is annotated `-> {bare}`, which does not say the "
+            f"types of its items, and they cannot be read from its `return` statements; the "
+            f"Spark column of its result (a {_SPARK_KIND[bare]}) needs them before any row is "
+            "seen" + tail,
+            f"annotate the item types: `def {name}({params}) -> {shape}:` (items: int, float, "
+            "str, bool, datetime.date, datetime.datetime, Optional[...], or tuples, lists and "
+            "dicts of these)",
+        )
     return Diagnostic(
         span,
         f"host function `{name}`{where} has no return annotation and its result type cannot "
         "be read from its `return` statements; the Spark column of its result needs a type "
-        "before any row is seen (a DataFrame call learns it from its input's first rows, a "
-        "build or SQL registration has no rows)",
+        "before any row is seen" + tail,
         f"annotate its result, e.g. `def {name}({params}) -> int:` (int, float, str, bool, "
-        "datetime.date, datetime.datetime, Optional[...] or a tuple of these)",
+        "datetime.date, datetime.datetime, Optional[...], tuple[...], list[...] or "
+        "dict[str, ...] of these)",
     )
+
+
+_SPARK_KIND = {"tuple": "struct", "list": "array", "dict": "map"}
+_EXAMPLE = {"tuple": "tuple[int, str]", "list": "list[int]", "dict": "dict[str, int]"}
+
+
+def _container_shape(fn: Any, arg_types: list[Type], kind: str) -> str:
+    """The annotation a bare ``kind`` stands for, as far as the ``return`` statements say
+    (``tuple[int, <type>]``: the second item's type is unknown), else an example."""
+    got = _reader_for(fn, arg_types, 0)
+    if got is None:
+        return _EXAMPLE[kind]
+    reader, tree = got
+    shapes: list[list[Type]] = []
+    for r in _returns(tree.body):
+        v = r.value
+        if v is None or isinstance(v, ast.Constant) and v.value is None:
+            continue  # None: the result is Optional, the items are said elsewhere
+        if kind == "tuple" and isinstance(v, ast.Tuple):
+            items = v.elts
+        elif kind == "list" and isinstance(v, ast.List):
+            items = [ast.List(elts=v.elts, ctx=ast.Load())] if v.elts else []
+        elif kind == "dict" and isinstance(v, ast.Dict) and v.keys:
+            items = [ast.List(elts=v.keys, ctx=ast.Load()), ast.List(elts=v.values, ctx=ast.Load())]
+        else:
+            continue
+        shapes.append([_item_type(reader, x, kind) for x in items])
+    widths = {len(s) for s in shapes if s}
+    if len(widths) != 1:
+        return _EXAMPLE[kind]
+    cols = list(zip(*[s for s in shapes if s], strict=True))
+    parts = []
+    for col in cols:
+        t: Type = "none"
+        for x in col:
+            t = _join(t, x) if t is not None and x is not None else None
+        parts.append(t if t is not None and _known(t) else None)
+    if kind == "tuple":
+        return spelled(("tuple", tuple(parts)))
+    return spelled(("list", parts[0]) if kind == "list" else ("dict", *parts))
+
+
+def _item_type(reader: _Reader, x: ast.expr, kind: str) -> Type | None:
+    if kind != "tuple":  # a list display of the items: their joined type
+        got = reader._either([reader.expr(e) for e in x.elts])  # type: ignore[attr-defined]
+    else:
+        got = reader.expr(x)
+    return got[0] if got is not None else None
 
 
 def _function_def(fn: Any) -> ast.FunctionDef | None:
@@ -290,9 +376,7 @@ def _join(a: Type, b: Type) -> Type | None:
 
 
 def _known(t: Type) -> bool:
-    if isinstance(t, tuple):
-        return all(_known(x) for x in t[1]) if t[0] == "tuple" else _known(t[1])
-    return t in _SCALARS
+    return known_type(t)
 
 
 class _Reader:
@@ -376,6 +460,8 @@ class _Reader:
             if any(p is None for p in parts):
                 return None
             return ("tuple", tuple(p[0] for p in parts)), False  # type: ignore[index]
+        if isinstance(e, (ast.List, ast.Dict)):
+            return self._display(e)
         if isinstance(e, ast.Compare):
             return "bool", False
         if isinstance(e, ast.UnaryOp):
@@ -398,7 +484,9 @@ class _Reader:
             if base[0] == "str":
                 return "str", base[1]
             if isinstance(base[0], tuple) and base[0][0] == "list":
-                return (base[0] if isinstance(e.slice, ast.Slice) else base[0][1]), False
+                if isinstance(e.slice, ast.Slice):
+                    return base[0], False
+                return base[0][1], True  # an item may be None (`[n, None][i]`)
             if isinstance(base[0], tuple) and base[0][0] == "tuple":
                 i = e.slice.value if isinstance(e.slice, ast.Constant) else None
                 if isinstance(i, int) and -len(base[0][1]) <= i < len(base[0][1]):
@@ -414,6 +502,20 @@ class _Reader:
         if isinstance(e, ast.Call):
             return self._call(e)
         return None
+
+    def _display(self, e: ast.List | ast.Dict) -> tuple[Type, bool] | None:
+        """``[a, b]`` (a list of their joined type) or ``{k: v}`` (a dict); an empty one
+        says no item type (another ``return`` may)."""
+        cols = [e.elts] if isinstance(e, ast.List) else [e.keys, e.values]
+        joined: list[Type] = []
+        for xs in cols:
+            if any(x is None or isinstance(x, ast.Starred) for x in xs):
+                return None  # `{**d}`, `[*xs]`
+            got = self._either([self.expr(x) for x in xs])
+            if got is None:
+                return None
+            joined.append(got[0])
+        return (("list", joined[0]) if len(joined) == 1 else ("dict", *joined)), False
 
     def _either(self, parts: list[tuple[Type, bool] | None]) -> tuple[Type, bool] | None:
         if any(p is None for p in parts):
@@ -539,74 +641,10 @@ def _names(t: ast.AST) -> list[str]:
     return []
 
 
-# -- readers of user states --------------------------------------------------------------
+def __getattr__(name: str) -> Any:
+    """``infer_state_reader`` moved to :mod:`.reader_types` (still importable from here)."""
+    if name == "infer_state_reader":
+        from .reader_types import infer_state_reader
 
-
-def infer_state_reader(
-    cls: Any,
-    method: str,
-    action_args: Mapping[str, list[Type]],
-    init_args: list[Type],
-) -> tuple[Type, bool] | None:
-    """(type, nullable) of reader ``cls.method``'s result from the class source, or None.
-
-    The state's fields (``self.f``) are typed by every assignment in the class (its
-    ``__init__``, its actions and undos, its readers), the actions' parameters by the
-    argument types at their call sites (``action_args``: action name → types), the
-    constructor's by ``init_args``. Then the reader's ``return`` expressions are typed
-    like a host function's. The Flink-style ``Top2`` (``self.first = None`` in
-    ``__init__``, ``self.first = v`` in ``add(v)``, ``return self.first, self.second``)
-    reads as a tuple of two nullable ints when ``add`` is called with ints.
-    """
-    try:
-        src = textwrap.dedent(inspect.getsource(cls))
-        mod = ast.parse(src)
-    except (OSError, TypeError, SyntaxError):
-        return None
-    cdef = mod.body[0] if mod.body else None
-    if not isinstance(cdef, ast.ClassDef):
-        return None
-    env: dict[str, tuple[Type, bool]] = {}
-    body: list[ast.stmt] = []
-    reader_def: ast.FunctionDef | None = None
-    for i, fn in enumerate(cdef.body):
-        if not isinstance(fn, ast.FunctionDef):
-            continue
-        params = [*fn.args.posonlyargs, *fn.args.args][1:]  # without self
-        given = init_args if fn.name == "__init__" else action_args.get(fn.name, [])
-        prefix = f"{i}.{fn.name}."
-        local = {p.arg for p in params} | {
-            n.id for n in ast.walk(fn) if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store)
-        }
-        renamed = _FieldNames(prefix, local).visit(fn)
-        for k, p in enumerate(params):
-            if k < len(given) and given[k] != "any":
-                env[prefix + p.arg] = (given[k], False)
-        body.extend(renamed.body)
-        if fn.name == method:
-            reader_def = renamed
-    if reader_def is None:
-        return None
-    reader = _Reader(getattr(cls, method, None), env, 0)
-    reader.locals_(body)
-    return _returned_type(reader, reader_def.body)
-
-
-class _FieldNames(ast.NodeTransformer):
-    """``self.f`` → the name ``self.f`` (shared by every method); a method's own locals
-    and parameters get the method's prefix (methods do not share locals)."""
-
-    def __init__(self, prefix: str, local: set[str]) -> None:
-        self.prefix = prefix
-        self.local = local
-
-    def visit_Attribute(self, node: ast.Attribute) -> ast.AST:
-        if isinstance(node.value, ast.Name) and node.value.id == "self":
-            return ast.copy_location(ast.Name(id=f"self.{node.attr}", ctx=node.ctx), node)
-        self.generic_visit(node)
-        return node
-
-    def visit_Name(self, node: ast.Name) -> ast.AST:
-        if node.id in self.local:
-            return ast.copy_location(ast.Name(id=self.prefix + node.id, ctx=node.ctx), node)
-        return node
+        return infer_state_reader
+    raise AttributeError(name)

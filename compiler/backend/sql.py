@@ -483,8 +483,13 @@ class SqlRenderer:
     def _op_bool(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         return self._truthy(x[0], ts[0], True)
 
+    def _op_dict_get(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        from .maps import map_get
+
+        return map_get(self, args, ts, x)
+
     def _op_len(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if isinstance(ts[0], tuple) and ts[0][0] == "list":
+        if isinstance(ts[0], tuple) and ts[0][0] in ("list", "dict"):
             return self._raise_if_null(args, f"CAST(size({x[0]}) AS BIGINT)", "len()")
         if isinstance(ts[0], tuple):
             return f"{len(ts[0][1])}L"

@@ -296,6 +296,10 @@ def _contains(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str
         return r._raise_if_null(
             args[1:], f"coalesce(array_contains({x[1]}, {x[0]}), FALSE)", "`in`"
         )
+    if isinstance(t, tuple) and t[0] == "dict":
+        from .maps import map_contains
+
+        return map_contains(r, args, ts, x)
     raise BackendError(
         "`in` is supported against a string, a list of strings or a literal tuple `(1, 2)`"
     )
@@ -368,6 +372,10 @@ def _short_slice(s: str, lo: Expr, hi: Expr, is_str: bool) -> str | None:
 
 def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) -> str:
     """``s[i]`` of a str, list or match object (``m.group(i)``), with Python's errors."""
+    if isinstance(t, tuple) and t[0] == "dict":
+        from .maps import map_index
+
+        return map_index(r, base, idx, t, s, i)
     if isinstance(t, tuple) and t[0] == "match":
         n, what, cls = f"size({s})", "no such group", "IndexError"
         none = _raise("'NoneType' object has no attribute 'group'", "AttributeError")
@@ -445,7 +453,7 @@ def truthy(sql: str, t: Any) -> str | None:
     """Python truthiness of a match object (None is falsy) or a list (empty is falsy)."""
     if isinstance(t, tuple) and t[0] == "match":
         return f"({sql} IS NOT NULL)"
-    if isinstance(t, tuple) and t[0] == "list":
+    if isinstance(t, tuple) and t[0] in ("list", "dict"):
         return f"(size({sql}) > 0)"
     return None
 

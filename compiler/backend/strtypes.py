@@ -64,6 +64,8 @@ def element_type(t: Any) -> tuple[Any, bool] | None:
         return "str", True
     if _uniform_tuple(t):
         return t[1][0], False
+    if isinstance(t, tuple) and t[0] == "dict":  # d[k] of a host function's dict
+        return t[2], True
     return None
 
 

@@ -48,6 +48,8 @@ def unify(a: Type, b: Type) -> Type:
             return ("tuple", tuple(unify(x, y) for x, y in zip(a[1], b[1], strict=True)))
     if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "list":
         return ("list", unify(a[1], b[1]))
+    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "dict":
+        return ("dict", unify(a[1], b[1]), unify(a[2], b[2]))
     return "any"
 
 
@@ -58,6 +60,8 @@ def spark_type(t: Type) -> str:
             return f"array<{spark_type(t[1])}>"
         if t[0] == "match":
             return "array<string>"  # a match object: its groups
+        if t[0] == "dict":
+            return f"map<{spark_type(t[1])}, {spark_type(t[2])}>"
         inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
         return f"struct<{inner}>"
     if t == "timedelta":
@@ -88,7 +92,12 @@ def py_type(annotation: Any) -> tuple[Type, bool]:
     if origin is list:
         return ("list", py_type(args[0])[0] if args else "any"), False
     if origin is tuple:
+        if len(args) == 2 and args[1] is Ellipsis:  # tuple[int, ...]: no fixed width
+            return "any", True
         return ("tuple", tuple(py_type(x)[0] for x in args)), False
+    if origin is dict:
+        kv = [py_type(x)[0] for x in args] if len(args) == 2 else ["any", "any"]
+        return ("dict", kv[0], kv[1]), False
     import datetime
 
     table = {
@@ -270,21 +279,21 @@ def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
 
 
 def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
-    try:
-        ann = inspect.signature(fn).return_annotation
-    except (TypeError, ValueError):
-        ann = inspect.Signature.empty
-    t, null = py_type(ann)
-    if t != "any":
-        return t, null
+    from .host_annotations import return_annotation
+
+    said, bare = return_annotation(fn)
+    if said is not None and said[0] != "any":
+        return said
     ref = f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', '')}"
     if ref == "builtins:divmod":
         num = _num(arg_types)
         return ("tuple", (num, num)), False
     if ref in _KNOWN_HOSTS:
         return _KNOWN_HOSTS[ref], False
-    if ann is not inspect.Signature.empty:
+    if said is not None:
         return "str", True  # an annotation looplift has no column type for: checked per value
+    # no annotation, or a bare tuple / list / dict: what the source returns, else what a
+    # DataFrame call saw it return on its first rows (else the build asks for one)
     from .host_types import infer_host_return, probed_host_type
 
     return infer_host_return(fn, arg_types) or probed_host_type(ref, arg_types)
@@ -328,6 +337,10 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
     null = any(ty.may_be_null(x) for x in args)
     if op in ("int_ok", "float_ok"):
         return "bool", False
+    if op == "dict_get":
+        from .maps import dict_get_type
+
+        return dict_get_type(ts, ty.may_be_null(args[2]))
     if op in STRING_OPS:
         lits = [x.value if isinstance(x, Lit) else None for x in args]
         got = string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)
@@ -484,7 +497,7 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
     if t == "any" and key[0] in ("Count",):
         return "int", False
     if t == "any" and cls is not None:
-        from .host_types import infer_state_reader
+        from .reader_types import infer_state_reader
 
         action_args: dict[str, list[Type]] = {}
         for s in a.actions_of(f.state):

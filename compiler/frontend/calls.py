@@ -185,6 +185,16 @@ class CallMixin(StringMixin, Context):
         if isinstance(b, (Value, Carry)) and meth in DATETIME_METHODS and not node.args:
             value = self.expr(node.func.value, env)  # `ts.weekday()`, `delta.total_seconds()`
             return Apply(Prim(DATETIME_METHODS[meth]), (value,), span=sp)
+        if isinstance(b, Value) and meth == "get" and not statement:
+            # `d.get(k)` / `d.get(k, default)` of a dict value (a host function's result);
+            # the backend checks that the value is a dict
+            args = self.call_args(node, env)
+            if len(args) not in (1, 2):
+                raise self.error(node, f"`{recv}.get` takes a key and an optional default",
+                                 f"write `{recv}.get(key, default)`")  # fmt: skip
+            dflt = args[1] if len(args) == 2 else Lit(None, span=sp)
+            base = self.expr(node.func.value, env)  # type: ignore[attr-defined]
+            return Apply(Prim("dict_get"), (base, args[0], dflt), span=sp)
         if isinstance(b, (Value, Carry)):
             if meth in MUTATORS:
                 raise self.error(

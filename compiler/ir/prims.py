@@ -99,6 +99,9 @@ for _n, _f, _t, _s in [
 ]:
     _add(_n, _f, _t, _s)
 
+# a dict a host function returned: ``d.get(k, default)``
+_add("dict_get", lambda d, k, default: d.get(k, default), False)
+
 # datetime: constructors (ValueError on fields out of range), attributes and methods
 _add("make_datetime", datetime.datetime, False)
 _add("make_date", datetime.date, False)
