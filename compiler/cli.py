@@ -121,6 +121,7 @@ def main(argv: list[str] | None = None) -> int:
                     f"# {name} after {args.dump_after}\n{text}\n"
                 ),
             )
+            diags.extend(_host_result_diagnostics(compiled[algo.name]))
         except CompilerError as e:
             diags.extend(e.diagnostics)
         except Exception as e:  # last resort: a compiler bug (the fuzzer counts these)
@@ -148,6 +149,23 @@ def main(argv: list[str] | None = None) -> int:
     if not (args.explain or args.graph or args.dump_after):
         print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
     return 0
+
+
+def _host_result_diagnostics(compiled: Any) -> list[Any]:
+    """Host functions whose result type nothing says (no annotation, or a bare ``tuple`` /
+    ``list`` / ``dict``, and a source that does not say it): a build and SQL registration
+    would refuse them, so ``--check`` reports them too, at each call."""
+    from .backend.errors import BackendError
+    from .backend.types import infer_types
+
+    prog = compiled.program
+    try:
+        infer_types(prog.analysis, prog.refs, strict=True)
+    except BackendError as e:
+        return list(e.diagnostics)
+    except Exception:  # noqa: BLE001 - the build reports what typing cannot do
+        return []
+    return []
 
 
 def _internal_error(algo: Any, e: Exception) -> Any:

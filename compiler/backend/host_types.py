@@ -81,7 +81,9 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
     return _returned_type(reader, tree.body)
 
 
-def _reader_for(fn: Any, arg_types: list[Type], depth: int) -> tuple[_Reader, ast.FunctionDef] | None:
+def _reader_for(
+    fn: Any, arg_types: list[Type], depth: int
+) -> tuple[_Reader, ast.FunctionDef] | None:
     """A reader of ``fn``'s body with its parameters and locals typed (None: no source)."""
     tree = _function_def(fn)
     if tree is None or depth > _DEPTH:
@@ -260,7 +262,7 @@ def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnos
             span,
             f"host function `{name}`{where} is annotated `-> {bare}`, which does not say the "
             f"types of its items, and they cannot be read from its `return` statements; the "
-            f"Spark column of its result (a {_SPARK_KIND[bare]}) needs them before any row is "
+            f"Spark column of its result ({_SPARK_KIND[bare]}) needs them before any row is "
             "seen" + tail,
             f"annotate the item types: `def {name}({params}) -> {shape}:` (items: int, float, "
             "str, bool, datetime.date, datetime.datetime, Optional[...], or tuples, lists and "
@@ -277,8 +279,13 @@ def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnos
     )
 
 
-_SPARK_KIND = {"tuple": "struct", "list": "array", "dict": "map"}
-_EXAMPLE = {"tuple": "tuple[int, str]", "list": "list[int]", "dict": "dict[str, int]"}
+_SPARK_KIND = {"tuple": "a struct", "list": "an array", "dict": "a map"}
+# the annotation's shape when the `return` statements say nothing of the items
+_EXAMPLE = {
+    "tuple": "tuple[<type>, <type>]",
+    "list": "list[<type>]",
+    "dict": "dict[<type>, <type>]",
+}
 
 
 def _container_shape(fn: Any, arg_types: list[Type], kind: str) -> str:

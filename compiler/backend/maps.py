@@ -52,7 +52,7 @@ def _none_checks(r: Any, base: Expr, s: str, what: str, cls: str = "TypeError") 
 
 def map_index(r: Any, base: Expr, idx: Expr, t: Any, s: str, k: str) -> str:
     """``d[k]``: the value, KeyError for a missing key (a None key is never in a map)."""
-    missing = (f"raise_error(concat({sql_string('KeyError: ')}, {_key_text(k, t[1])}))")
+    missing = f"raise_error(concat({sql_string('KeyError: ')}, {_key_text(k, t[1])}))"
     tests = _none_checks(r, base, s, "'NoneType' object is not subscriptable")
     tests.append(f"WHEN {k} IS NULL OR NOT map_contains_key({s}, {k}) THEN {missing}")
     return f"(CASE {' '.join(tests)} ELSE element_at({s}, {k}) END)"
@@ -63,8 +63,9 @@ def map_get(r: Any, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     if not is_dict(ts[0]):
         raise _not_a_dict(ts[0], ".get()")
     s, k, dflt = x
-    tests = _none_checks(r, args[0], s, "'NoneType' object has no attribute 'get'",
-                         "AttributeError")
+    tests = _none_checks(
+        r, args[0], s, "'NoneType' object has no attribute 'get'", "AttributeError"
+    )
     tests.append(f"WHEN {k} IS NULL OR NOT map_contains_key({s}, {k}) THEN {dflt}")
     return f"(CASE {' '.join(tests)} ELSE element_at({s}, {k}) END)"
 

@@ -527,7 +527,12 @@ class SqlRenderer:
             )
         if n is not None and i < 0:
             i += n
-        return f"{self._expr(base)}.{quote_ident('_' + str(i + 1))}"
+        s = self._expr(base)
+        item = f"{s}.{quote_ident('_' + str(i + 1))}"
+        if not self.ty.may_be_null(base):
+            return item
+        err = sql_string("TypeError: 'NoneType' object is not subscriptable")
+        return f"(CASE WHEN {s} IS NULL THEN raise_error({err}) ELSE {item} END)"
 
     def _math(self, name: str, args: tuple[Expr, ...], x: list[str]) -> str:
         d = [f"CAST({v} AS DOUBLE)" for v in x]

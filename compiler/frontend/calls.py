@@ -121,6 +121,8 @@ class CallMixin(StringMixin, Context):
                 self.call_args(node, env)
                 return Lit(None, span=sp)
             return self.call_global(node, n, obj, env, statement)
+        if isinstance(func, cst.Attribute) and func.attr.value == "get" and not statement:
+            return self.dict_get(node, env)  # `f(x).get(k, default)`: of a dict value
         if isinstance(func, cst.Attribute) and func.attr.value in DATETIME_METHODS:
             if not node.args:  # `(t - p).total_seconds()`, `ts.date()`
                 value = self.expr(func.value, env)
@@ -186,15 +188,7 @@ class CallMixin(StringMixin, Context):
             value = self.expr(node.func.value, env)  # `ts.weekday()`, `delta.total_seconds()`
             return Apply(Prim(DATETIME_METHODS[meth]), (value,), span=sp)
         if isinstance(b, Value) and meth == "get" and not statement:
-            # `d.get(k)` / `d.get(k, default)` of a dict value (a host function's result);
-            # the backend checks that the value is a dict
-            args = self.call_args(node, env)
-            if len(args) not in (1, 2):
-                raise self.error(node, f"`{recv}.get` takes a key and an optional default",
-                                 f"write `{recv}.get(key, default)`")  # fmt: skip
-            dflt = args[1] if len(args) == 2 else Lit(None, span=sp)
-            base = self.expr(node.func.value, env)  # type: ignore[attr-defined]
-            return Apply(Prim("dict_get"), (base, args[0], dflt), span=sp)
+            return self.dict_get(node, env)
         if isinstance(b, (Value, Carry)):
             if meth in MUTATORS:
                 raise self.error(
@@ -213,6 +207,20 @@ class CallMixin(StringMixin, Context):
             f"unsupported call `{code_of(node.func)}`",
             "call a @dataflow function, a state's method, a builtin, math.* or a module-level function",
         )
+
+    def dict_get(self, node: cst.Call, env: Env) -> Expr:
+        """``d.get(k)`` / ``d.get(k, default)`` of a dict value (a host function's result);
+        the backend checks that the value is a dict."""
+        assert isinstance(node.func, cst.Attribute)
+        sp = self.span(node)
+        base = self.expr(node.func.value, env)  # type: ignore[attr-defined]
+        args = self.call_args(node, env)
+        if len(args) not in (1, 2):
+            shown = code_of(node.func.value)
+            raise self.error(node, f"`{shown}.get` takes a key and an optional default",
+                             f"write `{shown}.get(key, default)`")  # fmt: skip
+        dflt = args[1] if len(args) == 2 else Lit(None, span=sp)
+        return Apply(Prim("dict_get"), (base, args[0], dflt), span=sp)
 
     def statistics_call(self, node: cst.Call, fn: str, env: Env) -> Expr | None:
         """``statistics.mean/fmean/median/median_low/median_high`` of a container's values
