@@ -40,7 +40,7 @@ def _raise(msg: str, cls: str) -> str:
 def _key_text(k: str, kt: Any) -> str:
     """The key as Python's KeyError shows it (``repr``): quoted for a str."""
     if kt == "str":
-        return f"concat('''', {k}, '''')"
+        return f"coalesce(concat('''', {k}, ''''), 'None')"
     return f"coalesce(CAST({k} AS STRING), 'None')"
 
 

@@ -105,6 +105,9 @@ class ContainerReadMixin(Context):
                     )
                 return v
             return None
+        host = self.host_list(node, env)
+        if host is not None:
+            return host
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             base = node.func.value
             meth = node.func.attr.value
@@ -364,6 +367,20 @@ class ContainerReadMixin(Context):
         self._need_order(v, node)
         return Apply(Prim("c_index"), (v.expr, self.expr(idx_node, env)), span=self.span(node))
 
+    def host_list(self, node: cst.BaseExpression, env: Env) -> CView | None:
+        """A call of a host function annotated ``-> list[...]`` (or a bare ``list``): its
+        result is a list in Python's order, iterated and read like a container's values."""
+        if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)):
+            return None
+        name = node.func.value
+        if name in env.names or name in env.loop_locals:
+            return None
+        fn = self.global_obj(name)
+        if not _is_host_list(fn):
+            return None
+        e = self.expr(node, env)
+        return CView(e, False, True, Value(code_of(node), self.span(node)))  # type: ignore[arg-type]
+
     def bind_view(self, target: cst.Name, value: cst.BaseExpression, env: Env, rest) -> Expr | None:  # noqa: ANN001
         """``top = sorted(vals)[:3]``: a local holding a container value, or None."""
         if isinstance(value, cst.Name):
@@ -377,3 +394,17 @@ class ContainerReadMixin(Context):
                                      order=v.order, source=v.binding)  # fmt: skip
         env2.loop_locals.pop(name, None)
         return Let(name, v.expr, rest(env2), span=self.span(target))
+
+
+def _is_host_list(fn: object) -> bool:
+    """Is ``fn`` a plain function (not an algorithm or a class) annotated to return a list?"""
+    import inspect
+
+    from ..backend.host_annotations import return_annotation
+
+    if not inspect.isfunction(fn):
+        return False
+    said, bare = return_annotation(fn)
+    if bare is not None:
+        return bare == "list"
+    return said is not None and isinstance(said[0], tuple) and said[0][0] == "list"

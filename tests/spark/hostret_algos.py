@@ -38,7 +38,18 @@ def scalar_all(n: int):
     h = maybe_half(n)
     m = maybe_stamp(n)
     p = maybe_pair(n)
-    return (stamp(n), day(n), a, b, split_pair(n)[1], bare_pair(n)[1], bare_list(n)[0],
+    total = 0
+    for x in digits(n):  # a loop over a list result
+        total += x
+    best = -1
+    for i, x in enumerate(xs):
+        if x > best:
+            best = x + i
+    chars = 0
+    for w in words(n):
+        if w is not None:
+            chars += len(w)
+    return (total, best, chars, sum(xs), max(xs), stamp(n), day(n), a, b, split_pair(n)[1], bare_pair(n)[1], bare_list(n)[0],
             bare_dict(n).get("odd", -1), h, h is None, m, m is not None and m > stamp(0), p,
             len(xs), xs[0], xs[-1], xs, words(n), d["n"], d.get("even", -1), "even" in d,
             len(d), d, nested(n), nan_or(n), stamp(n) - stamp(0), day(n).year)  # fmt: skip
@@ -96,6 +107,26 @@ def rows_all(rows: RowStream[int, int]):
         xs = digits(n)
         yield (k, stamp(n), day(n), a, b, bare_pair(n)[1], maybe_half(n), len(xs), xs[-1],
                d.get("even", -1), "even" in d)  # fmt: skip
+
+
+@dataflow(columns=("k", "digit"))
+def rows_items(rows: RowStream[int, int]):
+    """A loop over a list result inside a loop over rows: one row per item."""
+    for k, n in rows:
+        for x in digits(n):
+            if x != 1:
+                yield k, x
+
+
+@dataflow(columns=("k", "digit"))
+def groups_items(rows: RowStream[int, int]):
+    """A loop over the list result of each group's total."""
+    for k, g in group_by(0, rows):
+        total = 0
+        for _, n in g:
+            total += n
+        for i, x in enumerate(digits(total)):
+            yield k, x * 10 + i
 
 
 @dataflow(columns=("k", "total", "latest", "day", "half", "pair"))

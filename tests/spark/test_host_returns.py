@@ -69,10 +69,12 @@ def test_aware_datetime_is_its_instant(spark: Any) -> None:
 
 def test_row_loop(spark: Any) -> None:
     assert expect_same_or_both_raise(spark, A.rows_all, ROWS) == "same"
+    assert expect_same_or_both_raise(spark, A.rows_items, ROWS) == "same"  # list items as rows
 
 
 def test_group_loop(spark: Any) -> None:
     assert expect_same_or_both_raise(spark, A.groups_all, ROWS) == "same"
+    assert expect_same_or_both_raise(spark, A.groups_items, ROWS) == "same"
 
 
 def test_register_and_sql(spark: Any) -> None:
