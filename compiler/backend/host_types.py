@@ -65,7 +65,9 @@ _BUILTIN_RESULTS = {"int": "int", "float": "float", "str": "str", "bool": "bool"
 _DEPTH = 3  # calls of unannotated functions followed this deep (recursion ends here)
 
 
-def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[Type, bool] | None:
+def infer_host_return(
+    fn: Any, arg_types: list[Type], depth: int = 0, displays: bool = False
+) -> tuple[Type, bool] | None:
     """(type, nullable) of ``fn``'s result from its source, or None when unknown.
 
     Args:
@@ -73,8 +75,10 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
         arg_types: the looplift types of the arguments at the call site, used for
             parameters without annotations.
         depth: how many unannotated calls led here.
+        displays: read list and dict displays (``[a, b]``, ``{k: v}``): for a function
+            annotated with a bare ``list`` or ``dict``.
     """
-    got = _reader_for(fn, arg_types, depth)
+    got = _reader_for(fn, arg_types, depth, displays)
     if got is None:
         return None
     reader, tree = got
@@ -82,7 +86,7 @@ def infer_host_return(fn: Any, arg_types: list[Type], depth: int = 0) -> tuple[T
 
 
 def _reader_for(
-    fn: Any, arg_types: list[Type], depth: int
+    fn: Any, arg_types: list[Type], depth: int, displays: bool = False
 ) -> tuple[_Reader, ast.FunctionDef] | None:
     """A reader of ``fn``'s body with its parameters and locals typed (None: no source)."""
     tree = _function_def(fn)
@@ -100,7 +104,7 @@ def _reader_for(
         if t == "any" and i < len(arg_types):
             t, null = arg_types[i], False
         env[p.arg] = (t, null)
-    reader = _Reader(fn, env, depth)
+    reader = _Reader(fn, env, depth, displays)
     reader.locals_(tree.body)
     return reader, tree
 
@@ -291,7 +295,7 @@ _EXAMPLE = {
 def _container_shape(fn: Any, arg_types: list[Type], kind: str) -> str:
     """The annotation a bare ``kind`` stands for, as far as the ``return`` statements say
     (``tuple[int, <type>]``: the second item's type is unknown), else an example."""
-    got = _reader_for(fn, arg_types, 0)
+    got = _reader_for(fn, arg_types, 0, displays=True)
     if got is None:
         return _EXAMPLE[kind]
     reader, tree = got
@@ -389,10 +393,14 @@ def _known(t: Type) -> bool:
 class _Reader:
     """Types of expressions in one function body (names: parameters and simple locals)."""
 
-    def __init__(self, fn: Any, env: dict[str, tuple[Type, bool]], depth: int) -> None:
+    def __init__(self, fn: Any, env: dict[str, tuple[Type, bool]], depth: int,
+                 displays: bool = False) -> None:  # fmt: skip
         self.fn = fn
         self.env = env
         self.depth = depth
+        # list and dict displays are read only for a function annotated with a bare `list` /
+        # `dict` (an unannotated one keeps its type unknown, and learnt from data)
+        self.displays = displays
         self.globals: dict[str, Any] = getattr(fn, "__globals__", {})
 
     def locals_(self, body: list[ast.stmt]) -> None:
@@ -467,7 +475,7 @@ class _Reader:
             if any(p is None for p in parts):
                 return None
             return ("tuple", tuple(p[0] for p in parts)), False  # type: ignore[index]
-        if isinstance(e, (ast.List, ast.Dict)):
+        if isinstance(e, (ast.List, ast.Dict)) and self.displays:
             return self._display(e)
         if isinstance(e, ast.Compare):
             return "bool", False
@@ -491,9 +499,7 @@ class _Reader:
             if base[0] == "str":
                 return "str", base[1]
             if isinstance(base[0], tuple) and base[0][0] == "list":
-                if isinstance(e.slice, ast.Slice):
-                    return base[0], False
-                return base[0][1], True  # an item may be None (`[n, None][i]`)
+                return (base[0] if isinstance(e.slice, ast.Slice) else base[0][1]), False
             if isinstance(base[0], tuple) and base[0][0] == "tuple":
                 i = e.slice.value if isinstance(e.slice, ast.Constant) else None
                 if isinstance(i, int) and -len(base[0][1]) <= i < len(base[0][1]):
@@ -585,18 +591,16 @@ class _Reader:
         known = _library_type(target)
         if known is not None:
             return known, False
-        try:
-            ann = inspect.signature(target).return_annotation
-        except (TypeError, ValueError):
-            return None
-        if ann is not inspect.Signature.empty:
-            t, null = py_type(ann)
+        said, bare = return_annotation(target)
+        if said is not None:
+            t, null = said
             return (t, null) if _known(t) or t == "none" else None
-        if inspect.isfunction(target) and not e.keywords:
+        if inspect.isfunction(target) and not e.keywords:  # unannotated, or a bare container
             args = [self.expr(a) for a in e.args]
             if any(a is None or isinstance(a, ast.Starred) for a in args):
                 return None
-            return infer_host_return(target, [a[0] for a in args], self.depth + 1)  # type: ignore[index]
+            return infer_host_return(target, [a[0] for a in args], self.depth + 1,  # type: ignore[index]
+                                     displays=bare in ("list", "dict"))  # fmt: skip
         return None
 
     def _numeric_builtin(self, name: str, e: ast.Call) -> tuple[Type, bool] | None:

@@ -296,7 +296,8 @@ def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
     # DataFrame call saw it return on its first rows (else the build asks for one)
     from .host_types import infer_host_return, probed_host_type
 
-    return infer_host_return(fn, arg_types) or probed_host_type(ref, arg_types)
+    got = infer_host_return(fn, arg_types, displays=bare in ("list", "dict"))
+    return got or probed_host_type(ref, arg_types)
 
 
 def unresolved_host_calls(a: Analysis, refs: dict[str, Any], ty: Typing) -> list[Apply]:
