@@ -254,6 +254,31 @@ def _out(value: Any, spark_type: str) -> Any:
 _EXACT = ("boolean", "timestamp", "timestamp_ntz", "date")
 
 
+def _nested(spark_type: str) -> bool:
+    return spark_type.startswith(("struct<", "map<", "array<"))
+
+
+def _py_in(value: Any, spark_type: str) -> Any:
+    """An argument as Python had it: a struct (a dict from Arrow) is a tuple, a map (a list
+    of pairs) a dict, a timestamp naive UTC; recursively (the inverse of :func:`_out`)."""
+    if value is None:
+        return None
+    if spark_type.startswith("array<"):
+        inner = spark_type[len("array<") : -1]
+        return [_py_in(v, inner) for v in value]
+    if spark_type.startswith("map<"):
+        kt, vt = _split_schema(spark_type[len("map<") : -1])
+        pairs = value.items() if isinstance(value, dict) else value
+        return {_py_in(k, kt): _py_in(v, vt) for k, v in pairs}
+    if spark_type.startswith("struct<") and isinstance(value, dict):
+        fields = _split_schema(spark_type[len("struct<") : -1])
+        return tuple(_py_in(value[f.split(":")[0].strip()], f.split(":", 1)[1].strip())
+                     for f in fields)  # fmt: skip
+    if isinstance(value, datetime.datetime) and value.tzinfo is not None:
+        return value.astimezone(datetime.UTC).replace(tzinfo=None)
+    return value
+
+
 def _exact(value: Any, spark_type: str) -> Any:
     """A bool, datetime or date as its Spark type holds it (never a lossy conversion).
 
@@ -622,19 +647,23 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
     from pyspark.sql.pandas.types import to_arrow_type
 
     done = _REGISTERED.setdefault(spark, set())
-    for name, kind, ref, _arg_types, rtype in pycalls:
+    for name, kind, ref, arg_types, rtype in pycalls:
         if name in done:
             continue
         fn = _impl(kind, ref)
+        ins = [t if _nested(t) else None for t in arg_types]
         struct = f"struct<v: {rtype}, e: string>"
         # timestamps travel as UTC instants (naive datetimes are UTC wall time)
         arrow_type = to_arrow_type(_ddl(spark, struct), timezone="UTC")
 
         def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype,
-                 _at: Any = arrow_type, _name: str = ref) -> Any:  # fmt: skip
+                 _at: Any = arrow_type, _name: str = ref, _ins: list = ins) -> Any:  # fmt: skip
             import pyarrow as pa
 
             cols = [_pylist(a) for a in arrays]
+            for i, t in enumerate(_ins):  # tuples, lists and dicts as Python has them
+                if t is not None and i < len(cols):
+                    cols[i] = [_py_in(v, t) for v in cols[i]]
             out = []
             for xs in zip(*cols, strict=True):
                 try:

@@ -15,6 +15,7 @@ from tests.spark.hostret_lib import (
     big_items,
     counts,
     day,
+    describe,
     digits,
     maybe_half,
     maybe_pair,
@@ -49,7 +50,8 @@ def scalar_all(n: int):
     for w in words(n):
         if w is not None:
             chars += len(w)
-    return (total, best, chars, sum(xs), max(xs), stamp(n), day(n), a, b, split_pair(n)[1], bare_pair(n)[1], bare_list(n)[0],
+    text = describe(split_pair(n), d, xs, stamp(n))
+    return (text, total, best, chars, sum(xs), max(xs), stamp(n), day(n), a, b, split_pair(n)[1], bare_pair(n)[1], bare_list(n)[0],
             bare_dict(n).get("odd", -1), h, h is None, m, m is not None and m > stamp(0), p,
             len(xs), xs[0], xs[-1], xs, words(n), d["n"], d.get("even", -1), "even" in d,
             len(d), d, nested(n), nan_or(n), stamp(n) - stamp(0), day(n).year)  # fmt: skip

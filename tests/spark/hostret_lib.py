@@ -95,3 +95,9 @@ def nan_or(n: int) -> float:
 def mistyped(n: int) -> datetime.date:
     """Annotated date, returns a datetime: the plan refuses rather than drop the time."""
     return datetime.datetime(2024, 1, 1) + datetime.timedelta(days=n)
+
+
+def describe(p: tuple[int, str], d: dict[str, int], xs: list[int], t: datetime.datetime) -> str:
+    """Results passed back into a host function arrive as Python made them."""
+    assert isinstance(p, tuple) and isinstance(d, dict) and isinstance(xs, list)
+    return f"{p[1]}|{sorted(d.items())}|{sum(xs)}|{t.isoformat()}"
