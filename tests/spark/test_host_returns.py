@@ -22,6 +22,7 @@ import looplift
 import pytest
 
 from tests.spark import hostret_algos as A
+from tests.spark import hostret_lib as L
 from tests.spark.harness import (
     assert_same,
     check_scalar_batch,
@@ -48,6 +49,38 @@ def _instant(v: Any) -> Any:
     if isinstance(v, tuple):
         return tuple(_instant(x) for x in v)
     return v
+
+
+# -- what each annotation is on Spark -----------------------------------------------------------
+
+
+@pytest.mark.parametrize(
+    ("fn", "ddl"),
+    [
+        (L.stamp, "timestamp"),  # naive: UTC wall time, as datetime.datetime fields
+        (L.stamp_aware, "timestamp"),  # aware: its instant
+        (L.maybe_stamp, "timestamp"),
+        (L.day, "date"),
+        (L.split_pair, "struct<_1: bigint, _2: string>"),
+        (L.bare_pair, "struct<_1: bigint, _2: double>"),  # bare `tuple`, read from its return
+        (L.bare_list, "array<string>"),
+        (L.bare_dict, "map<string, bigint>"),
+        (L.maybe_half, "double"),
+        (L.maybe_pair, "struct<_1: bigint, _2: string>"),
+        (L.digits, "array<bigint>"),
+        (L.words, "array<string>"),
+        (L.counts, "map<string, bigint>"),
+        (L.nested, "map<string, array<struct<_1: bigint, _2: date>>>"),
+    ],
+)
+def test_annotation_to_spark_type(fn: Any, ddl: str) -> None:
+    """(No Spark needed.) The column type of each annotation; string annotations (this
+    module has ``from __future__ import annotations``) are resolved."""
+    from looplift.compiler.backend.types import host_return_type, spark_type
+
+    t, nullable = host_return_type(fn, ["int"])
+    assert spark_type(t) == ddl
+    assert nullable == fn.__name__.startswith("maybe_")
 
 
 # -- the forms ------------------------------------------------------------------------------
