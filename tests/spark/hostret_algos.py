@@ -17,6 +17,9 @@ from tests.spark.hostret_lib import (
     day,
     describe,
     digits,
+    flag,
+    keyed,
+    maybe_day,
     maybe_half,
     maybe_pair,
     maybe_stamp,
@@ -54,7 +57,7 @@ def scalar_all(n: int):
     return (text, total, best, chars, sum(xs), max(xs), stamp(n), day(n), a, b, split_pair(n)[1], bare_pair(n)[1], bare_list(n)[0],
             bare_dict(n).get("odd", -1), h, h is None, m, m is not None and m > stamp(0), p,
             len(xs), xs[0], xs[-1], xs, words(n), d["n"], d.get("even", -1), "even" in d,
-            len(d), d, nested(n), nan_or(n), stamp(n) - stamp(0), day(n).year)  # fmt: skip
+            len(d), d, nested(n), nan_or(n), stamp(n) - stamp(0), day(n).year, maybe_day(n))  # fmt: skip
 
 
 @dataflow
@@ -100,7 +103,33 @@ def wrong_type(n: int):
     return mistyped(n)
 
 
-@dataflow(columns=("k", "ts", "day", "a", "b", "f", "half", "n_digits", "last", "even", "has"))
+@dataflow
+def wrong_bool(n: int):
+    return flag(n)
+
+
+@dataflow
+def none_key(n: int):
+    return len(keyed(n))
+
+
+@dataflow(
+    columns=(
+        "k",
+        "ts",
+        "day",
+        "a",
+        "b",
+        "f",
+        "half",
+        "n_digits",
+        "last",
+        "even",
+        "has",
+        "n",
+        "later",
+    )
+)
 def rows_all(rows: RowStream[int, int]):
     """A loop over rows: each row's host results, read and yielded."""
     for k, n in rows:
@@ -108,7 +137,7 @@ def rows_all(rows: RowStream[int, int]):
         d = counts(n)
         xs = digits(n)
         yield (k, stamp(n), day(n), a, b, bare_pair(n)[1], maybe_half(n), len(xs), xs[-1],
-               d.get("even", -1), "even" in d)  # fmt: skip
+               d.get("even", -1), "even" in d, d["n"], stamp_aware(n) > stamp_aware(k))  # fmt: skip
 
 
 @dataflow(columns=("k", "digit"))

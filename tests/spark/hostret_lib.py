@@ -7,6 +7,7 @@ function whose result column has the Spark type of the annotation.
 from __future__ import annotations
 
 import datetime
+import typing
 
 PLUS2 = datetime.timezone(datetime.timedelta(hours=2))
 
@@ -25,6 +26,10 @@ def stamp_aware(n: int) -> datetime.datetime:
 
 def maybe_stamp(n: int) -> datetime.datetime | None:
     return None if n % 4 == 0 else stamp(n)
+
+
+def maybe_day(n: int) -> typing.Optional[datetime.date]:  # noqa: UP045 - the typing spelling
+    return None if n % 5 == 0 else day(n)
 
 
 def day(n: int) -> datetime.date:
@@ -101,3 +106,13 @@ def describe(p: tuple[int, str], d: dict[str, int], xs: list[int], t: datetime.d
     """Results passed back into a host function arrive as Python made them."""
     assert isinstance(p, tuple) and isinstance(d, dict) and isinstance(xs, list)
     return f"{p[1]}|{sorted(d.items())}|{sum(xs)}|{t.isoformat()}"
+
+
+def flag(n: int) -> bool:
+    """Annotated bool, returns an int: 1 is not True in Python's result, so the plan refuses."""
+    return n % 2  # type: ignore[return-value]
+
+
+def keyed(n: int) -> dict[str | None, int]:
+    """A None key: a Spark map has none, so the plan refuses (TypeError)."""
+    return {None: n}

@@ -61,6 +61,7 @@ def _instant(v: Any) -> Any:
         (L.stamp_aware, "timestamp"),  # aware: its instant
         (L.maybe_stamp, "timestamp"),
         (L.day, "date"),
+        (L.maybe_day, "date"),  # typing.Optional
         (L.split_pair, "struct<_1: bigint, _2: string>"),
         (L.bare_pair, "struct<_1: bigint, _2: double>"),  # bare `tuple`, read from its return
         (L.bare_list, "array<string>"),
@@ -152,13 +153,21 @@ def _raises(algo: Any, args: tuple) -> BaseException | None:
     return None
 
 
-def test_a_value_of_another_type_than_declared_is_refused(spark: Any) -> None:
-    """``-> datetime.date`` returning a datetime: Python's value is a datetime; the plan
-    raises TypeError naming the annotation rather than drop the time of day."""
+@pytest.mark.parametrize(
+    ("algo", "said"),
+    [
+        (A.wrong_type, "datetime.date was declared"),  # a datetime: never drop its time of day
+        (A.wrong_bool, "a bool was declared"),  # 1 is not True in Python's result
+        (A.none_key, "a dict key is None"),  # a Spark map has no null keys
+    ],
+)
+def test_a_value_spark_cannot_hold_as_declared_is_refused(spark: Any, algo: Any, said: str) -> None:
+    """Python's value differs from what the declared column would hold: the plan raises
+    TypeError naming the problem rather than convert it."""
     with pytest.raises(Exception) as e:
-        run_compiled(spark, A.wrong_type, NS[:2])
+        run_compiled(spark, algo, NS[3:5])
     assert python_error_of(e.value) == "TypeError"
-    assert "datetime.date was declared" in str(e.value)
+    assert said in str(e.value)
 
 
 # -- the bare annotation nothing says -----------------------------------------------------------
