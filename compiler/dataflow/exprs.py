@@ -117,6 +117,9 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
     if string is not None:
         return string
     info = PRIMS.get(op)
+    if op == "dict_get":  # `d.get(k, default)` of a host function's dict
+        base = render(args[0], a, depth, ATOM)
+        return f"{base}.get({_args(args[1:], a, depth)})", ATOM
     if op == "tuple":
         inner = _args(args, a, depth)
         return f"({inner}{',' if len(args) == 1 else ''})", ATOM
