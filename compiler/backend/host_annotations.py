@@ -26,7 +26,7 @@ import inspect
 import typing
 from typing import Any
 
-__all__ = ["return_annotation", "bare_container", "spelled", "known_type"]
+__all__ = ["return_annotation", "bare_container", "spelled", "known_type", "written_annotation"]
 
 Type = Any
 
@@ -115,3 +115,18 @@ def spelled(t: Type | None) -> str:
             return f"dict[{spelled(t[1])}, {spelled(t[2])}]"
         return "<type>"
     return {"datetime": "datetime.datetime", "date": "datetime.date"}.get(t, t)
+
+
+def written_annotation(fn: Any) -> str | None:
+    """The return annotation as its source spells it (``list[set[int]]``), or None."""
+    try:
+        ann = inspect.signature(fn).return_annotation
+    except (TypeError, ValueError):
+        return None
+    if ann is inspect.Signature.empty:
+        return None
+    if isinstance(ann, str):
+        return ann
+    if isinstance(ann, type):
+        return ann.__name__
+    return str(ann).replace("typing.", "")

@@ -28,7 +28,7 @@ from typing import Any
 
 from ..errors import Diagnostic
 from ..ir.nodes import Span
-from .host_annotations import known_type, return_annotation, spelled
+from .host_annotations import known_type, return_annotation, spelled, written_annotation
 from .types import Type, py_type, unify
 
 __all__ = [
@@ -260,6 +260,18 @@ def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnos
     _, bare = return_annotation(fn)
     tail = (" (a DataFrame call learns it from its input's first rows, a build or SQL "
             "registration has no rows)")  # fmt: skip
+    written = written_annotation(fn)
+    if bare is not None and written not in (bare, None):
+        # `-> list[set[int]]`, `-> dict[float, int]`, `-> tuple[int, ...]`: items no column holds
+        return Diagnostic(
+            span,
+            f"host function `{name}`{where} is annotated `-> {written}`, whose items looplift "
+            f"has no Spark column type for (the result is {_SPARK_KIND[bare]} of int, float, "
+            "str, bool, datetime.date or datetime.datetime items, Optional[...] of these, or "
+            "tuples, lists and dicts of them; dict keys are not floats, tuples have a fixed "
+            "width)",
+            f"annotate the items as one of these, e.g. `-> {_EXAMPLE_FULL[bare]}`",
+        )
     if bare is not None:
         shape = _container_shape(fn, arg_types, bare)
         return Diagnostic(
@@ -284,6 +296,7 @@ def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnos
 
 
 _SPARK_KIND = {"tuple": "a struct", "list": "an array", "dict": "a map"}
+_EXAMPLE_FULL = {"tuple": "tuple[int, str]", "list": "list[str]", "dict": "dict[str, int]"}
 # the annotation's shape when the `return` statements say nothing of the items
 _EXAMPLE = {
     "tuple": "tuple[<type>, <type>]",

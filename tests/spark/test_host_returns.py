@@ -185,17 +185,21 @@ def test_check_refuses_a_bare_annotation_it_cannot_read(tmp_path: Path, capsys: 
 
         def seq(n: int) -> list:
             return list(range(n))
+
+
+        def halves(n: int) -> dict[float, int]:
+            return {n / 2: n}
         """), encoding="utf-8")  # fmt: skip
     algo = tmp_path / "hr_uses_opaque.py"
     algo.write_text(textwrap.dedent("""\
         from looplift import RowStream, dataflow
-        from hr_opaque import parts, seq
+        from hr_opaque import halves, parts, seq
 
 
-        @dataflow(columns=("k", "a", "n"))
+        @dataflow(columns=("k", "a", "n", "h"))
         def reads(rows: RowStream[int, int]):
             for k, v in rows:
-                yield k, parts(v)[0], len(seq(v))
+                yield k, parts(v)[0], len(seq(v)), len(halves(v))
         """), encoding="utf-8")  # fmt: skip
     rc = main(["--check", str(algo)])
     out = capsys.readouterr()
@@ -206,3 +210,6 @@ def test_check_refuses_a_bare_annotation_it_cannot_read(tmp_path: Path, capsys: 
     assert "`def parts(n) -> tuple[int, <type>]:`" in text
     assert f"{algo}:8:35: error: host function `seq`" in text
     assert "`def seq(n) -> list[<type>]:`" in text  # nothing says the item type
+    # an item no column holds as Python has it (float keys): the annotation is named
+    assert f"{algo}:8:48: error: host function `halves`" in text
+    assert "annotated `-> dict[float, int]`, whose items looplift has no Spark column" in text
