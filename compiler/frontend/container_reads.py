@@ -17,7 +17,7 @@ import libcst as cst
 from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
 from .base import Context
 from .env import Container, Env, Value
-from .syntax import code_of, is_name, walk
+from .syntax import code_of, if_expr, is_name, walk
 
 __all__ = ["ContainerReadMixin", "CView", "ListValue"]
 
@@ -376,10 +376,17 @@ class ContainerReadMixin(Context):
         if name in env.names or name in env.loop_locals:
             return None
         fn = self.global_obj(name)
-        if not _is_host_list(fn):
+        kind = _host_list(fn)
+        if kind is None:
             return None
         e = self.expr(node, env)
-        return CView(e, False, True, Value(code_of(node), self.span(node)))  # type: ignore[arg-type]
+        sp = self.span(node)
+        if kind == "optional":  # iterating None raises TypeError, as in Python
+            tmp = self.fresh("hl")
+            err = Apply(Prim("raise"), (Lit("TypeError"), Lit("'NoneType' object is not iterable")))
+            test = Apply(Prim("is_none"), (Var(tmp),), span=sp)
+            e = Let(tmp, e, if_expr(test, err, Var(tmp), sp), span=sp)
+        return CView(e, False, True, Value(code_of(node), sp))  # type: ignore[arg-type]
 
     def bind_view(self, target: cst.Name, value: cst.BaseExpression, env: Env, rest) -> Expr | None:  # noqa: ANN001
         """``top = sorted(vals)[:3]``: a local holding a container value, or None."""
@@ -396,15 +403,18 @@ class ContainerReadMixin(Context):
         return Let(name, v.expr, rest(env2), span=self.span(target))
 
 
-def _is_host_list(fn: object) -> bool:
-    """Is ``fn`` a plain function (not an algorithm or a class) annotated to return a list?"""
+def _host_list(fn: object) -> str | None:
+    """``"list"`` when ``fn`` is a plain function (not an algorithm or a class) annotated to
+    return a list, ``"optional"`` for an ``Optional[list[...]]``, else None."""
     import inspect
 
     from ..backend.host_annotations import return_annotation
 
     if not inspect.isfunction(fn):
-        return False
+        return None
     said, bare = return_annotation(fn)
     if bare is not None:
-        return bare == "list"
-    return said is not None and isinstance(said[0], tuple) and said[0][0] == "list"
+        return "list" if bare == "list" else None
+    if said is None or not (isinstance(said[0], tuple) and said[0][0] == "list"):
+        return None
+    return "optional" if said[1] else "list"

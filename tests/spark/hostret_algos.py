@@ -20,6 +20,7 @@ from tests.spark.hostret_lib import (
     flag,
     keyed,
     maybe_day,
+    maybe_digits,
     maybe_half,
     maybe_pair,
     maybe_stamp,
@@ -86,6 +87,14 @@ def index_error(n: int):
 @dataflow
 def none_item(n: int):
     return maybe_pair(n)[0]
+
+
+@dataflow
+def none_iter(n: int):
+    total = 0
+    for x in maybe_digits(n):
+        total += x
+    return total
 
 
 @dataflow

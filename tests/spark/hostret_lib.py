@@ -70,6 +70,10 @@ def digits(n: int) -> list[int]:
     return [int(c) for c in str(abs(n))]
 
 
+def maybe_digits(n: int) -> list[int] | None:
+    return None if n % 3 == 0 else digits(n)
+
+
 def words(n: int) -> list[str | None]:
     return [None if i % 2 else "w" + str(i) for i in range(abs(n) % 4)]
 

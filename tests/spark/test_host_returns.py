@@ -134,6 +134,7 @@ def test_register_and_sql(spark: Any) -> None:
         (A.none_arithmetic, "TypeError"),  # an Optional[float] that is None, plus 1.0
         (A.index_error, "IndexError"),  # a list[int] too short
         (A.none_item, "TypeError"),  # an Optional[tuple] that is None, indexed
+        (A.none_iter, "TypeError"),  # an Optional[list] that is None, iterated
         (A.overflow, "OverflowError"),  # an int past 64 bits: raises, never wraps
         (A.overflow_item, "OverflowError"),  # ... also as a list's item
     ],
