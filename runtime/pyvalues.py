@@ -4,7 +4,7 @@ type holds them, exactly or not at all (:func:`_out`: an int past 64 bits raises
 OverflowError, a value of another type than declared raises TypeError).
 
 >>> _out((1, {"a": [2]}), "struct<_1: bigint, _2: map<string, array<bigint>>>")
-{'_1': 1, '_2': [('a', [2])]}
+{'_1': 1, '_2': {'a': [2]}}
 >>> _py_in({"_1": 1, "_2": [("a", [2])]}, "struct<_1: bigint, _2: map<string, array<bigint>>>")
 (1, {'a': [2]})
 """
@@ -126,15 +126,16 @@ def _exact(value: Any, spark_type: str) -> Any:
 
 
 def _map_out(value: Any, spark_type: str) -> Any:
-    """A dict as a Spark map's entries, in the dict's order (keys must not be None)."""
+    """A dict as a Spark map holds it, in the dict's order (keys must not be None); a dict
+    again (pyarrow and pyspark's own result conversion both take one)."""
     if not isinstance(value, dict):
         raise _mismatch(value, "a dict")
     kt, vt = _split_schema(spark_type[len("map<") : -1])
-    out = []
+    out = {}
     for k, v in value.items():
         if k is None:
             raise TypeError("looplift: a dict key is None; a Spark map has no null keys")
-        out.append((_out(k, kt), _out(v, vt)))
+        out[_out(k, kt)] = _out(v, vt)
     return out
 
 

@@ -371,19 +371,25 @@ class OrderedReducer:
             fields = ", ".join(f"_{i + 1}: {t}" for i, t in enumerate(self.types))
             me = self
 
+            ddl = f"struct<{fields}>"
+            # the result's Arrow type, resolved here on the driver: pyspark would infer one
+            # from the value, and cannot for a map (a dict host result the loop carries)
+            typed = _arrow_schema(f"r {ddl}").field("r").type
+
             def reduce_group(*cols: Any) -> Any:
+                import pyarrow as pa
+
                 lists = [_pylist(c) for c in cols]
                 rows = list(zip(*lists[: me.nfields], strict=True))
                 free = [lst[0] if lst else None for lst in lists[me.nfields :]]
                 result, _rows = me.fn(rows, *free)
-                return {
+                value = {
                     f"_{i + 1}": _out(v, t)
                     for i, (v, t) in enumerate(zip(result, me.types, strict=True))
                 }
+                return pa.scalar(value, type=typed)
 
-            self._udf = arrow_udf(
-                reduce_group, f"struct<{fields}>", functionType=ArrowUDFType.GROUPED_AGG
-            )
+            self._udf = arrow_udf(reduce_group, ddl, functionType=ArrowUDFType.GROUPED_AGG)
         return self._udf
 
 

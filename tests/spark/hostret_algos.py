@@ -169,6 +169,24 @@ def groups_items(rows: RowStream[int, int]):
             yield k, x * 10 + i
 
 
+@dataflow(columns=("k", "last", "d", "p", "n"))
+def groups_ordered(rows: RowStream[int, int]):
+    """An ordered loop over each group with host calls in its body (it runs as Python per
+    group): the carried dict, tuple and datetime come out as the declared columns."""
+    for k, g in group_by(0, rows, order_by=1):
+        last = stamp(0)
+        d = counts(0)
+        p = split_pair(0)
+        n = 0
+        for _, v in g:
+            if stamp(v) > last:
+                last = stamp(v)
+            d = counts(v)
+            p = split_pair(v)
+            n += len(digits(v))
+        yield k, last, d, p, n
+
+
 @dataflow(columns=("k", "total", "latest", "day", "half", "pair"))
 def groups_all(rows: RowStream[int, int]):
     """A loop over groups: host results summed per row, and of each group's total."""

@@ -109,6 +109,7 @@ def test_row_loop(spark: Any) -> None:
 def test_group_loop(spark: Any) -> None:
     assert expect_same_or_both_raise(spark, A.groups_all, ROWS) == "same"
     assert expect_same_or_both_raise(spark, A.groups_items, ROWS) == "same"
+    assert expect_same_or_both_raise(spark, A.groups_ordered, ROWS) == "same"
 
 
 def test_register_and_sql(spark: Any) -> None:
