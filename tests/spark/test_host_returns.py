@@ -116,13 +116,18 @@ def test_register_and_sql(spark: Any) -> None:
     """The same algorithms registered and spliced into SQL: a scalar in a SELECT, a
     table of rows and a table of groups in FROM."""
     to_df(spark, ROWS, row_types(A.rows_all)).createOrReplaceTempView("hostret_input")
-    looplift.register(spark, hr_scalar=A.scalar_all, hr_rows=A.rows_all, hr_groups=A.groups_all)
+    looplift.register(spark, hr_scalar=A.scalar_all, hr_rows=A.rows_all, hr_groups=A.groups_all,
+                      hr_ordered=A.groups_ordered)  # fmt: skip
     got = collect(looplift.sql(spark, "SELECT c1, hr_scalar(c1) AS r FROM hostret_input"))
     want = {n: A.scalar_all(n) for _, n in ROWS}
     assert_same("table", got, [(n, v) for n, v in want.items()])
-    for name, algo in (("hr_rows", A.rows_all), ("hr_groups", A.groups_all)):
+    algos = (("hr_rows", A.rows_all), ("hr_groups", A.groups_all), ("hr_ordered", A.groups_ordered))
+    for name, algo in algos:
         got = collect(looplift.sql(spark, f"SELECT * FROM {name}(TABLE(hostret_input))"))
         assert_same("table", got, list(algo(ROWS)), name)
+    # plain spark.sql: the table runs the reference Python as a UDTF, its columns typed alike
+    got = collect(spark.sql("SELECT * FROM hr_rows(TABLE(hostret_input))"))
+    assert_same("table", got, list(A.rows_all(ROWS)), "plain spark.sql")
 
 
 # -- where Python raises ----------------------------------------------------------------------
