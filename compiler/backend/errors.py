@@ -30,6 +30,14 @@ class BackendError(CompilerError):
     def message(self) -> str:
         return "; ".join(d.message for d in self.diagnostics)
 
+    def placed(self, span: Span) -> BackendError:
+        """The same limits, the unplaced ones placed at ``span`` (the construct being
+        rendered); itself when every one has a place or ``span`` has none."""
+        if not span.line or all(d.span.line for d in self.diagnostics):
+            return self
+        return BackendError([d if d.span.line else Diagnostic(span, d.message, d.hint)
+                             for d in self.diagnostics])  # fmt: skip
+
     def of_algorithm(self, name: str, span: Span) -> BackendError:
         """The same limits, said of algorithm ``name``, placed at ``span`` when unplaced."""
         out = []

@@ -44,9 +44,13 @@ class ModuleMixin:
                 self.imports[site.method] = f"{alias} = ll.import_ref({site.method!r})"
         return self.host_alias
 
+    def module_refs(self: Planner) -> tuple[str, ...]:
+        """The module's ``REFS``: the user's code (and state classes) it imports."""
+        return tuple(sorted({*self.refs, self.fn.ref}))
+
     def render_module(self: Planner) -> str:
         params = list(self.fn.params)
-        refs = sorted({*self.refs, self.fn.ref})
+        refs = list(self.module_refs())
         ctx = {
             "name": json.dumps(self.fn.name),
             "ref": self.fn.ref,

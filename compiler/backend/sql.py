@@ -148,7 +148,10 @@ class SqlRenderer:
         if isinstance(e, Apply):
             f = e.fn
             if isinstance(f, Prim):
-                return self._prim(f.op, e.args)
+                try:
+                    return self._prim(f.op, e.args)
+                except BackendError as err:  # a limit of this operator: said at its source
+                    raise err.placed(e.span) from None
             if isinstance(f, Builtin) and f.name == "if":
                 short = self._and_or(e)
                 if short is not None:

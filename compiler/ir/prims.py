@@ -225,6 +225,8 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
     if op == "format":
         spec = lit(1)
         return not (isinstance(spec, str) and _NATIVE_SPEC.fullmatch(spec))
+    if op == "pct":  # "%.2f" % x is format(x, ".2f"); %d and %s are int() and str()
+        return str(lit(1)).endswith("f")
     if op == "slice":
         return lit(3) not in (None, 1) and not (lit(3) == -1 and lit(1) is None and lit(2) is None)
     if not op.startswith("str.") or op[4:] not in STR_METHODS:
