@@ -206,7 +206,9 @@ def _signature(alg: Any) -> str:
 
 def init_source(name: str, algorithms: list[Any], vendored: bool) -> str:
     """The package's ``__init__.py``."""
-    listing = "\n".join(f"- {a.kind} {_signature(a)}" for a in algorithms)
+    from .backend.module import doc_text
+
+    listing = "\n".join(f"- {a.kind} {doc_text(_signature(a))}" for a in algorithms)
     table = next((a.name for a in algorithms if a.kind == "table"), None)
     example = ""
     if table is not None:

@@ -19,7 +19,18 @@ from .shells import render
 if TYPE_CHECKING:
     from .plan import Planner
 
-__all__ = ["ModuleMixin"]
+__all__ = ["ModuleMixin", "doc_text"]
+
+
+def doc_text(name: str) -> str:
+    r"""A user's name (a column's) as text inside a generated docstring: backslashes,
+    quotes and unprintable characters escaped, so that any string stays inside it.
+
+    >>> print(doc_text('say "hi"\x00'))
+    say \"hi\"\x00
+    """
+    return "".join("\\" + c if c in '\\"' else c if c.isprintable() else repr(c)[1:-1]
+                   for c in name)  # fmt: skip
 
 
 class ModuleMixin:
@@ -57,7 +68,7 @@ class ModuleMixin:
             "kind": json.dumps(self.prog.kind),
             "columns": json.dumps(list(self.columns_out)),
             "columns_text": "\n".join(
-                textwrap.wrap("Columns: " + ", ".join(self.columns_out) + ".", 100)
+                textwrap.wrap("Columns: " + ", ".join(map(doc_text, self.columns_out)) + ".", 100)
             ),
             "kind_text": self.prog.kind,
             "name_text": self.fn.name,
