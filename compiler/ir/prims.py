@@ -18,7 +18,7 @@ from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
 
-__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
+__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_ARITY", "MATH_FUNCS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -160,6 +160,10 @@ MATH_FUNCS = (
 ).split()
 for _m in MATH_FUNCS:
     _add(f"math.{_m}", getattr(math, _m), _m in {"fabs", "isnan", "isinf", "isfinite"})
+#: how many arguments each ``math`` function takes here (fewest, most); the rest take one
+#: (``hypot`` of two values only: the native lowering is Spark's two-argument hypot)
+MATH_ARITY = {"log": (1, 2), "atan2": (2, 2), "hypot": (2, 2), "pow": (2, 2), "copysign": (2, 2),
+              "fmod": (2, 2)}  # fmt: skip
 
 BINOPS = {
     "Add": "add",
