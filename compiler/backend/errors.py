@@ -8,6 +8,9 @@ from ..ir.nodes import UNKNOWN, Span
 __all__ = ["BackendError", "PREFIX"]
 
 PREFIX = "cannot be built for Spark: "
+#: the way out of a backend limit that names none of its own
+HINT = ("write it another way (README, \"The language\", lists what compiles), or move it into "
+        "a module-level function: a host function runs as Python")  # fmt: skip
 
 
 class BackendError(CompilerError):
@@ -43,7 +46,7 @@ class BackendError(CompilerError):
         out = []
         for d in self.diagnostics:
             msg = d.message if PREFIX in d.message else f"`{name}` {PREFIX}{d.message}"
-            out.append(Diagnostic(d.span if d.span.line else span, msg, d.hint))
+            out.append(Diagnostic(d.span if d.span.line else span, msg, d.hint or HINT))
         return BackendError(out)
 
     def __str__(self) -> str:

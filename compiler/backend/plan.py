@@ -179,6 +179,7 @@ class Planner(
                 f"`{self.fn.name}` takes {len(streams)} RowStreams; the Spark backend runs "
                 "algorithms over one input relation",
                 self.fn.span,
+                hint="join or union the inputs into one DataFrame and take one RowStream",
             )
         self.source = streams[0]
         names = [self.field_col(i) for i in range(len(op.types))]

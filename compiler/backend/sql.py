@@ -314,7 +314,9 @@ class SqlRenderer:
 
     def _op_mod(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if "str" in ts:
-            raise BackendError("`%` string formatting is not supported; use str() and +")
+            raise BackendError("`%` formatting with a format that is not a constant str is not "
+                               "supported", hint='write the format as a literal ("n=%d" % n) '
+                               'or use an f-string')  # fmt: skip
         # Python's remainder has the sign of the divisor
         a0, b0 = (x[0], x[1]) if all(t in ("int", "bool") for t in ts) else (
             f"CAST({x[0]} AS DOUBLE)", f"CAST({x[1]} AS DOUBLE)")  # fmt: skip
