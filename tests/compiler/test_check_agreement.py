@@ -4,8 +4,8 @@ Over every sample, every corpus program (valid, invalid and reach), the programs
 ``tests/spark/agreement_algos.py`` runs on Spark, and the reproducers below:
 
 - ``uda-compile --check`` exits as ``uda-compile -o`` does (and as ``--explain`` does),
-  and every failure is a placed diagnostic (``path:line:col: error:``), never
-  ``<unknown>`` or a traceback;
+  and every failure is a placed diagnostic (``path:line:col: error:``) with a hint,
+  never ``<unknown>`` or a traceback;
 - where ``--explain`` says an algorithm runs fully native, its plan (or SQL function),
   generated afresh through the pipeline, calls no Python: no registered Python
   function, no Arrow or ordered reducer, no grouped map.
@@ -101,6 +101,7 @@ def _agree(path: Path, out: Path) -> tuple[int, str]:
         assert first.startswith(f"{path}:") and ": error: " in first, err_check
         assert "<unknown>" not in err_check and "Traceback" not in err_check, err_check
         assert "internal error" not in err_check, err_check
+        assert err_check.count("  hint: ") == err_check.count(": error: "), err_check
     return rc_check, explained
 
 
