@@ -132,7 +132,7 @@ def main(argv: list[str] | None = None) -> int:
     if diags:
         for c in compiled.values() if builds else ():  # their backend's problems too, at once
             try:
-                c.backend
+                _ = c.backend
             except CompilerError as e:
                 diags.extend(e.diagnostics)
         _report(diags)

@@ -171,7 +171,6 @@ class ContainerPlanMixin:
             pre = f".withColumn('_u', {item})"
         else:
             rows, pre = f"F.sort_array(F.collect_list({item}))", ""
-        col = self.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         sorted_col = self.py.fresh("_updates")
         agg = self.py.fresh("collected")

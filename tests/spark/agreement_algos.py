@@ -21,19 +21,19 @@ PAIR = "%s/%d"
 @dataflow
 def fmt(x: int) -> str:
     """``%d`` of an int: ``str(x)``."""
-    return "n=%d" % x
+    return "n=%d" % x  # noqa: UP031 - the form under test
 
 
 @dataflow
 def fmt_mixed(x: float, s: str) -> str:
     """``%s``, ``%.2f``, ``%d`` of a float (truncated), ``%%``, ``%f``, ``%i``."""
-    return "%s: %.2f (%d%%) %f %i" % (s, x, x, x, x)
+    return "%s: %.2f (%d%%) %f %i" % (s, x, x, x, x)  # noqa: UP031
 
 
 @dataflow
-def fmt_flags(b: bool, y: Optional[int]) -> str:
+def fmt_flags(b: bool, y: Optional[int]) -> str:  # noqa: UP045
     """A module-level format; ``%d`` of a bool is 1 or 0, ``%s`` of None is 'None'."""
-    return PAIR % (b, b) + "|%s" % y
+    return PAIR % (b, b) + "|%s" % y  # noqa: UP031
 
 
 @dataflow(columns=("k", "s"))
@@ -41,7 +41,7 @@ def fmt_rows(rows: RowStream[int, float]):
     """``%`` formatting per row."""
     for k, g in group_by(0, rows):
         for _, v in g:
-            yield k, "%d:%.1f" % (k, v)
+            yield k, "%d:%.1f" % (k, v)  # noqa: UP031
 
 
 @dataflow(columns=("k", "tag"))
@@ -49,7 +49,7 @@ def tags(rows: RowStream[int, int]):
     """``str(k)`` of the group key inside an ordered loop that yields (its plan recursed)."""
     for k, g in group_by(0, rows, order_by=1):
         n = 0
-        for _, v in g:
+        for _, _v in g:
             n += 1
             yield k, str(k) + "_" + str(n)
 
