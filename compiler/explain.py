@@ -145,7 +145,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "KeyedMin": "min per scope key and dict key, then array_sort(collect_list(struct"
                 "(key, min)))",
                 "ValueSet": "array_sort(collect_set(element))",
-                "PySet": "array_sort(collect_set(element))",
+                "PySet": "the elements whose last update in the loop's order is an add, sorted",
                 "Bag": "array_sort(collect_list(element))",
                 "Seq": "collect_list(struct(order fields, element)) sorted in the loop's order",
                 "InsertionDict": "its updates collected and sorted in the loop's order, the keys "

@@ -19,7 +19,8 @@ the loop's other code does not read is collected the same way, in the loop's ord
 - a dict: the same sorted array of ``(key, value)`` updates; its keys in the order
   they first appear (``array_distinct``), each one's value folded over its updates
   in order (``d[k] = v`` replaces, ``d[k] = d.get(k, 0) + v`` adds);
-- a set: ``add`` only, its distinct elements ascending, like an unordered one's.
+- a set: its elements whose last update is an ``add`` (not a ``discard``), ascending
+  (a set filled by ``add`` only is collected as an unordered one is).
 
 A global scope aggregates without ``groupBy``: over no rows that is one row
 holding an empty array, a fresh container's value. Every reader of the
@@ -122,14 +123,15 @@ class ContainerPlanMixin:
         scope key in the loop's order (see the module docstring)."""
         (s,) = op.states
         loops = {act.loops[-1] for act in op.actions if act.loops}
-        wanted = {"Seq": ("append",), "InsertionDict": ("set", "add")}.get(cls, ())
+        wanted = {"Seq": ("append",), "InsertionDict": ("set", "add"), "PySet": ("add", "discard")}[cls]
         bad = [act for act in op.actions if act.method not in wanted]
         if len(loops) != 1 or bad:
             what = f"`{bad[0].method}`" if bad else "updates in several loops"
             raise BackendError(
                 f"the container `{user_name(s)}` gets {what} in an ordered loop without being "
                 "read in it; the Spark backend collects such a container only from `append` "
-                "(a list) or `d[k] = v` / `d[k] = d.get(k, 0) + v` (a dict) in one loop",
+                "(a list), `d[k] = v` / `d[k] = d.get(k, 0) + v` (a dict) or `add` / `discard` "
+                "(a set) in one loop",
                 (bad[0] if bad else op.actions[0]).span,
                 hint="read it inside the loop too (then the loop runs in row order in Python), "
                 "or fill it with those updates only",
@@ -138,7 +140,7 @@ class ContainerPlanMixin:
         order = self._order_of_loop(loop)
         site = len(self.source.types) if self.source is not None else 0  # the `_f` after the fields
         r = self.renderer(fk)
-        keyed = cls == "InsertionDict"
+        keyed, is_set = cls == "InsertionDict", cls == "PySet"
         parts, vtypes = [], []
         for i, act in enumerate(op.actions):
             guard = r.guards(act.guards) if act.guards else ""
@@ -147,6 +149,8 @@ class ContainerPlanMixin:
             cols.append(f"F.lit({i}).alias('_f{site}')")
             for arg, name in zip(act.args[: 2 if keyed else 1], ("_k", "_v"), strict=False):
                 cols.append(f"{spark_col(r.expr(arg))}.alias({name!r})")
+            if is_set:
+                cols.append(f"F.lit({int(act.method == 'discard')}).alias('_a')")
             if keyed:
                 vtypes.append(self.ty.of(act.args[1]))
                 cols.append(f"F.lit({int(act.method == 'add')}).alias('_a')")
@@ -161,7 +165,8 @@ class ContainerPlanMixin:
         selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
         self.emit(f"{elems} = {self.union(selects)}  # {user_name(s)}: the updates per row, "
                   "with the loop's order")  # fmt: skip
-        members = [*(f"_f{f}" for f, _ in order), f"_f{site}", "_k", *(("_v", "_a") if keyed else ())]
+        extra = ("_v", "_a") if keyed else ("_a",) if is_set else ()
+        members = [*(f"_f{f}" for f, _ in order), f"_f{site}", "_k", *extra]
         item = f"F.when(F.col('_in'), F.struct({', '.join(repr(m) for m in members)}))"
         ordered = [*order, (site, False)]
         if any(d for _, d in ordered):
@@ -177,7 +182,10 @@ class ContainerPlanMixin:
         self.emit(f"{agg} = {elems}{pre}{grouping}.agg({rows}.alias({sorted_col!r}))"
                   f"  # {user_name(s)}: its updates per scope key, in the loop's order")  # fmt: skip
         u = quote_ident(sorted_col)
-        if not keyed:
+        if is_set:  # the elements whose last update is an add, ascending (PySet.value)
+            last = f"element_at(filter({u}, _e -> _e._k <=> _q), -1)._a = 0"
+            value = f"array_sort(filter(array_distinct(transform({u}, _e -> _e._k)), _q -> {last}))"
+        elif not keyed:
             value = f"transform({u}, _e -> _e._k)"
         else:
             t = "none"

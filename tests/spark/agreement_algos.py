@@ -13,7 +13,7 @@ and the build agree on them.
 
 from typing import Optional
 
-from looplift import RowStream, dataflow, group_by
+from looplift import RowStream, dataflow, group_by, sorted_by
 
 PAIR = "%s/%d"
 
@@ -102,3 +102,25 @@ def distinct_after(rows: RowStream[int, int, int]):
         for _, _t, v in g:
             s.add(v % 4)
         yield k, ",".join([str(x) for x in sorted(s)])
+
+
+@dataflow(columns=("k", "n", "members"))
+def kept_members(rows: RowStream[int, int, int]):
+    """A set filled with ``add`` and ``discard`` in an ordered loop: what the last update of
+    each element left."""
+    for k, g in group_by(0, rows, order_by=1):
+        s = set()
+        for _, t, v in g:
+            s.add(v % 5)
+            s.discard(t % 5)
+        yield k, len(s), ",".join([str(x) for x in sorted(s)])
+
+
+@dataflow(columns=("i", "v"))
+def whole_input(rows: RowStream[int, int]):
+    """A list filled in a loop over the whole input in order (``sorted_by``)."""
+    seen = []
+    for _t, v in sorted_by(rows, 0):
+        seen.append(v)
+    for i, v in enumerate(seen):
+        yield i, v

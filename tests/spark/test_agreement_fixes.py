@@ -2,11 +2,11 @@
 running wrong, on Spark against CPython (``agreement_algos.py``): ``%`` formatting,
 ``str(k)`` of a group key in an ordered loop that yields, and containers filled in an
 ordered loop and read after it (a list's order, a dict's last values and running
-totals, a set's distinct elements).
+totals, a set's distinct elements and what its discards left).
 
 Each table algorithm runs hand-picked rows (ties in the order field, a key that comes
 back, a None-free mix of signs) and a batch of hypothesis inputs in one Spark action
-(:func:`expect_same_batch`); each scalar one batch of values through one job: about 15
+(:func:`expect_same_batch`); each scalar one batch of values through one job: about 17
 Spark jobs in all.
 """
 
@@ -23,7 +23,8 @@ from tests.spark.harness import check_scalar_batch, expect_same_batch, row_types
 
 pytestmark = pytest.mark.spark
 
-TABLES = [A.fmt_rows, A.tags, A.first_last, A.steps, A.latest_and_total, A.distinct_after]
+TABLES = [A.fmt_rows, A.tags, A.first_last, A.steps, A.latest_and_total, A.distinct_after,
+          A.kept_members, A.whole_input]  # fmt: skip
 HAND = {
     2: [(1, 5), (1, 2), (2, 9), (1, 7), (2, 9), (3, -1)],
     3: [(1, 3, 10), (1, 1, 30), (1, 2, 20), (2, 5, 7), (2, 4, 9), (1, 3, 31), (2, 4, -2),
