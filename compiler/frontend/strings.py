@@ -370,16 +370,16 @@ class StringMixin(Context):
                 raise self.error(right, "`*` in the values of `%` formatting is not supported",
                                  "list the values")  # fmt: skip
             values = self.exprs([el.value for el in right.elements], env)
-        elif wanted == 1:
+        elif wanted <= 1:
             values = self.exprs([right], env)  # one value (a tuple value is the backend's error)
         else:
             raise self.error(right, f"this format has {wanted} conversions; give its values as "
-                             "a tuple", f"write `... % ({', '.join('v' for _ in range(wanted))})`"
-                             if wanted else hint)  # fmt: skip
+                             "a tuple", f"write `... % ({', '.join('v' for _ in range(wanted))})`")  # fmt: skip
         if len(values) != wanted:
             few = "not enough arguments for" if len(values) < wanted else "not all arguments converted in"
-            raise self.error(node, f"{few} the format string ({wanted} conversions, {len(values)} "
-                             "values): Python raises TypeError", "give one value per conversion")  # fmt: skip
+            counts = f"{wanted} conversion{'s' * (wanted != 1)}, {len(values)} value{'s' * (len(values) != 1)}"
+            raise self.error(node, f"{few} the format string ({counts}): Python raises TypeError",
+                             "give one value per conversion")  # fmt: skip
         it = iter(values)
         parts: list[Expr] = []
         literal = ""
