@@ -145,7 +145,7 @@ def main(argv: list[str] | None = None) -> int:
         except CompilerError as e:
             _report(e.diagnostics)
             return 1
-        except (OSError, ValueError, subprocess.CalledProcessError) as e:
+        except (OSError, subprocess.CalledProcessError) as e:  # reading the module, drawing
             print(f"uda-compile: {e}", file=sys.stderr)
             return 1
     if args.check:
