@@ -10,7 +10,7 @@ Over every sample, every corpus program (valid, invalid and reach), the programs
   generated afresh through the pipeline, calls no Python: no registered Python
   function, no Arrow or ordered reducer, no grouped map.
 
-Everything runs in this process through the cli's ``main`` (no Spark), in about 20 s.
+Everything runs in this process through the cli's ``main`` (no Spark), in about 30 s.
 """
 
 from __future__ import annotations
