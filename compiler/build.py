@@ -39,7 +39,6 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
-from .backend.sql import BackendError
 from .errors import CompilerError, Diagnostic
 from .ir.nodes import Span
 
@@ -81,8 +80,10 @@ def build_package(
     """The build of module file ``path`` whose ``@dataflow`` objects are ``dataflows``.
 
     ``graph_dot`` is the module's dataflow graph; ``draw(dot, "svg")`` renders it
-    (``None``: no ``graph.svg``). Raises :class:`CompilerError` with one diagnostic per
-    algorithm the Spark backend cannot run.
+    (``None``: no ``graph.svg``). Raises :class:`CompilerError` with the diagnostics of
+    every algorithm the Spark backend cannot run. Nothing is written (:func:`write_build`
+    does that): ``uda-compile --check`` runs this too, so it fails exactly when a build
+    does. Each algorithm's plan is its compiled result's, made once (``Compiled.backend``).
     """
     import looplift
 
@@ -99,29 +100,35 @@ def build_package(
         if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef))
     }
     algorithms, backends, diags = [], {}, []
+    files: dict[str, bytes] = {"source.py": source}
+    entries = []
     for df in sorted(dataflows, key=lambda d: d.name):
         try:
             backends[df.name] = df.backend()
-            algorithms.append(df.algorithm())
+            alg = df.algorithm()
+            entry = rewrite_refs(alg.to_json(), relocate)
+            if alg.kind != "scalar":
+                module = f"plan_{alg.name}"
+                entry["plan_module"] = f"{name}.{module}"
+                plan = relocate_source(backends[alg.name].source, relocate)
+                files[f"{module}.py"] = tidy_python(plan).encode()
         except CompilerError as e:
             diags.extend(e.diagnostics)
-        except BackendError as e:  # what the Spark backend cannot run
+            continue
+        except Exception as e:  # a compiler bug: a diagnostic at the def, not a traceback
+            if os.environ.get("LOOPLIFT_DEBUG") == "1":
+                raise
             line, col = defs.get(df.name, (df.fn.__code__.co_firstlineno, 1))
-            msg = f"`{df.name}` cannot be built for Spark: {e}"
-            diags.append(Diagnostic(Span(path, line, col), msg))
+            msg = (f"internal error, please report: building `{df.name}` failed with "
+                   f"{type(e).__name__}: {e}")  # fmt: skip
+            hint = "rerun with LOOPLIFT_DEBUG=1 for the traceback, and report it with this algorithm"
+            diags.append(Diagnostic(Span(path, line, col), msg, hint))
+            continue
+        algorithms.append(alg)
+        entries.append(entry)
     if diags:
         raise CompilerError(diags)
 
-    files: dict[str, bytes] = {"source.py": source}
-    entries = []
-    for alg in algorithms:
-        entry = rewrite_refs(alg.to_json(), relocate)
-        if alg.kind != "scalar":
-            module = f"plan_{alg.name}"
-            entry["plan_module"] = f"{name}.{module}"
-            plan = relocate_source(backends[alg.name].source, relocate)
-            files[f"{module}.py"] = tidy_python(plan).encode()
-        entries.append(entry)
     manifest = {
         "format": FORMAT,
         "looplift_version": looplift.__version__,
@@ -199,7 +206,9 @@ def _signature(alg: Any) -> str:
 
 def init_source(name: str, algorithms: list[Any], vendored: bool) -> str:
     """The package's ``__init__.py``."""
-    listing = "\n".join(f"- {a.kind} {_signature(a)}" for a in algorithms)
+    from .backend.module import doc_text
+
+    listing = "\n".join(f"- {a.kind} {doc_text(_signature(a))}" for a in algorithms)
     table = next((a.name for a in algorithms if a.kind == "table"), None)
     example = ""
     if table is not None:

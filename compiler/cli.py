@@ -121,22 +121,33 @@ def main(argv: list[str] | None = None) -> int:
                     f"# {name} after {args.dump_after}\n{text}\n"
                 ),
             )
-            diags.extend(_host_result_diagnostics(compiled[algo.name]))
+            algo._compiled = compiled[algo.name]  # its plan, made once, is the build's
         except CompilerError as e:
             diags.extend(e.diagnostics)
         except Exception as e:  # last resort: a compiler bug (the fuzzer counts these)
             if os.environ.get("LOOPLIFT_DEBUG") == "1":
                 raise
             diags.append(_internal_error(algo, e))
+    builds = args.check or args.explain or args.output or not (args.graph or args.dump_after)
     if diags:
-        seen, unique = set(), []
-        for d in sorted(diags, key=lambda d: (d.span.path, d.span.line, d.span.col)):
-            key = (d.span.path, d.span.line, d.span.col, d.message)
-            if key not in seen:
-                seen.add(key)
-                unique.append(d)
-        print(render(unique), file=sys.stderr)
+        for c in compiled.values() if builds else ():  # their backend's problems too, at once
+            try:
+                _ = c.backend
+            except CompilerError as e:
+                diags.extend(e.diagnostics)
+        _report(diags)
         return 1
+    build = None
+    if builds:
+        # the build up to writing its files: --check and --explain fail exactly when it does
+        try:
+            build = _prepare(args.file, algos, list(compiled.values()), bool(args.output))
+        except CompilerError as e:
+            _report(e.diagnostics)
+            return 1
+        except (OSError, subprocess.CalledProcessError) as e:  # reading the module, drawing
+            print(f"uda-compile: {e}", file=sys.stderr)
+            return 1
     if args.check:
         print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
         return 0
@@ -145,27 +156,24 @@ def main(argv: list[str] | None = None) -> int:
     if args.graph:
         _write_graph(args.graph, list(compiled.values()))
     if args.output:
-        return _build(args.file, args.output, algos, list(compiled.values()))
+        assert build is not None
+        return _write(args.file, args.output, build)
     if not (args.explain or args.graph or args.dump_after):
         print(f"{args.file}: {len(compiled)} algorithm{'s' if len(compiled) != 1 else ''} OK")
     return 0
 
 
-def _host_result_diagnostics(compiled: Any) -> list[Any]:
-    """Host functions whose result type nothing says (no annotation, or a bare ``tuple`` /
-    ``list`` / ``dict``, and a source that does not say it): a build and SQL registration
-    would refuse them, so ``--check`` reports them too, at each call."""
-    from .backend.errors import BackendError
-    from .backend.types import infer_types
+def _report(diags: list[Any]) -> None:
+    """Print diagnostics sorted by place, each once."""
+    from .errors import render
 
-    prog = compiled.program
-    try:
-        infer_types(prog.analysis, prog.refs, strict=True)
-    except BackendError as e:
-        return list(e.diagnostics)
-    except Exception:  # noqa: BLE001 - the build reports what typing cannot do
-        return []
-    return []
+    seen, unique = set(), []
+    for d in sorted(diags, key=lambda d: (d.span.path, d.span.line, d.span.col)):
+        key = (d.span.path, d.span.line, d.span.col, d.message)
+        if key not in seen:
+            seen.add(key)
+            unique.append(d)
+    print(render(unique), file=sys.stderr)
 
 
 def _internal_error(algo: Any, e: Exception) -> Any:
@@ -218,24 +226,28 @@ def _import_failure(path: str, e: Exception) -> Any:
     return Diagnostic(Span(path, line, col), message, hint)
 
 
-def _build(path: str, out: str, algos: list[Any], compiled: list[Any]) -> int:
-    """``-o OUT``: write the build package and its zip (see :mod:`looplift.compiler.build`)."""
-    from .build import build_package, write_build
-    from .errors import CompilerError, render
+def _prepare(path: str, algos: list[Any], compiled: list[Any], draw: bool) -> Any:
+    """The build package of the module in memory (see :mod:`looplift.compiler.build`):
+    every algorithm's plan or SQL function, manifest, functions.sql; ``draw``: with
+    ``graph.svg`` when Graphviz is installed. Raises :class:`CompilerError`."""
+    from .build import build_package
 
-    draw = _draw if shutil.which("dot") else None
+    return build_package(path, algos, graph_dot(compiled), _draw if draw and shutil.which("dot")
+                         else None)  # fmt: skip
+
+
+def _write(path: str, out: str, build: Any) -> int:
+    """``-o OUT``: write the build package and its zip."""
+    from .build import write_build
+
     try:
-        build = build_package(path, algos, graph_dot(compiled), draw)
         written = write_build(out, build)
-    except CompilerError as e:
-        print(render(e.diagnostics), file=sys.stderr)
-        return 1
-    except (OSError, ValueError, subprocess.CalledProcessError) as e:
+    except (OSError, ValueError) as e:
         print(f"uda-compile: {e}", file=sys.stderr)
         return 1
     for note in build.notes:
         print(f"uda-compile: note: {note}", file=sys.stderr)
-    if draw is None:
+    if "graph.svg" not in build.files:
         print(
             "uda-compile: note: no graph.svg (Graphviz's `dot` is not installed)", file=sys.stderr
         )

@@ -3,11 +3,17 @@
 Per algorithm: its kind, inputs, scopes, and each operator with its scope
 key, what runs natively (map phase, native sums, scalar expressions) and
 what needs Python (action reducers, ordered loops, host functions), and why.
+
+The strategies come from the graph (decided once, when it was built), and the
+``runs:`` line also from what the backend made (``made``: every Python function
+its SQL calls and every operator it reduces in Python), so it never says
+"native" of a plan that calls Python. An algorithm the backend cannot build
+(``failure``) says so instead.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from .dataflow.exprs import render, render_guards, render_name
 from .ir.nodes import CARRY, Host
@@ -20,9 +26,12 @@ if TYPE_CHECKING:
 __all__ = ["explain"]
 
 
-def explain(prog: Program, g: DataflowGraph) -> str:
-    """The explanation of one compiled algorithm (its analysed program and its graph)."""
+def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = None) -> str:
+    """The explanation of one compiled algorithm (its analysed program and its graph; ``made``:
+    the backend's plan module or SQL function; ``failure``: the backend's error instead)."""
     a = prog.analysis
+    python_states = set(getattr(made, "python_states", ()))
+    fold_reasons = dict(getattr(made, "fold_reasons", ()))
     fn = prog.fn
     classes = prog.kinds.classes
     out: list[str] = []
@@ -51,6 +60,7 @@ def explain(prog: Program, g: DataflowGraph) -> str:
 
     ops = [n for n in g.nodes() if n.kind == "state"]
     hosted: set[str] = set()  # host calls inside a state's map part
+    hosted_refs: set[str] = set()  # the functions they call
     if ops:
         out.append("  operators:")
     for n in ops:
@@ -63,7 +73,15 @@ def explain(prog: Program, g: DataflowGraph) -> str:
             info = classes[cref]
             if op.kind == "container":
                 what = {"KeyedSums": "dict of sums", "KeyedMax": "dict of maxima",
-                        "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list"}  # fmt: skip
+                        "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list",
+                        "Seq": "list", "InsertionDict": "dict", "PySet": "set"}  # fmt: skip
+                if info.name in ("Seq", "InsertionDict"):  # filled in an ordered loop
+                    out.append(
+                        f"      state {_user(s)}: local {what[info.name]} filled in loop order "
+                        f"({info.name}); actions {', '.join(sorted({a.method for a in op.actions}))}"
+                        "; value() is an array in the loop's order"
+                    )
+                    continue
                 out.append(
                     f"      state {_user(s)}: local {what.get(info.name, info.name)} "
                     f"({info.name}, reversible); actions add; value() is a sorted array"
@@ -103,6 +121,8 @@ def explain(prog: Program, g: DataflowGraph) -> str:
         for b in hosts:
             value = a.bound[b].value
             fn_name = value.fn.ref.rsplit(":", 1)[-1] if isinstance(value.fn, Host) else b
+            if isinstance(value.fn, Host):
+                hosted_refs.add(value.fn.ref)
             hosted.add(fn_name if is_temp(b) else _user(b))
             label = render(value, a) if is_temp(b) else f"{_user(b)} = {render(value, a)}"
             out.append(f"        host call (Python, vectorized Arrow): {label}")
@@ -125,10 +145,14 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "KeyedMin": "min per scope key and dict key, then array_sort(collect_list(struct"
                 "(key, min)))",
                 "ValueSet": "array_sort(collect_set(element))",
+                "PySet": "the elements whose last update in the loop's order is an add, sorted",
                 "Bag": "array_sort(collect_list(element))",
+                "Seq": "collect_list(struct(order fields, element)) sorted in the loop's order",
+                "InsertionDict": "its updates collected and sorted in the loop's order, the keys "
+                "by first update, each value folded over its updates in order",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
             out.append(f"      reduce part (native): per scope key, {how}; no Python at run time")
-        elif op.kind == "ordered" and n.op.python is None:
+        elif op.kind == "ordered" and n.op.python is None and op.name not in python_states:
             loop = op.name.removeprefix("ordered.")
             yields = any(loop in y.site.loops for y in prog.kinds.yields)
             after = {r.result for r in op.reads
@@ -156,9 +180,10 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                     "inline() explodes them; no Python at run time"
                 )
         elif op.kind == "ordered":
+            why = n.op.python or fold_reasons.get(op.name, "the backend could not make one")
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "
-                f"the loop body in order; not a native fold because {n.op.python}"
+                f"the loop body in order; not a native fold because {why}"
             )
         elif op.arg_best:
             out.append(
@@ -205,12 +230,43 @@ def explain(prog: Program, g: DataflowGraph) -> str:
         out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
     reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n)}
     reasons |= {f"host call {b}" for b in hosted}
+    reasons |= _made_reasons(g, made, hosted_refs)
+    if failure is not None:
+        why = "; ".join(d.message for d in failure.diagnostics)
+        out.append(f"  runs: cannot be built for Spark ({why})")
+        return "\n".join(out)
     out.append(
         "  runs: fully native (no Python at run time)"
         if not reasons
         else "  runs: native except " + ", ".join(sorted(reasons))
     )
     return "\n".join(out)
+
+
+def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str]) -> set[str]:
+    """The Python the backend's artifact runs that the graph's nodes do not already say:
+    Python functions in its SQL (a ``str`` or ``round`` of a float, a string method, a
+    host function inside an operator) and state operators reduced in Python."""
+    if made is None:
+        return set()
+    out: set[str] = set()
+    graph_hosts = {_host_ref(n) for n in g.nodes() if n.kind == "host"}
+    for c in made.pycalls:
+        if c.kind != "host":
+            out.add(f"the Python function {c.ref}")
+        elif c.ref not in graph_hosts | hosted_refs:
+            out.add(f"host call {c.ref.rsplit(':', 1)[-1]}")
+    for name in getattr(made, "python_states", ()):
+        nid = f"state:{name}"
+        node = g.node(nid) if nid in g.g else None
+        if node is None or node.native:
+            out.add(f"the {node.op.operator.kind if node else 'Python'} reducer {name}")
+    return out
+
+
+def _host_ref(n) -> str | None:  # noqa: ANN001
+    v = n.op.binding.value
+    return v.fn.ref if hasattr(v, "fn") and isinstance(v.fn, Host) else None
 
 
 def _py_reasons(n) -> list[str]:

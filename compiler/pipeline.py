@@ -65,8 +65,30 @@ class Compiled:
         """What incremental maintenance needs (scope key, replay mode), from the program."""
         return incremental_shape(self.program)
 
+    @functools.cached_property
+    def _made(self) -> tuple[Any, CompilerError | None]:
+        from .backend import backend_for
+
+        try:
+            return backend_for(self), None
+        except CompilerError as e:
+            return None, e
+
+    @property
+    def backend(self) -> Any:
+        """The Spark backend's artifact, made once: the plan module (tables, aggregates) or
+        the SQL function (scalars). Raises :class:`CompilerError` (placed in the source)
+        when it cannot be built; the build, ``--check`` and ``--explain`` all read this."""
+        made, error = self._made
+        if error is not None:
+            raise error
+        return made
+
     def explain(self) -> str:
-        return explain(self.program, self.graph)
+        """What the algorithm compiles to, read from the graph's recorded strategies and
+        from what the backend made of them (the Python it calls at run time)."""
+        made, error = self._made
+        return explain(self.program, self.graph, made, failure=error)
 
 
 def frontend(obj: Any, *, partial: bool = False) -> tuple[Function, dict[str, Any], list]:

@@ -86,9 +86,7 @@ class Dataflow:
     def backend(self) -> Any:
         """The generated Spark plan module (tables, aggregates) or SQL function (scalars)."""
         if self._backend is None:
-            from .compiler.backend import backend_for
-
-            self._backend = backend_for(self.compile())
+            self._backend = self.compile().backend  # made once, with the compiled result
         return self._backend
 
     def plan_module(self) -> Any:
@@ -152,7 +150,7 @@ class Dataflow:
                     ref=ref,
                     params=params,
                     output=tuple(zip(gen.columns, gen.output_types, strict=True)),
-                    refs=tuple(self.plan_module().REFS),
+                    refs=gen.refs,
                     agg=agg,
                     agg_error=agg_error,
                     shape=compiled.shape.to_json(),

@@ -132,6 +132,12 @@ def float_ok(x: Any) -> bool:
     return not isinstance(x, str) or _parses(float, x)
 
 
+def percent(x: Any, conv: str) -> str:
+    """One conversion of a constant ``%`` format (``"%d" % x``): ``conv`` is ``d``, ``s``,
+    ``f`` or ``.<digits>f``."""
+    return ("%" + conv) % (x,)
+
+
 IMPLS: dict[str, Callable[..., Any]] = {
     **{f"str.{name}": _method(name) for name in STR_METHODS},
     "re.match": _re_match,
@@ -148,6 +154,7 @@ IMPLS: dict[str, Callable[..., Any]] = {
     "int_ok": int_ok,
     "float_ok": float_ok,
     "format": format,
+    "pct": percent,
     "repr": repr,
     "int": int,
     "float": float,

@@ -104,6 +104,9 @@ def agg_expression(prog: Program) -> AggExpression:
 
     r = SqlRenderer(a, ty, resolve, prog.refs, {})
     for op in ops:
+        if not op.actions:  # (dead code after a `return`): the plan reads a fresh state
+            raise BackendError(f"state `{op.states[0]}` gets no action; call `{fn.name}` on a "
+                               "DataFrame")  # fmt: skip
         if op.kind == "additive":
             _additive(fn.name, op, classes, r, ty, reads)
         elif seqs[op.name] is not None:

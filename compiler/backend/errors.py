@@ -8,6 +8,9 @@ from ..ir.nodes import UNKNOWN, Span
 __all__ = ["BackendError", "PREFIX"]
 
 PREFIX = "cannot be built for Spark: "
+#: the way out of a backend limit that names none of its own
+HINT = ("write it another way (README, \"The language\", lists what compiles), or move it into "
+        "a module-level function: a host function runs as Python")  # fmt: skip
 
 
 class BackendError(CompilerError):
@@ -30,12 +33,20 @@ class BackendError(CompilerError):
     def message(self) -> str:
         return "; ".join(d.message for d in self.diagnostics)
 
+    def placed(self, span: Span) -> BackendError:
+        """The same limits, the unplaced ones placed at ``span`` (the construct being
+        rendered); itself when every one has a place or ``span`` has none."""
+        if not span.line or all(d.span.line for d in self.diagnostics):
+            return self
+        return BackendError([d if d.span.line else Diagnostic(span, d.message, d.hint)
+                             for d in self.diagnostics])  # fmt: skip
+
     def of_algorithm(self, name: str, span: Span) -> BackendError:
         """The same limits, said of algorithm ``name``, placed at ``span`` when unplaced."""
         out = []
         for d in self.diagnostics:
             msg = d.message if PREFIX in d.message else f"`{name}` {PREFIX}{d.message}"
-            out.append(Diagnostic(d.span if d.span.line else span, msg, d.hint))
+            out.append(Diagnostic(d.span if d.span.line else span, msg, d.hint or HINT))
         return BackendError(out)
 
     def __str__(self) -> str:

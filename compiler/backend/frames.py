@@ -137,6 +137,10 @@ class FramesMixin:
         free = set(op.free)
         for st in op.states:
             free |= {x.name for x in self.a.states[st].args if isinstance(x, Var)}
+        if op.ordered:  # its fold (or Python loop) takes every free value of the loop body,
+            from .fold import fold_free  # those only its yields use too
+
+            free |= set(fold_free(self.a, op, self.scalar_params))
         for n in free:
             if self._constant(n):
                 continue

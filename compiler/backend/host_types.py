@@ -284,14 +284,20 @@ def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnos
             "str, bool, datetime.date, datetime.datetime, Optional[...], or tuples, lists and "
             "dicts of these)",
         )
+    types = ("int, float, str, bool, datetime.date, datetime.datetime, Optional[...], "
+             "tuple[...], list[...] or dict[str, ...] of these")
+    hint = f"annotate its result, e.g. `def {name}({params}) -> int:` ({types})"
+    if _library(fn):  # not the user's to annotate
+        call = f"{getattr(fn, '__module__', None) or '?'}.{name}"
+        hint = (f"`{call}` is library code: call it from a function of your module whose "
+                "return annotation says the type of what the algorithm uses, e.g. `def "
+                f"{name.rpartition('.')[2]}_value(x) -> int: return len({call}(x))` ({types})")  # fmt: skip
     return Diagnostic(
         span,
         f"host function `{name}`{where} has no return annotation and its result type cannot "
         "be read from its `return` statements; the Spark column of its result needs a type "
         "before any row is seen" + tail,
-        f"annotate its result, e.g. `def {name}({params}) -> int:` (int, float, str, bool, "
-        "datetime.date, datetime.datetime, Optional[...], tuple[...], list[...] or "
-        "dict[str, ...] of these)",
+        hint,
     )
 
 
@@ -347,6 +353,22 @@ def _item_type(reader: _Reader, x: ast.expr, kind: str) -> Type | None:
     else:
         got = reader.expr(x)
     return got[0] if got is not None else None
+
+
+def _library(fn: Any) -> bool:
+    """Is ``fn`` the standard library's or an installed package's (not the user's code)?"""
+    import sys
+    import sysconfig
+
+    top = (getattr(fn, "__module__", None) or "").partition(".")[0]
+    if top in sys.stdlib_module_names:
+        return True
+    try:
+        path = inspect.getsourcefile(fn) or ""
+    except TypeError:
+        return True  # a builtin
+    paths = sysconfig.get_paths()
+    return any(path.startswith(paths[k]) for k in ("stdlib", "purelib", "platlib") if k in paths)
 
 
 def _function_def(fn: Any) -> ast.FunctionDef | None:

@@ -19,7 +19,18 @@ from .shells import render
 if TYPE_CHECKING:
     from .plan import Planner
 
-__all__ = ["ModuleMixin"]
+__all__ = ["ModuleMixin", "doc_text"]
+
+
+def doc_text(name: str) -> str:
+    r"""A user's name (a column's) as text inside a generated docstring: backslashes,
+    quotes and unprintable characters escaped, so that any string stays inside it.
+
+    >>> print(doc_text('say "hi"\x00'))
+    say \"hi\"\x00
+    """
+    return "".join("\\" + c if c in '\\"' else c if c.isprintable() else repr(c)[1:-1]
+                   for c in name)  # fmt: skip
 
 
 class ModuleMixin:
@@ -44,16 +55,20 @@ class ModuleMixin:
                 self.imports[site.method] = f"{alias} = ll.import_ref({site.method!r})"
         return self.host_alias
 
+    def module_refs(self: Planner) -> tuple[str, ...]:
+        """The module's ``REFS``: the user's code (and state classes) it imports."""
+        return tuple(sorted({*self.refs, self.fn.ref}))
+
     def render_module(self: Planner) -> str:
         params = list(self.fn.params)
-        refs = sorted({*self.refs, self.fn.ref})
+        refs = list(self.module_refs())
         ctx = {
             "name": json.dumps(self.fn.name),
             "ref": self.fn.ref,
             "kind": json.dumps(self.prog.kind),
             "columns": json.dumps(list(self.columns_out)),
             "columns_text": "\n".join(
-                textwrap.wrap("Columns: " + ", ".join(self.columns_out) + ".", 100)
+                textwrap.wrap("Columns: " + ", ".join(map(doc_text, self.columns_out)) + ".", 100)
             ),
             "kind_text": self.prog.kind,
             "name_text": self.fn.name,

@@ -9,6 +9,7 @@ yields an ``OrderedRows`` grouped map.
 
 from __future__ import annotations
 
+import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -118,6 +119,7 @@ class OrderedMixin:
             )
         )
         self.python_ops.append(f"ordered loop at line {lp.span.line}")
+        self.python_states.append(op.name)
         info = OrderedFunction(fn_name, tuple(free), readers, nfields)
         self.ordered_fns[op.name] = info
         return info
@@ -204,12 +206,20 @@ class OrderedMixin:
         """The ordered loop as one native fold, or None (then it runs in Python; the reason is
         kept for ``--explain``)."""
         key = (op.name, tuple(out_types) if out_types is not None else None)
+        nid = f"state:{op.name}"  # the graph records the strategy decided for the loop
+        recorded = self.graph.node(nid).op if nid in self.graph.g else None
+        if key not in self.folds and getattr(recorded, "python", None) is not None:
+            self.fold_reasons[op.name] = recorded.python  # decided once: Python per scope key
+            self.folds[key] = None
         if key not in self.folds:
             free = fold_free(self.a, op, self.scalar_params)
             try:
                 consts = {n: self.renderer(GLOBAL).expr(Var(n)) for n in free if self._constant(n)}
-                self.folds[key] = fold_of(self.a, self.ty, self.refs, self.classes, op, free,
-                                          out_types=out_types, consts=consts)  # fmt: skip
+                fold = fold_of(self.a, self.ty, self.refs, self.classes, op, free,
+                               out_types=out_types, consts=consts)  # fmt: skip
+                if fold.window is not None and not getattr(recorded, "window", True):
+                    fold = dataclasses.replace(fold, window=None)  # recorded: rows of the fold
+                self.folds[key] = fold
             except NotFoldable as e:
                 self.fold_reasons[op.name] = e.reason
                 self.folds[key] = None

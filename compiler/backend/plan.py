@@ -73,6 +73,9 @@ class PlanModule:
     pycalls: tuple[PyCall, ...]
     python_ops: tuple[str, ...]  # operators that run Python (for explain)
     output_types: tuple[str, ...] = ()  # Spark DDL type per output column
+    refs: tuple[str, ...] = ()  # the module's REFS: what it imports of the user's code
+    python_states: tuple[str, ...] = ()  # state operators (names) reduced in Python
+    fold_reasons: tuple[tuple[str, str], ...] = ()  # (ordered operator, why not a fold)
 
 
 def generate_plan(compiled: Compiled) -> PlanModule:
@@ -133,6 +136,7 @@ class Planner(
         self.read_home: dict[str, FrameKey] = {}  # read binder -> frame holding it
         self.pycalls: dict[str, PyCall] = {}
         self.python_ops: list[str] = []
+        self.python_states: list[str] = []  # operators whose reduce part runs Python
         self.ordered_fns: dict[str, OrderedFunction] = {}
         self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
@@ -156,9 +160,11 @@ class Planner(
         for node in self.graph.nodes():
             self.live = node.id in live and bool(self.graph.g.out_degree(node.id))
             self.visit(node.op)
-        return PlanModule(self.fn.name, self.prog.kind, self.render_module(), self.columns_out,
+        source = self.render_module()
+        return PlanModule(self.fn.name, self.prog.kind, source, self.columns_out,
                           tuple(self.pycalls.values()), tuple(self.python_ops),
-                          self.output_types)  # fmt: skip
+                          self.output_types, self.module_refs(), tuple(self.python_states),
+                          tuple(sorted(self.fold_reasons.items())))  # fmt: skip
 
     def visit(self, op: Op) -> None:
         method = getattr(self, f"visit_{type(op).__name__}", None)
@@ -173,6 +179,7 @@ class Planner(
                 f"`{self.fn.name}` takes {len(streams)} RowStreams; the Spark backend runs "
                 "algorithms over one input relation",
                 self.fn.span,
+                hint="join or union the inputs into one DataFrame and take one RowStream",
             )
         self.source = streams[0]
         names = [self.field_col(i) for i in range(len(op.types))]

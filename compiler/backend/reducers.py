@@ -274,6 +274,7 @@ class ReducersMixin:
             else:
                 self.reducers.append(line)
             self.python_ops.append(f"{user_name(s)} ({cls.__name__} reducer)")
+            self.python_states.append(op.name)
             src = self.frames[fk].var
             if self._can_reduce_partitions(op, cls, amap.packed, keys, readers, fk_inputs):
                 return self._reduce_partitions(udf, src, cols, keys, readers)

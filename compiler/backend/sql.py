@@ -148,7 +148,10 @@ class SqlRenderer:
         if isinstance(e, Apply):
             f = e.fn
             if isinstance(f, Prim):
-                return self._prim(f.op, e.args)
+                try:
+                    return self._prim(f.op, e.args)
+                except BackendError as err:  # a limit of this operator: said at its source
+                    raise err.placed(e.span) from None
             if isinstance(f, Builtin) and f.name == "if":
                 short = self._and_or(e)
                 if short is not None:
@@ -311,7 +314,9 @@ class SqlRenderer:
 
     def _op_mod(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if "str" in ts:
-            raise BackendError("`%` string formatting is not supported; use str() and +")
+            raise BackendError("`%` formatting with a format that is not a constant str is not "
+                               "supported", hint='write the format as a literal ("n=%d" % n) '
+                               'or use an f-string')  # fmt: skip
         # Python's remainder has the sign of the divisor
         a0, b0 = (x[0], x[1]) if all(t in ("int", "bool") for t in ts) else (
             f"CAST({x[0]} AS DOUBLE)", f"CAST({x[1]} AS DOUBLE)")  # fmt: skip

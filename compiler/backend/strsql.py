@@ -172,6 +172,8 @@ def render_string(
     if op == "format":
         native = _format(r, args, ts, x)
         return native if native is not None else _python(r, op, args, t)
+    if op == "pct":
+        return _percent(r, args, ts, x)
     if op == "repr" and ts[0] == "int" and not r.ty.may_be_null(args[0]):
         return f"CAST({x[0]} AS STRING)"
     return _python(r, op, args, t)  # re.*, repr, ascii
@@ -447,6 +449,26 @@ def _format(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str])
             f"(CASE WHEN char_length({x[0]}) >= {w} THEN {x[0]} ELSE {fn}({x[0]}, {w}, {fill}) END)"
         )
     return None
+
+
+def _percent(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+    """One conversion of a constant ``%`` format, as what Python's ``%`` is for the value's
+    type: ``%d`` is ``str(int(x))`` (a float truncated, a bool 1 or 0), ``%s`` is ``str(x)``,
+    ``%f`` / ``%.Nf`` is ``format(x, ".Nf")``; each rendered as those are."""
+    conv, t = _lit(args[1]), ts[0]
+    if isinstance(t, tuple):
+        raise BackendError(f"`%` formatting of a {t[0]} value is not supported (a tuple on the "
+                           "right of `%` is its list of values)", hint="format each item")  # fmt: skip
+    if conv == "s":
+        return r._op_str((args[0],), [t], [x[0]])
+    if t not in ("int", "float", "bool", "none"):
+        raise BackendError(f"`%{conv}` formats a number, and this value is {t} (Python raises "
+                           "TypeError)", hint=f"use `%s`, or convert it first: `'%{conv}' % "
+                           f"{'int' if conv == 'd' else 'float'}(s)`")  # fmt: skip
+    if conv == "d":
+        whole = r._op_int((args[0],), [t], [x[0]])
+        return r._op_str((args[0],), ["int"], [whole])  # int() raised on None already
+    return r._prim("format", (args[0], Lit(".6f" if conv == "f" else conv)))
 
 
 def truthy(sql: str, t: Any) -> str | None:

@@ -21,7 +21,8 @@ __all__ = ["STRING_OPS", "string_prim_type"]
 STRING_OPS = frozenset(
     {f"str.{m}" for m in STR_METHODS}
     | {"re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.split"}
-    | {"match.group", "slice", "getitem", "format", "repr", "ascii", "contains", "not_contains"}
+    | {"match.group", "slice", "getitem", "format", "pct", "repr", "ascii", "contains",
+       "not_contains"}
 )
 
 
@@ -42,7 +43,7 @@ def string_prim_type(
         return "str", False
     if op in ("re.findall", "re.split"):
         return ("list", "str"), False
-    if op in ("format", "repr", "ascii"):
+    if op in ("format", "pct", "repr", "ascii"):
         return "str", False
     if op in ("contains", "not_contains"):
         return "bool", False

@@ -332,7 +332,7 @@ def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> 
             stack.append(x.body)
             continue
         if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args):
-            out.add(x.fn.op)
+            out.add("format" if x.fn.op == "pct" else x.fn.op)  # "%.2f" % x is a format()
         stack.extend(children(x))
     return out
 

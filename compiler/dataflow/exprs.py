@@ -202,6 +202,8 @@ def _string_prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tu
         return f"{render(args[0], a, depth, ATOM)}[{inner}]", ATOM
     if op == "getitem":
         return f"{render(args[0], a, depth, ATOM)}[{r[1]}]", ATOM
+    if op == "pct" and isinstance(args[1], Lit):
+        return f"({'%' + str(args[1].value)!r} % {render(args[0], a, depth, ATOM)})", ATOM
     if op.startswith("re."):
         flags = args[-1]
         shown = r[:-1] if isinstance(flags, Lit) and flags.value == 0 else r

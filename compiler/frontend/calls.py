@@ -13,7 +13,7 @@ from typing import Any
 import libcst as cst
 
 from ..ir.nodes import Apply, CallDataflow, Expr, Host, Lit, Prim, StateCall
-from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_FUNCS
+from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_ARITY, MATH_FUNCS
 from .base import Context
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
@@ -84,7 +84,14 @@ class CallMixin(StringMixin, Context):
                         f"`math.{meth}` is not supported",
                         "use math.sqrt, log, exp, floor, ceil, ... or a host function",
                     )
-                return Apply(Prim(f"math.{meth}"), tuple(self.call_args(node, env)), span=sp)
+                args = tuple(self.call_args(node, env))
+                lo, hi = MATH_ARITY.get(meth, (1, 1))
+                if not lo <= len(args) <= hi:
+                    want = f"{lo}" if lo == hi else f"{lo} or {hi}"
+                    raise self.error(node, f"`math.{meth}` takes {want} argument"
+                                     f"{'s' if hi > 1 else ''} here, not {len(args)}",
+                                     f"see help(math.{meth})")  # fmt: skip
+                return Apply(Prim(f"math.{meth}"), args, span=sp)
             if isinstance(obj, types.ModuleType):
                 target = getattr(obj, meth, MISSING)
                 if target is MISSING:

@@ -122,6 +122,9 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
             return self.attribute(node, env)
         if isinstance(node, cst.BinaryOperation):
             op = BINOPS.get(type(node.operator).__name__)
+            fmt = _format_text(node.left, env, self.global_obj) if op == "mod" else None
+            if fmt is not None:  # "n=%d" % x, FORMAT % (a, b)
+                return self.percent_format(node, fmt, env)  # type: ignore[attr-defined]
             operands = self.exprs([node.left, node.right], env)
             if op is None:
                 raise self.reject(node.operator, node)
@@ -408,3 +411,15 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
         if stop is not None:
             raise stop
         return out
+
+
+def _format_text(node: cst.BaseExpression, env: Env, global_obj: Any) -> str | None:
+    """The text of a constant str on the left of ``%``: a literal (not an f-string) or a
+    module-level str constant; None for anything else (then ``%`` is a remainder)."""
+    if isinstance(node, (cst.SimpleString, cst.ConcatenatedString)) and not is_fstring(node):
+        v = ast.literal_eval(code_of(node))
+        return v if isinstance(v, str) else None
+    if isinstance(node, cst.Name) and node.value not in env.names and node.value not in env.loop_locals:
+        v = global_obj(node.value)
+        return v if isinstance(v, str) else None
+    return None

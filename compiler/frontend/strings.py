@@ -341,6 +341,63 @@ class StringMixin(Context):
             out = Apply(Prim("add"), (out, p), span=sp)
         return out
 
+    def percent_format(self, node: cst.BinaryOperation, text: str, env: Env) -> Expr:
+        """``"n=%d" % x``, ``"%s: %.2f" % (a, b)`` with a constant format: its text and one
+        ``pct`` primitive per conversion (``%d`` / ``%i``, ``%s``, ``%f``, ``%.Nf``; ``%%``
+        is a ``%``), added up as an f-string is. The backend lowers each conversion by the
+        value's type to what ``str(int(x))``, ``str(x)`` and ``format(x, ".Nf")`` make of it
+        (a str under ``%d`` or ``%f`` is its diagnostic: Python raises TypeError)."""
+        sp = self.span(node)
+        hint = 'use an f-string, e.g. f"{x:>5}", or str() and +'
+        pieces: list[Expr | str] = []
+        pos = 0
+        for m in _PERCENT.finditer(text):
+            pieces.append(text[pos : m.start()])
+            pos = m.end()
+            if m[0] == "%%":
+                pieces.append("%")
+            elif m[1] is None:
+                spec = m[0] if len(m[0]) < 16 else m[0][:16] + "..."
+                raise self.error(node.left, f"the `%` conversion `{spec}` is not supported "
+                                 "(only %d, %i, %s, %f, %.<digits>f and %%)", hint)  # fmt: skip
+            else:
+                pieces.append(m[1].replace("i", "d"))  # a conversion: filled below
+        pieces.append(text[pos:])
+        wanted = sum(1 for i, p in enumerate(pieces) if i % 2 and p != "%")
+        right = node.right
+        if isinstance(right, cst.Tuple):
+            if any(isinstance(el, cst.StarredElement) for el in right.elements):
+                raise self.error(right, "`*` in the values of `%` formatting is not supported",
+                                 "list the values")  # fmt: skip
+            values = self.exprs([el.value for el in right.elements], env)
+        elif wanted <= 1:
+            values = self.exprs([right], env)  # one value (a tuple value is the backend's error)
+        else:
+            raise self.error(right, f"this format has {wanted} conversions; give its values as "
+                             "a tuple", f"write `... % ({', '.join('v' for _ in range(wanted))})`")  # fmt: skip
+        if len(values) != wanted:
+            few = "not enough arguments for" if len(values) < wanted else "not all arguments converted in"
+            counts = f"{wanted} conversion{'s' * (wanted != 1)}, {len(values)} value{'s' * (len(values) != 1)}"
+            raise self.error(node, f"{few} the format string ({counts}): Python raises TypeError",
+                             "give one value per conversion")  # fmt: skip
+        it = iter(values)
+        parts: list[Expr] = []
+        literal = ""
+        for i, p in enumerate(pieces):
+            if i % 2 == 0 or p == "%":
+                literal += p
+                continue
+            if literal:
+                parts.append(Lit(literal, span=sp))
+                literal = ""
+            parts.append(Apply(Prim("pct"), (next(it), Lit(p)), span=sp))
+        if literal or not parts:
+            parts.append(Lit(literal, span=sp))
+        out = parts[0]
+        for x in parts[1:]:
+            out = Apply(Prim("add"), (out, x), span=sp)
+        return out
+
     def condition(self, node: cst.BaseExpression, env: Env) -> Expr:
         """The test of an ``if``: operands of ``and``/``or`` other than comparisons are
         tested with ``bool()``, so ``if s and s[0] != "#":`` on a str ``s`` is a bool (the
@@ -396,6 +453,10 @@ class StringMixin(Context):
             isinstance(comparator, cst.Name)
             and isinstance(env.names.get(comparator.value), Container)
         )
+
+
+# a `%` conversion the language takes: %d %i %s %f %.<digits>f, or %% (else a diagnostic)
+_PERCENT = re.compile(r"%(?:([disf]|\.\d+f)|%|(?:\([^)]*\))?[^%a-zA-Z]{0,20}[a-zA-Z]?)")
 
 
 def is_fstring(node: cst.CSTNode) -> bool:

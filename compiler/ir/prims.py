@@ -18,7 +18,7 @@ from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
 
-__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
+__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_ARITY", "MATH_FUNCS"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +163,10 @@ MATH_FUNCS = (
 ).split()
 for _m in MATH_FUNCS:
     _add(f"math.{_m}", getattr(math, _m), _m in {"fabs", "isnan", "isinf", "isfinite"})
+#: how many arguments each ``math`` function takes here (fewest, most); the rest take one
+#: (``hypot`` of two values only: the native lowering is Spark's two-argument hypot)
+MATH_ARITY = {"log": (1, 2), "atan2": (2, 2), "hypot": (2, 2), "pow": (2, 2), "copysign": (2, 2),
+              "fmod": (2, 2)}  # fmt: skip
 
 BINOPS = {
     "Add": "add",
@@ -228,6 +232,8 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
     if op == "format":
         spec = lit(1)
         return not (isinstance(spec, str) and _NATIVE_SPEC.fullmatch(spec))
+    if op == "pct":  # "%.2f" % x is format(x, ".2f"); %d and %s are int() and str()
+        return str(lit(1)).endswith("f")
     if op == "slice":
         return lit(3) not in (None, 1) and not (lit(3) == -1 and lit(1) is None and lit(2) is None)
     if not op.startswith("str.") or op[4:] not in STR_METHODS:

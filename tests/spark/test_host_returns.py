@@ -212,11 +212,11 @@ def test_check_refuses_a_bare_annotation_it_cannot_read(tmp_path: Path, capsys: 
     out = capsys.readouterr()
     text = out.out + out.err
     assert rc != 0
-    assert f"{algo}:8:18: error: host function `parts`" in text
+    assert f"{algo}:8:18: error: `reads` cannot be built for Spark: host function `parts`" in text
     assert "annotated `-> tuple`" in text
     assert "`def parts(n) -> tuple[int, <type>]:`" in text
-    assert f"{algo}:8:35: error: host function `seq`" in text
+    assert f"{algo}:8:35: error: `reads` cannot be built for Spark: host function `seq`" in text
     assert "`def seq(n) -> list[<type>]:`" in text  # nothing says the item type
     # an item no column holds as Python has it (float keys): the annotation is named
-    assert f"{algo}:8:48: error: host function `halves`" in text
+    assert f"{algo}:8:48: error: `reads` cannot be built for Spark: host function `halves`" in text
     assert "annotated `-> dict[float, int]`, whose items looplift has no Spark column" in text
