@@ -559,7 +559,11 @@ def prepare_session(spark: Any) -> None:
 
 
 def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
-    """Register the vectorized Python functions a plan's SQL calls by name."""
+    """Register the vectorized Python functions a plan's SQL calls by name.
+
+    Each takes its path first (true where Python calls it) and returns, per row, null off
+    the path, else ``(v, e)``: the value, or the error the SQL raises where it uses it.
+    """
     prepare_session(spark)
     if not pycalls:
         return
@@ -578,9 +582,12 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
                  _at: Any = arrow_type, _name: str = ref) -> Any:  # fmt: skip
             import pyarrow as pa
 
-            cols = [_pylist(a) for a in arrays]
-            out = []
-            for xs in zip(*cols, strict=True):
+            path, *cols = [_pylist(a) for a in arrays]
+            out: list[Any] = []
+            for on, *xs in zip(path, *cols, strict=True):
+                if not on:  # a row where Python does not call the function
+                    out.append(None)
+                    continue
                 try:
                     out.append({"v": _out(_fn(*xs), _t), "e": None})
                 except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used

@@ -81,6 +81,18 @@ SIMPLE: dict[str, tuple[str, str | None]] = {
 _NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\)")
 NAN_COMPARE = frozenset(("lt", "le", "gt", "ge"))  # rendered by SqlRenderer._nan_compare on floats
 
+# SQL text that may be repeated freely: a column or lambda variable, a literal, a field
+_ATOM = re.compile(
+    r"(?:`(?:[^`]|``)*`|[A-Za-z_]\w*)(?:\.(?:`(?:[^`]|``)*`|[A-Za-z_]\w*))*"
+    r"|-?[0-9][0-9.eE+-]*[DLSY]?|'(?:[^'\\]|\\.)*'|CAST\('-?Infinity' AS DOUBLE\)"
+)
+_PYCALL = re.compile(r"\blooplift_(?:prim|host)_\w+\(")
+
+
+def atomic(sql: str) -> bool:
+    """Is ``sql`` a column, a variable or a literal (cheap to repeat, cannot raise)?"""
+    return _ATOM.fullmatch(sql) is not None
+
 
 @dataclass(frozen=True)
 class PyCall:
@@ -104,6 +116,10 @@ class SqlRenderer:
     # conditions of the enclosing if-branches: Python calls (which Spark evaluates on every
     # row, whatever the branch) get their arguments only where the branch is taken
     conds: list[str] = field(default_factory=list)
+    # the operands (IR, SQL) of the primitives being rendered, innermost last: error checks
+    # reference an operand's SQL instead of rendering it again
+    operands: list[tuple[tuple[Expr, ...], list[str], list[str]]] = field(default_factory=list)
+    nbound: int = 0  # lambda variables made by `bind`
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -239,8 +255,47 @@ class SqlRenderer:
             return "TRUE"
         return f"CAST({sql} AS BOOLEAN)"
 
+    def _operand_sql(self, e: Expr, whole: bool = False) -> str:
+        """The SQL of an operand of the primitive being rendered (rendered once): as the
+        primitive's template sees it, or ``whole`` (never a placeholder of :meth:`bind`)."""
+        if self.operands:
+            args, x, full = self.operands[-1]
+            for a, s, f in zip(args, x, full, strict=True):
+                if a is e:
+                    return f if whole else s
+        return self._expr(e)
+
+    def bind(self, x: list[str], build: Callable[[list[str]], str]) -> str:
+        """``build(x)``, with every composite operand that ``build`` uses more than once
+        computed once: bound to a lambda variable (``transform(array(v), __v1 -> ...)[0]``).
+        The operands are evaluated first, in order, as Python evaluates a call's
+        arguments. The lambda's body holds only the variable and atoms, never a Python
+        function (Spark cannot extract one from a lambda); where it would, the operands
+        stay inlined."""
+        marks = {i: f"__operand{i}__" for i, s in enumerate(x) if not atomic(s)}
+        if not marks or any("__operand" in s for s in x):
+            return build(x)
+        body = build([marks.get(i, s) for i, s in enumerate(x)])
+        used = {i: body.count(m) for i, m in marks.items()}
+        if max(used.values()) <= 1 or _PYCALL.search(body):
+            for i, m in marks.items():
+                body = body.replace(m, x[i])
+            return body
+        bound = [i for i in marks if used[i]]
+        self.nbound += 1
+        var = f"__v{self.nbound}"
+        if len(bound) == 1:
+            (i,) = bound
+            value = x[i]
+            body = body.replace(marks[i], var)
+        else:
+            value = "named_struct(" + ", ".join(f"'_{i}', {x[i]}" for i in bound) + ")"
+            for i in bound:
+                body = body.replace(marks[i], f"{var}._{i}")
+        return f"transform(array({value}), {var} -> {body})[0]"
+
     def _raise_if_null(self, args: tuple[Expr, ...], sql: str, what: str) -> str:
-        nullable = [self._expr(x) for x in args if self.ty.may_be_null(x)]
+        nullable = [self._operand_sql(x) for x in args if self.ty.may_be_null(x)]
         if not nullable:
             return sql
         test = " OR ".join(f"{x} IS NULL" for x in nullable)
@@ -255,6 +310,17 @@ class SqlRenderer:
             return self._table(op, args)
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
+
+        def build(xs: list[str]) -> str:
+            self.operands.append((args, xs, x))
+            try:
+                return self._prim_sql(op, args, ts, xs)
+            finally:
+                self.operands.pop()
+
+        return self.bind(x, build)
+
+    def _prim_sql(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if op in DATETIME_OPS:
             sql = datetime_sql(self, op, args, ts, x)
             if op.startswith(("dt.", "td.")) and self.ty.may_be_null(args[0]):
@@ -493,7 +559,9 @@ class SqlRenderer:
     def _nth(self, base: Expr, idx: Expr) -> str:
         assert isinstance(idx, Lit)
         if element_type(self._t(base)) is not None:  # a str, list or match object
-            return render_index(self, base, idx, self._t(base), self._expr(base), self._expr(idx))
+            t = self._t(base)
+            return self.bind([self._expr(base), self._expr(idx)],
+                             lambda x: render_index(self, base, idx, t, x[0], x[1]))  # fmt: skip
         i = idx.value
         target = base
         while isinstance(target, Var) and self.resolve(target.name) is None:
@@ -578,6 +646,7 @@ class SqlRenderer:
 
             t, _ = host_return_type(self.refs.get(ref), [self._t(a) for a in args])
             rtype = spark_type(t)
+        arg_types = ("boolean", *arg_types)  # first: is the call on Python's path
         digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
         base = ref.replace(":", "_").replace(".", "_")
         name = f"looplift_{kind}_{base}_{digest}"
@@ -585,13 +654,17 @@ class SqlRenderer:
         if call is None:
             call = PyCall(name, kind, ref, arg_types, rtype)
             self.pycalls[name] = call
-        inner = ", ".join(self._expr(a) for a in args)
-        if self.conds and not total:
-            taken = " AND ".join(self.conds)
-            inner = ", ".join(f"(CASE WHEN {taken} THEN {self._expr(a)} END)" for a in args)
-        # Spark evaluates Python functions for every row, whichever CASE branch is taken:
-        # the function returns (value, error) and the error is raised only where used
-        call = f"{name}({inner})"
+        # Spark evaluates a Python function, and its arguments, on every row, whatever CASE
+        # branch holds it: the function gets its path (the conditions of the enclosing
+        # branches) and returns None off it, and its arguments are evaluated on the path
+        # only (they may raise). On the path it returns (value, error); the error is
+        # raised where the value is used, so what Python reaches first raises first.
+        path = " AND ".join(self.conds) if self.conds else "TRUE"
+        inner = [self._operand_sql(a, whole=True) for a in args]
+        if self.conds:
+            inner = [v if atomic(v) else f"(CASE WHEN {path} THEN {v} END)" for v in inner]
+        call = f"{name}({', '.join([path, *inner])})"
         if total:  # the function cannot raise on these arguments: its value alone
             return f"{call}.v"
-        return f"(CASE WHEN {call}.e IS NOT NULL THEN raise_error({call}.e) ELSE {call}.v END)"
+        return self.bind([call], lambda r: (
+            f"(CASE WHEN {r[0]}.e IS NOT NULL THEN raise_error({r[0]}.e) ELSE {r[0]}.v END)"))

@@ -1,0 +1,104 @@
+"""Algorithms whose Python calls (host functions, ``re``, str methods without a native
+lowering) and raises sit behind guards (issue 24, items 3 and 4): on Spark, a call runs
+only where Python reaches it, its arguments are evaluated only there, and of several
+errors the one Python reaches first wins. ``subs`` and ``tail`` are the two programs
+whose SQL used to grow exponentially."""
+
+from __future__ import annotations
+
+import re
+from typing import Optional
+
+from looplift import RowStream, dataflow, group_by
+
+
+def shout(s: str) -> str:
+    """A host function that raises on None (AttributeError), as Python would."""
+    return s.upper() + "!"
+
+
+def digits(s: str) -> int:
+    """A host function that raises ValueError on text that is no number."""
+    return int(s)
+
+
+@dataflow
+def clean_name(s: Optional[str]) -> Optional[str]:
+    if s is None:
+        return None
+    t = s.strip()
+    return t.title()
+
+
+@dataflow
+def loud(s: Optional[str]) -> str:
+    if s is None or s == "":
+        return "?"
+    return shout(s.strip())
+
+
+@dataflow
+def first_error(s: str, n: int) -> int:
+    """ZeroDivisionError before the host function's ValueError (Python's order)."""
+    a = 10 // n
+    b = digits(s)
+    return a + b
+
+
+@dataflow
+def key_of(s: Optional[str]) -> Optional[str]:
+    if s is None or s.startswith("#"):
+        return None
+    m = re.match(r"(\w+)=", s)
+    if m is None:
+        return s.swapcase()
+    return m.group(1).title()
+
+
+@dataflow
+def subs(s: str) -> str:
+    s = re.sub("a", "b", s)
+    s = re.sub("a", "b", s)
+    s = re.sub("a", "b", s)
+    s = re.sub("a", "b", s)
+    s = re.sub("a", "b", s)
+    s = re.sub("a", "b", s)
+    return s
+
+
+@dataflow
+def tail(s: str) -> int:
+    return int(s[s.rfind("-") + 1 :])
+
+
+@dataflow(columns=("a", "b"))
+def parse(lines: RowStream[str]):
+    for (line,) in lines:
+        m = re.search(r"(\w+)=(\w+)", line)
+        if m is None:
+            raise ValueError("bad line")
+        yield m.group(1), int(m.group(2))
+
+
+@dataflow(columns=("key", "loud", "n"))
+def parse_host(lines: RowStream[Optional[str]]):
+    """A raise check, then a value computed by a host function before the yield."""
+    for (line,) in lines:
+        if line is None:
+            raise ValueError("no line")
+        n = digits(line.split("=")[-1])
+        yield line.split("=")[0], shout(line), n
+
+
+@dataflow(columns=("key", "label"))
+def group_label(rows: RowStream[str, Optional[str]]):
+    """A group loop: the Python call on the group's value runs only where it is not None."""
+    for key, g in group_by(0, rows):
+        last = None
+        n = 0
+        for _k, v in g:
+            n += 1
+        label = None
+        if n > 1:
+            label = shout(key.strip())
+        yield key, label
