@@ -262,6 +262,10 @@ class Planner(
         for n in walk(self.fn.body):
             if isinstance(n, Var):
                 uses[n.name] = uses.get(n.name, 0) + 1
+        # a condition is also read by the guard of every value bound in its branches
+        for b in self.a.bound.values():
+            for c, _taken in b.guards:
+                uses[c] = uses.get(c, 0) + 1
         return uses
 
     def _field_names(self) -> dict[int, str]:

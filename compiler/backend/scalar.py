@@ -53,11 +53,11 @@ def scalar_function(prog: Program) -> ScalarFunction:
             raise BackendError(f"unknown value {n}")
         return None  # inline every binding: the body is one expression
 
-    r = SqlRenderer(a, ty, resolve, prog.refs, {})
+    r = SqlRenderer(a, ty, resolve, prog.refs, {}, bind_lets=True)
     tail = fn.body
     while isinstance(tail, Let):
         tail = tail.body
-    body = r.expr(tail)
+    body = r.expr(fn.body)  # its bindings inlined, or bound once where used more than once
     rtype = spark_type(ty.of(tail) if isinstance(tail, Var) else ty.of(tail))
     params = tuple(
         (names[p.name], spark_type(p.types[0].removeprefix("Optional[").removesuffix("]")))

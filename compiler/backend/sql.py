@@ -89,9 +89,26 @@ _ATOM = re.compile(
 _PYCALL = re.compile(r"\blooplift_(?:prim|host)_\w+\(")
 
 
+def _uses(name: str, values: list[Expr], tail: Expr) -> int:
+    """How often ``name`` is read in ``values`` and ``tail``."""
+    from ..ir.traverse import walk
+
+    return sum(1 for v in (*values, tail) for n in walk(v) if isinstance(n, Var) and n.name == name)
+
+
 def atomic(sql: str) -> bool:
     """Is ``sql`` a column, a variable or a literal (cheap to repeat, cannot raise)?"""
     return _ATOM.fullmatch(sql) is not None
+
+
+#: SQL this short is repeated rather than bound (``(`p0` > 0L)``): what is bound is
+#: longer, so repeating costs a constant factor and nesting cannot compound it
+SHORT = 40
+
+
+def cheap(sql: str) -> bool:
+    """Is ``sql`` repeated rather than bound: an atom, or short and with no Python call?"""
+    return atomic(sql) or (len(sql) <= SHORT and not _PYCALL.search(sql))
 
 
 @dataclass(frozen=True)
@@ -119,7 +136,11 @@ class SqlRenderer:
     # the operands (IR, SQL) of the primitives being rendered, innermost last: error checks
     # reference an operand's SQL instead of rendering it again
     operands: list[tuple[tuple[Expr, ...], list[str], list[str]]] = field(default_factory=list)
-    nbound: int = 0  # lambda variables made by `bind`
+    nbound: int = 0  # lambda variables made by `bind` and `_lets`
+    local: dict[str, str] = field(default_factory=dict)  # binder -> its lambda variable
+    # bind let-bound values used more than once (`_lets`); only where `resolve` has no
+    # effects (a scalar function: every binding inlined), not in a plan that makes columns
+    bind_lets: bool = False
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -150,6 +171,8 @@ class SqlRenderer:
         if isinstance(e, Lit):
             return sql_literal(e.value)
         if isinstance(e, Var):
+            if e.name in self.local:
+                return self.local[e.name]
             ref = self.resolve(e.name)
             if ref is not None:
                 return ref
@@ -158,6 +181,8 @@ class SqlRenderer:
                 raise BackendError(f"no column for {e.name}")
             return self._expr(b.value)
         if isinstance(e, Let):
+            if self.bind_lets:
+                return self._lets(e)
             while isinstance(e, Let):
                 e = e.body
             return self._expr(e)
@@ -196,6 +221,53 @@ class SqlRenderer:
 
                 return each_sql(self, e)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
+
+    def _lets(self, e: Let) -> str:
+        """A let chain whose binders are inlined where used (those without a column): a
+        binder used more than once is bound to a lambda variable instead
+        (``transform(array(value), __v1 -> body)[0]``), so its value is written and computed
+        once. Not where a Python function follows in the chain (Spark cannot extract one
+        from a lambda): a dry run with every such binder standing for itself finds them."""
+        lets: list[Let] = []
+        while isinstance(e, Let):
+            lets.append(e)
+            e = e.body
+        tail = e
+        multi = [b for i, b in enumerate(lets)
+                 if b.name != "_" and b.name not in self.local and self.resolve(b.name) is None
+                 and _uses(b.name, [x.value for x in lets[i + 1:]], tail) > 1]  # fmt: skip
+        if not multi:
+            return self._expr(tail)
+        saved = (dict(self.local), self.nbound, dict(self.pycalls))
+        self.local.update({b.name: f"__dry{i}" for i, b in enumerate(multi)})
+        later_py = [False] * len(lets)
+        py = bool(_PYCALL.search(self._expr(tail)))
+        for i in range(len(lets) - 1, -1, -1):
+            later_py[i] = py
+            if lets[i].name != "_":
+                py = py or bool(_PYCALL.search(self._expr(lets[i].value)))
+        self.local, self.nbound = saved[0], saved[1]
+        self.pycalls.clear()
+        self.pycalls.update(saved[2])
+        chosen = {id(b) for i, b in enumerate(lets) if b in multi and not later_py[i]}
+        return self._let_chain([b for b in lets if id(b) in chosen], tail)
+
+    def _let_chain(self, lets: list[Let], tail: Expr) -> str:
+        if not lets:
+            return self._expr(tail)
+        b, rest = lets[0], lets[1:]
+        value = self._expr(b.value)
+        if cheap(value):
+            var, wrap = value, False
+        else:
+            self.nbound += 1
+            var, wrap = f"__v{self.nbound}", True
+        self.local[b.name] = var
+        try:
+            body = self._let_chain(rest, tail)
+        finally:
+            del self.local[b.name]
+        return f"transform(array({value}), {var} -> {body})[0]" if wrap else body
 
     def _and_or(self, e: Apply) -> str | None:
         """``x and y`` / ``x or y`` on booleans as SQL AND / OR (the optimizer likes them)."""
@@ -272,7 +344,7 @@ class SqlRenderer:
         arguments. The lambda's body holds only the variable and atoms, never a Python
         function (Spark cannot extract one from a lambda); where it would, the operands
         stay inlined."""
-        marks = {i: f"__operand{i}__" for i, s in enumerate(x) if not atomic(s)}
+        marks = {i: f"__operand{i}__" for i, s in enumerate(x) if not cheap(s)}
         if not marks or any("__operand" in s for s in x):
             return build(x)
         body = build([marks.get(i, s) for i, s in enumerate(x)])
