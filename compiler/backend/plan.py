@@ -140,6 +140,7 @@ class Planner(
         self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
+        self.guard_uses = self._count_guard_uses()
         self.out = Outputs()
         self.live = False  # the visited node feeds the result
         self.columns_out: tuple[str, ...] = ()
@@ -262,7 +263,11 @@ class Planner(
         for n in walk(self.fn.body):
             if isinstance(n, Var):
                 uses[n.name] = uses.get(n.name, 0) + 1
-        # a condition is also read by the guard of every value bound in its branches
+        return uses
+
+    def _count_guard_uses(self) -> dict[str, int]:
+        """How many values each condition guards (each guard repeats the condition)."""
+        uses: dict[str, int] = {}
         for b in self.a.bound.values():
             for c, _taken in b.guards:
                 uses[c] = uses.get(c, 0) + 1

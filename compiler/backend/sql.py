@@ -18,7 +18,8 @@ Python function; host functions are called the same way.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -155,6 +156,20 @@ class SqlRenderer:
     def cond(self, e: Expr) -> str:
         """Python truthiness of ``e`` as a SQL boolean."""
         return self._truthy(self.expr(e), self._t(e), self.ty.may_be_null(e))
+
+    @contextmanager
+    def under(self, guards: tuple[tuple[str, bool], ...]) -> Iterator[str | None]:
+        """Render on the path of ``guards`` (a binding's, an action's, a yield's): the
+        Python functions called meanwhile get it as their path. Yields the guard's SQL."""
+        if not guards:
+            yield None
+            return
+        g = self.guards(guards)
+        self.conds.append(g)
+        try:
+            yield g
+        finally:
+            self.conds.pop()
 
     def guards(self, guards: tuple[tuple[str, bool], ...]) -> str:
         parts = []
