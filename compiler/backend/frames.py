@@ -18,7 +18,8 @@ from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
 from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
 from .errors import BackendError
-from .sql import SqlRenderer, cheap, quote_ident
+from .guarded import cheap
+from .sql import SqlRenderer, quote_ident
 
 if TYPE_CHECKING:
     from ..operators import StateOperator

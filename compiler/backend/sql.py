@@ -18,8 +18,7 @@ Python function; host functions are called the same way.
 from __future__ import annotations
 
 import re
-from collections.abc import Callable, Iterator
-from contextlib import contextmanager
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -30,9 +29,10 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
+from .guarded import GuardedSql, PyCall
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
-from .types import Typing, spark_type
+from .types import Typing
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
 
@@ -82,49 +82,8 @@ SIMPLE: dict[str, tuple[str, str | None]] = {
 _NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\)")
 NAN_COMPARE = frozenset(("lt", "le", "gt", "ge"))  # rendered by SqlRenderer._nan_compare on floats
 
-# SQL text that may be repeated freely: a column or lambda variable, a literal, a field
-_ATOM = re.compile(
-    r"(?:`(?:[^`]|``)*`|[A-Za-z_]\w*)(?:\.(?:`(?:[^`]|``)*`|[A-Za-z_]\w*))*"
-    r"|-?[0-9][0-9.eE+-]*[DLSY]?|'(?:[^'\\]|\\.)*'|CAST\('-?Infinity' AS DOUBLE\)"
-)
-_PYCALL = re.compile(r"\blooplift_(?:prim|host)_\w+\(")
-
-
-def _uses(name: str, values: list[Expr], tail: Expr) -> int:
-    """How often ``name`` is read in ``values`` and ``tail``."""
-    from ..ir.traverse import walk
-
-    return sum(1 for v in (*values, tail) for n in walk(v) if isinstance(n, Var) and n.name == name)
-
-
-def atomic(sql: str) -> bool:
-    """Is ``sql`` a column, a variable or a literal (cheap to repeat, cannot raise)?"""
-    return _ATOM.fullmatch(sql) is not None
-
-
-#: SQL this short is repeated rather than bound (``(`p0` > 0L)``): what is bound is
-#: longer, so repeating costs a constant factor and nesting cannot compound it
-SHORT = 40
-
-
-def cheap(sql: str) -> bool:
-    """Is ``sql`` repeated rather than bound: an atom, or short and with no Python call?"""
-    return atomic(sql) or (len(sql) <= SHORT and not _PYCALL.search(sql))
-
-
-@dataclass(frozen=True)
-class PyCall:
-    """A vectorized Python function the SQL calls by name (registered per session)."""
-
-    name: str
-    kind: str  # "prim" (a PRIMS entry) or "host" (module:qualname)
-    ref: str
-    arg_types: tuple[str, ...]
-    return_type: str
-
-
 @dataclass
-class SqlRenderer:
+class SqlRenderer(GuardedSql):
     a: Analysis
     ty: Typing
     resolve: Callable[[str], str | None]  # binder -> column reference, or None to inline it
@@ -156,20 +115,6 @@ class SqlRenderer:
     def cond(self, e: Expr) -> str:
         """Python truthiness of ``e`` as a SQL boolean."""
         return self._truthy(self.expr(e), self._t(e), self.ty.may_be_null(e))
-
-    @contextmanager
-    def under(self, guards: tuple[tuple[str, bool], ...]) -> Iterator[str | None]:
-        """Render on the path of ``guards`` (a binding's, an action's, a yield's): the
-        Python functions called meanwhile get it as their path. Yields the guard's SQL."""
-        if not guards:
-            yield None
-            return
-        g = self.guards(guards)
-        self.conds.append(g)
-        try:
-            yield g
-        finally:
-            self.conds.pop()
 
     def guards(self, guards: tuple[tuple[str, bool], ...]) -> str:
         parts = []
@@ -237,53 +182,6 @@ class SqlRenderer:
                 return each_sql(self, e)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
 
-    def _lets(self, e: Let) -> str:
-        """A let chain whose binders are inlined where used (those without a column): a
-        binder used more than once is bound to a lambda variable instead
-        (``transform(array(value), __v1 -> body)[0]``), so its value is written and computed
-        once. Not where a Python function follows in the chain (Spark cannot extract one
-        from a lambda): a dry run with every such binder standing for itself finds them."""
-        lets: list[Let] = []
-        while isinstance(e, Let):
-            lets.append(e)
-            e = e.body
-        tail = e
-        multi = [b for i, b in enumerate(lets)
-                 if b.name != "_" and b.name not in self.local and self.resolve(b.name) is None
-                 and _uses(b.name, [x.value for x in lets[i + 1:]], tail) > 1]  # fmt: skip
-        if not multi:
-            return self._expr(tail)
-        saved = (dict(self.local), self.nbound, dict(self.pycalls))
-        self.local.update({b.name: f"__dry{i}" for i, b in enumerate(multi)})
-        later_py = [False] * len(lets)
-        py = bool(_PYCALL.search(self._expr(tail)))
-        for i in range(len(lets) - 1, -1, -1):
-            later_py[i] = py
-            if lets[i].name != "_":
-                py = py or bool(_PYCALL.search(self._expr(lets[i].value)))
-        self.local, self.nbound = saved[0], saved[1]
-        self.pycalls.clear()
-        self.pycalls.update(saved[2])
-        chosen = {id(b) for i, b in enumerate(lets) if b in multi and not later_py[i]}
-        return self._let_chain([b for b in lets if id(b) in chosen], tail)
-
-    def _let_chain(self, lets: list[Let], tail: Expr) -> str:
-        if not lets:
-            return self._expr(tail)
-        b, rest = lets[0], lets[1:]
-        value = self._expr(b.value)
-        if cheap(value):
-            var, wrap = value, False
-        else:
-            self.nbound += 1
-            var, wrap = f"__v{self.nbound}", True
-        self.local[b.name] = var
-        try:
-            body = self._let_chain(rest, tail)
-        finally:
-            del self.local[b.name]
-        return f"transform(array({value}), {var} -> {body})[0]" if wrap else body
-
     def _and_or(self, e: Apply) -> str | None:
         """``x and y`` / ``x or y`` on booleans as SQL AND / OR (the optimizer likes them)."""
         c, then, other = e.args
@@ -341,45 +239,6 @@ class SqlRenderer:
         if isinstance(t, tuple):
             return "TRUE"
         return f"CAST({sql} AS BOOLEAN)"
-
-    def _operand_sql(self, e: Expr, whole: bool = False) -> str:
-        """The SQL of an operand of the primitive being rendered (rendered once): as the
-        primitive's template sees it, or ``whole`` (never a placeholder of :meth:`bind`)."""
-        if self.operands:
-            args, x, full = self.operands[-1]
-            for a, s, f in zip(args, x, full, strict=True):
-                if a is e:
-                    return f if whole else s
-        return self._expr(e)
-
-    def bind(self, x: list[str], build: Callable[[list[str]], str]) -> str:
-        """``build(x)``, with every composite operand that ``build`` uses more than once
-        computed once: bound to a lambda variable (``transform(array(v), __v1 -> ...)[0]``).
-        The operands are evaluated first, in order, as Python evaluates a call's
-        arguments. The lambda's body holds only the variable and atoms, never a Python
-        function (Spark cannot extract one from a lambda); where it would, the operands
-        stay inlined."""
-        marks = {i: f"__operand{i}__" for i, s in enumerate(x) if not cheap(s)}
-        if not marks or any("__operand" in s for s in x):
-            return build(x)
-        body = build([marks.get(i, s) for i, s in enumerate(x)])
-        used = {i: body.count(m) for i, m in marks.items()}
-        if max(used.values()) <= 1 or _PYCALL.search(body):
-            for i, m in marks.items():
-                body = body.replace(m, x[i])
-            return body
-        bound = [i for i in marks if used[i]]
-        self.nbound += 1
-        var = f"__v{self.nbound}"
-        if len(bound) == 1:
-            (i,) = bound
-            value = x[i]
-            body = body.replace(marks[i], var)
-        else:
-            value = "named_struct(" + ", ".join(f"'_{i}', {x[i]}" for i in bound) + ")"
-            for i in bound:
-                body = body.replace(marks[i], f"{var}._{i}")
-        return f"transform(array({value}), {var} -> {body})[0]"
 
     def _raise_if_null(self, args: tuple[Expr, ...], sql: str, what: str) -> str:
         nullable = [self._operand_sql(x) for x in args if self.ty.may_be_null(x)]
@@ -718,40 +577,3 @@ class SqlRenderer:
         if name == "fmod":
             return f"({d[0]} % {d[1]})"
         return self._pycall("prim", f"math.{name}", args)
-
-    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
-                total: bool = False) -> str:  # fmt: skip
-        import hashlib
-
-        arg_types = tuple(spark_type(self._t(a)) for a in args)
-        if rtype is not None:
-            pass
-        elif kind == "prim":
-            rtype = {"round": spark_type(self._t(args[0])), "str": "string"}.get(ref, "double")
-        else:
-            from .types import host_return_type
-
-            t, _ = host_return_type(self.refs.get(ref), [self._t(a) for a in args])
-            rtype = spark_type(t)
-        arg_types = ("boolean", *arg_types)  # first: is the call on Python's path
-        digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
-        base = ref.replace(":", "_").replace(".", "_")
-        name = f"looplift_{kind}_{base}_{digest}"
-        call = self.pycalls.get(name)
-        if call is None:
-            call = PyCall(name, kind, ref, arg_types, rtype)
-            self.pycalls[name] = call
-        # Spark evaluates a Python function, and its arguments, on every row, whatever CASE
-        # branch holds it: the function gets its path (the conditions of the enclosing
-        # branches) and returns None off it, and its arguments are evaluated on the path
-        # only (they may raise). On the path it returns (value, error); the error is
-        # raised where the value is used, so what Python reaches first raises first.
-        path = " AND ".join(self.conds) if self.conds else "TRUE"
-        inner = [self._operand_sql(a, whole=True) for a in args]
-        if self.conds:
-            inner = [v if atomic(v) else f"(CASE WHEN {path} THEN {v} END)" for v in inner]
-        call = f"{name}({', '.join([path, *inner])})"
-        if total:  # the function cannot raise on these arguments: its value alone
-            return f"{call}.v"
-        return self.bind([call], lambda r: (
-            f"(CASE WHEN {r[0]}.e IS NOT NULL THEN raise_error({r[0]}.e) ELSE {r[0]}.v END)"))

@@ -55,7 +55,9 @@ def sql_weight(sql: str) -> int:
 def plan_weight(source: str) -> int:
     """A plan module's characters, its SQL strings weighed by :func:`sql_weight`."""
     tree = ast.parse(source)
-    strings = [n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)]
+    strings = [
+        n for n in ast.walk(tree) if isinstance(n, ast.Constant) and isinstance(n.value, str)
+    ]
     written = sum(len(ast.get_source_segment(source, n) or "") for n in strings)
     return len(source) - written + sum(sql_weight(n.value) for n in strings)
 

@@ -7,7 +7,6 @@ whose SQL used to grow exponentially."""
 from __future__ import annotations
 
 import re
-from typing import Optional
 
 from looplift import RowStream, dataflow, group_by
 
@@ -23,7 +22,7 @@ def digits(s: str) -> int:
 
 
 @dataflow
-def clean_name(s: Optional[str]) -> Optional[str]:
+def clean_name(s: str | None) -> str | None:
     if s is None:
         return None
     t = s.strip()
@@ -31,7 +30,7 @@ def clean_name(s: Optional[str]) -> Optional[str]:
 
 
 @dataflow
-def loud(s: Optional[str]) -> str:
+def loud(s: str | None) -> str:
     if s is None or s == "":
         return "?"
     return shout(s.strip())
@@ -46,7 +45,7 @@ def first_error(s: str, n: int) -> int:
 
 
 @dataflow
-def key_of(s: Optional[str]) -> Optional[str]:
+def key_of(s: str | None) -> str | None:
     if s is None or s.startswith("#"):
         return None
     m = re.match(r"(\w+)=", s)
@@ -81,7 +80,7 @@ def parse(lines: RowStream[str]):
 
 
 @dataflow(columns=("key", "loud", "n"))
-def parse_host(lines: RowStream[Optional[str]]):
+def parse_host(lines: RowStream[str | None]):
     """A raise check, then a value computed by a host function before the yield."""
     for (line,) in lines:
         if line is None:
@@ -91,14 +90,15 @@ def parse_host(lines: RowStream[Optional[str]]):
 
 
 @dataflow(columns=("key", "label"))
-def group_label(rows: RowStream[str, Optional[str]]):
-    """A group loop: the Python call on the group's value runs only where it is not None."""
+def group_label(rows: RowStream[str, str | None]):
+    """A group loop: the host function (ValueError on a key that is no number) runs only
+    on the groups with two values or more."""
     for key, g in group_by(0, rows):
-        last = None
         n = 0
         for _k, v in g:
-            n += 1
+            if v is not None:
+                n += 1
         label = None
         if n > 1:
-            label = shout(key.strip())
+            label = digits(key.strip()) * n
         yield key, label
