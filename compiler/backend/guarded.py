@@ -118,8 +118,11 @@ class GuardedSql:
         arguments. The lambda's body holds only the variable and atoms, never a Python
         function (Spark cannot extract one from a lambda); where it would, the operands
         stay inlined."""
-        marks = {i: f"__operand{i}__" for i, s in enumerate(x) if not cheap(s)}
-        if not marks or any("__operand" in s for s in x):
+        # placeholders of \x01: rendered SQL never holds one (sql_string escapes it), so
+        # no user text is taken for one (nor fold.py's \x00 tokens); an operand holding one
+        # is a placeholder of an enclosing `bind`, and is not bound here
+        marks = {i: f"\x01{i}\x01" for i, s in enumerate(x) if not cheap(s)}
+        if not marks or any("\x01" in s for s in x):
             return build(x)
         body = build([marks.get(i, s) for i, s in enumerate(x)])
         used = {i: body.count(m) for i, m in marks.items()}
