@@ -31,7 +31,14 @@ from ..ir.nodes import Expr, Let, Var
 from ..ir.traverse import walk
 from .types import host_return_type, spark_type
 
-__all__ = ["PyCall", "GuardedSql", "atomic", "cheap", "SHORT"]
+__all__ = ["PyCall", "GuardedSql", "TooBig", "atomic", "cheap", "SHORT", "MAX_SQL"]
+
+#: characters of one expression's SQL at most, where a budget is set (a scalar function)
+MAX_SQL = 64_000
+
+
+class TooBig(Exception):
+    """The SQL of an expression outgrows its budget (``SqlRenderer.budget``)."""
 
 # SQL text that may be repeated freely: a column or lambda variable, a literal, a field
 _ATOM = re.compile(
@@ -189,6 +196,11 @@ class GuardedSql:
         finally:
             del self.local[b.name]
         return f"transform(array({value}), {var} -> {body})[0]" if wrap else body
+
+    def python_call(self, ref: str, args: tuple[Expr, ...], rtype: str) -> str:
+        """The whole of a ``@dataflow`` function (``module:name``) as one Python call: its
+        reference run by CPython on each row, errors raised as the SQL uses the value."""
+        return self._pycall("host", ref, args, rtype=rtype)
 
     def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
                 total: bool = False) -> str:  # fmt: skip

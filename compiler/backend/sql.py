@@ -29,7 +29,7 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
-from .guarded import GuardedSql, PyCall
+from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
 from .types import Typing
@@ -101,6 +101,7 @@ class SqlRenderer(GuardedSql):
     # bind let-bound values used more than once (`_lets`); only where `resolve` has no
     # effects (a scalar function: every binding inlined), not in a plan that makes columns
     bind_lets: bool = False
+    budget: int | None = None  # values rendered at most (then TooBig); None: no limit
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -128,6 +129,15 @@ class SqlRenderer(GuardedSql):
         return self.ty.of(e)
 
     def _expr(self, e: Expr) -> str:
+        if self.budget is None:
+            return self._render(e)
+        self.budget -= 1  # a scalar function's budget: values rendered, and their length
+        sql = self._render(e) if self.budget >= 0 else ""
+        if self.budget < 0 or len(sql) > MAX_SQL:
+            raise TooBig("the expression's SQL grows beyond its budget")
+        return sql
+
+    def _render(self, e: Expr) -> str:
         if isinstance(e, Lit):
             return sql_literal(e.value)
         if isinstance(e, Var):

@@ -66,6 +66,20 @@ def subs(s: str) -> str:
 
 
 @dataflow
+def subs_if(s: str) -> str:
+    """Each value feeds a Python call and two native uses: as one SQL expression it would
+    be copied into each (a Python call cannot take a lambda variable), 5^6 times; the
+    function runs in Python as one call instead."""
+    s = re.sub("a", "b", s) if s else s
+    s = re.sub("b", "c", s) if s else s
+    s = re.sub("c", "d", s) if s else s
+    s = re.sub("d", "e", s) if s else s
+    s = re.sub("e", "f", s) if s else s
+    s = re.sub("f", "g", s) if s else s
+    return s
+
+
+@dataflow
 def tail(s: str) -> int:
     return int(s[s.rfind("-") + 1 :])
 

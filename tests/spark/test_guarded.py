@@ -43,6 +43,7 @@ SCALARS: dict[str, tuple[list[tuple], list[tuple]]] = {
     "first_error": ([("12", 5), (" 7", -3)], [("x", 0), ("x", 1), ("1", 0)]),
     "key_of": ([(None,), ("#k=v",), ("k=v",), ("ab c",), ("=v",), ("ÄbC=1",)], []),
     "subs": ([("banana",), ("",), ("aaa",)], []),
+    "subs_if": ([("banana",), ("",), ("abcdef",)], []),
     "tail": ([("a-12",), ("7",), ("x--3",), ("-0",)], [("a-b",), ("a-",)]),
 }
 TABLES: dict[str, tuple[list[list[tuple]], list[list[tuple]]]] = {
