@@ -40,6 +40,7 @@ MAX_SQL = 64_000
 class TooBig(Exception):
     """The SQL of an expression outgrows its budget (``SqlRenderer.budget``)."""
 
+
 # SQL text that may be repeated freely: a column or lambda variable, a literal, a field
 _ATOM = re.compile(
     r"(?:`(?:[^`]|``)*`|[A-Za-z_]\w*)(?:\.(?:`(?:[^`]|``)*`|[A-Za-z_]\w*))*"

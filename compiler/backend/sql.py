@@ -82,6 +82,7 @@ SIMPLE: dict[str, tuple[str, str | None]] = {
 _NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\)")
 NAN_COMPARE = frozenset(("lt", "le", "gt", "ge"))  # rendered by SqlRenderer._nan_compare on floats
 
+
 @dataclass
 class SqlRenderer(GuardedSql):
     a: Analysis
