@@ -178,7 +178,8 @@ class GuardedSql:
         self.local, self.nbound = saved[0], saved[1]
         self.pycalls.clear()
         self.pycalls.update(saved[2])
-        chosen = {id(b) for i, b in enumerate(lets) if b in multi and not later_py[i]}
+        multi_ids = {id(b) for b in multi}
+        chosen = {id(b) for i, b in enumerate(lets) if id(b) in multi_ids and not later_py[i]}
         return self._let_chain([b for b in lets if id(b) in chosen], tail)
 
     def _let_chain(self, lets: list[Let], tail: Expr) -> str:
