@@ -502,7 +502,11 @@ def prepare_session(spark: Any) -> None:
 
 
 def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
-    """Register the vectorized Python functions a plan's SQL calls by name."""
+    """Register the vectorized Python functions a plan's SQL calls by name.
+
+    Each takes its path first (true where Python calls it) and returns, per row, null off
+    the path, else ``(v, e)``: the value, or the error the SQL raises where it uses it.
+    """
     prepare_session(spark)
     if not pycalls:
         return
@@ -527,8 +531,12 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
             for i, t in enumerate(_ins):  # tuples, lists and dicts as Python has them
                 if t is not None and i < len(cols):
                     cols[i] = [_py_in(v, t) for v in cols[i]]
-            out = []
-            for xs in zip(*cols, strict=True):
+            path, *cols = cols  # the first argument: is the row on the call's path
+            out: list[Any] = []
+            for on, *xs in zip(path, *cols, strict=True):
+                if not on:  # a row where Python does not call the function
+                    out.append(None)
+                    continue
                 try:
                     out.append({"v": _out(_fn(*xs), _t), "e": None})
                 except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used

@@ -18,6 +18,7 @@ from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
 from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
 from .errors import BackendError
+from .guarded import cheap
 from .sql import SqlRenderer, quote_ident
 
 if TYPE_CHECKING:
@@ -184,7 +185,10 @@ class FramesMixin:
         v = b.value
         is_read = isinstance(v, Apply) and isinstance(v.fn, StateCall)
         if not is_read and home == fk and is_temp(name) and self.uses.get(name, 0) <= 1:
-            if not b.guards:
+            # a condition that guards other values is repeated in each guard: inlined only
+            # when short (else a column, computed and written once)
+            if not b.guards and (self.guard_uses.get(name, 0) == 0
+                                 or cheap(self.renderer(fk).expr(v))):  # fmt: skip
                 return None
         self.materialize(name)
         home = self.read_home.get(name, home)
@@ -248,9 +252,10 @@ class FramesMixin:
         if name in fr.cols:
             return
         r = self.renderer(home)
-        sql = r.expr(v)
-        if b.guards:
-            sql = f"CASE WHEN {r.guards(b.guards)} THEN {sql} END"
+        with r.under(b.guards) as guard:
+            sql = r.expr(v)
+        if guard is not None:
+            sql = f"CASE WHEN {guard} THEN {sql} END"
         col = self.col_for(name)
         self.step(home, f"{SRC}.withColumn({col!r}, E({sql!r}))")
         self.frames[home].cols.add(name)

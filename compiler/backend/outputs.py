@@ -50,8 +50,8 @@ class OutputsMixin:
         else:
             fk = self.frame_key(site.loops)
             r = self.renderer(fk)
-            exprs = [r.expr(x) for x in tuple_items(site.args[0], self.a)]
-            guard = r.guards(site.guards) if site.guards else None
+            with r.under(site.guards) as guard:
+                exprs = [r.expr(x) for x in tuple_items(site.args[0], self.a)]
             self.out.parts.append((op.index, fk, exprs, guard))
         if self.out.width is None:
             self.out.width = n

@@ -144,6 +144,7 @@ class Planner(
         self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
+        self.guard_uses = self._count_guard_uses()
         self.out = Outputs()
         self.live = False  # the visited node feeds the result
         self.columns_out: tuple[str, ...] = ()
@@ -269,6 +270,14 @@ class Planner(
         for n in walk(self.fn.body):
             if isinstance(n, Var):
                 uses[n.name] = uses.get(n.name, 0) + 1
+        return uses
+
+    def _count_guard_uses(self) -> dict[str, int]:
+        """How many values each condition guards (each guard repeats the condition)."""
+        uses: dict[str, int] = {}
+        for b in self.a.bound.values():
+            for c, _taken in b.guards:
+                uses[c] = uses.get(c, 0) + 1
         return uses
 
     def _field_names(self) -> dict[int, str]:

@@ -13,10 +13,14 @@ from dataclasses import dataclass
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
 from ..program import Program
+from .guarded import MAX_SQL, TooBig
 from .sql import BackendError, PyCall, SqlRenderer, quote_ident, sql_string
 from .types import infer_types, spark_type
 
-__all__ = ["ScalarFunction", "scalar_function"]
+__all__ = ["ScalarFunction", "scalar_function", "RENDER_BUDGET"]
+
+#: a body needing more values rendered than this, or longer than MAX_SQL, runs in Python
+RENDER_BUDGET = 20_000
 
 
 @dataclass(frozen=True)
@@ -53,12 +57,20 @@ def scalar_function(prog: Program) -> ScalarFunction:
             raise BackendError(f"unknown value {n}")
         return None  # inline every binding: the body is one expression
 
-    r = SqlRenderer(a, ty, resolve, prog.refs, {})
     tail = fn.body
     while isinstance(tail, Let):
         tail = tail.body
-    body = r.expr(tail)
     rtype = spark_type(ty.of(tail) if isinstance(tail, Var) else ty.of(tail))
+    r = SqlRenderer(a, ty, resolve, prog.refs, {}, bind_lets=True, budget=RENDER_BUDGET)
+    try:
+        body = r.expr(fn.body)  # its bindings inlined, or bound once where used more than once
+    except TooBig:
+        body = None
+    if body is None or len(body) > MAX_SQL:
+        # values shared by Python calls (which cannot take a lambda variable) would be
+        # copied into each: the whole function runs in Python instead, as one call
+        r = SqlRenderer(a, ty, resolve, prog.refs, {})
+        body = r.python_call(fn.ref, tuple(Var(p.name) for p in fn.params), rtype)
     params = tuple(
         (names[p.name], spark_type(p.types[0].removeprefix("Optional[").removesuffix("]")))
         for p in fn.params

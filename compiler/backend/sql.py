@@ -29,9 +29,10 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
+from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
-from .types import Typing, spark_type
+from .types import Typing
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
 
@@ -82,19 +83,8 @@ _NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\
 NAN_COMPARE = frozenset(("lt", "le", "gt", "ge"))  # rendered by SqlRenderer._nan_compare on floats
 
 
-@dataclass(frozen=True)
-class PyCall:
-    """A vectorized Python function the SQL calls by name (registered per session)."""
-
-    name: str
-    kind: str  # "prim" (a PRIMS entry) or "host" (module:qualname)
-    ref: str
-    arg_types: tuple[str, ...]
-    return_type: str
-
-
 @dataclass
-class SqlRenderer:
+class SqlRenderer(GuardedSql):
     a: Analysis
     ty: Typing
     resolve: Callable[[str], str | None]  # binder -> column reference, or None to inline it
@@ -104,6 +94,15 @@ class SqlRenderer:
     # conditions of the enclosing if-branches: Python calls (which Spark evaluates on every
     # row, whatever the branch) get their arguments only where the branch is taken
     conds: list[str] = field(default_factory=list)
+    # the operands (IR, SQL) of the primitives being rendered, innermost last: error checks
+    # reference an operand's SQL instead of rendering it again
+    operands: list[tuple[tuple[Expr, ...], list[str], list[str]]] = field(default_factory=list)
+    nbound: int = 0  # lambda variables made by `bind` and `_lets`
+    local: dict[str, str] = field(default_factory=dict)  # binder -> its lambda variable
+    # bind let-bound values used more than once (`_lets`); only where `resolve` has no
+    # effects (a scalar function: every binding inlined), not in a plan that makes columns
+    bind_lets: bool = False
+    budget: int | None = None  # values rendered at most (then TooBig); None: no limit
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -131,9 +130,20 @@ class SqlRenderer:
         return self.ty.of(e)
 
     def _expr(self, e: Expr) -> str:
+        if self.budget is None:
+            return self._render(e)
+        self.budget -= 1  # a scalar function's budget: values rendered, and their length
+        sql = self._render(e) if self.budget >= 0 else ""
+        if self.budget < 0 or len(sql) > MAX_SQL:
+            raise TooBig("the expression's SQL grows beyond its budget")
+        return sql
+
+    def _render(self, e: Expr) -> str:
         if isinstance(e, Lit):
             return sql_literal(e.value)
         if isinstance(e, Var):
+            if e.name in self.local:
+                return self.local[e.name]
             ref = self.resolve(e.name)
             if ref is not None:
                 return ref
@@ -142,6 +152,8 @@ class SqlRenderer:
                 raise BackendError(f"no column for {e.name}")
             return self._expr(b.value)
         if isinstance(e, Let):
+            if self.bind_lets:
+                return self._lets(e)
             while isinstance(e, Let):
                 e = e.body
             return self._expr(e)
@@ -243,7 +255,7 @@ class SqlRenderer:
         return f"CAST({sql} AS BOOLEAN)"
 
     def _raise_if_null(self, args: tuple[Expr, ...], sql: str, what: str) -> str:
-        nullable = [self._expr(x) for x in args if self.ty.may_be_null(x)]
+        nullable = [self._operand_sql(x) for x in args if self.ty.may_be_null(x)]
         if not nullable:
             return sql
         test = " OR ".join(f"{x} IS NULL" for x in nullable)
@@ -258,6 +270,17 @@ class SqlRenderer:
             return self._table(op, args)
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
+
+        def build(xs: list[str]) -> str:
+            self.operands.append((args, xs, x))
+            try:
+                return self._prim_sql(op, args, ts, xs)
+            finally:
+                self.operands.pop()
+
+        return self.bind(x, build)
+
+    def _prim_sql(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if op in DATETIME_OPS:
             sql = datetime_sql(self, op, args, ts, x)
             if op.startswith(("dt.", "td.")) and self.ty.may_be_null(args[0]):
@@ -503,7 +526,9 @@ class SqlRenderer:
     def _nth(self, base: Expr, idx: Expr) -> str:
         assert isinstance(idx, Lit)
         if element_type(self._t(base)) is not None:  # a str, list or match object
-            return render_index(self, base, idx, self._t(base), self._expr(base), self._expr(idx))
+            t = self._t(base)
+            return self.bind([self._expr(base), self._expr(idx)],
+                             lambda x: render_index(self, base, idx, t, x[0], x[1]))  # fmt: skip
         i = idx.value
         target = base
         while isinstance(target, Var) and self.resolve(target.name) is None:
@@ -578,35 +603,3 @@ class SqlRenderer:
         if name == "fmod":
             return f"({d[0]} % {d[1]})"
         return self._pycall("prim", f"math.{name}", args)
-
-    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
-                total: bool = False) -> str:  # fmt: skip
-        import hashlib
-
-        arg_types = tuple(spark_type(self._t(a)) for a in args)
-        if rtype is not None:
-            pass
-        elif kind == "prim":
-            rtype = {"round": spark_type(self._t(args[0])), "str": "string"}.get(ref, "double")
-        else:
-            from .types import host_return_type
-
-            t, _ = host_return_type(self.refs.get(ref), [self._t(a) for a in args])
-            rtype = spark_type(t)
-        digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
-        base = ref.replace(":", "_").replace(".", "_")
-        name = f"looplift_{kind}_{base}_{digest}"
-        call = self.pycalls.get(name)
-        if call is None:
-            call = PyCall(name, kind, ref, arg_types, rtype)
-            self.pycalls[name] = call
-        inner = ", ".join(self._expr(a) for a in args)
-        if self.conds and not total:
-            taken = " AND ".join(self.conds)
-            inner = ", ".join(f"(CASE WHEN {taken} THEN {self._expr(a)} END)" for a in args)
-        # Spark evaluates Python functions for every row, whichever CASE branch is taken:
-        # the function returns (value, error) and the error is raised only where used
-        call = f"{name}({inner})"
-        if total:  # the function cannot raise on these arguments: its value alone
-            return f"{call}.v"
-        return f"(CASE WHEN {call}.e IS NOT NULL THEN raise_error({call}.e) ELSE {call}.v END)"

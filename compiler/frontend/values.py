@@ -21,7 +21,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Builtin, Expr, Let, Lit, Prim, StateCall, Var
+from ..ir.nodes import Apply, Builtin, Expr, Host, Let, Lit, Prim, StateCall, Var
 from .base import Context
 from .env import Env
 from .syntax import MISSING, flatten, if_expr
@@ -215,10 +215,12 @@ class ValueMixin(Context):
                       tail_fn: Any, top: bool) -> Expr:  # fmt: skip
         """``if bad: raise E(msg)`` in a loop body: every unconditional ``yield`` and state
         update after it in the body carries the check, so Spark evaluates it on every row
-        (the algorithm raises E on a row where Python raises E).
+        (the algorithm raises E on a row where Python raises E), and what comes after the
+        check is evaluated only where it does not hold (see :func:`_wrap_effects`).
 
-        Transforms ``if c: raise E(m)`` + ``yield a, b`` into
-        ``_chk = c; yield (raise E(m) if _chk else a), b``.
+        Transforms ``if c: raise E(m)`` + ``n = f(x)`` + ``yield a, b`` into
+        ``_chk = c; n = (raise E(m) if _chk else f(x));
+        yield (raise E(m) if _chk else a), (raise E(m) if _chk else b)``.
         """
         raise_stmt = flatten(list(s.body.body))[0]
         err = self.raise_value(raise_stmt, env)  # type: ignore[attr-defined]
@@ -291,20 +293,32 @@ def is_raise_check(s: cst.If) -> bool:
 
 
 def _wrap_effects(e: Expr, wrap: Any) -> tuple[Expr, int]:
-    """Wrap the first argument of every effect in ``e``'s top-level let chain."""
+    """Guard what ``e``'s top-level let chain evaluates after a raise check: every field of
+    a ``yield``, every argument of a state update and every value computed on the way
+    becomes ``wrap(v)`` (the raise where the check holds, else ``v``), so nothing after the
+    check is evaluated where Python raises, and the raise wins wherever Spark evaluates
+    first. The first field or argument of an effect is always wrapped (it carries the
+    raise); a variable or literal elsewhere cannot raise and stays as it is."""
     if not isinstance(e, Let):
         return e, 0
     body, n = _wrap_effects(e.body, wrap)
     v = e.value
+
+    def guard(args: tuple[Expr, ...]) -> tuple[Expr, ...]:
+        return tuple(wrap(a) if i == 0 or not isinstance(a, (Var, Lit)) else a
+                     for i, a in enumerate(args))  # fmt: skip
+
     if e.name == "_" and isinstance(v, Apply):
         if isinstance(v.fn, Builtin) and v.fn.name == "yield":
             row = v.args[0]
             if isinstance(row, Apply) and row.fn == Prim("tuple") and row.args:
-                row = replace(row, args=(wrap(row.args[0]), *row.args[1:]))
+                row = replace(row, args=guard(row.args))
                 return replace(e, value=replace(v, args=(row,)), body=body), n + 1
         if isinstance(v.fn, StateCall) and v.args:
-            new = replace(v, args=(wrap(v.args[0]), *v.args[1:]))
+            new = replace(v, args=guard(v.args))
             return replace(e, value=new, body=body), n + 1
+    if e.name != "_" and isinstance(v, Apply) and isinstance(v.fn, (Prim, Host)):
+        return replace(e, value=wrap(v), body=body), n
     return replace(e, body=body), n
 
 

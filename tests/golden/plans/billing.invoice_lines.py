@@ -43,29 +43,17 @@ def plan(spark, usage):
     rows_3 = rows_2.withColumn(
         'end',
         E(
-            '(CASE WHEN (CAST(year(`ts`) AS BIGINT) + (CASE WHEN (CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND '
-            '((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) div 12L) - 1 ELSE '
-            'CAST(month(`ts`) AS BIGINT) div 12L END)) < 1 OR (CAST(year(`ts`) AS BIGINT) + (CASE WHEN '
-            '(CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND ((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN '
-            '(CAST(month(`ts`) AS BIGINT) div 12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) div 12L END)) > 9999 OR '
-            '((CASE WHEN (CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != '
-            '(12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) '
-            '+ 1L) < 1 OR ((CASE WHEN (CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % '
-            '12L) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) '
-            "% 12L) END) + 1L) > 12 THEN raise_error('ValueError: year or month is out of range (Python raises "
-            "ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date((CAST(year(`ts`) AS BIGINT) + (CASE WHEN "
-            '(CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND ((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN '
-            '(CAST(month(`ts`) AS BIGINT) div 12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) div 12L END)), ((CASE WHEN '
-            '(CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != (12L < 0)) '
-            'THEN (CAST(month(`ts`) AS BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L), 1))) '
-            'OR 0L < 0 OR 0L > 23 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 999999 THEN '
+            "transform(array(named_struct('_0', (CAST(year(`ts`) AS BIGINT) + (CASE WHEN (CAST(month(`ts`) AS BIGINT) "
+            '% 12L) != 0 AND ((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) div '
+            "12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) div 12L END)), '_1', ((CASE WHEN (CAST(month(`ts`) AS BIGINT) "
+            '% 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS '
+            'BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 < '
+            "1 OR __v1._0 > 9999 OR __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: year or month is out of "
+            "range (Python raises ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(__v1._0, __v1._1, "
+            '1))) OR 0L < 0 OR 0L > 23 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 999999 THEN '
             "raise_error('ValueError: a field is out of range (Python raises ValueError)') ELSE "
-            'make_timestamp((CAST(year(`ts`) AS BIGINT) + (CASE WHEN (CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND '
-            '((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) div 12L) - 1 ELSE '
-            'CAST(month(`ts`) AS BIGINT) div 12L END)), ((CASE WHEN (CAST(month(`ts`) AS BIGINT) % 12L) != 0 AND '
-            '(((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) % 12L) + 12L '
-            'ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L), 1L, 0L, 0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS '
-            'DECIMAL(16, 6)) / 1000000) END)'
+            'make_timestamp(__v1._0, __v1._1, 1L, 0L, 0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / '
+            '1000000) END))[0]'
         ),
     )
     rows_4 = rows_3.withColumn(
@@ -73,65 +61,42 @@ def plan(spark, usage):
         E('(CAST(CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE) AS DOUBLE) / CAST(3600L AS DOUBLE))'),
     )
     rows_5 = rows_4.withColumn('plan_2', E('`plan`'))
-    rows_6 = rows_5.withColumn(
-        'total',
-        E("CASE WHEN (NOT (`plan_2` IN ('free', 'basic', 'pro'))) THEN concat('unknown plan ', `plan_2`) END"),
-    )
-    rows_7 = rows_6.withColumn(
-        'raise_',
-        E(
-            "CASE WHEN (NOT (`plan_2` IN ('free', 'basic', 'pro'))) THEN raise_error(concat('ValueError: ', "
-            "coalesce(`total`, 'None'))) END"
-        ),
-    )
+    rows_6 = rows_5.withColumn('cond', E("(NOT (`plan_2` IN ('free', 'basic', 'pro')))"))
+    rows_7 = rows_6.withColumn('total', E("CASE WHEN `cond` THEN concat('unknown plan ', `plan_2`) END"))
     rows_8 = rows_7.withColumn(
+        'raise_',
+        E("CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'))) END"),
+    )
+    rows_9 = rows_8.withColumn(
         'table_item',
         E(
-            "CASE WHEN (NOT (NOT (`plan_2` IN ('free', 'basic', 'pro')))) THEN (CASE `plan_2` WHEN 'free' THEN 0.0D "
-            "WHEN 'basic' THEN 9.0D WHEN 'pro' THEN 29.0D ELSE raise_error(concat('KeyError: ', coalesce(`plan_2`, "
-            "'None'))) END) END"
+            "CASE WHEN (NOT `cond`) THEN (CASE `plan_2` WHEN 'free' THEN 0.0D WHEN 'basic' THEN 9.0D WHEN 'pro' THEN "
+            "29.0D ELSE raise_error(concat('KeyError: ', coalesce(`plan_2`, 'None'))) END) END"
         ),
     )
-    rows_9 = rows_8.withColumn('currency_2', E('`currency`'))
-    rows_10 = rows_9.withColumn(
-        'total_2',
-        E(
-            "CASE WHEN (NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF'))) THEN concat('unknown currency ', "
-            '`currency_2`) END'
-        ),
-    )
-    rows_11 = rows_10.withColumn(
-        'raise__2',
-        E(
-            "CASE WHEN (NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF'))) THEN raise_error(concat('ValueError: ', "
-            "coalesce(`total_2`, 'None'))) END"
-        ),
-    )
-    rows_12 = rows_11.withColumn('amount_2', E('`amount`'))
+    rows_10 = rows_9.withColumn('currency_2', E('`currency`'))
+    rows_11 = rows_10.withColumn('cond_2', E("(NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF')))"))
+    rows_12 = rows_11.withColumn('total_2', E("CASE WHEN `cond_2` THEN concat('unknown currency ', `currency_2`) END"))
     rows_13 = rows_12.withColumn(
+        'raise__2',
+        E("CASE WHEN `cond_2` THEN raise_error(concat('ValueError: ', coalesce(`total_2`, 'None'))) END"),
+    )
+    rows_14 = rows_13.withColumn('amount_2', E('`amount`'))
+    rows_15 = rows_14.withColumn(
         'table_item_2',
         E(
-            "CASE WHEN (NOT (NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF')))) THEN (CASE `currency_2` WHEN 'EUR' "
-            "THEN 1.0D WHEN 'USD' THEN 0.92D WHEN 'GBP' THEN 1.17D WHEN 'CHF' THEN 1.04D ELSE "
-            "raise_error(concat('KeyError: ', coalesce(`currency_2`, 'None'))) END) END"
+            "CASE WHEN (NOT `cond_2`) THEN (CASE `currency_2` WHEN 'EUR' THEN 1.0D WHEN 'USD' THEN 0.92D WHEN 'GBP' "
+            "THEN 1.17D WHEN 'CHF' THEN 1.04D ELSE raise_error(concat('KeyError: ', coalesce(`currency_2`, 'None'))) "
+            'END) END'
         ),
     )
-    rows_14 = rows_13.withColumn(
-        'product',
-        E(
-            "CASE WHEN (NOT (NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF')))) THEN (`amount_2` * `table_item_2`) "
-            'END'
-        ),
-    )
-    out = rows_14.select(
+    rows_16 = rows_15.withColumn('product', E('CASE WHEN (NOT `cond_2`) THEN (`amount_2` * `table_item_2`) END'))
+    out = rows_16.select(
         F.col('customer'),
         F.col('start').alias('period_start'),
         F.col('end').alias('period_end'),
         F.col('hours_left'),
-        E("(CASE WHEN (NOT (`plan_2` IN ('free', 'basic', 'pro'))) THEN `raise_` ELSE `table_item` END)").alias('fee'),
-        E(
-            "(CASE WHEN (NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF'))) THEN `raise__2` ELSE `product` "
-            'END)'
-        ).alias('eur'),
+        E('(CASE WHEN `cond` THEN `raise_` ELSE `table_item` END)').alias('fee'),
+        E('(CASE WHEN `cond_2` THEN `raise__2` ELSE `product` END)').alias('eur'),
     )
     return out

@@ -48,9 +48,9 @@ def plan(spark, events):
         E('CAST(size(`users_value_2`) AS BIGINT)').alias('users'),
         E('CAST(size(transform(`per_month_value_2`, _ce1 -> _ce1._1)) AS BIGINT)').alias('active_months'),
         E(
-            '(CASE WHEN size(transform(`per_month_value_3`, _ce1 -> _ce1._2)) = 0 THEN '
-            "raise_error('looplift: max() of an empty container (Python raises ValueError)') ELSE "
-            'array_max(transform(`per_month_value_3`, _ce1 -> _ce1._2)) END)'
+            'transform(array(transform(`per_month_value_3`, _ce1 -> _ce1._2)), __v1 -> (CASE WHEN size(__v1) '
+            "= 0 THEN raise_error('looplift: max() of an empty container (Python raises ValueError)') ELSE "
+            'array_max(__v1) END))[0]'
         ).alias('busiest_month_events'),
     )
     return out

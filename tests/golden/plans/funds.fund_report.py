@@ -11,7 +11,7 @@ NAME = "fund_report"
 KIND = "table"
 COLUMNS = ["fund", "months", "monthly", "yearly", "worst_pct"]
 PARAMS = [["returns", "rows", ["str", "float"]]]
-PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
 REFS = [
     'funds:fund_report',
     'funds:geometric_mean',
@@ -69,18 +69,17 @@ def plan(spark, returns):
     by_fund_8 = by_fund_7.withColumn(
         'rounded',
         E(
-            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`difference`, 5L).e IS NOT NULL '
-            'THEN raise_error(looplift_prim_round_4028c947(`difference`, 5L).e) ELSE '
-            'looplift_prim_round_4028c947(`difference`, 5L).v END) END'
+            'CASE WHEN (NOT (`n` = 0L)) THEN transform(array(looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
+            '`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0] '
+            'END'
         ),
     )
     by_fund_9 = by_fund_8.withColumn('monthly', E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)'))
     by_fund_10 = by_fund_9.withColumn(
         'yearly',
         E(
-            '(CASE WHEN looplift_prim_round_4028c947((power((1.0D + `monthly`), 12L) - 1.0D), 4L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947((power((1.0D + `monthly`), 12L) - 1.0D), 4L).e) ELSE '
-            'looplift_prim_round_4028c947((power((1.0D + `monthly`), 12L) - 1.0D), 4L).v END)'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, (power((1.0D + `monthly`), 12L) - 1.0D), 4L)), __v1 '
+            '-> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
         ),
     )
     by_fund_11 = by_fund_10.withColumn(

@@ -11,7 +11,7 @@ NAME = "geometric_mean"
 KIND = "aggregate"
 COLUMNS = ["geometric_mean"]
 PARAMS = [["returns", "rows", ["float"]]]
-PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
 REFS = ["funds:geometric_mean", "looplift.states.additive:Count", "looplift.states.additive:Sum"]
 
 
@@ -42,9 +42,9 @@ def plan(spark, returns):
     single_6 = single_5.withColumn(
         'rounded',
         E(
-            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_4028c947(`difference`, 5L).e IS NOT NULL '
-            'THEN raise_error(looplift_prim_round_4028c947(`difference`, 5L).e) ELSE '
-            'looplift_prim_round_4028c947(`difference`, 5L).v END) END'
+            'CASE WHEN (NOT (`n` = 0L)) THEN transform(array(looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
+            '`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0] '
+            'END'
         ),
     )
     out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)').alias('geometric_mean'))

@@ -11,7 +11,7 @@ NAME = "visits_by_country"
 KIND = "table"
 COLUMNS = ["country", "user_id", "visits", "share"]
 PARAMS = [["visits", "rows", ["str", "int", "str"]]]
-PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
 REFS = ["geo:visits_by_country", "looplift.states.additive:Count"]
 
 
@@ -41,10 +41,9 @@ def plan(spark, visits):
         F.col('uid').alias('user_id'),
         F.col('n').alias('visits'),
         E(
-            '(CASE WHEN looplift_prim_round_4028c947((CAST(`n` AS DOUBLE) / CAST(`country_visits` AS '
-            'DOUBLE)), 3L).e IS NOT NULL THEN raise_error(looplift_prim_round_4028c947((CAST(`n` AS DOUBLE) '
-            '/ CAST(`country_visits` AS DOUBLE)), 3L).e) ELSE looplift_prim_round_4028c947((CAST(`n` AS '
-            'DOUBLE) / CAST(`country_visits` AS DOUBLE)), 3L).v END)'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, (CAST(`n` AS DOUBLE) / CAST(`country_visits` '
+            'AS DOUBLE)), 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v '
+            'END))[0]'
         ).alias('share'),
     )
     return out

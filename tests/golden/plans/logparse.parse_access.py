@@ -11,7 +11,9 @@ NAME = "parse_access"
 KIND = "table"
 COLUMNS = ["line_no", "client", "request", "status", "size", "hour", "bot"]
 PARAMS = [["lines", "rows", ["int", "str", "Optional[str]"]]]
-PYCALLS = [["looplift_prim_re_match_d517f9d1", "prim", "re.match", ["string", "string", "bigint"], "array<string>"]]
+PYCALLS = [
+    ['looplift_prim_re_match_6b0b20e2', 'prim', 're.match', ['boolean', 'string', 'string', 'bigint'], 'array<string>'],
+]
 REFS = ["logparse:parse_access"]
 
 
@@ -36,8 +38,8 @@ def plan(spark, lines):
     rows_6 = rows_5.withColumn(
         'm',
         E(
-            "CASE WHEN (`cond` AND `cond_3`) THEN looplift_prim_re_match_d517f9d1('(\\\\S+) \\\\S+ \\\\S+ "
-            '\\\\[([^\\\\]]+)\\\\] "([A-Z]+) (\\\\S+)[^"]*" (\\\\d{3}) (\\\\d+|-)\', `text`, 0L).v END'
+            "CASE WHEN (`cond` AND `cond_3`) THEN looplift_prim_re_match_6b0b20e2((`cond` AND `cond_3`), '(\\\\S+) "
+            '\\\\S+ \\\\S+ \\\\[([^\\\\]]+)\\\\] "([A-Z]+) (\\\\S+)[^"]*" (\\\\d{3}) (\\\\d+|-)\', `text`, 0L).v END'
         ),
     )
     rows_7 = rows_6.withColumn(

@@ -11,7 +11,9 @@ NAME = "status_summary"
 KIND = "aggregate"
 COLUMNS = ["status_summary"]
 PARAMS = [["lines", "rows", ["int", "str", "Optional[str]"]]]
-PYCALLS = [["looplift_prim_re_match_d517f9d1", "prim", "re.match", ["string", "string", "bigint"], "array<string>"]]
+PYCALLS = [
+    ['looplift_prim_re_match_6b0b20e2', 'prim', 're.match', ['boolean', 'string', 'string', 'bigint'], 'array<string>'],
+]
 REFS = ["logparse:status_summary", "looplift.states.additive:Count", "looplift.states.additive:Sum"]
 
 
@@ -25,10 +27,10 @@ def plan(spark, lines):
     rows_2 = rows.withColumn(
         'm',
         E(
-            'looplift_prim_re_match_d517f9d1(\'(\\\\S+) \\\\S+ \\\\S+ \\\\[([^\\\\]]+)\\\\] "([A-Z]+) (\\\\S+)[^"]*" '
-            "(\\\\d{3}) (\\\\d+|-)', trim(BOTH '\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u001f "
-            '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f'
-            "\u3000' FROM `line`), 0L).v"
+            'looplift_prim_re_match_6b0b20e2(TRUE, \'(\\\\S+) \\\\S+ \\\\S+ \\\\[([^\\\\]]+)\\\\] "([A-Z]+) '
+            '(\\\\S+)[^"]*" (\\\\d{3}) (\\\\d+|-)\', trim(BOTH \'\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u0'
+            '01e\\u001f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029'
+            "\u202f\u205f\u3000' FROM `line`), 0L).v"
         ),
     )
     rows_3 = rows_2.withColumn(

@@ -11,7 +11,7 @@ NAME = "order_report"
 KIND = "table"
 COLUMNS = ["customer", "orders", "big", "night", "net"]
 PARAMS = [["orders", "rows", ["int", "datetime", "int"]], ["threshold", "scalar", ["int"]]]
-PYCALLS = [["looplift_host_hostlib_hour_of_7e9d13a7", "host", "hostlib:hour_of", ["timestamp"], "bigint"]]
+PYCALLS = [["looplift_host_hostlib_hour_of_cad8a6c7", "host", "hostlib:hour_of", ["boolean", "timestamp"], "bigint"]]
 REFS = [
     'hostlib:hour_of',
     'looplift.states.additive:Count',
@@ -34,9 +34,8 @@ def plan(spark, orders, threshold):
     rows_5 = rows_4.withColumn(
         'h',
         E(
-            '(CASE WHEN looplift_host_hostlib_hour_of_7e9d13a7(`ts`).e IS NOT NULL THEN '
-            'raise_error(looplift_host_hostlib_hour_of_7e9d13a7(`ts`).e) ELSE '
-            'looplift_host_hostlib_hour_of_7e9d13a7(`ts`).v END)'
+            'transform(array(looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`)), __v1 -> (CASE WHEN __v1.e IS NOT '
+            'NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
         ),
     )
     rows_6 = rows_5.withColumn('cond_4', E('(`h` < 6L)'))
@@ -70,15 +69,11 @@ def plan(spark, orders, threshold):
         E(
             'concat(concat(concat(concat(`sign`, coalesce(CAST((CASE WHEN (`a_2` % 100L) != 0 AND ((`a_2` < '
             "0) != (100L < 0)) THEN (`a_2` div 100L) - 1 ELSE `a_2` div 100L END) AS STRING), 'None')), "
-            "'.'), coalesce(CAST((CASE WHEN ((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != "
-            '(100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END) % 10L) != 0 AND (((CASE WHEN '
-            '(`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + 100L ELSE '
-            '(`a_2` % 100L) END) < 0) != (10L < 0)) THEN ((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % '
-            '100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END) div 10L) - 1 ELSE '
-            '(CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != (100L < 0)) THEN (`a_2` % 100L) + '
-            "100L ELSE (`a_2` % 100L) END) div 10L END) AS STRING), 'None')), coalesce(CAST((CASE WHEN "
-            '(`a_2` % 10L) != 0 AND (((`a_2` % 10L) < 0) != (10L < 0)) THEN (`a_2` % 10L) + 10L ELSE (`a_2` '
-            "% 10L) END) AS STRING), 'None'))"
+            "'.'), coalesce(CAST(transform(array((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != "
+            '(100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END)), __v1 -> (CASE WHEN (__v1 % '
+            '10L) != 0 AND ((__v1 < 0) != (10L < 0)) THEN (__v1 div 10L) - 1 ELSE __v1 div 10L END))[0] AS '
+            "STRING), 'None')), coalesce(CAST((CASE WHEN (`a_2` % 10L) != 0 AND (((`a_2` % 10L) < 0) != (10L "
+            "< 0)) THEN (`a_2` % 10L) + 10L ELSE (`a_2` % 10L) END) AS STRING), 'None'))"
         ).alias('net'),
     )
     return out

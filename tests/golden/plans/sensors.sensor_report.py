@@ -13,7 +13,7 @@ NAME = "sensor_report"
 KIND = "table"
 COLUMNS = ["sensor_id", "n", "mean", "stddev", "status"]
 PARAMS = [["readings", "rows", ["int", "Optional[float]"]], ["limit", "scalar", ["float"]]]
-PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
 REFS = [
     'looplift.states.additive:Count',
     'looplift.states.additive:Sum',
@@ -90,9 +90,9 @@ def plan(spark, readings, limit):
     by_sensor_11 = by_sensor_10.withColumn(
         'stddev',
         E(
-            '(CASE WHEN CAST((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END) AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE sqrt(CAST((CASE WHEN (0.0D > "
-            '`variance`) THEN 0.0D ELSE `variance` END) AS DOUBLE)) END)'
+            'transform(array((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END)), __v1 -> (CASE WHEN '
+            "CAST(__v1 AS DOUBLE) < 0 THEN raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
+            'sqrt(CAST(__v1 AS DOUBLE)) END))[0]'
         ),
     )
     by_sensor_12 = by_sensor_11.withColumn(
@@ -123,14 +123,12 @@ def plan(spark, readings, limit):
         F.col('sensor').alias('sensor_id'),
         F.col('n'),
         E(
-            '(CASE WHEN looplift_prim_round_4028c947(`mean`, 3L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947(`mean`, 3L).e) ELSE '
-            'looplift_prim_round_4028c947(`mean`, 3L).v END)'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, `mean`, 3L)), __v1 -> (CASE WHEN __v1.e IS '
+            'NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
         ).alias('mean'),
         E(
-            '(CASE WHEN looplift_prim_round_4028c947(`stddev`, 3L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947(`stddev`, 3L).e) ELSE '
-            'looplift_prim_round_4028c947(`stddev`, 3L).v END)'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L)), __v2 -> (CASE WHEN __v2.e IS '
+            'NOT NULL THEN raise_error(__v2.e) ELSE __v2.v END))[0]'
         ).alias('stddev'),
         F.col('status'),
     )

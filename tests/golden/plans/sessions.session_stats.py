@@ -30,12 +30,11 @@ def plan(spark, events, max_gap):
         E(
             "aggregate(_all, named_struct('c0', CAST(NULL AS timestamp), 'c1', CAST(NULL AS bigint), 'c2', "
             "CAST(0L AS bigint), 'c3', CAST(NULL AS timestamp), 'c4', CAST(NULL AS timestamp)), (_fa, _fr) "
-            '-> transform(array((CASE WHEN (CASE WHEN ((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS '
-            'DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap)) THEN _fr ELSE _fa.c4 END) IS NULL THEN '
-            "raise_error('looplift: `sub` with None (Python raises TypeError)') ELSE (_fr - (CASE WHEN "
-            '((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > '
-            ":max_gap)) THEN _fr ELSE _fa.c4 END)) END)), _l1 -> named_struct('c0', CAST((CASE WHEN (_fa.c0 "
-            "IS NULL) THEN _fr ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS NULL THEN "
+            '-> transform(array(transform(array((CASE WHEN ((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - '
+            '_fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) > :max_gap)) THEN _fr ELSE _fa.c4 END)), __v1 '
+            "-> (CASE WHEN __v1 IS NULL THEN raise_error('looplift: `sub` with None (Python raises "
+            "TypeError)') ELSE (_fr - __v1) END))[0]), _l1 -> named_struct('c0', CAST((CASE WHEN (_fa.c0 IS "
+            "NULL) THEN _fr ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS NULL THEN "
             'CAST(CAST(CAST(_l1 AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT) ELSE greatest(_fa.c1, '
             "CAST(CAST(CAST(_l1 AS DECIMAL(24, 6)) AS DOUBLE) AS BIGINT)) END) AS bigint), 'c2', CAST((CASE "
             'WHEN ((_fa.c3 IS NULL) OR (CAST(CAST(CAST((_fr - _fa.c3) AS DECIMAL(24, 6)) AS DOUBLE) AS '

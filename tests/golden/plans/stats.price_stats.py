@@ -11,7 +11,7 @@ NAME = "price_stats"
 KIND = "table"
 COLUMNS = ["product", "sales", "buyers", "low", "median", "high", "stddev", "top3"]
 PARAMS = [["sales", "rows", ["int", "int", "float"]]]
-PYCALLS = [["looplift_prim_round_4028c947", "prim", "round", ["double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
 REFS = [
     'looplift.states.additive:Count',
     'looplift.states.additive:Variance',
@@ -85,14 +85,10 @@ def plan(spark, sales):
         F.col('med_value').alias('median'),
         F.col('hi_value').alias('high'),
         E(
-            '(CASE WHEN looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
-            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
-            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e) ELSE looplift_prim_round_4028c947((CASE WHEN '
-            "CAST(`var_value` AS DOUBLE) < 0 THEN raise_error('looplift: math domain error (Python raises "
-            "ValueError)') ELSE sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).v END)"
+            'transform(array(looplift_prim_round_74ef0543(TRUE, (CASE WHEN CAST(`var_value` AS DOUBLE) < 0 '
+            "THEN raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
+            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN '
+            'raise_error(__v1.e) ELSE __v1.v END))[0]'
         ).alias('stddev'),
         F.col('top_values').alias('top3'),
     )

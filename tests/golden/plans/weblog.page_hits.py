@@ -12,8 +12,8 @@ KIND = "table"
 COLUMNS = ["user_id", "page", "kind"]
 PARAMS = [["hits", "rows", ["int", "str", "int"]]]
 PYCALLS = [
-    ['looplift_host_hostlib_normalize_url_8c3db061', 'host', 'hostlib:normalize_url', ['string'], 'string'],
-    ['looplift_host_hostlib_site_of_e974d79e', 'host', 'hostlib:site_of', ['string'], 'string'],
+    ['looplift_host_hostlib_normalize_url_1e9195ac', 'host', 'hostlib:normalize_url', ['boolean', 'string'], 'string'],
+    ['looplift_host_hostlib_site_of_aa94ec3f', 'host', 'hostlib:site_of', ['boolean', 'string'], 'string'],
 ]
 REFS = ["hostlib:normalize_url", "hostlib:site_of", "weblog:page_hits"]
 
@@ -28,9 +28,8 @@ def plan(spark, hits):
     rows_2 = rows.withColumn(
         'page',
         E(
-            '(CASE WHEN looplift_host_hostlib_normalize_url_8c3db061(`url`).e IS NOT NULL THEN '
-            'raise_error(looplift_host_hostlib_normalize_url_8c3db061(`url`).e) ELSE '
-            'looplift_host_hostlib_normalize_url_8c3db061(`url`).v END)'
+            'transform(array(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`)), __v1 -> (CASE WHEN __v1.e IS '
+            'NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
         ),
     )
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END'))
@@ -53,10 +52,9 @@ def plan(spark, hits):
     rows_8 = rows_7.withColumn(
         'site_of',
         E(
-            'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN (CASE WHEN '
-            'looplift_host_hostlib_site_of_e974d79e(`page`).e IS NOT NULL THEN '
-            'raise_error(looplift_host_hostlib_site_of_e974d79e(`page`).e) ELSE '
-            'looplift_host_hostlib_site_of_e974d79e(`page`).v END) END'
+            'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN '
+            'transform(array(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), '
+            '`page`)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0] END'
         ),
     )
     out = ll.union_all(
