@@ -63,11 +63,15 @@ def explain(prog: Program, g: DataflowGraph) -> str:
             info = classes[cref]
             if op.kind == "container":
                 what = {"KeyedSums": "dict of sums", "KeyedMax": "dict of maxima",
-                        "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list"}  # fmt: skip
-                out.append(
-                    f"      state {_user(s)}: local {what.get(info.name, info.name)} "
-                    f"({info.name}, reversible); actions add; value() is a sorted array"
-                )
+                        "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list",
+                        "Seq": "list of an ordered loop", "PySet": "set of an ordered loop"}  # fmt: skip
+                how = "reversible); actions add; value() is a sorted array"
+                if info.name == "Seq":  # filled in an ordered loop (no undo)
+                    how = "batch and SQL only); actions append; value() is in the loop's order"
+                elif info.name == "PySet":
+                    how = "batch and SQL only); actions add; value() is a sorted array"
+                kind = what.get(info.name, info.name)
+                out.append(f"      state {_user(s)}: local {kind} ({info.name}, {how}")
                 continue
             tag = "additive" if info.additive else "action reducer"
             tag = "arg-max / arg-min, native" if op.arg_best else tag
@@ -126,6 +130,9 @@ def explain(prog: Program, g: DataflowGraph) -> str:
                 "(key, min)))",
                 "ValueSet": "array_sort(collect_set(element))",
                 "Bag": "array_sort(collect_list(element))",
+                "PySet": "array_sort(collect_set(element))",
+                "Seq": "collect_list(struct(order fields, element)) array_sort-ed by the loop's "
+                "order, then the elements",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
             out.append(f"      reduce part (native): per scope key, {how}; no Python at run time")
         elif op.kind == "ordered" and n.op.python is None:

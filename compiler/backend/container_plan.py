@@ -11,6 +11,14 @@ guards), the sites are unioned, and
 - a list: per scope key ``array_sort(collect_list(element))`` (its multiset,
   ascending: rows arrive in no order).
 
+Filled in an ordered loop (``group_by(..., order_by=)``, ``sorted_by``), a list only
+appended to (``Seq``) keeps the loop's order: ``collect_list`` of (order fields, element)
+structs, ``array_sort``-ed by the order fields with the ordered loops' comparator (ties
+by the remaining fields, ascending; None first ascending, last descending), then the
+elements; a set only added to (``PySet``) is the set of its elements, as unordered. The
+other containers of an ordered loop (a dict's insertion order, ``pop``, ``discard``) run
+with the loop in Python (``fuse_states``).
+
 A global scope aggregates without ``groupBy``: over no rows that is one row
 holding an empty array, a fresh container's value. Every reader of the
 container (``value()``) is that array column.
@@ -24,6 +32,7 @@ from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
 from .frames import spark_col
+from .ordered import _comparator
 
 if TYPE_CHECKING:
     from .plan import Planner
@@ -51,8 +60,9 @@ class ContainerPlanMixin:
         # flag `_in`): a scope key whose rows all fail the guards still gets its (empty)
         # container, where a `where` would drop the key from the plan
         flagged = any(act.guards for act in op.actions)
+        ordered = self._seq_order(op) if cls == "Seq" else None
         parts = []
-        for act in op.actions:  # render first: rendering may add columns to the frame
+        for site, act in enumerate(op.actions):  # render first: it may add columns to the frame
             guard = r.guards(act.guards) if act.guards else ""
             cols = [f"F.col({k!r})" for k in keys]
             for arg, name in zip(act.args[: 2 if keyed else 1], ("_k", "_v"), strict=False):
@@ -64,6 +74,11 @@ class ContainerPlanMixin:
             if flagged:
                 cols.append(f"E({f'coalesce({guard}, false)'!r}).alias('_in')" if guard
                             else "F.lit(True).alias('_in')")  # fmt: skip
+            if ordered is not None:  # the element's place: its loop, the row's order, the site
+                rank, fields = ordered[0][act.loops[-1]], ordered[1]
+                cols.append(f"F.lit({rank}).alias('_f{fields}')")
+                cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i in range(fields)]
+                cols.append(f"F.lit({site}).alias('_f{fields + 1}')")
             parts.append(cols)
         src = self.frame(fk).var
         selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
@@ -85,8 +100,15 @@ class ContainerPlanMixin:
             item = kept("F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))")
             value = f"F.array_sort(F.collect_list({item}))"
             elems = per_key
+        elif ordered is not None:  # a list in the loop's order, not the elements' order
+            _, fields, cmp = ordered
+            struct = ", ".join(f"_f{i}" for i in (fields, *range(fields), fields + 1))
+            item = f"struct({struct}, _k)"
+            item = f"CASE WHEN _in THEN {item} END" if flagged else item
+            sql = f"transform(array_sort(collect_list({item}), {cmp}), _e -> _e._k)"
+            value = f"E({sql!r})"
         else:  # wrapped in a struct: collect_set / collect_list drop NULLs, Python keeps None
-            fn = "collect_set" if cls == "ValueSet" else "collect_list"
+            fn = "collect_set" if cls in ("ValueSet", "PySet") else "collect_list"
             item = kept("F.struct('_k')")
             value = f"F.transform(F.array_sort(F.{fn}({item})), lambda e: e['_k'])"
         agg = self.py.fresh("collected")
@@ -99,3 +121,32 @@ class ContainerPlanMixin:
         ]
         self.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
+
+    def _seq_order(self: Planner, op: StateOperator) -> tuple[dict[str, int], int, str]:
+        """How a list appended to in ordered loops is ordered: (each loop's rank in the
+        program, the number of source fields, a comparator of ``F.array_sort``). The
+        struct of an element holds ``_f<i>`` per source field, ``_f<n>`` its loop's rank and
+        ``_f<n+1>`` its append site's: loops in program order, then the rows in the
+        loop's order, then the appends of one row in program order."""
+        assert self.source is not None
+        n = len(self.source.types)
+        loops = list(self.a.loops)
+        orders = {}
+        for act in op.actions:
+            lp = self.a.loops[act.loops[-1]]
+            parent = self.a.loops[lp.parent] if lp.parent else None
+            given = lp.order_by if lp.order_by is not None else parent.order_by if parent else None
+            if given is None:
+                raise BackendError(f"the list `{user_name(op.states[0])}` of an ordered loop is "
+                                   "filled in a loop in no order", act.span,
+                                   "fill it in a loop over a group of `group_by(..., order_by=)` "
+                                   "or `sorted_by(...)`")  # fmt: skip
+            used = {i for i, _ in given}
+            orders[lp.name] = [*given, *((i, False) for i in range(n) if i not in used)]
+        if len({tuple(o) for o in orders.values()}) > 1:
+            raise BackendError(f"the list `{user_name(op.states[0])}` is filled in loops of "
+                               "different orders", op.actions[-1].span,
+                               "fill it in one loop, or in loops of one order")  # fmt: skip
+        order = [(n, False), *next(iter(orders.values())), (n + 1, False)]
+        cmp = _comparator(order)  # as the ordered loops sort their rows
+        return {name: loops.index(name) for name in orders}, n, cmp

@@ -154,6 +154,17 @@ def _ordered_groups(
             olp = next((x for x in reversed(act.loops) if a.loops[x].ordered), None)
             if olp is not None:
                 groups.setdefault(olp, set()).add(name)
+    # a container of an ordered loop whose value depends on the order of its actions beyond
+    # a list's appends in row order (a dict's insertion order and last values, a `pop`, a
+    # `discard` after an `add`) runs in Python with its loop, in row order
+    for name, decl in a.states.items():
+        acts = a.actions_of(name)
+        if not _order_dependent(decl.cls, {act.method for act in acts}):
+            continue
+        for act in acts:
+            olp = next((x for x in reversed(act.loops) if a.loops[x].ordered), None)
+            if olp is not None:
+                groups.setdefault(olp, set()).add(name)
     # every state acted on inside a fused ordered loop joins that operator
     for olp, members in groups.items():
         for name in a.states:
@@ -165,6 +176,18 @@ def _ordered_groups(
         target = next((k for k, v in merged.items() if v & members), olp)
         merged.setdefault(target, set()).update(members)
     return merged
+
+
+#: the containers of an ordered loop (``looplift.states.containers``) and the actions that
+#: Spark reduces natively in the loop's order (``backend/container_plan.py``)
+_NATIVE_ORDERED = {"Seq": {"append"}, "PySet": {"add"}, "InsertionDict": set()}
+
+
+def _order_dependent(cls: str, methods: set[str]) -> bool:
+    mod, _, name = cls.partition(":")
+    if mod != "looplift.states.containers" or name not in _NATIVE_ORDERED:
+        return False
+    return not methods <= _NATIVE_ORDERED[name]
 
 
 def _operator(
