@@ -1,5 +1,13 @@
 """Random well-formed programs (the compiler's property-test grammar) compiled to Spark
-return what CPython returns."""
+return what CPython returns.
+
+Besides the grammar's programs (states and reductions in a loop over rows or groups),
+:class:`SparkGen` draws the shapes of issue 24 that were once lowered to the wrong operator:
+set comprehensions read by ``len`` / ``sum`` (distinct values), list comprehensions over
+an ordered group read by position or joined (the group's order, ties by the remaining
+fields), and ``continue`` in a group loop around an ordered loop that yields (rows yielded
+before the ``continue`` stay; the skipped groups yield nothing).
+"""
 
 from __future__ import annotations
 
@@ -15,6 +23,7 @@ from looplift.compiler.cli import algorithms_of, load_module
 from tests.compiler.test_properties import HEADER, ROWS, Gen
 
 _COUNTER = itertools.count()
+_SHAPES = itertools.count()
 
 
 def _same(a, b) -> bool:  # noqa: ANN001
@@ -31,11 +40,68 @@ def _py(v):  # noqa: ANN001, ANN202
     return v
 
 
+class SparkGen(Gen):
+    """The grammar's programs, and (about half the time) one of issue 24's shapes."""
+
+    # in turn, so that every run (10 programs) has each shape twice
+    SHAPES = ("grammar", "distinct", "grammar", "ordered_list", "continue")
+
+    def program(self) -> str:
+        shape = self.SHAPES[next(_SHAPES) % len(self.SHAPES)]
+        if shape == "grammar":
+            return super().program()
+        self.lines += [
+            "@dataflow(columns=None)",
+            "def prog(rows: RowStream[int, int, int], t: int):",
+        ]
+        key = self.draw(st.sampled_from(["0", "1", "(0, 1)"]))
+        keys = ["k0", "k1"] if key == "(0, 1)" else ["k"]
+        k = "(k0, k1)" if key == "(0, 1)" else "k"  # the loop's target; yielded as fields
+        out = ", ".join(keys)
+        row = ["a", "b", "c", "t"]
+        if shape == "distinct":
+            self.lines.append(f"    for {k}, g in group_by({key}, rows):")
+            e, f, cond = self.expr(row), self.expr(row), self.cond(row)
+            self.lines.append(f"        n = len({{{e} for a, b, c in g if {cond}}})")
+            self.lines.append(f"        yield {out}, n, sum({{{f} for a, b, c in g}})")
+            return "\n".join(self.lines) + "\n"
+        order = self.draw(st.sampled_from(["1", "2", "(1, -2)", "-1", "(2, 0)"]))
+        self.lines.append(f"    for {k}, g in group_by({key}, rows, order_by={order}):")
+        if shape == "ordered_list":
+            e, cond = self.expr(row), self.cond(row)
+            self.lines.append(f"        vals = [{e} for a, b, c in g if {cond}]")
+            pos = self.draw(st.sampled_from(["0", "-1", "1"]))
+            self.lines.append(
+                f"        at = vals[{pos}] if len(vals) > {pos if pos != '-1' else 0} else -99"
+            )
+            self.lines.append(f'        yield {out}, at, "-".join([str(a + b) for a, b, c in g])')
+            return "\n".join(self.lines) + "\n"
+        # `continue` around an ordered loop that yields: before it, or after it
+        before = self.draw(st.booleans())
+        skip = f"        if {self.cond([*keys, 't'])}:"
+        if before:
+            self.lines += [skip, "            continue"]
+        self.lines.append(f"        v = {self.draw(st.integers(-3, 3))}")
+        self.lines.append("        for a, b, c in g:")
+        step = self.draw(st.sampled_from(["fold", "sum", "prev"]))
+        if step == "fold":
+            self.lines.append(f"            v = ({self.expr([*row, 'v'])}) % 97")
+        elif step == "sum":
+            self.lines.append(f"            v += {self.expr(row)}")
+        self.lines.append(f"            yield {out}, a, v")
+        if step == "prev":
+            self.lines.append(f"            v = {self.expr(row)}")
+        if not before:
+            self.lines += [f"        if {self.cond([*keys, 'v', 't'])}:", "            continue"]
+        self.lines.append(f"        yield {out}, -100, v")
+        return "\n".join(self.lines) + "\n"
+
+
 @settings(max_examples=10, deadline=None, derandomize=True, phases=[Phase.generate],
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.function_scoped_fixture])  # fmt: skip
 @given(st.data(), ROWS, st.integers(-3, 3))
 def test_random_programs_on_spark_equal_cpython(spark, data, rows, t) -> None:  # noqa: ANN001
-    src = HEADER + Gen(data).program()
+    src = HEADER + SparkGen(data).program()
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"sprog_{next(_COUNTER)}.py"
         path.write_text(src)

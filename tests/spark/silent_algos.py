@@ -169,7 +169,8 @@ def skip_by_first_loop(rows: RowStream[int, int, str | None]):
 
 @dataflow(columns=("k", "t", "v"))
 def yield_then_continue(rows: RowStream[int, int, str | None]):
-    """Rows yielded before a `continue` stay (a `continue` does not un-yield)."""
+    """Rows yielded before a `continue` stay (a `continue` does not un-yield); those of the
+    ordered loop after it do not, where it skips."""
     for k, g in group_by(0, rows, order_by=1):
         last = None
         for _, t, v in g:
@@ -177,7 +178,10 @@ def yield_then_continue(rows: RowStream[int, int, str | None]):
             yield k, t, v
         if last is None:
             continue
-        yield k, -1, last
+        n = 0
+        for _, t, _v in g:
+            n = n * 2 + t
+            yield k, -t, str(n)
 
 
 @dataflow(columns=("k", "total"))

@@ -13,8 +13,10 @@ that what the wrong lowerings got wrong shows in most inputs:
   ``continue`` skips hold the rows whose yields leaked (with nulls), or that raise in a
   loop Python never runs.
 
-``LOOPLIFT_SILENT_EXAMPLES`` inputs per algorithm (default 3) run in one Spark action for
-the DataFrame call; through SQL, ``LOOPLIFT_SILENT_SQL_EXAMPLES`` (default 2), one each.
+Per algorithm, a hand-made input that shows the wrong lowering (``SHARP``) and
+``LOOPLIFT_SILENT_EXAMPLES`` drawn inputs (default 3) run in one Spark action for the
+DataFrame call; through SQL, the same input and ``LOOPLIFT_SILENT_SQL_EXAMPLES`` drawn
+ones (default 2), one action each.
 """
 
 from __future__ import annotations
@@ -69,6 +71,40 @@ SPECS: dict[str, tuple[Any, tuple]] = {
     "skip_python_loop": (A.skip_python_loop, (opt(KEYS), TIES, opt(WORDS))),
 }
 
+# per algorithm, an input that shows what the wrong lowering got wrong (compared with the
+# reference, like the drawn ones; the first derandomized draws are small)
+SHARP: dict[str, list[tuple]] = {
+    "distinct_values": [(1, "a"), (1, "a"), (1, "b"), (1, None), (1, None), (2, None)],
+    "distinct_sums": [(1, 5), (1, 5), (1, -2), (2, 3), (2, 3)],
+    "distinct_per_group_total": [(1, "a"), (1, "a"), (1, "b"), (2, "a")],
+    "distinct_overall": [(1, "a"), (1, "a"), (2, None), (2, None)],
+    "in_group_order": [
+        (1, 3, "a"),
+        (1, 1, "z"),
+        (1, 2, "b"),
+        (1, 1, "c"),
+        (2, 0, "b"),
+        (2, 0, "a"),
+    ],
+    "descending_positions": [
+        (1, 2, "a"),
+        (1, 4, "c"),
+        (1, None, "b"),
+        (1, 0, None),
+        (2, None, "z"),
+        (2, None, "a"),
+    ],  # fmt: skip
+    "numbered_values": [(1, 2, "a"), (1, 1, "c"), (1, 1, "b"), (1, 1, None)],
+    "ordered_sets_and_dicts": [(1, 3, "a"), (1, 1, "z"), (1, 2, "a"), (1, 0, "b")],
+    "whole_input_order": [(2, 3, "a"), (1, 1, "z"), (0, 2, "b"), (1, 1, "c")],
+    "skip_none_key": [(None, 3, "a"), (None, 1, None), (1, 2, "b"), (1, 1, None)],
+    "skip_then_window": [(1, 3, "a"), (1, 1, None), (2, 2, "b"), (2, 1, "c")],
+    "skip_by_first_loop": [(1, 3, "a"), (1, 4, None), (2, 2, "b"), (2, 1, None), (2, 3, "c")],
+    "yield_then_continue": [(1, 3, "a"), (1, 4, None), (2, 2, "b"), (2, 1, "x")],
+    "skip_before_raise": [(2, 1, None), (1, 1, 4), (1, 2, 5)],
+    "skip_python_loop": [(None, 3, "a"), (None, 1, None), (1, 2, "b"), (1, 1, None)],
+}
+
 # the issue's reproducers and what CPython gives on them (checked against the reference too)
 REPRODUCERS: list[tuple[str, list[tuple], Any]] = [
     ("distinct_values", [(1, "a"), (1, "a"), (1, "b")], [(1, 2, 0, 2)]),
@@ -112,7 +148,7 @@ def _drawn(algo: Any, fields: tuple, n: int, salt: str) -> list[tuple[list, tupl
 @pytest.mark.parametrize("name", list(SPECS))
 def test_dataframe_call_matches_python(spark: Any, name: str) -> None:
     algo, fields = SPECS[name]
-    expect_same_batch(spark, algo, _drawn(algo, fields, EXAMPLES, "df"))
+    expect_same_batch(spark, algo, [(SHARP[name], ()), *_drawn(algo, fields, EXAMPLES, "df")])
 
 
 @pytest.fixture
@@ -130,7 +166,7 @@ def via_sql(spark: Any, monkeypatch: pytest.MonkeyPatch) -> Any:
 @pytest.mark.parametrize("name", list(SPECS))
 def test_sql_call_matches_python(spark: Any, via_sql: Any, name: str) -> None:
     algo, fields = SPECS[name]
-    for rows, scalars in _drawn(algo, fields, SQL_EXAMPLES, "sql"):
+    for rows, scalars in [(SHARP[name], ()), *_drawn(algo, fields, SQL_EXAMPLES, "sql")]:
         expect_same_or_both_raise(spark, algo, rows, scalars)
 
 
