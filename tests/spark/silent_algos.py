@@ -208,3 +208,20 @@ def skip_python_loop(rows: RowStream[int | None, int, str | None]):
             if v is not None:
                 last = shout(v)
             yield k, t, last
+
+
+@dataflow(columns=("k", "t", "run"))
+def skip_fold_and_after(rows: RowStream[int | None, int, str | None]):
+    """A fold that yields rows and is read after the loop (one fold for both), after a
+    `continue`."""
+    for k, g in group_by(0, rows, order_by=1):
+        if k is None:
+            continue
+        n = 0
+        for _, t, v in g:
+            if v is None:
+                n = 0
+            else:
+                n = n + 1
+            yield k, t, n
+        yield k, -1, n

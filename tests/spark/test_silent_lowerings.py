@@ -69,6 +69,7 @@ SPECS: dict[str, tuple[Any, tuple]] = {
     "yield_then_continue": (A.yield_then_continue, (KEYS, TIES, opt(WORDS))),
     "skip_before_raise": (A.skip_before_raise, (KEYS, TIES, opt(SMALL))),
     "skip_python_loop": (A.skip_python_loop, (opt(KEYS), TIES, opt(WORDS))),
+    "skip_fold_and_after": (A.skip_fold_and_after, (opt(KEYS), TIES, opt(WORDS))),
 }
 
 # per algorithm, an input that shows what the wrong lowering got wrong (compared with the
@@ -103,6 +104,7 @@ SHARP: dict[str, list[tuple]] = {
     "yield_then_continue": [(1, 3, "a"), (1, 4, None), (2, 2, "b"), (2, 1, "x")],
     "skip_before_raise": [(2, 1, None), (1, 1, 4), (1, 2, 5)],
     "skip_python_loop": [(None, 3, "a"), (None, 1, None), (1, 2, "b"), (1, 1, None)],
+    "skip_fold_and_after": [(None, 3, "a"), (None, 1, None), (1, 2, "b"), (1, 1, None)],
 }
 
 # the reproducers and what CPython gives on them (checked against the reference too)
