@@ -74,18 +74,14 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
             if op.kind == "container":
                 what = {"KeyedSums": "dict of sums", "KeyedMax": "dict of maxima",
                         "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list",
-                        "Seq": "list", "InsertionDict": "dict", "PySet": "set"}  # fmt: skip
-                if info.name in ("Seq", "InsertionDict"):  # filled in an ordered loop
-                    out.append(
-                        f"      state {_user(s)}: local {what[info.name]} filled in loop order "
-                        f"({info.name}); actions {', '.join(sorted({a.method for a in op.actions}))}"
-                        "; value() is an array in the loop's order"
-                    )
-                    continue
-                out.append(
-                    f"      state {_user(s)}: local {what.get(info.name, info.name)} "
-                    f"({info.name}, reversible); actions add; value() is a sorted array"
-                )
+                        "Seq": "list of an ordered loop", "PySet": "set of an ordered loop"}  # fmt: skip
+                how = "reversible); actions add; value() is a sorted array"
+                if info.name == "Seq":  # filled in an ordered loop (no undo)
+                    how = "batch and SQL only); actions append; value() is in the loop's order"
+                elif info.name == "PySet":
+                    how = "batch and SQL only); actions add; value() is a sorted array"
+                kind = what.get(info.name, info.name)
+                out.append(f"      state {_user(s)}: local {kind} ({info.name}, {how}")
                 continue
             tag = "additive" if info.additive else "action reducer"
             tag = "arg-max / arg-min, native" if op.arg_best else tag
@@ -145,11 +141,10 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "KeyedMin": "min per scope key and dict key, then array_sort(collect_list(struct"
                 "(key, min)))",
                 "ValueSet": "array_sort(collect_set(element))",
-                "PySet": "the elements whose last update in the loop's order is an add, sorted",
                 "Bag": "array_sort(collect_list(element))",
-                "Seq": "collect_list(struct(order fields, element)) sorted in the loop's order",
-                "InsertionDict": "its updates collected and sorted in the loop's order, the keys "
-                "by first update, each value folded over its updates in order",
+                "PySet": "array_sort(collect_set(element))",
+                "Seq": "collect_list(struct(order fields, element)) array_sort-ed by the loop's "
+                "order, then the elements",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
             out.append(f"      reduce part (native): per scope key, {how}; no Python at run time")
         elif op.kind == "ordered" and n.op.python is None and op.name not in python_states:

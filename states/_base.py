@@ -252,8 +252,9 @@ def apply_net_counts(
 
 
 def sorted_items(counts: Mapping[Any, int]) -> list[tuple[Any, int]]:
-    """The ``(value, count)`` pairs of a value->count dict in ascending value order."""
-    return sorted(counts.items(), key=lambda kv: kv[0])
+    """The ``(value, count)`` pairs of a value->count dict in ascending value order, None
+    first (as Spark sorts the native containers' arrays)."""
+    return sorted(counts.items(), key=lambda kv: (kv[0] is not None, kv[0]))
 
 
 def expand(items: Iterable[tuple[Any, int]]) -> list[Any]:

@@ -78,6 +78,11 @@ def agg_expression(prog: Program) -> AggExpression:
                 f"`{fn.name}` is not a single aggregate over its rows (its states are not all "
                 "fed by one loop over the input); call it on a DataFrame instead"
             )
+        if any(c.endswith("containers:Seq") for c in op.classes):
+            raise BackendError(
+                f"`{fn.name}` fills a list in an ordered loop: its order is the loop's, which a "
+                "reducer over rows in no order does not keep"
+            )
     seqs = {op.name: native_sequence(op, a, prog.refs, ty) for op in ops}
     kinds = {"native" if op.kind == "additive" or seqs[op.name] else op.kind for op in ops}
     if len(kinds) > 1:

@@ -11,16 +11,13 @@ guards), the sites are unioned, and
 - a list: per scope key ``array_sort(collect_list(element))`` (its multiset,
   ascending: rows arrive in no order).
 
-A container filled in an ordered loop (``Seq``, ``InsertionDict``, ``PySet``) that
-the loop's other code does not read is collected the same way, in the loop's order:
-
-- a list: ``collect_list(struct(order fields, site, element))`` sorted in the loop's
-  order (ties by the remaining fields, then by the action's place in the body);
-- a dict: the same sorted array of ``(key, value)`` updates; its keys in the order
-  they first appear (``array_distinct``), each one's value folded over its updates
-  in order (``d[k] = v`` replaces, ``d[k] = d.get(k, 0) + v`` adds);
-- a set: its elements whose last update is an ``add`` (not a ``discard``), ascending
-  (a set filled by ``add`` only is collected as an unordered one is).
+Filled in an ordered loop (``group_by(..., order_by=)``, ``sorted_by``), a list only
+appended to (``Seq``) keeps the loop's order: ``collect_list`` of (order fields, element)
+structs, ``array_sort``-ed by the order fields with the ordered loops' comparator (ties
+by the remaining fields, ascending; None first ascending, last descending), then the
+elements; a set only added to (``PySet``) is the set of its elements, as unordered. The
+other containers of an ordered loop (a dict's insertion order, ``pop``, ``discard``) run
+with the loop in Python (``fuse_states``).
 
 A global scope aggregates without ``groupBy``: over no rows that is one row
 holding an empty array, a fresh container's value. Every reader of the
@@ -29,14 +26,13 @@ container (``value()``) is that array column.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
 from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
 from .frames import spark_col
-from .sql import quote_ident
-from .types import spark_type, unify
+from .ordered import _comparator
 
 if TYPE_CHECKING:
     from .plan import Planner
@@ -58,18 +54,15 @@ class ContainerPlanMixin:
                 op.actions[0].span,
             )
         (fk,) = fks
-        if cls in ("Seq", "InsertionDict") or cls == "PySet" and any(
-            act.method != "add" for act in op.actions
-        ):
-            return self._ordered_container(op, keys, fk, cls)
         r = self.renderer(fk)
         keyed = cls in ("KeyedSums", "KeyedMax", "KeyedMin")
         # a guarded site keeps every row, its element only where the guard holds (a row
         # flag `_in`): a scope key whose rows all fail the guards still gets its (empty)
         # container, where a `where` would drop the key from the plan
         flagged = any(act.guards for act in op.actions)
+        ordered = self._seq_order(op) if cls == "Seq" else None
         parts = []
-        for act in op.actions:  # render first: rendering may add columns to the frame
+        for site, act in enumerate(op.actions):  # render first: it may add columns to the frame
             guard = r.guards(act.guards) if act.guards else ""
             cols = [f"F.col({k!r})" for k in keys]
             for arg, name in zip(act.args[: 2 if keyed else 1], ("_k", "_v"), strict=False):
@@ -81,6 +74,11 @@ class ContainerPlanMixin:
             if flagged:
                 cols.append(f"E({f'coalesce({guard}, false)'!r}).alias('_in')" if guard
                             else "F.lit(True).alias('_in')")  # fmt: skip
+            if ordered is not None:  # the element's place: its loop, the row's order, the site
+                rank, fields = ordered[0][act.loops[-1]], ordered[1]
+                cols.append(f"F.lit({rank}).alias('_f{fields}')")
+                cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i in range(fields)]
+                cols.append(f"F.lit({site}).alias('_f{fields + 1}')")
             parts.append(cols)
         src = self.frame(fk).var
         selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
@@ -102,6 +100,13 @@ class ContainerPlanMixin:
             item = kept("F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))")
             value = f"F.array_sort(F.collect_list({item}))"
             elems = per_key
+        elif ordered is not None:  # a list in the loop's order, not the elements' order
+            _, fields, cmp = ordered
+            struct = ", ".join(f"_f{i}" for i in (fields, *range(fields), fields + 1))
+            item = f"struct({struct}, _k)"
+            item = f"CASE WHEN _in THEN {item} END" if flagged else item
+            sql = f"transform(array_sort(collect_list({item}), {cmp}), _e -> _e._k)"
+            value = f"E({sql!r})"
         else:  # wrapped in a struct: collect_set / collect_list drop NULLs, Python keeps None
             fn = "collect_set" if cls in ("ValueSet", "PySet") else "collect_list"
             item = kept("F.struct('_k')")
@@ -117,101 +122,31 @@ class ContainerPlanMixin:
         self.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
 
-    def _ordered_container(self: Planner, op: StateOperator, keys: tuple[str, ...], fk: Any,
-                           cls: str) -> tuple[str, list[str]]:  # fmt: skip
-        """A list or dict filled in an ordered loop, read after it: its updates collected per
-        scope key in the loop's order (see the module docstring)."""
-        (s,) = op.states
-        loops = {act.loops[-1] for act in op.actions if act.loops}
-        wanted = {"Seq": ("append",), "InsertionDict": ("set", "add"), "PySet": ("add", "discard")}[cls]
-        bad = [act for act in op.actions if act.method not in wanted]
-        if len(loops) != 1 or bad:
-            what = f"`{bad[0].method}`" if bad else "updates in several loops"
-            raise BackendError(
-                f"the container `{user_name(s)}` gets {what} in an ordered loop without being "
-                "read in it; the Spark backend collects such a container only from `append` "
-                "(a list), `d[k] = v` / `d[k] = d.get(k, 0) + v` (a dict) or `add` / `discard` "
-                "(a set) in one loop",
-                (bad[0] if bad else op.actions[0]).span,
-                hint="read it inside the loop too (then the loop runs in row order in Python), "
-                "or fill it with those updates only",
-            )
-        (loop,) = loops
-        order = self._order_of_loop(loop)
-        site = len(self.source.types) if self.source is not None else 0  # the `_f` after the fields
-        r = self.renderer(fk)
-        keyed, is_set = cls == "InsertionDict", cls == "PySet"
-        parts, vtypes = [], []
-        for i, act in enumerate(op.actions):
-            guard = r.guards(act.guards) if act.guards else ""
-            cols = [f"F.col({k!r})" for k in keys]
-            cols += [f"F.col({self.field_col(f)!r}).alias('_f{f}')" for f, _ in order]
-            cols.append(f"F.lit({i}).alias('_f{site}')")
-            for arg, name in zip(act.args[: 2 if keyed else 1], ("_k", "_v"), strict=False):
-                cols.append(f"{spark_col(r.expr(arg))}.alias({name!r})")
-            if is_set:
-                cols.append(f"F.lit({int(act.method == 'discard')}).alias('_a')")
-            if keyed:
-                vtypes.append(self.ty.of(act.args[1]))
-                cols.append(f"F.lit({int(act.method == 'add')}).alias('_a')")
-                if act.method == "add" and self.ty.may_be_null(act.args[1]):
-                    raise BackendError(f"`{user_name(s)}[k] = {user_name(s)}.get(k, 0) + v` with "
-                                       "a v that may be None (Python raises TypeError)",
-                                       act.span, hint="test `v is None` first")  # fmt: skip
-            cols.append(f"E({(f'coalesce({guard}, false)' if guard else 'true')!r}).alias('_in')")
-            parts.append(cols)
-        src = self.frame(fk).var
-        elems = self.py.fresh("elements")
-        selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
-        self.emit(f"{elems} = {self.union(selects)}  # {user_name(s)}: the updates per row, "
-                  "with the loop's order")  # fmt: skip
-        extra = ("_v", "_a") if keyed else ("_a",) if is_set else ()
-        members = [*(f"_f{f}" for f, _ in order), f"_f{site}", "_k", *extra]
-        item = f"F.when(F.col('_in'), F.struct({', '.join(repr(m) for m in members)}))"
-        ordered = [*order, (site, False)]
-        if any(d for _, d in ordered):
-            from .ordered import _comparator
-
-            rows = f"E({f'array_sort(collect_list(_u), {_comparator(ordered)})'!r})"
-            pre = f".withColumn('_u', {item})"
-        else:
-            rows, pre = f"F.sort_array(F.collect_list({item}))", ""
-        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        sorted_col = self.py.fresh("_updates")
-        agg = self.py.fresh("collected")
-        self.emit(f"{agg} = {elems}{pre}{grouping}.agg({rows}.alias({sorted_col!r}))"
-                  f"  # {user_name(s)}: its updates per scope key, in the loop's order")  # fmt: skip
-        u = quote_ident(sorted_col)
-        if is_set:  # the elements whose last update is an add, ascending (PySet.value)
-            last = f"element_at(filter({u}, _e -> _e._k <=> _q), -1)._a = 0"
-            value = f"array_sort(filter(array_distinct(transform({u}, _e -> _e._k)), _q -> {last}))"
-        elif not keyed:
-            value = f"transform({u}, _e -> _e._k)"
-        else:
-            t = "none"
-            for vt in vtypes:
-                t = unify(t, vt)
-            st = spark_type(t if t != "none" else "int")
-            mine = f"filter({u}, _e -> _e._k <=> _q)"
-            fold = (f"aggregate({mine}, CAST(0 AS {st}), (_acc, _e) -> CASE WHEN _e._a = 1 "
-                    f"THEN _acc + _e._v ELSE CAST(_e._v AS {st}) END)")  # fmt: skip
-            value = (f"transform(array_distinct(transform({u}, _e -> _e._k)), _q -> "
-                     f"named_struct('_1', _q, '_2', {fold}))")  # fmt: skip
-        out = self.py.fresh("agg")
-        reads = [rd.result for rd in op.reads if rd.result != "_"]
-        sel = [f"F.col({k!r})" for k in keys] + [
-            f"E({value!r}).alias({self.col_for(res)!r})" for res in reads
-        ]
-        self.emit(f"{out} = {agg}.select({', '.join(sel)})")
-        return out, reads
-
-    def _order_of_loop(self: Planner, loop: str) -> list[tuple[int, bool]]:
-        """The order an ordered loop sees its rows in: its order fields, then the others."""
-        lp = self.a.loops[loop]
-        parent = self.a.loops[lp.parent] if lp.parent else None
-        order = lp.order_by if lp.order_by is not None else (
-            parent.order_by if parent is not None else None)  # fmt: skip
-        if order is None or self.source is None:
-            raise BackendError("a container of an ordered loop outside one", lp.span)
-        given = {i for i, _ in order}
-        return [*order, *((i, False) for i in range(len(self.source.types)) if i not in given)]
+    def _seq_order(self: Planner, op: StateOperator) -> tuple[dict[str, int], int, str]:
+        """How a list appended to in ordered loops is ordered: (each loop's rank in the
+        program, the number of source fields, a comparator of ``F.array_sort``). The
+        struct of an element holds ``_f<i>`` per source field, ``_f<n>`` its loop's rank and
+        ``_f<n+1>`` its append site's: loops in program order, then the rows in the
+        loop's order, then the appends of one row in program order."""
+        assert self.source is not None
+        n = len(self.source.types)
+        loops = list(self.a.loops)
+        orders = {}
+        for act in op.actions:
+            lp = self.a.loops[act.loops[-1]]
+            parent = self.a.loops[lp.parent] if lp.parent else None
+            given = lp.order_by if lp.order_by is not None else parent.order_by if parent else None
+            if given is None:
+                raise BackendError(f"the list `{user_name(op.states[0])}` of an ordered loop is "
+                                   "filled in a loop in no order", act.span,
+                                   "fill it in a loop over a group of `group_by(..., order_by=)` "
+                                   "or `sorted_by(...)`")  # fmt: skip
+            used = {i for i, _ in given}
+            orders[lp.name] = [*given, *((i, False) for i in range(n) if i not in used)]
+        if len({tuple(o) for o in orders.values()}) > 1:
+            raise BackendError(f"the list `{user_name(op.states[0])}` is filled in loops of "
+                               "different orders", op.actions[-1].span,
+                               "fill it in one loop, or in loops of one order")  # fmt: skip
+        order = [(n, False), *next(iter(orders.values())), (n + 1, False)]
+        cmp = _comparator(order)  # as the ordered loops sort their rows
+        return {name: loops.index(name) for name in orders}, n, cmp

@@ -42,6 +42,7 @@ from ..ir.traverse import free_vars
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from .errors import BackendError
+from .loopbody import loop_lambda
 from .sql import SqlRenderer, sql_string
 from .state_expr import state_expr_sql
 from .states import field_init
@@ -129,14 +130,6 @@ class WindowCarry:
 class Window:
     carries: tuple[WindowCarry, ...]  # in dependency order
     yields: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, the row's fields) per yield
-
-
-def loop_lambda(a: Analysis, loop: str) -> Lambda:
-    v = a.bound[loop].value
-    assert isinstance(v, Apply)
-    lam = v.args[0]
-    assert isinstance(lam, Lambda)
-    return lam
 
 
 def fold_free(a: Analysis, op: StateOperator, scalar_params: Mapping[str, Any]) -> tuple[str, ...]:

@@ -14,12 +14,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..dataflow.payloads import GLOBAL, ROWS
-from ..ir.nodes import CARRY, Apply, Lambda, Var
+from ..ir.nodes import CARRY, Var
 from ..ir.traverse import free_vars
 from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
-from .fold import ACC, ACC_REF, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql
+from .fold import ACC, ACC_REF, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql, loop_lambda
 from .frames import SRC, spark_col
 from .pycode import PyEmitter, py_name
 from .shells import render
@@ -69,10 +69,7 @@ class OrderedMixin:
                 "sorted_by(...)",
                 lp.span,
             )
-        v = self.a.bound[loop_name].value
-        assert isinstance(v, Apply)
-        lam = v.args[0]
-        assert isinstance(lam, Lambda)
+        lam = loop_lambda(self.a, loop_name)  # under the guards around the loop
         emitter = PyEmitter(self.all_class_aliases(), self.host_aliases())
         body: list[str] = []
         try:

@@ -78,8 +78,8 @@ class _Candidates:
                 self.found.append(node)  # checked (and maybe declined) by the rewrite
                 for a in node.args[1:]:
                     self.walk(a)
-                if not isinstance(node.args[0].value, _COMPS):
-                    self.walk(node.args[0])
+                if not isinstance(node.args[0].value, _COMPS) or _of_set(node) is not None:
+                    self.walk(node.args[0])  # a set comprehension is its own loop
                 return
         if isinstance(node, cst.IfExp):
             self.walk(node.test)
@@ -89,6 +89,26 @@ class _Candidates:
             return
         for child in node.children:
             self.walk(child)
+
+
+def _of_set(node: cst.CSTNode) -> cst.SetComp | None:
+    """The set comprehension a reducer reads when the reducer is not the same over the set
+    as over the values with their duplicates: ``len({...})``, ``sum({...})``, ``list({...})``
+    (and ``len(list({...}))``). The set is then filled by its own loop and the reducer reads
+    it (a distinct count, a sum of distinct values); ``max``, ``min``, ``any``, ``all`` and
+    ``set`` of a set are those of its values, so they stay one loop over the values."""
+    if not (isinstance(node, cst.Call) and isinstance(node.func, cst.Name) and node.args):
+        return None
+    arg = node.args[0].value
+    if node.func.value == "len" and isinstance(arg, cst.Call) and _called(arg, "list"):
+        arg = arg.args[0].value
+    if node.func.value in ("len", "sum", "list") and isinstance(arg, cst.SetComp):
+        return arg
+    return None
+
+
+def _called(node: cst.Call, fn: str) -> bool:
+    return isinstance(node.func, cst.Name) and node.func.value == fn and len(node.args) == 1
 
 
 def _index(node: cst.CSTNode) -> tuple[cst.BaseExpression, int] | None:
@@ -185,6 +205,8 @@ class GeneratorMixin(Context):
         fn = node.func.value if isinstance(node, cst.Call) else None  # type: ignore[union-attr]
         if fn is not None and fn in env.names:
             return None
+        if _of_set(node) is not None:
+            return None  # the set is its own loop; the reducer reads it (a distinct count, ...)
         if fn is None:
             comp = node
             kind = "set" if isinstance(node, cst.SetComp) else "list"

@@ -139,7 +139,9 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
                         "loop over the stream with `for`", when=lambda n, p: not _over_values(n)),),
     cst.SetComp: (Rule("set comprehensions are not supported", "use the Distinct state",
                        when=lambda n, p: not _over_values(n)),),
-    cst.DictComp: (Rule("dict comprehensions are not supported", "use group_by(...)"),),
+    cst.DictComp: (Rule("dict comprehensions are not supported",
+                        "fill a dict in a loop (`d[k] = d.get(k, 0) + v`); for the number of "
+                        "distinct keys, `len({k for k, _ in g})`"),),  # fmt: skip
     cst.GeneratorExp: (Rule("generator expressions are not supported", "loop with `for`",
                             when=lambda n, p: not _over_values(n)),),
     cst.List: (Rule("list literals are not supported", "use a tuple, or a State to accumulate",

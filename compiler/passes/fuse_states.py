@@ -154,6 +154,32 @@ def _ordered_groups(
             olp = next((x for x in reversed(act.loops) if a.loops[x].ordered), None)
             if olp is not None:
                 groups.setdefault(olp, set()).add(name)
+    # a container of an ordered loop whose value depends on the order of its actions beyond
+    # a list's appends in row order (a dict's insertion order and last values, a `pop`, a
+    # `discard` after an `add`) runs in Python with its loop, in row order
+    for name, decl in a.states.items():
+        acts = a.actions_of(name)
+        if not _order_dependent(decl.cls, {act.method for act in acts}):
+            continue
+        for act in acts:
+            olp = next((x for x in reversed(act.loops) if a.loops[x].ordered), None)
+            if olp is not None:
+                groups.setdefault(olp, set()).add(name)
+    # a list appended to in ordered loops of different orders has no order Spark can sort by
+    for name, decl in a.states.items():
+        if decl.cls != "looplift.states.containers:Seq" or name in in_cycle:
+            continue
+        orders = {}
+        for act in a.actions_of(name):
+            lp = a.loops[act.loops[-1]]
+            parent = a.loops[lp.parent] if lp.parent else None
+            orders.setdefault(lp.order_by or (parent.order_by if parent else None), act)
+        if len(orders) > 1 and not any(name in g for g in groups.values()):
+            site = max(orders.values(), key=lambda s: (s.span.line, s.span.col))
+            diags.append(Diagnostic(site.span, f"the list `{_user(name)}` is filled in loops of "
+                                    "different orders, so its elements have no one order",
+                                    "fill it in one loop, or in loops of one order (build "
+                                    "one list per loop and join them after)"))  # fmt: skip
     # every state acted on inside a fused ordered loop joins that operator
     for olp, members in groups.items():
         for name in a.states:
@@ -165,6 +191,18 @@ def _ordered_groups(
         target = next((k for k, v in merged.items() if v & members), olp)
         merged.setdefault(target, set()).update(members)
     return merged
+
+
+#: the containers of an ordered loop (``looplift.states.containers``) and the actions that
+#: Spark reduces natively in the loop's order (``backend/container_plan.py``)
+_NATIVE_ORDERED = {"Seq": {"append"}, "PySet": {"add"}, "InsertionDict": set()}
+
+
+def _order_dependent(cls: str, methods: set[str]) -> bool:
+    mod, _, name = cls.partition(":")
+    if mod != "looplift.states.containers" or name not in _NATIVE_ORDERED:
+        return False
+    return not methods <= _NATIVE_ORDERED[name]
 
 
 def _operator(
