@@ -9,7 +9,6 @@ primitives may be moved across control flow (e.g. floated out of a loop).
 from __future__ import annotations
 
 import datetime
-import math
 import operator
 import statistics
 from collections.abc import Callable
@@ -17,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
+
+from ..primitives import MATH as MATH_TABLE
+from ..primitives import MATH_NAMES, PRIMITIVES
 
 __all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_FUNCS"]
 
@@ -154,12 +156,11 @@ for _n, _f, _t in [
 ]:
     _add(_n, _f, _t)
 
-MATH_FUNCS = (
-    "sqrt exp log log2 log10 log1p expm1 floor ceil trunc fabs sin cos tan asin acos atan "
-    "atan2 sinh cosh tanh hypot pow copysign isnan isinf isfinite degrees radians fmod"
-).split()
-for _m in MATH_FUNCS:
-    _add(f"math.{_m}", getattr(math, _m), _m in {"fabs", "isnan", "isinf", "isfinite"})
+# math: the table of primitives holds reference, partiality and lowering (total = no
+# partiality on non-None arguments)
+MATH_FUNCS = list(MATH_NAMES)
+for _p in MATH_TABLE:
+    _add(_p.name, _p.reference, _p.total)
 
 BINOPS = {
     "Add": "add",
@@ -220,6 +221,8 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
         return getattr(args[i], "value", _NOT_LIT) if i < len(args) else None
 
     n = len(args)
+    if op in PRIMITIVES:  # the table's entries: native where the lowering is exact
+        return not PRIMITIVES[op].exact
     if op.startswith("re.") or op in ("repr", "ascii"):
         return True
     if op == "format":

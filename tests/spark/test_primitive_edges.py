@@ -1,0 +1,263 @@
+"""Issue 24: every primitive of the table on its edge values, compiled and run on Spark,
+compared with CPython (values, and the class of every exception).
+
+The cases come from the table (``primitive_edges.py``): generic edge values, the
+partiality's thresholds and their neighbours, each entry's own edges. Each context
+(scalar, guard, group loop, ordered fold, ``looplift.sql``) runs every input on which
+CPython returns in one Spark job per result type (the algorithms' frames unioned); the
+inputs on which it raises each need their own job: one per partiality clause and
+signature in the quick run (scalar context; one per signature elsewhere), all of them
+under ``-m slow``.
+
+The meta-tests check the table itself against CPython, without Spark: on every edge
+input, an entry's partiality names exactly the class CPython raises.
+"""
+
+from __future__ import annotations
+
+import math
+from functools import reduce
+from typing import Any
+
+import looplift
+import pytest
+from looplift.compiler.cli import algorithms_of, load_module
+from looplift.compiler.ir.prims import MATH_FUNCS, PRIMS
+from looplift.compiler.primitives import MATH_NAMES, PRIMITIVES
+
+from tests.spark import primitive_edges as E
+from tests.spark.harness import (
+    attempt,
+    collect,
+    python_error_of,
+    row_types,
+    run_reference,
+    same,
+    same_error_class,
+    spark_schema,
+    to_spark_value,
+)
+
+SIGS = list(E.all_signatures())
+PYTYPE = {"float": float, "int": int, "bool": bool}
+
+
+# -- the table itself (no Spark) ----------------------------------------------------------
+
+
+def test_every_math_function_is_an_entry_of_the_table() -> None:
+    assert list(MATH_FUNCS) == list(MATH_NAMES)
+    for name in MATH_NAMES:
+        entry = PRIMITIVES[f"math.{name}"]
+        assert PRIMS[entry.name].impl is entry.reference
+        assert PRIMS[entry.name].total == entry.total
+
+
+@pytest.mark.parametrize("name", sorted(PRIMITIVES))
+def test_entry_has_reference_edges_and_lowering(name: str) -> None:
+    """A new primitive needs a reference, edge cases of its own and a lowering (or
+    ``exact=False``, which makes the backend call the reference)."""
+    entry = PRIMITIVES[name]
+    assert callable(entry.reference)
+    assert entry.edges, f"{name}: no edge cases of its own"
+    assert entry.native is not None or not entry.exact
+    assert entry.result in PYTYPE
+    for sig in E.signatures(entry):
+        assert E.edge_inputs(sig), f"{name}: no edge inputs for {sig}"
+        sql = entry.lower([f"x{i}" for i in range(sig.n)], [sig.t] * sig.n)
+        assert "raise_error" in sql or entry.total or sig.t == "int"
+
+
+@pytest.mark.parametrize("sig", SIGS, ids=lambda s: s.ident)
+def test_partiality_names_what_cpython_raises(sig: E.Sig) -> None:
+    """On every edge input, the table's partiality (evaluated in Python) says whether
+    CPython raises, and which class; the result has the declared type."""
+    for args in E.edge_inputs(sig):
+        want = E.outcome(sig.prim, args)
+        clause = sig.prim.raises(args)
+        where = f"{sig.prim.name}{args!r}"
+        if not E.raises(want):
+            assert clause is None, f"{where} = {want!r}, but the table says {clause}"
+            assert type(want) is PYTYPE[sig.prim.result], f"{where} = {want!r}"
+            continue
+        assert clause is not None, f"{where} raises {want.__name__}; the table says it returns"
+        if want is E.Int64Overflow:
+            assert clause.cls == "OverflowError" and not clause.python, where
+        else:
+            assert clause.cls == want.__name__ and clause.python, f"{where}: {clause}"
+
+
+# -- on Spark -------------------------------------------------------------------------------
+
+
+@pytest.fixture(scope="module")
+def algos(tmp_path_factory: Any) -> dict[str, Any]:
+    path = tmp_path_factory.mktemp("edges") / "prim_edge_algos.py"
+    path.write_text(E.module_source(SIGS))
+    module = load_module(str(path), name="prim_edge_algos")
+    return {a.fn.__name__: a for a in algorithms_of(module)}
+
+
+def _rows(context: str, sig: E.Sig) -> list[tuple]:
+    """The context's input rows for every edge input of ``sig`` (guard: both ways)."""
+    rows = []
+    for i, args in enumerate(E.edge_inputs(sig)):
+        if context == "guard":
+            rows += [E.context_row(context, args, 2 * i, True), (False, *args)]
+        else:
+            rows.append(E.context_row(context, args, i))
+    return rows
+
+
+def _reference(algo: Any, context: str, row: tuple) -> Any:
+    """CPython's outcome of the context's algorithm on one input row."""
+    if context in ("group", "fold"):
+        return attempt(lambda: run_reference(algo, [row])[0][1])
+    return attempt(lambda: run_reference(algo, [row])[0])
+
+
+def _frame(spark: Any, algos: dict, context: str, sig: E.Sig, rows: list[tuple], j: int) -> Any:
+    """The compiled algorithm over ``rows``, as columns ``j, _id, r``."""
+    from pyspark.sql import functions as F
+    from pyspark.sql import types as T
+
+    algo = algos[E.algo_name("scalar" if context == "sql" else context, sig)]
+    fts = row_types(algo)
+    if context in ("group", "fold"):
+        schema = spark_schema(fts)
+        df = spark.createDataFrame([to_spark_value(r) for r in rows], schema)
+        out = algo(df)
+        return out.select(F.lit(j).alias("j"), F.col("k").alias("_id"), F.col("r"))
+    fields = [T.StructField("_id", T.LongType(), False), *spark_schema(fts).fields]
+    data = [(i, *to_spark_value(r)) for i, r in enumerate(rows)]
+    df = spark.createDataFrame(data, T.StructType(fields))
+    cols = [f.name for f in fields[1:]]
+    if context == "sql":
+        view = f"edges_{sig.ident}"
+        df.createOrReplaceTempView(view)
+        fn = f"edge_{sig.ident}"
+        looplift.register(spark, **{fn: algo})
+        return looplift.sql(spark, f"SELECT {j} AS j, _id, {fn}({', '.join(cols)}) AS r FROM {view}")
+    return df.select(F.lit(j).alias("j"), F.col("_id"), algo(*[F.col(c) for c in cols]).alias("r"))
+
+
+def _same(got: Any, want: Any) -> bool:
+    """The harness' rule, and the sign of a zero (``copysign``, ``atan2`` depend on it)."""
+    if not same(got, want):
+        return False
+    if isinstance(want, float) and want == 0 and isinstance(got, float):
+        return math.copysign(1.0, got) == math.copysign(1.0, want)
+    return True
+
+
+def _ids(context: str, rows: list[tuple]) -> list[int]:
+    return [r[0] for r in rows] if context in ("group", "fold") else list(range(len(rows)))
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("context", E.CONTEXTS)
+def test_values_agree_with_cpython(spark: Any, algos: dict, context: str) -> None:
+    """Every input on which CPython returns, per context: one job per result type."""
+    by_type: dict[str, list[Any]] = {}
+    wants: dict[tuple[int, int], tuple[Any, str]] = {}
+    sigs = [s for s in SIGS if context in ("scalar", "group") or s.t == "float"]
+    for j, sig in enumerate(sigs):
+        algo = algos[E.algo_name("scalar" if context == "sql" else context, sig)]
+        ok = []
+        for row in _rows(context, sig):
+            want = _reference(algo, context, row)
+            if not want.raised:
+                ok.append(row)
+        if not ok:
+            continue
+        for i, row in zip(_ids(context, ok), ok, strict=True):
+            wants[(j, i)] = (_reference(algo, context, row).value, f"{sig.prim.name}{row!r}")
+        rt = sig.prim.result_type([sig.t] * sig.n)
+        by_type.setdefault(rt, []).append(_frame(spark, algos, context, sig, ok, j))
+    bad = []
+    seen = 0
+    for frames in by_type.values():
+        for j, i, got in collect(reduce(lambda a, b: a.union(b), frames)):
+            want, where = wants[(j, i)]
+            seen += 1
+            if not _same(got, want):
+                bad.append(f"{context} {where}: compiled {got!r}, CPython {want!r}")
+    assert seen == len(wants), f"{context}: {seen} rows back of {len(wants)}"
+    assert not bad, "\n".join(bad[:40]) + f"\n({len(bad)} of {len(wants)} differ)"
+
+
+def _raising(context: str, sig: E.Sig, exhaustive: bool) -> list[tuple[tuple, Any]]:
+    """Raising input rows: all, or the first of each partiality clause (scalar context)
+    or the first of all (other contexts)."""
+    out, clauses = [], set()
+    for args in E.edge_inputs(sig):
+        want = E.outcome(sig.prim, args)
+        if not E.raises(want):
+            continue
+        clause = sig.prim.raises(args)
+        if not exhaustive and (clause in clauses or (context != "scalar" and clauses)):
+            continue
+        clauses.add(clause)
+        out.append((E.context_row(context, args, 0), want))
+    return out
+
+
+def _check_raises(spark: Any, algos: dict, context: str, exhaustive: bool) -> int:
+    bad, n = [], 0
+    sigs = [s for s in SIGS if context in ("scalar", "group") or s.t == "float"]
+    for j, sig in enumerate(sigs):
+        algo = algos[E.algo_name("scalar" if context == "sql" else context, sig)]
+        for row, _ in _raising(context, sig, exhaustive):
+            want = _reference(algo, context, row)
+            assert want.raised, f"{sig.prim.name}{row!r} should raise in Python"
+            got = attempt(lambda row=row, sig=sig: collect(_frame(spark, algos, context, sig,
+                                                                   [row], j)))  # fmt: skip
+            n += 1
+            if not got.raised:
+                bad.append(f"{context} {sig.prim.name}{row!r}: compiled {got.value!r}, "
+                           f"CPython raises {type(want.error).__name__}")  # fmt: skip
+            elif not same_error_class(want.error, got.error):
+                bad.append(f"{context} {sig.prim.name}{row!r}: compiled raises "
+                           f"{python_error_of(got.error)} ({str(got.error)[:300]}), "
+                           f"CPython {type(want.error).__name__}")  # fmt: skip
+    assert not bad, "\n".join(bad)
+    return n
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("context", E.CONTEXTS)
+def test_raises_as_cpython(spark: Any, algos: dict, context: str) -> None:
+    assert _check_raises(spark, algos, context, exhaustive=False) > 0
+
+
+@pytest.mark.spark
+@pytest.mark.slow
+@pytest.mark.parametrize("context", E.CONTEXTS)
+def test_raises_as_cpython_exhaustive(spark: Any, algos: dict, context: str) -> None:
+    _check_raises(spark, algos, context, exhaustive=True)
+
+
+@pytest.mark.spark
+def test_none_raises_type_error(spark: Any, algos: dict) -> None:
+    """``math.f(None)``: TypeError, from every argument position."""
+    from pyspark.sql import types as T
+
+    bad = []
+    for sig in SIGS:
+        if sig.t != "float":
+            continue
+        algo = algos[E.algo_name("scalar", sig, optional=True)]
+        for pos in range(sig.n):
+            args = tuple(None if k == pos else 2.0 for k in range(sig.n))
+            want = attempt(lambda algo=algo, args=args: run_reference(algo, [args]))
+            assert want.raised and isinstance(want.error, TypeError)
+            schema = T.StructType([T.StructField(f"c{k}", T.DoubleType(), True)
+                                   for k in range(sig.n)])  # fmt: skip
+            from pyspark.sql import functions as F
+
+            df = spark.createDataFrame([args], schema)
+            got = attempt(lambda df=df, algo=algo: df.select(
+                algo(*[F.col(c) for c in df.columns])).collect())  # fmt: skip
+            if not (got.raised and same_error_class(want.error, got.error)):
+                bad.append(f"{sig.prim.name}{args!r}: {got.value or got.error!s:.300}")
+    assert not bad, "\n".join(bad)
