@@ -27,7 +27,9 @@ re-parsed from text and never edited as text.
 from __future__ import annotations
 
 import math
-from collections.abc import Callable, Sequence
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -149,8 +151,9 @@ class Cmp(Cond):
         if self.op == "==" and any(isinstance(t, Num) for t in sides):
             sides = []
         for t in sides:
-            if not isinstance(t, Num):
-                out = exp.and_(out, exp.not_(call("isnan", t.tree(ops))))
+            inner = t.term if isinstance(t, Abs) else t  # abs(x) is NaN when x is
+            if not isinstance(t, Num) and inner not in ops.nan_free:
+                out = exp.and_(out, exp.not_(call("isnan", inner.tree(ops))))
         return out
 
     def terms(self) -> tuple[Term, ...]:
@@ -231,7 +234,14 @@ class All(Cond):
         return all(c.holds(env) for c in self.conds)
 
     def tree(self, ops: Operands) -> exp.Expression:
-        return exp.and_(*(c.tree(ops) for c in self.conds))
+        # ``t < c`` is false for a NaN ``t`` in Spark too: its siblings need no NaN test
+        bounded = {
+            c.left
+            for c in self.conds
+            if isinstance(c, Cmp) and c.op in ("<", "<=") and isinstance(c.right, Num)
+        }
+        with ops.without_nan(bounded):
+            return exp.and_(*(c.tree(ops) for c in self.conds))
 
     def terms(self) -> tuple[Term, ...]:
         return tuple(t for c in self.conds for t in c.terms())
@@ -262,14 +272,15 @@ class Raises:
     """Where CPython raises ``cls`` (``message``), in the order CPython checks.
 
     ``on``: the argument type the clause applies to (``"float"``: only when some argument
-    is a float; ``math.floor`` of an int never raises). ``python=False``: CPython returns
-    an int that does not fit in 64 bits, where the plan must raise (SPEC §4)."""
+    is a float; ``math.floor`` of an int never raises). ``beyond64``: the clause also
+    covers ints beyond 64 bits, which CPython returns and the plan must not (SPEC §4:
+    it raises OverflowError)."""
 
     cls: str
     message: str
     when: Cond
     on: str = "any"
-    python: bool = True
+    beyond64: bool = False
 
     def applies(self, ts: Sequence[Any]) -> bool:
         if any(i >= len(ts) for i in self.when.args()):
@@ -307,6 +318,9 @@ def num(v: float) -> exp.Expression:
     return exp.Literal.number(repr(float(v)) + "D")
 
 
+_CHEAP = re.compile(r"[\w.`]+|-?[0-9][0-9.eE+-]*[DL]?")
+
+
 def _atomic(sql: str) -> bool:
     """An identifier, literal or call, or text in one pair of parentheses."""
     if sql.replace("`", "").replace(".", "").replace("_", "").isalnum():
@@ -331,6 +345,21 @@ class Operands:
     lowering: Callable[[Operands], exp.Expression] | None = None
     raw_lowering: Callable[[Operands], exp.Expression] | None = None
     _native: exp.Expression | None = field(default=None, repr=False)
+    nan_free: set[Any] = field(default_factory=set)  # terms known not to be NaN here
+
+    @contextmanager
+    def without_nan(self, terms: set[Any]) -> Iterator[None]:
+        added = terms - self.nan_free
+        self.nan_free |= added
+        try:
+            yield
+        finally:
+            self.nan_free -= added
+
+    @property
+    def atomic(self) -> bool:
+        """Every operand a column or a literal (cheap to repeat in a message)."""
+        return all(_CHEAP.fullmatch(x) for x in self.sql)
 
     def raw(self, i: int) -> exp.Expression:
         text = self.sql[i]
@@ -418,11 +447,12 @@ class Primitive:
         """The checked lowering: ``CASE WHEN <clause> THEN raise_error(...) ... ELSE
         <native> END`` (the native expression alone for a total primitive)."""
         ops = Operands(sql, ts, self.native, self.raw)
-        whens = [
-            (r.when.tree(ops), self._raise(r, ops))
-            for r in self.partiality
-            if r.applies(ts)
-        ]
+        whens = []
+        for r in self.partiality:
+            if r.applies(ts):
+                whens.append((r.when.tree(ops), self._raise(r, ops)))
+                if isinstance(r.when, IsNan):  # later WHENs see no NaN there
+                    ops.nan_free.add(r.when.term)
         if not whens:
             return ops.native()
         case = exp.Case()
@@ -431,16 +461,24 @@ class Primitive:
         return case.else_(ops.native())
 
     def lower(self, sql: Sequence[str], ts: Sequence[Any]) -> str:
-        return self.tree(sql, ts).sql(dialect="spark", normalize_functions="lower")
+        """:meth:`tree` as Spark SQL, parenthesized unless it is one term (a CASE, a
+        call), so that it can stand anywhere in the renderer's text."""
+        tree = self.tree(sql, ts)
+        if not isinstance(tree, (exp.Case, exp.Anonymous, exp.Cast, exp.Var, exp.Paren)):
+            tree = exp.paren(tree)
+        return tree.sql(dialect="spark", normalize_functions="lower")
 
     def _raise(self, r: Raises, ops: Operands) -> exp.Expression:
         """``raise_error('looplift: math.sqrt(<x>): math domain error (Python raises
-        ValueError)')``: the class, the primitive and the offending value."""
+        ValueError)')``: the class, the primitive and the offending value (when the
+        operands are columns or literals: other operand text is not repeated)."""
+        tail = f"): {r.message} (Python raises {r.cls})"
+        if not ops.atomic:
+            return call("raise_error", exp.Literal.string(f"looplift: {self.name}(...{tail}"))
         values: list[exp.Expression] = []
         for i in range(len(ops.sql)):
             if i:
                 values.append(exp.Literal.string(", "))
             values.append(exp.cast(ops.raw(i), "string"))
-        tail = f"): {r.message} (Python raises {r.cls})"
         parts = [exp.Literal.string(f"looplift: {self.name}("), *values, exp.Literal.string(tail)]
         return call("raise_error", call("concat", *parts))

@@ -131,11 +131,7 @@ def _log2(o: Operands) -> exp.Expression:
     """Spark's ``log2`` is ``ln(x) / ln(2)``: at a power of two, the exact exponent."""
     k = call("rint", call("log2", o.d(0)))
     power = call("power", num(2.0), k.copy())
-    return (
-        exp.Case()
-        .when(exp.EQ(this=o.d(0), expression=power), k)
-        .else_(call("log2", o.d(0)))
-    )
+    return exp.Case().when(exp.EQ(this=o.d(0), expression=power), k).else_(call("log2", o.d(0)))
 
 
 def _pow(o: Operands) -> exp.Expression:
@@ -152,13 +148,21 @@ def _pow(o: Operands) -> exp.Expression:
 def _atan2(o: Operands) -> exp.Expression:
     """``atan2(±0, x)``: ±0 for x > 0 or +0, ±pi for x < 0 or -0 (Spark loses zero signs)."""
     y, x = o.d(0), o.d(1)
-    zero_y = (
-        exp.Case()
-        .when(_signbit(x), _copysign(call("pi"), y.copy()))
-        .else_(_copysign(exp.Literal.number("0.0D"), y.copy()))
-    )
+    # ±0 is y itself (a literal -0.0 would not do: Spark's optimizer takes it for 0.0)
+    zero_y = exp.Case().when(_signbit(x), _copysign(call("pi"), y.copy())).else_(y.copy())
     cond = exp.and_(exp.EQ(this=y.copy(), expression=num(0)), exp.not_(call("isnan", x.copy())))
     return exp.Case().when(cond, zero_y).else_(call("atan2", y.copy(), x.copy()))
+
+
+def _fmod(o: Operands) -> exp.Expression:
+    """Spark's ``%`` (Java's, C's fmod) raises on a zero divisor even for doubles; past
+    the domain check a zero divisor means a NaN dividend, and the result is NaN."""
+    nan = exp.cast(exp.Literal.string("NaN"), "double")
+    return (
+        exp.Case()
+        .when(exp.EQ(this=o.d(1), expression=num(0)), nan)
+        .else_(exp.Mod(this=o.d(0), expression=o.d(1)))
+    )
 
 
 def _entry(name: str, native: Any, *partiality: Raises, arity: tuple[int, int] = (1, 1),
@@ -188,19 +192,24 @@ def _range(when: Any) -> Raises:
     return Raises("OverflowError", RANGE, when)
 
 
-_FINITE_X = Not(IsInf(X))
 _BOTH_FINITE = All(Not(IsInf(X)), Not(IsNan(X)), Not(IsInf(Y)), Not(IsNan(Y)))
 _TO_INT = (
     Raises("ValueError", "cannot convert float NaN to integer", IsNan(X), on="float"),
-    Raises("OverflowError", "cannot convert float infinity to integer", IsInf(X), on="float"),
-    Raises("OverflowError", "integer result does not fit in 64 bits",
-           Any_(Cmp(">=", X, Num(INT64_END)), Cmp("<", X, Num(-INT64_END))),
-           on="float", python=False),
+    # an infinity (CPython raises), or a float whose integer needs more than 64 bits
+    Raises("OverflowError", "cannot convert float infinity to integer, or to 64 bits",
+           Not(All(Cmp(">=", X, Num(-INT64_END)), Cmp("<", X, Num(INT64_END)))),
+           on="float", beyond64=True),
 )  # fmt: skip
+
+
+def _overflows_above(term: Any, limit: float) -> Raises:
+    """OverflowError for finite arguments above ``limit`` (an infinity is fine)."""
+    return _range(All(Cmp(">", term, Num(limit)), Cmp("<", term, Num(math.inf))))
+
 
 MATH: tuple[Primitive, ...] = (
     _entry("sqrt", _fn("sqrt"), _domain(Cmp("<", X, Num(0))), edges=((4.0,), (2,), (-1e-300,))),
-    _entry("exp", _fn("exp"), _range(All(Cmp(">", X, Num(EXP_MAX)), _FINITE_X)),
+    _entry("exp", _fn("exp"), _overflows_above(X, EXP_MAX),
            edges=((710.0,), (-745.2,), (-746.0,), (1000,))),
     _entry("log", _log,
            _domain(Cmp("<=", X, Num(0))),
@@ -213,7 +222,7 @@ MATH: tuple[Primitive, ...] = (
            edges=((2.0**29,), (2**62,), (2.0**-1074,), (3,), (2**63 - 1,))),
     _entry("log10", _fn("log10"), _domain(Cmp("<=", X, Num(0))), edges=((1000.0,), (1e-300,))),
     _entry("log1p", _fn("log1p"), _domain(Cmp("<=", X, Num(-1))), edges=((-0.9999999,), (1e-20,))),
-    _entry("expm1", _fn("expm1"), _range(All(Cmp(">", X, Num(EXP_MAX)), _FINITE_X)),
+    _entry("expm1", _fn("expm1"), _overflows_above(X, EXP_MAX),
            edges=((1e-20,), (-800.0,))),
     _entry("floor", _to_int("floor"), *_TO_INT, result="int",
            edges=((-2.5,), (9.223372036854775e18,), (2**63 - 1,), (-(2**63),))),
@@ -231,9 +240,9 @@ MATH: tuple[Primitive, ...] = (
     _entry("atan2", _atan2, arity=(2, 2),
            edges=((-0.0, -0.0), (0.0, -0.0), (-0.0, -1.0), (0.0, -1.0), (-0.0, 1.0),
                   (math.inf, -math.inf), (-math.inf, math.inf), (1.0, -0.0), (0, -1))),
-    _entry("sinh", _fn("sinh"), _range(All(Cmp(">", Abs(X), Num(SINH_MAX)), _FINITE_X)),
+    _entry("sinh", _fn("sinh"), _overflows_above(Abs(X), SINH_MAX),
            edges=((-711.0,), (1e-300,))),
-    _entry("cosh", _fn("cosh"), _range(All(Cmp(">", Abs(X), Num(SINH_MAX)), _FINITE_X)),
+    _entry("cosh", _fn("cosh"), _overflows_above(Abs(X), SINH_MAX),
            edges=((-711.0,), (1e-300,))),
     _entry("tanh", _fn("tanh"), edges=((20.0,), (-1e-300,))),
     _entry("hypot", _fn2("hypot"), arity=(2, 2),  # CPython returns inf, never raises
@@ -260,7 +269,7 @@ MATH: tuple[Primitive, ...] = (
            result="bool", edges=((2**63 - 1,),)),  # fmt: skip
     _entry("degrees", _fn("degrees"), edges=((1e308,), (math.pi,))),
     _entry("radians", _fn("radians"), edges=((180,), (1e308,))),
-    _entry("fmod", lambda o: exp.Mod(this=o.d(0), expression=o.d(1)),
+    _entry("fmod", _fmod,
            _domain(Any_(All(Cmp("==", Y, Num(0)), Not(IsNan(X))),
                         All(IsInf(X), Not(IsNan(Y))))),
            arity=(2, 2),

@@ -13,7 +13,7 @@ entry, arity, argument type and context:
 - ``scalar``: ``return math.f(x0)``, called on Columns;
 - ``guard``: ``r = <zero>; if c: r = math.f(x0)`` (rows with ``c`` false must not raise);
 - ``group``: a table algorithm yielding ``math.f(x0)`` per row of each group;
-- ``fold``: an ordered group loop carrying ``acc = acc + math.f(x0)`` (``or`` for bools);
+- ``fold``: an ordered group loop carrying ``acc = acc + math.f(x0)`` (bools counted);
 - ``sql``: the scalar algorithm called from ``looplift.sql``.
 """
 
@@ -160,10 +160,12 @@ def source(context: str, sig: Sig, optional: bool = False) -> str:
                 f"{', '.join([t] * sig.n)}]):\n    for k, g in group_by(0, rows):\n"
                 f"        for _k, {', '.join(xs)} in g:\n            yield k, {call}\n")  # fmt: skip
     if context == "fold":
-        step = f"acc or {call}" if r == "bool" else f"acc + {call}"
+        # a bool result is counted (a bool carry is a Python reducer's, not this test's)
+        step = f"acc + (1 if {call} else 0)" if r == "bool" else f"acc + {call}"
+        zero = ZERO["int" if r == "bool" else r]
         return (f"@dataflow(columns=(\"k\", \"r\"))\ndef {name}(rows: RowStream[int, int, "
                 f"{', '.join([t] * sig.n)}]):\n    for k, g in group_by(0, rows, order_by=1):\n"
-                f"        acc = {ZERO[r]}\n        for _k, _i, {', '.join(xs)} in g:\n"
+                f"        acc = {zero}\n        for _k, _i, {', '.join(xs)} in g:\n"
                 f"            acc = {step}\n        yield k, acc\n")  # fmt: skip
     raise ValueError(context)
 

@@ -90,9 +90,9 @@ def plan(spark, readings, limit):
     by_sensor_11 = by_sensor_10.withColumn(
         'stddev',
         E(
-            '(CASE WHEN CAST((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END) AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE sqrt(CAST((CASE WHEN (0.0D > "
-            '`variance`) THEN 0.0D ELSE `variance` END) AS DOUBLE)) END)'
+            "CASE WHEN (CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END) < 0 THEN raise_error('looplift: "
+            "math.sqrt(...): math domain error (Python raises ValueError)') ELSE sqrt((CASE WHEN (0.0D > `variance`) "
+            'THEN 0.0D ELSE `variance` END)) END'
         ),
     )
     by_sensor_12 = by_sensor_11.withColumn(

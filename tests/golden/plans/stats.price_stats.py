@@ -85,14 +85,18 @@ def plan(spark, sales):
         F.col('med_value').alias('median'),
         F.col('hi_value').alias('high'),
         E(
-            '(CASE WHEN looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
-            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e IS NOT NULL THEN '
-            'raise_error(looplift_prim_round_4028c947((CASE WHEN CAST(`var_value` AS DOUBLE) < 0 THEN '
-            "raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
-            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).e) ELSE looplift_prim_round_4028c947((CASE WHEN '
-            "CAST(`var_value` AS DOUBLE) < 0 THEN raise_error('looplift: math domain error (Python raises "
-            "ValueError)') ELSE sqrt(CAST(`var_value` AS DOUBLE)) END), 3L).v END)"
+            '(CASE WHEN looplift_prim_round_4028c947((CASE WHEN `var_value` IS NULL THEN '
+            "raise_error('looplift: math.sqrt() with None (Python raises TypeError)') ELSE CASE WHEN "
+            "`var_value` < 0 THEN raise_error(concat('looplift: math.sqrt(', CAST(`var_value` AS STRING), "
+            "'): math domain error (Python raises ValueError)')) ELSE sqrt(`var_value`) END END), 3L).e IS "
+            'NOT NULL THEN raise_error(looplift_prim_round_4028c947((CASE WHEN `var_value` IS NULL THEN '
+            "raise_error('looplift: math.sqrt() with None (Python raises TypeError)') ELSE CASE WHEN "
+            "`var_value` < 0 THEN raise_error(concat('looplift: math.sqrt(', CAST(`var_value` AS STRING), "
+            "'): math domain error (Python raises ValueError)')) ELSE sqrt(`var_value`) END END), 3L).e) "
+            "ELSE looplift_prim_round_4028c947((CASE WHEN `var_value` IS NULL THEN raise_error('looplift: "
+            "math.sqrt() with None (Python raises TypeError)') ELSE CASE WHEN `var_value` < 0 THEN "
+            "raise_error(concat('looplift: math.sqrt(', CAST(`var_value` AS STRING), '): math domain error "
+            "(Python raises ValueError)')) ELSE sqrt(`var_value`) END END), 3L).v END)"
         ).alias('stddev'),
         F.col('top_values').alias('top3'),
     )
