@@ -14,10 +14,14 @@ Conditions use Python's float semantics (every comparison with NaN is false); th
 rendering adds the ``isnan`` tests that Spark needs, where NaN sorts above every number
 and equals itself.
 
-Lowerings are sqlglot expression trees rendered with ``.sql(dialect="spark")``. The
-operands arrive as SQL text from the expression renderer and enter the tree as opaque
-``exp.Var`` leaves (parenthesized when they are not atomic), so the tree is never
-re-parsed from text and never edited as text.
+Lowerings are sqlglot expression trees rendered with ``.sql(dialect="spark")`` (chosen
+over text templates: the checks compose — NaN tests, AND/OR of clauses, nested CASEs —
+and the tree keeps the parentheses right). Functions are built as ``exp.Anonymous``
+calls so that the Spark function named is the one written (sqlglot would turn ``log2``
+into ``LOG(2, x)``). The operands arrive as SQL text from the expression renderer and
+enter the tree as opaque ``exp.Var`` leaves (parenthesized when they are not atomic), so
+the tree is never re-parsed from text and never edited as text. An operand that is not a
+column or literal is repeated as few times as the checks allow, and not in the message.
 
 >>> from looplift.compiler.primitives import PRIMITIVES
 >>> PRIMITIVES["math.sqrt"].lower(["x"], ["float"])

@@ -313,3 +313,36 @@ def test_inexact_entry_falls_back_to_its_reference(
         one = spark.createDataFrame([a], "c0 double")
         got_err = attempt(lambda one=one: one.select(scalar(F.col("c0"))).collect())
         assert got_err.raised and same_error_class(want.error, got_err.error), (a, got_err)
+
+
+HAVERSINE = """import math
+
+from looplift import dataflow
+
+
+@dataflow
+def haversine(lat1: float, lon1: float, lat2: float, lon2: float) -> float:
+    r = 6371.0
+    p1, p2 = math.radians(lat1), math.radians(lat2)
+    dp = math.radians(lat2 - lat1)
+    dl = math.radians(lon2 - lon1)
+    a = math.sin(dp / 2) ** 2 + math.cos(p1) * math.cos(p2) * math.sin(dl / 2) ** 2
+    return 2 * r * math.asin(math.sqrt(a))
+"""
+
+
+@pytest.mark.spark
+def test_issue_24_haversine_with_an_infinite_coordinate_raises(spark: Any, tmp_path: Any) -> None:
+    """Issue 24: ``sin(inf)`` is NaN on Spark, and the distance came back 0.0 where
+    Python raises ValueError; finite coordinates still agree."""
+    from tests.spark.harness import expect_same_or_both_raise
+
+    path = tmp_path / "prim_haversine.py"
+    path.write_text(HAVERSINE)
+    algo = load_module(str(path), name="prim_haversine").haversine
+    expect_same_or_both_raise(spark, algo, [(51.5, -0.12, 48.85, 2.35), (0.0, 0.0, -0.0, 180.0)])
+    with pytest.raises(ValueError):
+        algo(0.0, math.inf, 0.0, 0.0)
+    got = attempt(lambda: run_reference(algo, [(0.0, math.inf, 0.0, 0.0)]))
+    assert isinstance(got.error, ValueError)
+    expect_same_or_both_raise(spark, algo, [(0.0, math.inf, 0.0, 0.0)], allow_overflow=False)
