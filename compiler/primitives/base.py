@@ -275,8 +275,8 @@ class Any_(Cond):
 class Raises:
     """Where CPython raises ``cls`` (``message``), in the order CPython checks.
 
-    ``on``: the argument type the clause applies to (``"float"``: only when some argument
-    is a float; ``math.floor`` of an int never raises). ``beyond64``: the clause also
+    ``on``: the argument type the clause applies to (``"float"``: unless every argument
+    is known to be an int; ``math.floor`` of an int never raises). ``beyond64``: the clause also
     covers ints beyond 64 bits, which CPython returns and the plan must not (SPEC §4:
     it raises OverflowError)."""
 
@@ -289,7 +289,9 @@ class Raises:
     def applies(self, ts: Sequence[Any]) -> bool:
         if any(i >= len(ts) for i in self.when.args()):
             return False
-        return self.on == "any" or self.on in ts
+        if self.on == "float":  # unless every argument is known to be an int
+            return any(t not in ("int", "bool") for t in ts)
+        return True
 
 
 @dataclass(frozen=True)
