@@ -27,12 +27,13 @@ from looplift.sqltext import sql_literal as _sql_literal
 
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
+from ..primitives import PRIMITIVES
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
-from .types import Typing
+from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
 
@@ -565,41 +566,10 @@ class SqlRenderer(GuardedSql):
         return f"(CASE WHEN {s} IS NULL THEN raise_error({err}) ELSE {item} END)"
 
     def _math(self, name: str, args: tuple[Expr, ...], x: list[str]) -> str:
-        d = [f"CAST({v} AS DOUBLE)" for v in x]
-        domain = sql_string("looplift: math domain error (Python raises ValueError)")
-        if name == "sqrt":
-            return f"(CASE WHEN {d[0]} < 0 THEN raise_error({domain}) ELSE sqrt({d[0]}) END)"
-        if name in ("log", "log2", "log10"):
-            if name == "log" and len(x) == 2:
-                body = f"(ln({d[0]}) / ln({d[1]}))"
-                test = f"{d[0]} <= 0 OR {d[1]} <= 0"
-            else:
-                fn = {"log": "ln", "log2": "log2", "log10": "log10"}[name]
-                body, test = f"{fn}({d[0]})", f"{d[0]} <= 0"
-            return f"(CASE WHEN {test} THEN raise_error({domain}) ELSE {body} END)"
-        if name == "log1p":
-            return f"(CASE WHEN {d[0]} <= -1 THEN raise_error({domain}) ELSE log1p({d[0]}) END)"
-        if name in ("floor", "ceil"):
-            return f"CAST({name}({d[0]}) AS BIGINT)"
-        if name == "trunc":
-            return f"CAST({d[0]} AS BIGINT)"
-        if name == "fabs":
-            return f"abs({d[0]})"
-        if name == "isnan":
-            return f"isnan({d[0]})"
-        if name == "isinf":
-            return f"(abs({d[0]}) = CAST('Infinity' AS DOUBLE))"
-        if name == "isfinite":
-            return f"(NOT isnan({d[0]}) AND abs({d[0]}) != CAST('Infinity' AS DOUBLE))"
-        if name in ("exp", "expm1", "sin", "cos", "tan", "sinh", "cosh", "tanh", "degrees",
-                    "radians", "atan"):  # fmt: skip
-            return f"{name}({d[0]})"
-        if name in ("asin", "acos"):
-            return f"(CASE WHEN abs({d[0]}) > 1 THEN raise_error({domain}) ELSE {name}({d[0]}) END)"
-        if name in ("atan2", "hypot"):
-            return f"{name}({d[0]}, {d[1]})"
-        if name == "pow":
-            return f"power({d[0]}, {d[1]})"
-        if name == "fmod":
-            return f"({d[0]} % {d[1]})"
-        return self._pycall("prim", f"math.{name}", args)
+        """``math.<name>``: the table of primitives' checked lowering, or its CPython
+        reference as a Python call where the lowering is not exact."""
+        prim = PRIMITIVES[f"math.{name}"]
+        ts = [self._t(a) for a in args]
+        if not prim.lowers_natively(ts):
+            return self._pycall("prim", prim.name, args, spark_type(prim.result_type(ts)))
+        return self._raise_if_null(args, prim.lower(x, ts), f"{prim.name}()")

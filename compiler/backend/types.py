@@ -20,6 +20,7 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from ..primitives import PRIMITIVES
 from .datetimes import datetime_type
 from .strtypes import STRING_OPS, element_type, string_prim_type
 
@@ -403,13 +404,8 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         if isinstance(t, tuple) and t[0] == "tuple" and -len(t[1]) <= i < len(t[1]):
             return t[1][i], True
         return "any", True
-    if op.startswith("math."):
-        name = op[5:]
-        if name in ("floor", "ceil", "trunc"):
-            return "int", null
-        if name in ("isnan", "isinf", "isfinite"):
-            return "bool", null
-        return "float", null
+    if op in PRIMITIVES:
+        return PRIMITIVES[op].result_type(ts), null
     return "any", True
 
 

@@ -9,7 +9,6 @@ primitives may be moved across control flow (e.g. floated out of a loop).
 from __future__ import annotations
 
 import datetime
-import math
 import operator
 import statistics
 from collections.abc import Callable
@@ -17,6 +16,9 @@ from dataclasses import dataclass
 from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
+
+from ..primitives import MATH as MATH_TABLE
+from ..primitives import MATH_NAMES, PRIMITIVES
 
 __all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_ARITY", "MATH_FUNCS"]
 
@@ -157,16 +159,13 @@ for _n, _f, _t in [
 ]:
     _add(_n, _f, _t)
 
-MATH_FUNCS = (
-    "sqrt exp log log2 log10 log1p expm1 floor ceil trunc fabs sin cos tan asin acos atan "
-    "atan2 sinh cosh tanh hypot pow copysign isnan isinf isfinite degrees radians fmod"
-).split()
-for _m in MATH_FUNCS:
-    _add(f"math.{_m}", getattr(math, _m), _m in {"fabs", "isnan", "isinf", "isfinite"})
-#: how many arguments each ``math`` function takes here (fewest, most); the rest take one
-#: (``hypot`` of two values only: the native lowering is Spark's two-argument hypot)
-MATH_ARITY = {"log": (1, 2), "atan2": (2, 2), "hypot": (2, 2), "pow": (2, 2), "copysign": (2, 2),
-              "fmod": (2, 2)}  # fmt: skip
+# math: the table of primitives holds reference, partiality and lowering (total = no
+# partiality on non-None arguments)
+MATH_FUNCS = list(MATH_NAMES)
+for _p in MATH_TABLE:
+    _add(_p.name, _p.reference, _p.total)
+#: how many arguments each ``math`` function takes (fewest, most), from the table
+MATH_ARITY = {n: PRIMITIVES[f"math.{n}"].arity for n in MATH_NAMES}
 
 BINOPS = {
     "Add": "add",
@@ -227,6 +226,8 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
         return getattr(args[i], "value", _NOT_LIT) if i < len(args) else None
 
     n = len(args)
+    if op in PRIMITIVES:  # the table's entries: native where the lowering is exact
+        return not PRIMITIVES[op].exact
     if op.startswith("re.") or op in ("repr", "ascii"):
         return True
     if op == "format":

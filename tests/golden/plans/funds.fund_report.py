@@ -31,8 +31,8 @@ def plan(spark, returns):
     # additive geometric_mean.logs, geometric_mean.n, months: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).groupBy('fund').agg(
         E(
-            "sum(((CASE WHEN CAST((1.0D + `r`) AS DOUBLE) <= 0 THEN raise_error('looplift: math domain error "
-            "(Python raises ValueError)') ELSE ln(CAST((1.0D + `r`) AS DOUBLE)) END)) * `_sign`)"
+            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('looplift: math.log(...): math domain error "
+            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END) * `_sign`)"
         ).alias('logs_total'),
         E('sum((1L) * `_sign`)').alias('months_n'),
         E('sum((1L) * `_sign`)').alias('n_n'),
@@ -64,7 +64,14 @@ def plan(spark, returns):
         'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    by_fund_6 = by_fund_5.withColumn('exp', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`ratio` AS DOUBLE)) END'))
+    by_fund_6 = by_fund_5.withColumn(
+        'exp',
+        E(
+            "CASE WHEN (NOT (`n` = 0L)) THEN CASE WHEN `ratio` > 709.782712893384D AND `ratio` < CAST('Infinity' AS "
+            "DOUBLE) THEN raise_error(concat('looplift: math.exp(', CAST(`ratio` AS STRING), '): math range error "
+            "(Python raises OverflowError)')) ELSE exp(`ratio`) END END"
+        ),
+    )
     by_fund_7 = by_fund_6.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
     by_fund_8 = by_fund_7.withColumn(
         'rounded',
@@ -97,8 +104,14 @@ def plan(spark, returns):
         F.col('monthly'),
         F.col('yearly'),
         E(
-            "CAST(floor(CAST((CASE WHEN `worst` IS NULL THEN raise_error('looplift: `*` with None (Python "
-            "raises TypeError)') ELSE (`worst` * 100L) END) AS DOUBLE)) AS BIGINT)"
+            "transform(array((CASE WHEN `worst` IS NULL THEN raise_error('looplift: `*` with None (Python "
+            "raises TypeError)') ELSE (`worst` * 100L) END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
+            "raise_error('looplift: math.floor() with None (Python raises TypeError)') ELSE CASE WHEN "
+            "isnan((__v1)) THEN raise_error('looplift: math.floor(...): cannot convert float NaN to integer "
+            "(Python raises ValueError)') WHEN NOT ((__v1) >= -9.223372036854776e+18D AND (__v1) < "
+            "9.223372036854776e+18D) THEN raise_error('looplift: math.floor(...): cannot convert float "
+            "infinity to integer, or to 64 bits (Python raises OverflowError)') ELSE floor((__v1)) END "
+            'END))[0]'
         ).alias('worst_pct'),
     )
     return out

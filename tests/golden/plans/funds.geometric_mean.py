@@ -25,8 +25,8 @@ def plan(spark, returns):
     # additive logs, n: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(
         E(
-            "sum(((CASE WHEN CAST((1.0D + `r`) AS DOUBLE) <= 0 THEN raise_error('looplift: math domain error "
-            "(Python raises ValueError)') ELSE ln(CAST((1.0D + `r`) AS DOUBLE)) END)) * `_sign`)"
+            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('looplift: math.log(...): math domain error "
+            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END) * `_sign`)"
         ).alias('logs_total'),
         E('sum((1L) * `_sign`)').alias('n_n'),
     )
@@ -37,7 +37,14 @@ def plan(spark, returns):
         'ratio',
         E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
     )
-    single_4 = single_3.withColumn('exp', E('CASE WHEN (NOT (`n` = 0L)) THEN exp(CAST(`ratio` AS DOUBLE)) END'))
+    single_4 = single_3.withColumn(
+        'exp',
+        E(
+            "CASE WHEN (NOT (`n` = 0L)) THEN CASE WHEN `ratio` > 709.782712893384D AND `ratio` < CAST('Infinity' AS "
+            "DOUBLE) THEN raise_error(concat('looplift: math.exp(', CAST(`ratio` AS STRING), '): math range error "
+            "(Python raises OverflowError)')) ELSE exp(`ratio`) END END"
+        ),
+    )
     single_5 = single_4.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
     single_6 = single_5.withColumn(
         'rounded',

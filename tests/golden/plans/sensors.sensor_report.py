@@ -90,9 +90,9 @@ def plan(spark, readings, limit):
     by_sensor_11 = by_sensor_10.withColumn(
         'stddev',
         E(
-            'transform(array((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END)), __v1 -> (CASE WHEN '
-            "CAST(__v1 AS DOUBLE) < 0 THEN raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
-            'sqrt(CAST(__v1 AS DOUBLE)) END))[0]'
+            'transform(array((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END)), __v1 -> CASE WHEN (__v1) '
+            "< 0 THEN raise_error('looplift: math.sqrt(...): math domain error (Python raises ValueError)') ELSE "
+            'sqrt((__v1)) END)[0]'
         ),
     )
     by_sensor_12 = by_sensor_11.withColumn(

@@ -85,10 +85,11 @@ def plan(spark, sales):
         F.col('med_value').alias('median'),
         F.col('hi_value').alias('high'),
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, (CASE WHEN CAST(`var_value` AS DOUBLE) < 0 '
-            "THEN raise_error('looplift: math domain error (Python raises ValueError)') ELSE "
-            'sqrt(CAST(`var_value` AS DOUBLE)) END), 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN '
-            'raise_error(__v1.e) ELSE __v1.v END))[0]'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, (CASE WHEN `var_value` IS NULL THEN '
+            "raise_error('looplift: math.sqrt() with None (Python raises TypeError)') ELSE CASE WHEN "
+            "`var_value` < 0 THEN raise_error(concat('looplift: math.sqrt(', CAST(`var_value` AS STRING), "
+            "'): math domain error (Python raises ValueError)')) ELSE sqrt(`var_value`) END END), 3L)), __v1 "
+            '-> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
         ).alias('stddev'),
         F.col('top_values').alias('top3'),
     )

@@ -1,0 +1,25 @@
+"""The table of primitives: for each, its type rule, CPython reference, partiality and
+native lowering (see :mod:`.base`). The typer, the expression renderer, ``runs_python``
+(``--explain``) and the IR's table of primitives read it; nothing else decides.
+
+It sits below the frontend and the backend and imports neither.
+
+>>> PRIMITIVES["math.floor"].result_type(["float"])
+'int'
+>>> PRIMITIVES["math.atan"].total
+True
+"""
+
+from __future__ import annotations
+
+from .base import Primitive, Raises
+from .mathfuncs import MATH
+
+__all__ = ["MATH", "MATH_NAMES", "PRIMITIVES", "Primitive", "Raises", "lookup"]
+
+PRIMITIVES: dict[str, Primitive] = {p.name: p for p in MATH}
+MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
+
+
+def lookup(name: str) -> Primitive | None:
+    return PRIMITIVES.get(name)

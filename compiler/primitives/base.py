@@ -1,0 +1,490 @@
+"""What a primitive is: its type rule, CPython reference, partiality and native lowering.
+
+The partiality of a primitive is data: a tuple of :class:`Raises` clauses, each a
+condition over the arguments (and, where CPython decides on the result, the native
+result) in a small language of terms and conditions. The same condition is
+
+- evaluated in Python (:meth:`Cond.holds`), so the table can be checked against
+  CPython on edge values, and read by the edge-test generator (:meth:`Cond.constants`
+  gives the thresholds to probe, with their neighbours);
+- rendered as a sqlglot tree (:meth:`Cond.tree`), which the lowering turns into the
+  native check in front of the native expression (:meth:`Primitive.lower`).
+
+Conditions use Python's float semantics (every comparison with NaN is false); the
+rendering adds the ``isnan`` tests that Spark needs, where NaN sorts above every number
+and equals itself.
+
+Lowerings are sqlglot expression trees rendered with ``.sql(dialect="spark")`` (chosen
+over text templates: the checks compose — NaN tests, AND/OR of clauses, nested CASEs —
+and the tree keeps the parentheses right). Functions are built as ``exp.Anonymous``
+calls so that the Spark function named is the one written (sqlglot would turn ``log2``
+into ``LOG(2, x)``). The operands arrive as SQL text from the expression renderer and
+enter the tree as opaque ``exp.Var`` leaves (parenthesized when they are not atomic), so
+the tree is never re-parsed from text and never edited as text. An operand that is not a
+column or literal is repeated as few times as the checks allow, and not in the message.
+
+>>> from looplift.compiler.primitives import PRIMITIVES
+>>> PRIMITIVES["math.sqrt"].lower(["x"], ["float"])
+"CASE WHEN x < 0 THEN raise_error(concat('looplift: math.sqrt(', CAST(x AS STRING), '): math domain error (Python raises ValueError)')) ELSE sqrt(x) END"
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from collections.abc import Callable, Iterator, Sequence
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from typing import Any
+
+from sqlglot import exp
+
+__all__ = [
+    "Abs", "All", "Any_", "Arg", "Cmp", "Cond", "IsInf", "IsNan", "NonInteger", "Not", "Num",
+    "Operands", "Primitive", "Raises", "Result", "call", "num", "INF",
+]  # fmt: skip
+
+INF = exp.cast(exp.Literal.string("Infinity"), "double")
+
+# -- terms -----------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Arg:
+    """The ``i``-th argument, as a float (CPython's math functions convert ints first)."""
+
+    i: int
+
+    def value(self, env: Env) -> float:
+        return float(env.args[self.i])
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return ops.d(self.i)
+
+
+@dataclass(frozen=True, slots=True)
+class Result:
+    """The native function's result (IEEE semantics, no checks): CPython decides some
+    errors on the C library's result (``pow``'s overflow, ``hypot``'s)."""
+
+    def value(self, env: Env) -> float:
+        return env.result()
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return ops.raw_result()
+
+
+@dataclass(frozen=True, slots=True)
+class Num:
+    v: float
+
+    def value(self, env: Env) -> float:
+        return self.v
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return num(self.v)
+
+
+@dataclass(frozen=True, slots=True)
+class Abs:
+    term: Term
+
+    def value(self, env: Env) -> float:
+        return abs(self.term.value(env))
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return call("abs", self.term.tree(ops))
+
+
+Term = Arg | Result | Num | Abs
+
+# -- conditions ------------------------------------------------------------------------
+
+
+class Cond:
+    def holds(self, env: Env) -> bool:
+        raise NotImplementedError
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        raise NotImplementedError
+
+    def terms(self) -> tuple[Term, ...]:
+        return ()
+
+    def constants(self) -> set[float]:
+        """The numbers the condition compares with (the edge values to probe)."""
+        return {t.v for t in self.terms() if isinstance(t, Num)}
+
+    def args(self) -> set[int]:
+        out: set[int] = set()
+        stack = list(self.terms())
+        while stack:
+            t = stack.pop()
+            if isinstance(t, Arg):
+                out.add(t.i)
+            elif isinstance(t, Abs):
+                stack.append(t.term)
+        return out
+
+
+_CMP = {"<": exp.LT, "<=": exp.LTE, ">": exp.GT, ">=": exp.GTE, "==": exp.EQ}
+_PY_CMP: dict[str, Callable[[float, float], bool]] = {
+    "<": lambda a, b: a < b, "<=": lambda a, b: a <= b, ">": lambda a, b: a > b,
+    ">=": lambda a, b: a >= b, "==": lambda a, b: a == b,
+}  # fmt: skip
+
+
+@dataclass(frozen=True, slots=True)
+class Cmp(Cond):
+    """``left op right`` on floats, false when either side is NaN (as in Python)."""
+
+    op: str
+    left: Term
+    right: Term
+
+    def holds(self, env: Env) -> bool:
+        return _PY_CMP[self.op](self.left.value(env), self.right.value(env))
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        left, right = self.left.tree(ops), self.right.tree(ops)
+        out: exp.Expression = _CMP[self.op](this=left, expression=right)
+        # Spark: NaN is above every number and equal to itself; the side that makes the
+        # comparison true when it is NaN gets a test (``a < NaN``, ``NaN > b``, ``NaN = NaN``)
+        sides = {"<": [self.right], "<=": [self.right], ">": [self.left], ">=": [self.left],
+                 "==": [self.left, self.right]}[self.op]  # fmt: skip
+        if self.op == "==" and any(isinstance(t, Num) for t in sides):
+            sides = []
+        for t in sides:
+            inner = t.term if isinstance(t, Abs) else t  # abs(x) is NaN when x is
+            if not isinstance(t, Num) and inner not in ops.nan_free:
+                out = exp.and_(out, exp.not_(call("isnan", inner.tree(ops))))
+        return out
+
+    def terms(self) -> tuple[Term, ...]:
+        return (self.left, self.right)
+
+
+@dataclass(frozen=True, slots=True)
+class IsNan(Cond):
+    term: Term
+
+    def holds(self, env: Env) -> bool:
+        return math.isnan(self.term.value(env))
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return call("isnan", self.term.tree(ops))
+
+    def terms(self) -> tuple[Term, ...]:
+        return (self.term,)
+
+
+@dataclass(frozen=True, slots=True)
+class IsInf(Cond):
+    term: Term
+
+    def holds(self, env: Env) -> bool:
+        return math.isinf(self.term.value(env))
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return exp.EQ(this=call("abs", self.term.tree(ops)), expression=INF.copy())
+
+    def terms(self) -> tuple[Term, ...]:
+        return (self.term,)
+
+
+@dataclass(frozen=True, slots=True)
+class NonInteger(Cond):
+    """A finite number with a fractional part (``rint`` keeps NaN and the infinities,
+    and ``NaN != NaN`` is false in Spark)."""
+
+    term: Term
+
+    def holds(self, env: Env) -> bool:
+        v = self.term.value(env)
+        return math.isfinite(v) and v != math.floor(v)
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        t = self.term.tree(ops)
+        return exp.NEQ(this=t, expression=call("rint", t.copy()))
+
+    def terms(self) -> tuple[Term, ...]:
+        return (self.term,)
+
+
+@dataclass(frozen=True, slots=True)
+class Not(Cond):
+    cond: Cond
+
+    def holds(self, env: Env) -> bool:
+        return not self.cond.holds(env)
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        if isinstance(self.cond, IsInf):
+            return exp.NEQ(this=call("abs", self.cond.term.tree(ops)), expression=INF.copy())
+        return exp.not_(self.cond.tree(ops))
+
+    def terms(self) -> tuple[Term, ...]:
+        return self.cond.terms()
+
+
+@dataclass(frozen=True, slots=True)
+class All(Cond):
+    conds: tuple[Cond, ...]
+
+    def __init__(self, *conds: Cond) -> None:
+        object.__setattr__(self, "conds", conds)
+
+    def holds(self, env: Env) -> bool:
+        return all(c.holds(env) for c in self.conds)
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        # ``t < c`` is false for a NaN ``t`` in Spark too: its siblings need no NaN test
+        bounded = {
+            c.left
+            for c in self.conds
+            if isinstance(c, Cmp) and c.op in ("<", "<=") and isinstance(c.right, Num)
+        }
+        with ops.without_nan(bounded):
+            return exp.and_(*(c.tree(ops) for c in self.conds))
+
+    def terms(self) -> tuple[Term, ...]:
+        return tuple(t for c in self.conds for t in c.terms())
+
+
+@dataclass(frozen=True, slots=True)
+class Any_(Cond):
+    conds: tuple[Cond, ...]
+
+    def __init__(self, *conds: Cond) -> None:
+        object.__setattr__(self, "conds", conds)
+
+    def holds(self, env: Env) -> bool:
+        return any(c.holds(env) for c in self.conds)
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        return exp.or_(*(exp.paren(c.tree(ops)) for c in self.conds))
+
+    def terms(self) -> tuple[Term, ...]:
+        return tuple(t for c in self.conds for t in c.terms())
+
+
+# -- partiality --------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, slots=True)
+class Raises:
+    """Where CPython raises ``cls`` (``message``), in the order CPython checks.
+
+    ``on``: the argument type the clause applies to (``"float"``: unless every argument
+    is known to be an int; ``math.floor`` of an int never raises). ``beyond64``: the clause also
+    covers ints beyond 64 bits, which CPython returns and the plan must not (SPEC §4:
+    it raises OverflowError)."""
+
+    cls: str
+    message: str
+    when: Cond
+    on: str = "any"
+    beyond64: bool = False
+
+    def applies(self, ts: Sequence[Any]) -> bool:
+        if any(i >= len(ts) for i in self.when.args()):
+            return False
+        if self.on == "float":  # unless every argument is known to be an int
+            return any(t not in ("int", "bool") for t in ts)
+        return True
+
+
+@dataclass(frozen=True)
+class Env:
+    """Arguments of a Python evaluation of a condition (``model``: the native function)."""
+
+    args: tuple[Any, ...]
+    model: Callable[..., float] | None = None
+
+    def result(self) -> float:
+        assert self.model is not None, "a condition on the result needs the entry's model"
+        return float(self.model(*(float(a) for a in self.args)))
+
+
+# -- the native side -------------------------------------------------------------------
+
+
+def call(name: str, *args: exp.Expression) -> exp.Expression:
+    """``name(args)``, spelled as Spark spells it (sqlglot would turn ``log2`` into
+    ``LOG(2, x)``, which is not the same function)."""
+    return exp.Anonymous(this=name, expressions=list(args))
+
+
+def num(v: float) -> exp.Expression:
+    """A number literal: small integers as they are, other floats as Spark doubles."""
+    if math.isinf(v):
+        return INF.copy() if v > 0 else exp.Neg(this=INF.copy())
+    if v == int(v) and abs(v) < 2**31 and not (v == 0 and math.copysign(1.0, v) < 0):
+        return exp.Literal.number(int(v))
+    return exp.Literal.number(repr(float(v)) + "D")
+
+
+_CHEAP = re.compile(r"[\w.`]+|-?[0-9][0-9.eE+-]*[DL]?")
+
+
+def _atomic(sql: str) -> bool:
+    """An identifier, literal or call, or text in one pair of parentheses."""
+    if sql.replace("`", "").replace(".", "").replace("_", "").isalnum():
+        return True
+    depth = 0
+    for i, ch in enumerate(sql):
+        depth += ch == "("
+        depth -= ch == ")"
+        if depth == 0 and ch == ")" and i != len(sql) - 1:
+            return False
+        if depth == 0 and ch != ")" and not (ch.isalnum() or ch in "_`."):
+            return False
+    return sql.endswith(")")
+
+
+@dataclass
+class Operands:
+    """The arguments of one call: their SQL, types, and the native expression."""
+
+    sql: Sequence[str]
+    ts: Sequence[Any]
+    lowering: Callable[[Operands], exp.Expression] | None = None
+    raw_lowering: Callable[[Operands], exp.Expression] | None = None
+    _native: exp.Expression | None = field(default=None, repr=False)
+    nan_free: set[Any] = field(default_factory=set)  # terms known not to be NaN here
+
+    @contextmanager
+    def without_nan(self, terms: set[Any]) -> Iterator[None]:
+        added = terms - self.nan_free
+        self.nan_free |= added
+        try:
+            yield
+        finally:
+            self.nan_free -= added
+
+    @property
+    def atomic(self) -> bool:
+        """Every operand a column or a literal (cheap to repeat in a message)."""
+        return all(_CHEAP.fullmatch(x) for x in self.sql)
+
+    def raw(self, i: int) -> exp.Expression:
+        text = self.sql[i]
+        return exp.var(text) if _atomic(text) else exp.paren(exp.var(text))
+
+    def d(self, i: int) -> exp.Expression:
+        """The argument as a double (ints and bools cast)."""
+        if self.ts[i] == "float":
+            return self.raw(i)
+        if self.ts[i] == "bool":
+            return exp.cast(exp.cast(self.raw(i), "bigint"), "double")
+        return exp.cast(self.raw(i), "double")
+
+    def native(self) -> exp.Expression:
+        assert self.lowering is not None
+        if self._native is None:
+            self._native = self.lowering(self)
+        return self._native.copy()
+
+    def raw_result(self) -> exp.Expression:
+        """The native function without the lowering's fixes (what a :class:`Result`
+        condition reads)."""
+        return self.raw_lowering(self) if self.raw_lowering is not None else self.native()
+
+
+# -- an entry ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Primitive:
+    """One primitive of the language.
+
+    Attributes:
+        name: the IR's name (``math.sqrt``).
+        arity: (fewest, most) arguments.
+        params: the argument kind (``"real"``: int, float or bool).
+        result: the result type in the backend's vocabulary (``float``, ``int``, ``bool``).
+        reference: the CPython callable (what the plan must agree with).
+        partiality: where CPython raises, in the order it checks (see :class:`Raises`).
+        native: the lowering without checks (a sqlglot tree from the operands), or None.
+        exact: the checked lowering agrees with ``reference`` everywhere (values to the
+            harness' float tolerance, every raise with its class); else the backend
+            calls ``reference`` as a vectorized Python function.
+        model: the C library function CPython calls, in IEEE semantics (no raising), for
+            conditions on the :class:`Result`.
+        raw: that function in Spark, when ``native`` adds fixes to it (default: ``native``).
+        edges: argument tuples worth testing beyond the generic edge values.
+        notes: why the lowering looks as it does.
+    """
+
+    name: str
+    arity: tuple[int, int]
+    params: str
+    result: str
+    reference: Callable[..., Any]
+    partiality: tuple[Raises, ...]
+    native: Callable[[Operands], exp.Expression] | None
+    exact: bool
+    model: Callable[..., float] | None = None
+    raw: Callable[[Operands], exp.Expression] | None = None
+    edges: tuple[tuple[Any, ...], ...] = ()
+    notes: str = ""
+
+    @property
+    def total(self) -> bool:
+        """Never raises on non-None arguments (the IR may move it across control flow)."""
+        return not self.partiality
+
+    def result_type(self, ts: Sequence[Any]) -> str:
+        return self.result
+
+    def lowers_natively(self, ts: Sequence[Any]) -> bool:
+        return self.exact and self.native is not None
+
+    def raises(self, args: Sequence[Any]) -> Raises | None:
+        """The clause under which CPython raises on ``args`` (None: it returns)."""
+        ts = ["float" if isinstance(a, float) else "int" for a in args]
+        env = Env(tuple(args), self.model)
+        for r in self.partiality:
+            if r.applies(ts) and r.when.holds(env):
+                return r
+        return None
+
+    def tree(self, sql: Sequence[str], ts: Sequence[Any]) -> exp.Expression:
+        """The checked lowering: ``CASE WHEN <clause> THEN raise_error(...) ... ELSE
+        <native> END`` (the native expression alone for a total primitive)."""
+        ops = Operands(sql, ts, self.native, self.raw)
+        whens = []
+        for r in self.partiality:
+            if r.applies(ts):
+                whens.append((r.when.tree(ops), self._raise(r, ops)))
+                if isinstance(r.when, IsNan):  # later WHENs see no NaN there
+                    ops.nan_free.add(r.when.term)
+        if not whens:
+            return ops.native()
+        case = exp.Case()
+        for cond, then in whens:
+            case = case.when(cond, then)
+        return case.else_(ops.native())
+
+    def lower(self, sql: Sequence[str], ts: Sequence[Any]) -> str:
+        """:meth:`tree` as Spark SQL, parenthesized unless it is one term (a CASE, a
+        call), so that it can stand anywhere in the renderer's text."""
+        tree = self.tree(sql, ts)
+        if not isinstance(tree, (exp.Case, exp.Anonymous, exp.Cast, exp.Var, exp.Paren)):
+            tree = exp.paren(tree)
+        return tree.sql(dialect="spark", normalize_functions="lower")
+
+    def _raise(self, r: Raises, ops: Operands) -> exp.Expression:
+        """``raise_error('looplift: math.sqrt(<x>): math domain error (Python raises
+        ValueError)')``: the class, the primitive and the offending value (when the
+        operands are columns or literals: other operand text is not repeated)."""
+        tail = f"): {r.message} (Python raises {r.cls})"
+        if not ops.atomic:
+            return call("raise_error", exp.Literal.string(f"looplift: {self.name}(...{tail}"))
+        values: list[exp.Expression] = []
+        for i in range(len(ops.sql)):
+            if i:
+                values.append(exp.Literal.string(", "))
+            values.append(exp.cast(ops.raw(i), "string"))
+        parts = [exp.Literal.string(f"looplift: {self.name}("), *values, exp.Literal.string(tail)]
+        return call("raise_error", call("concat", *parts))
