@@ -43,6 +43,9 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         "aggregate": "aggregate (n:1): one value per call (per group when used in GROUP BY)",
         "table": "table (n:m): yields rows",
     }[kind]
+    whole = getattr(made, "in_python", "")  # a scalar run as one Python call
+    if whole:
+        what = "scalar (1:1): the whole function as one vectorized Python call per batch"
     out.append(f"  kind: {what}")
     if fn.columns:
         out.append(f"  columns: {', '.join(fn.columns)}")
@@ -229,6 +232,9 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     if failure is not None:
         why = "; ".join(d.message for d in failure.diagnostics)
         out.append(f"  runs: cannot be built for Spark ({why})")
+        return "\n".join(out)
+    if whole:
+        out.append(f"  runs: Python, the whole function ({whole})")
         return "\n".join(out)
     out.append(
         "  runs: fully native (no Python at run time)"

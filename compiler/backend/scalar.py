@@ -30,6 +30,9 @@ class ScalarFunction:
     return_type: str
     body: str  # the SQL expression
     pycalls: tuple[PyCall, ...]
+    #: why the whole function runs as one Python call ("": its body is native SQL with
+    #: the Python calls its primitives need)
+    in_python: str = ""
 
     def create_sql(self, name: str | None = None) -> str:
         from .shells import render
@@ -66,9 +69,12 @@ def scalar_function(prog: Program) -> ScalarFunction:
         body = r.expr(fn.body)  # its bindings inlined, or bound once where used more than once
     except TooBig:
         body = None
+    in_python = ""
     if body is None or len(body) > MAX_SQL:
         # values shared by Python calls (which cannot take a lambda variable) would be
         # copied into each: the whole function runs in Python instead, as one call
+        in_python = (f"as one SQL expression it would outgrow {MAX_SQL:,} characters: values "
+                     "used by several Python calls would be copied into each")  # fmt: skip
         r = SqlRenderer(a, ty, resolve, prog.refs, {})
         body = r.python_call(fn.ref, tuple(Var(p.name) for p in fn.params), rtype)
     params = tuple(
@@ -78,7 +84,8 @@ def scalar_function(prog: Program) -> ScalarFunction:
     body = null_checks(fn.name, [(p.name, names[p.name], p.types[0]) for p in fn.params], body)
     digest = hashlib.sha1(f"{params}{rtype}{body}".encode()).hexdigest()[:10]
     return ScalarFunction(
-        f"looplift_{fn.name}_{digest}", params, rtype, body, tuple(r.pycalls.values())
+        f"looplift_{fn.name}_{digest}", params, rtype, body, tuple(r.pycalls.values()),
+        in_python,
     )
 
 

@@ -106,3 +106,15 @@ def test_the_programs_that_exploded_stay_small() -> None:
     # render without end)
     body = G.subs_if.backend().body
     assert len(body) < 1_000 and body.count("looplift_host_") == 1, body
+
+
+def test_explain_says_when_the_whole_function_runs_in_python() -> None:
+    """A scalar run as one Python call is not "one native expression" in ``--explain``."""
+    from tests.spark import guarded_algos as G
+
+    text = G.subs_if.compile().explain()
+    assert "the whole function as one vectorized Python call" in text, text
+    assert "runs: Python, the whole function (as one SQL expression it would outgrow" in text
+    assert "fully native" not in text and "one native expression" not in text
+    small = G.subs.compile().explain()
+    assert "the whole function" not in small and "one native expression per row" in small
