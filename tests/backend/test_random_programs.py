@@ -416,6 +416,52 @@ class SparkGen(Gen):
             self.lines.append("        for a, b, c in g:")
             self.lines.append(f"            yield {out}, a, {self.expr([*row, 'u', 'm'])}")
         self.lines.append(f"        yield {out}, u, w, m")
+        if self.draw(st.booleans()):  # a nested group loop inside the group loop
+            self.lines.append(
+                f"        for k3, g3 in group_by({self.draw(st.sampled_from(['1', '2']))}, g):"
+            )
+            self.lines += ["            z = 0", "            for a, b, c in g3:"]
+            self.lines.append(f"                z += {self.expr([*row, 'u', 'k3'])}")
+            self.lines.append(f"            yield {out}, k3, z, -1")
+        return self._end()
+
+    def calls(self) -> str:
+        """Host functions (a module-level Python function, one vectorized operator) and another
+        `@dataflow` algorithm called per group, with `return` inside its ordered loop."""
+        row = ["a", "b", "c", "t"]
+        self.lines += [
+            "def host(x: int, y: int) -> int:",
+            "    return x * 3 - y if x > y else y // 2",
+            "",
+            "",
+        ]
+        self.lines += [
+            "@dataflow",
+            "def first(rows: RowStream[int, int], t: int) -> int:",
+            "    v = 0",
+        ]
+        order = self.draw(st.sampled_from(["0", "1", "(1, 0)", "(0, -1)"]))
+        self.lines.append(f"    for x, y in sorted_by(rows, {order}):")
+        steps = [
+            f"        v += {self.expr(['x', 'y', 't'])}",
+            f"        v = ({self.expr(['x', 'y', 'v'])}) % 13",
+        ]
+        ret = f"        if {self.cond(['x', 'y', 'v', 't'])}:\n            return {self.expr(['x', 'v'])}"
+        steps.insert(self.draw(st.integers(0, 2)), ret)
+        self.lines += [*steps, "    return -v", "", ""]
+        self._table()
+        _, out = self._group(False)
+        proj = self.draw(st.sampled_from(["1, 2", "2, 1", "0, 2"]))
+        self.lines.append(f"        r = first(g.project({proj}), t)")
+        if self.draw(st.booleans()):
+            self.lines += [
+                "        h = 0",
+                "        for a, b, c in g:",
+                f"            h += host({self.expr(row)}, {self.expr(row)})",
+            ]
+        else:
+            self.lines.append(f"        h = host(r, {self.draw(st.integers(-2, 2))})")
+        self.lines.append(f"        yield {out}, r, h")
         return self._end()
 
 
@@ -424,7 +470,7 @@ SHAPES = {"grammar": 4, "distinct": 2, "ordered_list": 2, "continue": 2}
 # issue 24 item 6: one shape per construct, a few programs each (each program one Spark job
 # over one input); `slow` draws LOOPLIFT_RANDOM_SCALE times as many
 MORE = {"jumps": 3, "containers": 3, "argmax": 3, "strings": 3, "conversions": 2,
-        "generators": 2, "loops": 2}  # fmt: skip
+        "generators": 2, "loops": 2, "calls": 2}  # fmt: skip
 SHAPES.update(MORE)
 # issue 24's shapes get few distinct values: duplicates, ties in the order, long groups
 DENSE = st.lists(st.tuples(*[st.integers(-2, 2)] * 3), min_size=4, max_size=12)
@@ -482,7 +528,9 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"sprog_{next(_COUNTER)}.py"
         path.write_text(src)
-        (algo,) = algorithms_of(load_module(str(path), name=path.stem))
+        (algo,) = [
+            a for a in algorithms_of(load_module(str(path), name=path.stem)) if a.__name__ == "prog"
+        ]
         try:
             want = algo(rows, t)
         except (ArithmeticError, TypeError):
