@@ -38,6 +38,8 @@ _COUNTER = itertools.count()
 
 
 def _same(a, b) -> bool:  # noqa: ANN001
+    if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+        return True  # float("nan") parses on both sides
     if isinstance(a, (int, float)) and isinstance(b, (int, float)):
         return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
     if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
@@ -169,13 +171,17 @@ class SparkGen(Gen):
         self._table()
         ordered = where == "break" or self.draw(st.booleans())
         _, out = self._group(ordered)
-        self.lines += [f"        v = {self.draw(st.integers(-3, 3))}", "        n = 0"]
+        self.lines += [
+            f"        v = {self.draw(st.integers(-3, 3))}",
+            "        n = 0",
+            "        m = -9",
+        ]
         self.lines.append("        for a, b, c in g:")
         jump = "break" if where == "break" else "continue"
         steps = ["            n += 1", f"            v += {self.expr(row)}"]
         if self.draw(st.booleans()):  # a fold in an order, a running max without one
-            fold = f"({self.expr([*row, 'v'])}) % 97" if ordered else f"max(v, {self.expr(row)})"
-            steps.append(f"            v = {fold}")
+            fold = f"({self.expr([*row, 'v'])}) % 97" if ordered else f"max(m, {self.expr(row)})"
+            steps.append(f"            m = {fold}")
         if ordered and self.draw(st.booleans()):
             steps.append(f"            yield {out}, a, v, n")
         pos = self.draw(st.integers(0, len(steps)))
@@ -190,7 +196,7 @@ class SparkGen(Gen):
             jmp = f"            if {self.cond(names)}:\n                {jump}"
         steps.insert(pos, jmp)
         self.lines += steps
-        self.lines.append(f"        yield {out}, -100, v, n")
+        self.lines.append(f"        yield {out}, m - 100, v, n")
         return self._end()
 
     def containers(self) -> str:
@@ -414,7 +420,7 @@ class SparkGen(Gen):
         self.lines.append(f"                m += {self.expr([*row, 'u'])}")
         if self.draw(st.booleans()):  # a third, sibling loop yielding per row
             self.lines.append("        for a, b, c in g:")
-            self.lines.append(f"            yield {out}, a, {self.expr([*row, 'u', 'm'])}")
+            self.lines.append(f"            yield {out}, a, {self.expr([*row, 'u', 'm'])}, -2")
         self.lines.append(f"        yield {out}, u, w, m")
         if self.draw(st.booleans()):  # a nested group loop inside the group loop
             self.lines.append(
@@ -423,6 +429,37 @@ class SparkGen(Gen):
             self.lines += ["            z = 0", "            for a, b, c in g3:"]
             self.lines.append(f"                z += {self.expr([*row, 'u', 'k3'])}")
             self.lines.append(f"            yield {out}, k3, z, -1")
+        return self._end()
+
+    def orders(self) -> str:
+        """An order read like a sorted list: `enumerate`, `srt[i - 1]`, `zip(srt, srt[1:])`,
+        constant positions (`srt[0][1]`, `srt[-1]`)."""
+        row = ["a", "b", "c", "t"]
+        self._table()
+        _, out = self._group(False)
+        i, j = self.draw(st.integers(0, 2)), self.draw(st.integers(0, 2))
+        keyf = self.draw(st.sampled_from([f"r[{i}]", f"(r[{i}], -r[{j}])", f"-r[{i}]"]))
+        self.lines.append(f"        srt = sorted(g, key=lambda r: {keyf})")
+        kind = self.draw(st.sampled_from(["enumerate", "range", "zip", "pos"]))
+        self.lines.append("        n = 0")
+        if kind == "enumerate":
+            self.lines.append(
+                f"        for i, (a, b, c) in enumerate(srt, {self.draw(st.integers(0, 2))}):"
+            )
+            self.lines.append(f"            n = (n * 3 + i * ({self.expr(row)})) % 1009")
+        elif kind == "range":
+            self.lines.append("        for i in range(1, len(srt)):")
+            self.lines.append(f"            n += srt[i][{i}] * 2 - srt[i - 1][{j}]")
+        elif kind == "zip":
+            self.lines.append("        for p, q in zip(srt, srt[1:]):")
+            self.lines.append(f"            n = (n * 5 + p[{i}] - q[{j}]) % 1009")
+        else:
+            # a group has a row: no IndexError. Read inside `if len(srt) >= 2:` (or any
+            # `if`), `n = srt[0][2]` crashes the build ("scalar:_if1 needs srt, provided 0
+            # times", a GraphInvariantError), a compiler bug: read in a statement of its own
+            pos = self.draw(st.sampled_from(["0", "-1"]))
+            self.lines.append(f"        n = srt[{pos}][{j}] * 2 + srt[{pos}][{i}]")
+        self.lines.append(f"        yield {out}, n")
         return self._end()
 
     def calls(self) -> str:
@@ -470,7 +507,7 @@ SHAPES = {"grammar": 4, "distinct": 2, "ordered_list": 2, "continue": 2}
 # issue 24 item 6: one shape per construct, a few programs each (each program one Spark job
 # over one input); `slow` draws LOOPLIFT_RANDOM_SCALE times as many
 MORE = {"jumps": 3, "containers": 3, "argmax": 3, "strings": 3, "conversions": 2,
-        "generators": 2, "loops": 2, "calls": 2}  # fmt: skip
+        "generators": 2, "loops": 2, "calls": 2, "orders": 2}  # fmt: skip
 SHAPES.update(MORE)
 # issue 24's shapes get few distinct values: duplicates, ties in the order, long groups
 DENSE = st.lists(st.tuples(*[st.integers(-2, 2)] * 3), min_size=4, max_size=12)
