@@ -367,12 +367,21 @@ class SparkGen(Gen):
             _, out = self._group(False)
             self.lines += ["        tot = 0", "        bad = 0", "        for a, b, s in g:"]
             self.lines += ["    " + line for line in body]
-            # `bad += 1` in the handler beside `n = -1`, then `tot += n`, is the dataflow
-            # graph bug "state:tot.carry needs bad.carry, provided 0 times" (an `if` that
-            # assigns a value in both branches and updates a reduction in one, the value
-            # then feeding another reduction; also without `try`): counted after it until fixed
+            # `bad += 1` in the handler beside `n = -1`, then `tot += n` (an `if` assigning a
+            # value in both branches and updating a reduction in one, the value feeding another
+            # reduction) was "state:tot.carry needs bad.carry, provided 0 times"
+            # (fuse_states took the other state for an input); counted after it too
             if handler == "default":
-                self.lines.append("            if n < 0:\n                bad += 1")
+                self.lines.append(
+                    self.draw(
+                        st.sampled_from(
+                            [
+                                "                bad += 1",
+                                "            if n < 0:\n                bad += 1",
+                            ]
+                        )
+                    )
+                )
             self.lines.append("            tot += n")
             self.lines.append(f"        yield {out}, tot, bad")
         return self._end()
