@@ -594,3 +594,24 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
         else:
             got = _py(result[0][0])
             assert _same(got, want), f"{got} != {want}\n{src}"
+
+
+def test_a_reduction_fed_by_an_if_that_updates_another(spark) -> None:  # noqa: ANN001
+    """Found by the conversions shape: `n` set in both branches, `bad` counted in one, `n`
+    summed after (fuse_states once took `bad`'s state for an input of `tot`'s operator)."""
+    src = HEADER + (
+        "@dataflow(columns=None)\n"
+        "def prog(rows: RowStream[int, int, int], t: int):\n"
+        "    for k, g in group_by(0, rows):\n"
+        "        tot = 0\n"
+        "        bad = 0\n"
+        "        for a, b, c in g:\n"
+        "            if b > t:\n"
+        "                n = -1\n"
+        "                bad += 1\n"
+        "            else:\n"
+        "                n = c\n"
+        "            tot += n\n"
+        "        yield k, tot, bad\n"
+    )
+    _check(spark, src, [(1, 2, 3), (1, -1, 4), (2, 5, 5), (2, -3, 7), (3, 0, 1), (1, 0, -2)], 0)
