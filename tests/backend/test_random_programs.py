@@ -387,15 +387,36 @@ class SparkGen(Gen):
         return self._end()
 
     def generators(self) -> str:
-        """Generator expressions over a group: `sum`, `max`/`min` with `default=`, `any`, `all`."""
+        """Generator expressions over a group: `sum` (with a start), `max`/`min` (with
+        `default=`), `any`, `all`, `len(list(g))`, comprehensions passed to `sorted` / `join`;
+        over an ordered group also the order-dependent ones (`join` in the group's order)."""
         row = ["a", "b", "c", "t"]
         self._table()
-        _, out = self._group(False)
+        ordered = self.draw(st.booleans())
+        _, out = self._group(ordered)
         reads = []
+        if ordered:
+            e, cond = self.expr(row), self.cond(row)
+            reads.append(f'"-".join(str({e}) for a, b, c in g if {cond})')
         for _ in range(self.draw(st.integers(1, 4))):
             e, cond = self.expr(row), self.cond(row)
             kind = self.draw(
-                st.sampled_from(["sum", "sum1", "max", "min", "any", "all", "len", "list"])
+                st.sampled_from(
+                    [
+                        "sum",
+                        "sum1",
+                        "max",
+                        "min",
+                        "any",
+                        "all",
+                        "len",
+                        "list",
+                        "start",
+                        "lenlist",
+                        "sorted",
+                        "set",
+                    ]
+                )  # fmt: skip
             )
             reads.append(
                 {
@@ -407,6 +428,10 @@ class SparkGen(Gen):
                     "all": f"all({cond} for a, b, c in g)",
                     "len": "len(g)",
                     "list": f"sum([{e} for a, b, c in g if {cond}])",
+                    "start": f"sum(({e} for a, b, c in g), {self.draw(st.integers(-9, 9))})",
+                    "lenlist": "len(list(g))",
+                    "sorted": f'",".join(sorted(str({e}) for a, b, c in g if {cond}))',
+                    "set": f"len({{{e} for a, b, c in g}}) + sum({{{e} for a, b, c in g}})",
                 }[kind]
             )
         self.lines.append(f"        yield {out}, {', '.join(reads)}")
