@@ -200,10 +200,12 @@ class SparkGen(Gen):
         return self._end()
 
     def containers(self) -> str:
-        """A dict counter, a list and a set filled in a group loop, read after it."""
+        """A dict counter, a list and a set filled in a group loop, read after it; in an
+        ordered group also by position (`lst[0]`, `lst[-1]`, a join in the loop's order)."""
         row = ["a", "b", "c", "t"]
         self._table()
-        _, out = self._group(False)
+        ordered = self.draw(st.booleans())
+        _, out = self._group(ordered)
         fill = self.draw(st.sampled_from(["get", "max", "counter", "defaultdict", "collections"]))
         d = {
             "counter": "Counter()",
@@ -235,6 +237,9 @@ class SparkGen(Gen):
                 "len(lst) - len(s)", "d.get(1, -1)", "(d[0] if 0 in d else -7)",
                 "sum(sorted(lst, reverse=True)[:2])"]  # fmt: skip
         others = ['"-".join(str(x) for x in sorted(s))', "(3 in s)", "(not d)"]
+        if ordered:  # the list is in the group's order
+            ints += ["(lst[0] if lst else -99)", "(lst[-1] * 2 if lst else -99)"]
+            others.append('",".join(str(x) for x in lst)')
         explode = self.draw(st.booleans())  # one row per item, as many fields as the others
         reads = self.draw(st.lists(st.sampled_from(ints if explode else ints + others),
                                    min_size=2 if explode else 1, max_size=2 if explode else 4))  # fmt: skip
