@@ -15,7 +15,10 @@ Issue 24 item 6 adds one shape per construct the frontend accepts (``MORE``): ``
 ``best is None or`` update, ``max(g, key=...)``, top-N), ``strings`` (f-strings, ``str``,
 methods, ``split(',')[i]``, slices, concatenation over a str field), ``conversions``
 (``try: int(s) except ValueError``), ``generators`` (``sum``/``max``/``any``/``all`` of a
-generator) and ``loops`` (sibling loops over one group). A fixed seed draws a few programs
+generator, also in a group's order), ``loops`` (sibling loops over one group, a nested
+``group_by``), ``calls`` (a host function; a ``@dataflow`` called per group, ``return`` in
+its ordered loop) and ``orders`` (``enumerate``, ``srt[i - 1]``, ``zip(srt, srt[1:])``,
+``srt[0]``). A fixed seed draws a few programs
 of each; ``slow`` (which `make test` also runs) draws ``LOOPLIFT_RANDOM_SCALE`` (3) times as
 many, other programs; a soak sets it higher (10: about three minutes on two cores).
 """
