@@ -166,11 +166,15 @@ class SparkGen(Gen):
             if where == "return_rows":
                 steps.append("        yield a, b, v")
             ret = (
-                "return" if where == "return_rows" else f"return {self.expr(['v', 'a', 'b', 't'])}"
+                self.draw(st.sampled_from(["return", "break"]))  # `break`: the tail still runs
+                if where == "return_rows"
+                else f"return {self.expr(['v', 'a', 'b', 't'])}"
             )
             steps.insert(pos, f"        if {self.cond([*row, 'v'])}:\n            {ret}")
             self.lines += steps
-            self.lines.append("    return" if where == "return_rows" else "    return -v")
+            self.lines.append(
+                "    yield -100, -100, v" if where == "return_rows" else "    return -v"
+            )
             return self._end()
         self._table()
         ordered = where == "break" or self.draw(st.booleans())
