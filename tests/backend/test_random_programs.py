@@ -37,6 +37,7 @@ from hypothesis import strategies as st
 from looplift.compiler.cli import algorithms_of, load_module
 
 from tests.compiler.test_properties import HEADER, ROWS, Gen
+from tests.spark.harness import same_error_class
 
 _COUNTER = itertools.count()
 
@@ -509,6 +510,24 @@ class SparkGen(Gen):
         self.lines.append(f"        yield {out}, n")
         return self._end()
 
+    def raises(self) -> str:
+        """`raise E(msg)` as a check in a loop (before the body's update or yield) and after
+        it: the same exception class surfaces from Spark."""
+        row = ["a", "b", "c", "t"]
+        self._table()
+        ordered = self.draw(st.booleans())
+        _, out = self._group(ordered)
+        exc = self.draw(st.sampled_from(["ValueError", "KeyError", "IndexError", "LookupError"]))
+        self.lines += ["        v = 0", "        for a, b, c in g:"]
+        self.lines.append(f"            if {self.cond(row)}:")
+        self.lines.append(f'                raise {exc}("bad row")')
+        self.lines.append(f"            v += {self.expr(row)}")
+        if self.draw(st.booleans()):
+            self.lines.append(f"        if {self.cond([*row[3:], 'v'])}:")
+            self.lines.append(f'            raise {exc}("bad group")')
+        self.lines.append(f"        yield {out}, v")
+        return self._end()
+
     def calls(self) -> str:
         """Host functions (a module-level Python function, one vectorized operator) and another
         `@dataflow` algorithm called per group, with `return` inside its ordered loop."""
@@ -554,7 +573,7 @@ SHAPES = {"grammar": 4, "distinct": 2, "ordered_list": 2, "continue": 2}
 # issue 24 item 6: one shape per construct, a few programs each (each program one Spark job
 # over one input); `slow` draws LOOPLIFT_RANDOM_SCALE times as many
 MORE = {"jumps": 3, "containers": 3, "argmax": 3, "strings": 3, "conversions": 2,
-        "generators": 2, "loops": 2, "calls": 2, "orders": 2}  # fmt: skip
+        "generators": 2, "loops": 2, "calls": 2, "orders": 2, "raises": 2}  # fmt: skip
 SHAPES.update(MORE)
 # issue 24's shapes get few distinct values: duplicates, ties in the order, long groups
 DENSE = st.lists(st.tuples(*[st.integers(-2, 2)] * 3), min_size=4, max_size=12)
@@ -619,6 +638,14 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
             want = algo(rows, t)
         except (ArithmeticError, TypeError):
             return  # Python raises (e.g. a None max); covered by the trap tests
+        except (ValueError, LookupError) as e:  # the raises shape: the same class from Spark
+            df = spark.createDataFrame(rows, schema)
+            try:
+                algo(df, t).collect()
+            except Exception as got:  # noqa: BLE001
+                assert same_error_class(e, got), f"{got!r} for Python's {e!r}\n{src}"
+                return
+            raise AssertionError(f"no error for Python's {e!r}\n{src}") from e
         df = spark.createDataFrame(rows, schema)
         try:
             result = algo(df, t).collect()
