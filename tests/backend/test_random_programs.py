@@ -322,8 +322,10 @@ class SparkGen(Gen):
             return f"{inner}.{self.draw(st.sampled_from(['strip', 'lstrip', 'rstrip']))}()"
         if kind == "lower":
             return f"{inner}.{self.draw(st.sampled_from(['lower', 'upper']))}()"
-        if kind == "split":  # a guarded index: no IndexError
+        if kind == "split":  # guarded, or an IndexError Spark must raise too
             i = self.draw(st.integers(0, 2))
+            if self.draw(st.booleans()):
+                return f"{inner}.split(',')[{self.draw(st.sampled_from([i, -1]))}]"
             return f"({inner}.split(',')[{i}] if len({inner}.split(',')) > {i} else '-')"
         if kind == "slice":
             return f"{inner}[{self.draw(st.sampled_from(['1:', ':2', '::-1', '-2:']))}]"
