@@ -18,7 +18,8 @@ methods, ``split(',')[i]``, slices, concatenation over a str field), ``conversio
 generator, also in a group's order), ``loops`` (sibling loops over one group, a nested
 ``group_by``), ``calls`` (a host function; a ``@dataflow`` called per group, ``return`` in
 its ordered loop) and ``orders`` (``enumerate``, ``srt[i - 1]``, ``zip(srt, srt[1:])``,
-``srt[0]``). A fixed seed draws a few programs
+``srt[0]``), ``raises`` (``raise E(msg)`` checks: Spark's error stands for Python's class;
+an unguarded ``split(',')[i]`` in ``strings`` too). A fixed seed draws a few programs
 of each; ``slow`` (which `make test` also runs) draws ``LOOPLIFT_RANDOM_SCALE`` (3) times as
 many, other programs; a soak sets it higher (10: about three minutes on two cores).
 """
