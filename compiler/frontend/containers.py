@@ -75,10 +75,17 @@ class ContainerMixin(ContainerLoopMixin):
         missing keys read as 0 (``0.0``), else None."""
         import collections
 
-        if not (isinstance(value, cst.Call) and isinstance(value.func, cst.Name)
-                and value.func.value not in env.names):  # fmt: skip
+        if not isinstance(value, cst.Call):
             return None
-        fn = self.global_obj(value.func.value)
+        func = value.func
+        if isinstance(func, cst.Name) and func.value not in env.names:
+            fn = self.global_obj(func.value)
+        elif (isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name)
+              and func.value.value not in env.names
+              and self.global_obj(func.value.value) is collections):  # fmt: skip
+            fn = getattr(collections, func.attr.value, None)  # `collections.Counter()`
+        else:
+            return None
         args = [a.value for a in value.args]
         if fn is collections.Counter and not args:
             return 0

@@ -247,7 +247,7 @@ def _operator(
         inside = len(b.loops) > depth and b.value is not None and n not in read_results
         if inside or (n in own_reads and ordered):
             map_code.add(n)
-            todo.extend(x for x in a.deps[n] if x not in states)
+            todo.extend(x for x in a.deps[n] if x not in a.states)  # another state: its own operator
             todo.extend(c for c, _ in b.guards)
         else:
             free.add(n)
