@@ -32,7 +32,7 @@ from ..names import user_name
 from ..operators import StateOperator
 from .errors import BackendError
 from .frames import spark_col
-from .ordered import _comparator
+from .ordered import _comparator, loop_order
 
 if TYPE_CHECKING:
     from .plan import Planner
@@ -134,15 +134,13 @@ class ContainerPlanMixin:
         orders = {}
         for act in op.actions:
             lp = self.a.loops[act.loops[-1]]
-            parent = self.a.loops[lp.parent] if lp.parent else None
-            given = lp.order_by if lp.order_by is not None else parent.order_by if parent else None
-            if given is None:
+            full = loop_order(self.a, lp, n)
+            if full is None:
                 raise BackendError(f"the list `{user_name(op.states[0])}` of an ordered loop is "
                                    "filled in a loop in no order", act.span,
                                    "fill it in a loop over a group of `group_by(..., order_by=)` "
                                    "or `sorted_by(...)`")  # fmt: skip
-            used = {i for i, _ in given}
-            orders[lp.name] = [*given, *((i, False) for i in range(n) if i not in used)]
+            orders[lp.name] = full
         if len({tuple(o) for o in orders.values()}) > 1:
             raise BackendError(f"the list `{user_name(op.states[0])}` is filled in loops of "
                                "different orders", op.actions[-1].span,

@@ -33,6 +33,26 @@ if TYPE_CHECKING:
 __all__ = ["OrderedMixin", "OrderedFunction"]
 
 
+def loop_order(a: Any, lp: Any, nfields: int) -> list[tuple[int, bool]] | None:
+    """The order an ordered loop sees its rows in, as (source field, descending) pairs: its
+    given order (``sorted_by``'s, else its group's ``order_by``), then the remaining fields
+    of the stream that was sorted, ascending, as the runtime breaks ties (``sorted_by`` of
+    ``g.project(2, 1)`` breaks them by field 2, not by the source's field 0), then the
+    source's other fields (rows equal on the stream's fields are equal to the loop).
+    None: the loop has no order."""
+    group = a.loops[lp.parent] if lp.parent else None
+    if lp.order_by is not None:
+        order, sorted_fields = lp.order_by, lp.fields
+    elif group is not None and group.order_by is not None:
+        order, sorted_fields = group.order_by, group.fields
+    else:
+        return None
+    given = {i for i, _ in order}
+    ties = [i for i in dict.fromkeys(sorted_fields) if i < nfields and i not in given]
+    rest = [i for i in range(nfields) if i not in given and i not in ties]
+    return [*order, *((i, False) for i in (*ties, *rest))]
+
+
 @dataclass(frozen=True)
 class OrderedFunction:
     fn: str  # its name in the generated module
@@ -57,18 +77,7 @@ class OrderedMixin:
             return self.ordered_fns[op.name]
         loop_name = op.name.removeprefix("ordered.")
         lp = self.a.loops[loop_name]
-        group_loop = self.a.loops[lp.parent] if lp.parent else None
-        order = (
-            lp.order_by
-            if lp.order_by is not None
-            else (group_loop.order_by if group_loop is not None else None)
-        )
-        if order is None:
-            raise BackendError(
-                "an ordered loop must iterate a group of group_by(..., order_by=) or "
-                "sorted_by(...)",
-                lp.span,
-            )
+        field_order = self._loop_order(op)
         lam = loop_lambda(self.a, loop_name)  # under the guards around the loop
         emitter = PyEmitter(self.all_class_aliases(), self.host_aliases())
         body: list[str] = []
@@ -83,8 +92,6 @@ class OrderedMixin:
         free = sorted(n for n in needed if n in self.a.bound or n in self.scalar_params)
         assert self.source is not None
         nfields = len(self.source.types)
-        given = {i for i, _ in order}
-        field_order = [*order, *((i, False) for i in range(nfields) if i not in given)]
         proj = [lp.fields[lp.params.index(p)] for p in lam.params]
         ctor_lines = []
         for st in op.states:
@@ -126,9 +133,8 @@ class OrderedMixin:
         assert lp.order_by is not None and self.source is not None
         chain = self._loop_chain(lp.name)
         keys = self.key_cols(self.frame_key(chain[:-1]))
-        given = {i for i, _ in lp.order_by}
-        nfields = len(self.source.types)
-        order = [*lp.order_by, *((i, False) for i in range(nfields) if i not in given)]
+        order = loop_order(self.a, lp, len(self.source.types))
+        assert order is not None
         by = ", ".join(
             f"{quote_ident(self.field_col(i))} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}"
             for i, d in order
@@ -225,16 +231,12 @@ class OrderedMixin:
     def _loop_order(self: Planner, op: StateOperator) -> list[tuple[int, bool]]:
         loop_name = op.name.removeprefix("ordered.")
         lp = self.a.loops[loop_name]
-        group_loop = self.a.loops[lp.parent] if lp.parent else None
-        order = lp.order_by if lp.order_by is not None else (
-            group_loop.order_by if group_loop is not None else None)  # fmt: skip
+        assert self.source is not None
+        order = loop_order(self.a, lp, len(self.source.types))
         if order is None:
             raise BackendError("an ordered loop must iterate a group of group_by(..., order_by=) or "
                                "sorted_by(...)", lp.span)  # fmt: skip
-        assert self.source is not None
-        nfields = len(self.source.types)
-        given = {i for i, _ in order}
-        return [*order, *((i, False) for i in range(nfields) if i not in given)]
+        return order
 
     def _sort_order(
         self: Planner, op: StateOperator, keys: tuple[str, ...]

@@ -225,3 +225,34 @@ def skip_fold_and_after(rows: RowStream[int | None, int, str | None]):
                 n = n + 1
             yield k, t, n
         yield k, -1, n
+
+
+# ties of an ordered loop over a projection are broken by the projection's fields, in its
+# order, as the runtime breaks them (they were broken by the source row's fields)
+
+
+@dataflow
+def first_change(rows: RowStream[int, int]) -> int:
+    v = 0
+    for x, _ in sorted_by(rows, 1):
+        if v != x:
+            return v
+        v = x + 10
+    return -1
+
+
+@dataflow(columns=("k", "first"))
+def projected_ties(rows: RowStream[int, int, int]):
+    """A native fold over ``g.project(2, 1)`` sorted by its field 1: ties by field 2."""
+    for k, g in group_by(1, rows):
+        yield k, first_change(g.project(2, 1))
+
+
+@dataflow(columns=("k", "seen"))
+def projected_tie_list(rows: RowStream[int, int, int]):
+    """A list filled over ``g.project(2, 0)`` sorted by its field 1: ties by field 2."""
+    for k, g in group_by(1, rows):
+        out = []
+        for x, _ in sorted_by(g.project(2, 0), 1):
+            out.append(x)
+        yield k, out[0] * 100 + out[-1]

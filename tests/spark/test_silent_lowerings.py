@@ -70,6 +70,8 @@ SPECS: dict[str, tuple[Any, tuple]] = {
     "skip_before_raise": (A.skip_before_raise, (KEYS, TIES, opt(SMALL))),
     "skip_python_loop": (A.skip_python_loop, (opt(KEYS), TIES, opt(WORDS))),
     "skip_fold_and_after": (A.skip_fold_and_after, (opt(KEYS), TIES, opt(WORDS))),
+    "projected_ties": (A.projected_ties, (TIES, KEYS, TIES)),
+    "projected_tie_list": (A.projected_tie_list, (TIES, KEYS, SMALL)),
 }
 
 # per algorithm, an input that shows what the wrong lowering got wrong (compared with the
@@ -105,6 +107,9 @@ SHARP: dict[str, list[tuple]] = {
     "skip_before_raise": [(2, 1, None), (1, 1, 4), (1, 2, 5)],
     "skip_python_loop": [(None, 3, "a"), (None, 1, None), (1, 2, "b"), (1, 1, None)],
     "skip_fold_and_after": [(None, 3, "a"), (None, 1, None), (1, 2, "b"), (1, 1, None)],
+    "projected_ties": [(0, -1, 1), (-2, -1, 2), (2, 2, 1), (0, -1, 0), (-1, 0, -1), (0, 0, -1),
+                       (2, -1, 0), (-1, -2, -1), (1, 1, -1), (2, 1, 1), (-1, 1, 0), (-2, 2, -2)],
+    "projected_tie_list": [(3, 1, 0), (0, 1, 2), (1, 1, 1), (2, 1, 1), (0, 2, 5), (1, 2, 5)],
 }
 
 # the reproducers and what CPython gives on them (checked against the reference too)
