@@ -20,7 +20,7 @@ generator, also in a group's order), ``loops`` (sibling loops over one group, a 
 its ordered loop) and ``orders`` (``enumerate``, ``srt[i - 1]``, ``zip(srt, srt[1:])``,
 ``srt[0]``), ``raises`` (``raise E(msg)`` checks: Spark's error stands for Python's class;
 an unguarded ``split(',')[i]`` in ``strings`` too). A fixed seed draws a few programs
-of each; ``slow`` (which `make test` also runs) draws ``LOOPLIFT_RANDOM_SCALE`` (3) times as
+of each; ``slow`` (which `make test` also runs) draws ``LOOPLIFT_RANDOM_SCALE`` (1) times as
 many, other programs; a soak sets it higher (10: about three minutes on two cores).
 """
 
@@ -619,7 +619,7 @@ def test_random_programs_on_spark_equal_cpython(spark, shape) -> None:  # noqa: 
 @pytest.mark.slow
 @pytest.mark.parametrize("shape", list(MORE))
 def test_more_random_programs_on_spark_equal_cpython(spark, shape) -> None:  # noqa: ANN001
-    scale = int(os.environ.get("LOOPLIFT_RANDOM_SCALE", "3"))
+    scale = int(os.environ.get("LOOPLIFT_RANDOM_SCALE", "1"))
     _run(spark, shape, MORE[shape] * scale, salt="slow")
 
 
