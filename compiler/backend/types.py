@@ -319,7 +319,7 @@ def unresolved_host_calls(a: Analysis, refs: dict[str, Any], ty: Typing) -> list
 def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
     """Raise for every call of a host function whose result type nothing says."""
     from .errors import BackendError
-    from .host_types import unresolved_diagnostic
+    from .host_diagnostics import unresolved_diagnostic
 
     found = [
         unresolved_diagnostic(refs[v.fn.ref], v.fn.span, [ty.of(x) for x in v.args])
