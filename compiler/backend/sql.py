@@ -29,6 +29,7 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
+from .emit import rule_for
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
@@ -282,6 +283,9 @@ class SqlRenderer(GuardedSql):
         return self.bind(x, build)
 
     def _prim_sql(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        registered = rule_for(op)
+        if registered is not None:
+            return registered(self, op, args, ts, x)
         if op in DATETIME_OPS:
             sql = datetime_sql(self, op, args, ts, x)
             if op.startswith(("dt.", "td.")) and self.ty.may_be_null(args[0]):
