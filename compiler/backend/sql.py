@@ -29,7 +29,7 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
 from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
-from .emit import rule_for
+from .rules import rule_for
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
