@@ -21,6 +21,12 @@ scope key), with the per-key state in Spark's state store (RocksDB), checkpointe
 Spark. Both take ``_sign`` or
 Delta Lake's ``_change_type``; a batch's changes are netted over its keys.
 
+This module is the view a user opens (:class:`IncrementalView`, which picks the store)
+and the SQLite store (:class:`LocalView`); the Spark store is :mod:`looplift.sparkview`,
+what both stores and the per-key stream share (the key's step, its changes, pickles,
+DataFrames in and out) :mod:`looplift.viewcore`, and :func:`stream` here is the per-key
+stream of :mod:`looplift.streaming` (:func:`~looplift.streaming.keyed_stream`).
+
 Float sums in states are kept in arrival order and deletes are subtracted, so after
 values of very different magnitudes were added and taken back a result may differ
 from a from-scratch run by rounding (as Flink's retracting ``SUM(DOUBLE)``).

@@ -266,4 +266,3 @@ def crash_point(where: str, version: int) -> None:
         import signal
 
         os.kill(os.getpid(), signal.SIGKILL)
-
