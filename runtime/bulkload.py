@@ -1,6 +1,9 @@
-"""The Spark store's native bulk load: each scope key's states built from native aggregates.
+"""The Spark store's bulk load: the first batch of an empty view, computed and written by
+the executors (:func:`load`), natively where :func:`bulk_form` allows, else by replay.
+Each task writes its records bucket by bucket (a file per bucket and task, sorted by key
+hash), so a bucket starts with one file per task; :mod:`looplift.sparkview` commits them.
 
-A view in state mode whose states all have a native build (action states whose class
+**Native**: each scope key's states built from native aggregates. A view in state mode whose states all have a native build (action states whose class
 sets ``native_build``, e.g. ``IntervalSequence``, with int arguments; additive states:
 ``Sum``, ``Count``, ``Average``, ``Variance``) loads its first batch without running
 the reference code per row:
@@ -20,19 +23,28 @@ the reference code per row:
    (:class:`~looplift.viewfiles.BucketFiles`): the layout, manifest, commit, compaction
    and applies are unchanged.
 
-Any other view loads by replay (:class:`looplift.viewtasks.BulkWriter`);
-:func:`bulk_form` says which, and why.
+**Replay**: any other view loads by replay: the rows partitioned by scope key and sorted
+by it, each task running the step of each of its keys in turn over their rows
+(:class:`looplift.viewtasks.BulkWriter`). :func:`bulk_form` says which, and why.
 """
 
 from __future__ import annotations
 
+import pickle
 import weakref
 from collections.abc import Iterator
 from typing import Any
 
-from .deltarows import DeltaError, DeltaRows
+from .delta import shape_of
+from .deltarows import DeltaError, DeltaRows, native_sign, row_hash, sign_columns, typed_columns
+from .sessions import is_connect
+from .spark import ship
+from .sqltext import quote_ident
+from .viewcore import dumps
+from .viewfiles import BucketFiles, encode_live, key_hash, live_format, new_record
+from .viewtasks import BulkWriter, error_row, result_batch
 
-__all__ = ["bulk_form", "bulk_form_of", "native_load"]
+__all__ = ["bulk_form", "bulk_form_of", "load", "load_tasks", "native_load"]
 
 _PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # dataflow -> (plan, module, why)
 
@@ -78,9 +90,6 @@ def bulk_form(view: Any) -> tuple[str, str]:
 
 def bulk_form_of(dataflow: Any) -> tuple[str, str]:
     """:func:`bulk_form` of a new Spark-store view of ``dataflow`` (for explain)."""
-    from .delta import shape_of
-    from .viewfiles import live_format
-
     alg = dataflow.algorithm()
     shape = shape_of(alg)
     return _form(dataflow, shape, live_format(shape, alg.fields))
@@ -101,6 +110,68 @@ def _form(dataflow: Any, shape: Any, live: str) -> tuple[str, str]:
     return "native", ""
 
 
+def load(view: Any, df: Any) -> dict[int, list[str]]:
+    """The first batch ``df`` of the empty Spark-store ``view`` written by the executors,
+    natively where ``view.bulk_form`` allows (:func:`native_load`), else by replay
+    (:func:`replay_load`): each bucket's new files, sorted. A delete of a row that is not
+    live, or the user's code raising, fails the load (its files are orphans, removed
+    later)."""
+    from pyspark.sql import functions as F
+
+    ship(list(view.alg.refs))
+    sign_col, cdf, cols = sign_columns(list(df.columns))
+    casts = typed_columns(df, cols, view.fields, view.name)
+    norm = DeltaRows(view.name, view.fields, tuple(cols), "delta", sign_col, cdf)
+    native = view.bulk_form[0] == "native"
+    sign = native_sign(df, sign_col, cdf) if native else F.col(quote_ident(sign_col))
+    keyed = df.select(*casts, sign.alias("__s"))
+    if view.hashed:  # each row's hash, next to it (the live rows are stored hashed)
+        keyed = keyed.withColumn("__h", row_hash(cols, view.fields))
+    if native:
+        written = native_load(view, keyed, norm)
+        if "replay" in written.column(1).to_pylist():  # (orphan files: removed later)
+            written = replay_load(view, keyed, cols, norm)
+    else:
+        written = replay_load(view, keyed, cols, norm)
+    files: dict[int, list[str]] = {}
+    for b, kind, payload in zip(written.column(0).to_pylist(), written.column(1).to_pylist(),
+                                written.column(2).to_pylist(), strict=True):  # fmt: skip
+        if kind == "error":
+            raise DeltaError(payload.decode())
+        if kind == "raise":
+            raise pickle.loads(payload)
+        files.setdefault(b, []).append(payload.decode())
+    return {b: sorted(f) for b, f in files.items()}
+
+
+def load_tasks(spark: Any) -> int:
+    """Tasks of a bulk load's writing stage: one per core (each task writes a file per
+    bucket, and an apply reads a touched key's bucket file by file: fewer is faster)."""
+    if is_connect(spark):
+        return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 4))
+    return max(1, spark.sparkContext.defaultParallelism)
+
+
+def replay_load(view: Any, keyed: Any, cols: list[str], norm: DeltaRows) -> Any:
+    """The bulk load by replay: the rows partitioned by scope key and sorted by it;
+    each task runs the step of each of its keys in turn over their rows. An Arrow table
+    of (bucket, kind, payload)."""
+    from pyspark.sql import functions as F
+
+    key_cols = [F.col(quote_ident(cols[i])) for i in view.shape.key]
+    step, data, buckets, hashed = view.step, view.data, view.buckets, view.hashed
+
+    def build(batches: Iterator[Any]) -> Iterator[Any]:
+        out = BulkWriter(step, norm, data, buckets, hashed).run(batches)
+        yield result_batch(out)
+
+    tasks = load_tasks(view._session())
+    parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
+    if key_cols:
+        parts = parts.sortWithinPartitions(*key_cols)
+    return parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
+
+
 def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
     """The per-key aggregate of ``keyed`` (the typed fields, ``__s``, ``__h``)
     written as records by the executors: an Arrow table of (bucket, kind, payload)."""
@@ -111,8 +182,6 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
     step, data, buckets, states = view.step, view.data, view.buckets, plan.states
 
     def build(batches: Iterator[Any]) -> Iterator[Any]:
-        from .viewtasks import error_row, result_batch
-
         try:
             out = _NativeWriter(step, norm, data, buckets, states).run(batches)
         except NotTheStates as e:  # the load runs again, by replay
@@ -122,8 +191,6 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
         except Exception as e:  # noqa: BLE001 - the user's code raised: the load fails
             out = [error_row(-1, e)]
         yield result_batch(out)
-
-    from .sparkview import load_tasks
 
     # (no shuffle: the aggregate's last stage runs in as many tasks as there are cores)
     per_key = per_key.coalesce(load_tasks(view._session()))
@@ -139,8 +206,6 @@ class _NativeWriter:
     """One task of a native load: per key (a row of the bulk plan), its record."""
 
     def __init__(self, step: Any, norm: DeltaRows, data: str, buckets: int, states: tuple) -> None:
-        from .viewfiles import BucketFiles
-
         self.step, self.norm, self.states = step, norm, states
         self.files = BucketFiles(data, buckets)
 
@@ -205,16 +270,13 @@ class _NativeWriter:
         return obj
 
     def _record(self, row: tuple, states: list, hashes: Any, counts: Any) -> None:
-        from .incremental import _dumps
-        from .viewfiles import encode_live, key_hash, new_record
-
         built, out = self.step.read(states, row)
         if len(built) != len(states) or any(a is not b for a, b in zip(built, states, strict=True)):
             raise NotTheStates(
                 f"the code constructs {[type(s).__name__ for s in built]}, not the natively "
                 f"built {[type(s).__name__ for s in states]}"
             )
-        kb = _dumps(tuple(row[j] for j in self.step.shape.key))
+        kb = dumps(tuple(row[j] for j in self.step.shape.key))
         self.files.add(new_record(key_hash(kb), kb, encode_live(hashes, counts), states, out))
 
     def _bad_delete(self, h: int, dels: list) -> str:

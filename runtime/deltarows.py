@@ -1,5 +1,5 @@
 """The one delta normalizer: signed rows, as :meth:`IncrementalView.apply` and
-:func:`looplift.incremental.stream` receive them, checked and brought to the values the
+:func:`looplift.streaming.keyed_stream` receive them, checked and brought to the values the
 reference sees (the same checks and coercions for a view's batch and a stream's group).
 
 A delta row carries a sign: a ``_sign`` column (+1 insert, −1 delete) or Delta Lake's

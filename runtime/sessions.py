@@ -1,6 +1,7 @@
 """looplift's SparkSessions: a local one set up as tests and demos expect, one over
-Spark Connect, and the session of a DataFrame or Column (classic or Connect).
-:mod:`looplift.spark` names these too."""
+Spark Connect, the settings looplift's plans rely on in any session
+(:func:`prepare_session`), and the session of a DataFrame or Column (classic or
+Connect). :mod:`looplift.spark` names these too."""
 
 from __future__ import annotations
 
@@ -8,7 +9,13 @@ import os
 import sys
 from typing import Any
 
-__all__ = ["active_session", "is_connect", "local_session", "remote_session"]
+__all__ = [
+    "active_session",
+    "is_connect",
+    "local_session",
+    "prepare_session",
+    "remote_session",
+]
 
 
 def local_session(
@@ -104,8 +111,6 @@ def remote_session(url: str, **conf: str) -> Any:
     for name in ("SQLQueryContextLogger", "DataFrameQueryContextLogger"):
         # (created as pyspark creates them: its calls pass PySparkLogger's keywords)
         PySparkLogger.getLogger(name).setLevel(logging.CRITICAL)
-    from .spark import prepare_session
-
     prepare_session(session)
     return session
 
@@ -123,3 +128,20 @@ def _classic_running() -> bool:
     except ImportError:  # pyspark-client (Connect only)
         return False
     return SparkContext._active_spark_context is not None
+
+
+_MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
+
+
+def prepare_session(spark: Any) -> None:
+    """Session settings plans rely on.
+
+    Spark 4.3's MergeSubplans rule fails with an internal error when it tries to
+    merge a Python aggregate with another aggregate over the same input
+    (``UnevaluableAggregateFunc.aggBufferAttributes``), which looplift plans do
+    whenever a native and a Python reducer share one scope: the rule is excluded.
+    """
+    current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
+    if _MERGE_SUBPLANS not in current:
+        rules = ",".join(x for x in (current, _MERGE_SUBPLANS) if x)
+        spark.conf.set("spark.sql.optimizer.excludedRules", rules)

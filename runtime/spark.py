@@ -19,7 +19,7 @@ from typing import Any
 
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
 from .pyvalues import _nested, _out, _py_in, _pylist, _split_schema
-from .sessions import active_session, is_connect, local_session, remote_session
+from .sessions import active_session, is_connect, local_session, prepare_session, remote_session
 from .sqltext import bind_params, quote_ident, sql_string
 from .state import Carry
 from .strings import IMPLS as STRING_IMPLS
@@ -482,23 +482,6 @@ def _impl(kind: str, ref: str) -> Callable[..., Any]:
     if ref in _PRIM_IMPLS:
         return _PRIM_IMPLS[ref]
     return STRING_IMPLS[ref]  # str methods, re, format, slices
-
-
-_MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
-
-
-def prepare_session(spark: Any) -> None:
-    """Session settings plans rely on.
-
-    Spark 4.3's MergeSubplans rule fails with an internal error when it tries to
-    merge a Python aggregate with another aggregate over the same input
-    (``UnevaluableAggregateFunc.aggBufferAttributes``), which looplift plans do
-    whenever a native and a Python reducer share one scope: the rule is excluded.
-    """
-    current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
-    if _MERGE_SUBPLANS not in current:
-        rules = ",".join(x for x in (current, _MERGE_SUBPLANS) if x)
-        spark.conf.set("spark.sql.optimizer.excludedRules", rules)
 
 
 def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:

@@ -46,8 +46,10 @@ commit.
 
 The records and their files (encoding, reads, writes, compaction) are
 :mod:`looplift.viewfiles`; the tasks' work (an apply's part, a replay load's writer)
-:mod:`looplift.viewtasks`; the helper processes :mod:`looplift.viewworker`. This module
-is the view: scheduling, bulk load, commits, results.
+:mod:`looplift.viewtasks`; the bulk load's jobs :mod:`looplift.bulkload`; the helper
+processes :mod:`looplift.viewworker`; what the Spark and the SQLite store share (the
+key's step, changes, pickles, DataFrames in and out) :mod:`looplift.viewcore`. This
+module is the view: scheduling, commits, results.
 
 The checkpoint directory must be reachable under the same path from the driver and
 every executor (a local disk on one machine, a shared mount on a cluster).
@@ -63,15 +65,23 @@ from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from .deltarows import (
-    DeltaError,
-    DeltaRows,
-    native_sign,
-    row_hash,
-    sign_columns,
-    typed_columns,
+from . import bulkload, viewfiles
+from .deltarows import DeltaError, row_hash
+from .fieldtypes import spark_cast
+from .sessions import is_connect
+from .spark import _arrow_schema, ship
+from .viewcore import (
+    bind_view,
+    change_frame,
+    check_ident,
+    collect_delta,
+    crash_point,
+    diff_rows,
+    dumps,
+    net_changes,
+    output_arrays,
+    output_schema,
 )
-from .sqltext import quote_ident
 from .viewfiles import (
     LIVE_FORMATS,
     key_hash,
@@ -80,7 +90,8 @@ from .viewfiles import (
     read_records,
     upkeep,
 )
-from .viewtasks import BulkWriter, apply_keys, merge_jobs, result_batch
+from .viewtasks import apply_keys, merge_jobs, result_batch
+from .viewworker import Helper
 
 __all__ = ["SparkView", "STORE_DIR"]
 
@@ -127,8 +138,6 @@ def _spread(spark: Any, rows: list[tuple], schema: str) -> Any:
     """A DataFrame of driver-side ``rows`` in up to 2 x parallelism tasks, no shuffle on a
     classic session (a parallelized collection; Spark Connect's local data is one
     partition, which is repartitioned)."""
-    from .spark import is_connect
-
     tasks = max(1, min(len(rows), _parallelism(spark)))
     if is_connect(spark):
         return spark.createDataFrame(rows, schema).repartition(tasks)
@@ -138,21 +147,9 @@ def _spread(spark: Any, rows: list[tuple], schema: str) -> Any:
 def _parallelism(spark: Any) -> int:
     """Tasks for a view job: twice the default parallelism (a Connect client cannot read
     it: the shuffle partitions setting stands in)."""
-    from .spark import is_connect
-
     if is_connect(spark):
         return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 4))
     return max(1, 2 * spark.sparkContext.defaultParallelism)
-
-
-def load_tasks(spark: Any) -> int:
-    """Tasks of a bulk load's writing stage: one per core (each task writes a file per
-    bucket, and an apply reads a touched key's bucket file by file: fewer is faster)."""
-    from .spark import is_connect
-
-    if is_connect(spark):
-        return max(1, int(spark.conf.get("spark.sql.shuffle.partitions") or 4))
-    return max(1, spark.sparkContext.defaultParallelism)
 
 
 # -- the view -----------------------------------------------------------------------------------
@@ -169,8 +166,6 @@ class SparkView:
     def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
                  keep_versions: int = DEFAULT_KEEP, buckets: int | None = None,
                  driver_keys: int = DEFAULT_DRIVER_KEYS) -> None:  # fmt: skip
-        from .incremental import bind_view
-
         if keep_versions < 1:
             raise ValueError("keep_versions must be at least 1")
         self.alg = alg
@@ -190,8 +185,6 @@ class SparkView:
 
     # -- storage -------------------------------------------------------------------------------
     def _init(self, alg: Any, scalars: tuple, buckets: int) -> int:
-        from .incremental import _dumps
-
         meta = os.path.join(self.root, "view.pickle")
         ident = (alg.ref, alg.params, alg.output, self.shape, tuple(scalars))
         if not os.path.exists(meta):
@@ -200,15 +193,13 @@ class SparkView:
             self.live_format = fmt
             tmp = meta + ".tmp"
             with open(tmp, "wb") as fh:
-                fh.write(_dumps({"ident": ident, "buckets": buckets, "live": fmt}))
+                fh.write(dumps({"ident": ident, "buckets": buckets, "live": fmt}))
             self._write_manifest(0, {})
             os.replace(tmp, meta)
             self._set_current(0)
             return buckets
         with open(meta, "rb") as fh:
             stored = pickle.load(fh)
-        from .incremental import check_ident
-
         check_ident(stored["ident"], alg, scalars, os.path.dirname(self.root))
         self.live_format = stored.get("live", "pickle")  # (a store from before the hash format)
         if self.live_format not in LIVE_FORMATS:
@@ -264,15 +255,13 @@ class SparkView:
             return int(fh.read())
 
     def _commit(self, base: int, files: dict[int, list[str]], log: list[str] = ()) -> int:
-        from .incremental import _crash_point
-
         version = base + 1
-        _crash_point("apply", version)  # (tests: files written, nothing committed)
+        crash_point("apply", version)  # (tests: files written, nothing committed)
         if self.version != base:
             raise DeltaError(f"the view in {os.path.dirname(self.root)} was changed by another "
                              "writer during this apply; nothing was applied")  # fmt: skip
         self._write_manifest(version, files, log)
-        _crash_point("commit", version)
+        crash_point("commit", version)
         self._set_current(version)
         self._cleanup(version)
         return version
@@ -308,8 +297,6 @@ class SparkView:
         files, log = self._manifest(base)
         if not log and not any(files.values()):
             return self._bulk(delta_df, base)
-        from .incremental import collect_delta
-
         if self.hashed:
             rows, signs, hashes = collect_delta(self, delta_df, hashes=True)
             changes = self._apply(rows, signs, dict(zip(rows, hashes, strict=True)))
@@ -327,9 +314,6 @@ class SparkView:
         """``{row: row_hash}`` of Python rows (as :meth:`DeltaRows.row` gives them),
         hashed by Spark with the same :func:`row_hash` as a delta DataFrame's rows."""
         import pyarrow as pa
-
-        from .fieldtypes import spark_cast
-        from .spark import _arrow_schema
 
         distinct = list(dict.fromkeys(rows))
         if not distinct:
@@ -353,14 +337,12 @@ class SparkView:
         self, rows: list[tuple], signs: list[int], hashes: dict | None = None
     ) -> list[tuple]:
         """Apply checked rows; ``hashes`` (the hash live format): ``{row: row_hash}``."""
-        from .incremental import _dumps, _net
-
         base = self.version
         files, log = self._manifest(base)
         by_key: dict[bytes, tuple[Any, Counter]] = {}
         for r, s in zip(rows, signs, strict=True):
             k = tuple(r[i] for i in self.shape.key)
-            kb = _dumps(k)
+            kb = dumps(k)
             by_key.setdefault(kb, (k, Counter()))[1][r] += s
         jobs: dict[int, dict] = {}  # per bucket
         for kb, (k, d) in by_key.items():
@@ -393,7 +375,7 @@ class SparkView:
             files, log = self._maintain(files, new_log)
         self._commit(base, files, log)
         self._warm_helpers(files, log)
-        return _net(changes)
+        return net_changes(changes)
 
     def _warm_helpers(self, files: dict[int, list[str]], log: list[str]) -> None:
         """Send the ready helpers the files of the committed version they have not read
@@ -440,8 +422,6 @@ class SparkView:
     def _ready_helpers(self) -> list[Any]:
         """The helpers ready to take keys now; starts them on first use (they are ready
         for a later apply, once started)."""
-        from .viewworker import Helper
-
         for h in [h for h in self._helpers if not h.alive()]:
             if not h.ready:  # (it could not start, e.g. the step does not unpickle there)
                 self.helpers = 0
@@ -449,8 +429,6 @@ class SparkView:
         if len(self._helpers) < self.helpers:
             try:
                 from pyspark import cloudpickle
-
-                from .spark import ship
 
                 ship(list(self.alg.refs))
                 blob = cloudpickle.dumps(self.step)
@@ -489,8 +467,6 @@ class SparkView:
         ones): by an idle helper in the background, whose new bucket files a later apply
         commits (:meth:`_take_upkeep`), else here. A log twice that long waits for the
         helper."""
-        from . import viewfiles
-
         limit = viewfiles.MAX_LOG * (1 + self.helpers)  # (an apply's files: 1 + helpers)
         files, log = self._take_upkeep(files, log, wait=len(log) > 2 * limit)
         if len(log) <= limit or self._upkeep is not None:
@@ -537,8 +513,6 @@ class SparkView:
         """The per-bucket jobs as one Spark job: a task takes a group of buckets and
         writes one log file."""
 
-        from .spark import ship
-
         ship(list(self.alg.refs))
         step, data, buckets, live = self.step, self.data, self.buckets, self.live_format
 
@@ -567,67 +541,13 @@ class SparkView:
 
     # -- bulk load -------------------------------------------------------------------------------
     def _bulk(self, df: Any, base: int) -> Any:
-        """The first batch of an empty view, computed and written by the executors.
-
-        Natively where :attr:`bulk_form` allows (:mod:`looplift.bulkload`: per-key Spark
-        aggregates, one Python call per key), else by replay (:meth:`_replay_load`). Each
-        task writes its records bucket by bucket (a file per bucket and task, sorted by
-        key hash), so a bucket starts with one file per task.
-        """
-        from pyspark.sql import functions as F
-
-        from .spark import ship
-
-        ship(list(self.alg.refs))
-        sign_col, cdf, cols = sign_columns(list(df.columns))
-        casts = typed_columns(df, cols, self.fields, self.name)
-        norm = DeltaRows(self.name, self.fields, tuple(cols), "delta", sign_col, cdf)
-        native = self.bulk_form[0] == "native"
-        sign = native_sign(df, sign_col, cdf) if native else F.col(quote_ident(sign_col))
-        keyed = df.select(*casts, sign.alias("__s"))
-        if self.hashed:  # each row's hash, next to it (the live rows are stored hashed)
-            keyed = keyed.withColumn("__h", row_hash(cols, self.fields))
-        if native:
-            from .bulkload import native_load
-
-            written = native_load(self, keyed, norm)
-            if "replay" in written.column(1).to_pylist():  # (orphan files: removed later)
-                written = self._replay_load(keyed, cols, norm)
-        else:
-            written = self._replay_load(keyed, cols, norm)
-        files: dict[int, list[str]] = {}
-        for b, kind, payload in zip(written.column(0).to_pylist(), written.column(1).to_pylist(),
-                                    written.column(2).to_pylist(), strict=True):  # fmt: skip
-            if kind == "error":
-                raise DeltaError(payload.decode())
-            if kind == "raise":
-                raise pickle.loads(payload)
-            files.setdefault(b, []).append(payload.decode())
-        self._commit(base, {b: sorted(f) for b, f in files.items()})
+        """The first batch of an empty view, written by the executors
+        (:func:`looplift.bulkload.load`) and committed here."""
+        self._commit(base, bulkload.load(self, df))
         if self.shape.key == ():  # one row, which retracts the value on no rows
-            from .incremental import _diff
-
-            changes = _diff(self.step.initial_output(), self.result_rows())
+            changes = diff_rows(self.step.initial_output(), self.result_rows())
             return self._frame(changes, with_sign=True, spark=df.sparkSession)
         return self._records_frame(base + 1, with_sign=True)
-
-    def _replay_load(self, keyed: Any, cols: list[str], norm: DeltaRows) -> Any:
-        """The bulk load by replay: the rows partitioned by scope key and sorted by it;
-        each task runs the step of each of its keys in turn over their rows."""
-        from pyspark.sql import functions as F
-
-        key_cols = [F.col(quote_ident(cols[i])) for i in self.shape.key]
-        step, data, buckets, hashed = self.step, self.data, self.buckets, self.hashed
-
-        def build(batches: Iterator[Any]) -> Iterator[Any]:
-            out = BulkWriter(step, norm, data, buckets, hashed).run(batches)
-            yield result_batch(out)
-
-        tasks = load_tasks(self._session())
-        parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
-        if key_cols:
-            parts = parts.sortWithinPartitions(*key_cols)
-        return parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
 
     @property
     def bulk_form(self) -> tuple[str, str]:
@@ -636,17 +556,12 @@ class SparkView:
         row). :attr:`native_bulk` False forces replay."""
         if not self.native_bulk:
             return "replay", "native_bulk is off"
-        from .bulkload import bulk_form
-
-        return bulk_form(self)
+        return bulkload.bulk_form(self)
 
     # -- results ---------------------------------------------------------------------------------
     def _records_frame(self, version: int, with_sign: bool) -> Any:
         """The output rows of ``version`` as a DataFrame computed by the executors."""
         import pyarrow as pa
-
-        from .incremental import output_arrays, output_schema
-        from .spark import _arrow_schema
 
         files, log = self._manifest(version)
         schema = output_schema(self.columns, self.types, with_sign)
@@ -688,6 +603,4 @@ class SparkView:
             self._drop_helper(helper)
 
     def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
-        from .incremental import change_frame
-
         return change_frame(self, rows, with_sign, spark)

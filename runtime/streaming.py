@@ -23,7 +23,8 @@ Two forms, chosen per algorithm (``changes=`` forces one):
 - **Per key in Python** (everything else, or ``changes=True``): signed output changes
   (−old row, +new row, column ``_sign``), an append stream; per scope key the live rows,
   states and output rows live in Spark's state store (RocksDB), and each group of rows
-  is replayed by the reference code (:func:`looplift.incremental.stream`).
+  is replayed by the reference code (:func:`keyed_stream`; its step is the views' own,
+  :class:`looplift.viewcore.KeyStep`).
 
 Both take ``_sign`` (+1/−1) or Delta Lake's change data feed (``_change_type``).
 Ints beyond 64 bits raise (ANSI sums) in both.
@@ -36,12 +37,26 @@ Ints beyond 64 bits raise (ANSI sums) in both.
 
 from __future__ import annotations
 
+import pickle
 import weakref
+from collections import Counter
 from typing import Any
 
-from .deltarows import SIGN, DeltaError, native_sign, sign_columns, typed_columns
+from .delta import shape_of
+from .deltarows import (
+    CDF,
+    SIGN,
+    DeltaError,
+    DeltaRows,
+    native_sign,
+    sign_columns,
+    typed_columns,
+)
+from .pyvalues import _out
+from .spark import ship
+from .viewcore import KeyStep, diff_rows, dumps, output_schema, resolve
 
-__all__ = ["StreamModeError", "stream", "stream_form"]
+__all__ = ["StreamModeError", "keyed_stream", "stream", "stream_form"]
 
 LIVE = "_live"
 KEY = "_key"
@@ -62,11 +77,8 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
     the per-key signed changes; ``changes=True`` forces the signed changes, and
     ``changes=False`` the native form (an error says why an algorithm has none).
     """
-    from .incremental import _resolve
-    from .incremental import stream as keyed_stream
-
     if changes is not True:
-        alg, ref = _resolve(dataflow)
+        alg, ref = resolve(dataflow)
         module, why = signed_module(ref)
         if module is not None:
             return _native(alg, module, streaming_df, sign, scalars)
@@ -78,9 +90,7 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
 
 def stream_form(dataflow: Any) -> tuple[str, str]:
     """("native", "") or ("python", why): the form ``f.stream`` runs by default."""
-    from .incremental import _resolve
-
-    _alg, ref = _resolve(dataflow)
+    _alg, ref = resolve(dataflow)
     module, why = signed_module(ref)
     return ("native", "") if module is not None else ("python", why)
 
@@ -147,6 +157,109 @@ def _columns(alg: Any, streaming_df: Any, sign: str) -> tuple[str, bool, list[st
             + f" besides `{sign}`"
         )
     return sign, cdf, cols
+
+
+# -- the per-key form: signed changes, each key's rows and states in Spark's state store --
+
+
+def keyed_stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any) -> Any:
+    """Signed output changes of ``dataflow`` over a streaming DataFrame of signed rows.
+
+    Per scope key, the live rows, states and output rows are kept in Spark's state
+    store (``applyInPandasWithState``); use the RocksDB provider for large state
+    (``spark.sql.streaming.stateStore.providerClass``, set here when unset).
+    """
+    import pandas as pd
+    from pyspark.sql import functions as F
+    from pyspark.sql.streaming.state import GroupStateTimeout
+
+    use_rocksdb(streaming_df.sparkSession)
+    alg, dataflow = resolve(dataflow)
+    shape = shape_of(alg)
+    ship(list(alg.refs))
+    fields = alg.fields
+    sign, cdf, cols = _columns(alg, streaming_df, sign)
+    if cdf:  # Delta Lake's change data feed, as is
+        ct = streaming_df["_change_type"]
+        sign_expr = F.lit(0)
+        for kind, v in CDF.items():
+            sign_expr = F.when(ct == kind, F.lit(v)).otherwise(sign_expr)
+    else:
+        sign_expr = streaming_df[sign]
+    norm = DeltaRows(alg.name, fields, tuple(cols), "stream", sign, cdf)
+    step = KeyStep(dataflow, shape, scalars)
+    names = [n for n, _ in alg.output]
+    types = [t for _, t in alg.output]
+    out_schema = output_schema(names, types, with_sign=True)
+    casts = typed_columns(streaming_df, cols, fields, alg.name)  # column types, up front
+    keyed = streaming_df.select(*casts, sign_expr.alias("__s"))
+    key_cols = [cols[i] for i in shape.key]
+    if not key_cols:
+        keyed = keyed.withColumn("__k", F.lit(0))
+        key_cols = ["__k"]
+    nfields = len(cols)
+
+    def func(key: Any, pdfs: Any, state: Any) -> Any:
+        live: Counter
+        if state.exists:
+            live_b, states_b, out_b = state.get
+            live, states, old = pickle.loads(live_b), pickle.loads(states_b), pickle.loads(out_b)
+        else:
+            # a stream's changes sum to its result from nothing: an aggregate's first
+            # change inserts its value (a view's start from its value on no rows)
+            live, states, old = Counter(), [], []
+        d: Counter = Counter()
+        for pdf in pdfs:
+            for rec in pdf.itertuples(index=False, name=None):
+                values = tuple(None if _isnan(x) else _item(x) for x in rec[:nfields])
+                s = norm.sign_of(None if _isnan(rec[nfields]) else _item(rec[nfields]), values)
+                r = norm.row(values)
+                d[r] += s
+        d = Counter({r: n for r, n in d.items() if n})
+        for r, n in d.items():
+            if live[r] + n < 0:
+                raise DeltaError(f"delete of a row that is not live: {r!r}")
+            live[r] += n
+        live = Counter({r: n for r, n in live.items() if n > 0})
+        new_states, new = step.run(live, states, d)
+        if live or shape.key == ():
+            state.update((dumps(live), dumps(new_states), dumps(new)))
+        else:
+            state.remove()
+        changes = diff_rows(old, new)
+        if changes:
+            yield pd.DataFrame(
+                [
+                    tuple(_out(v, t) for v, t in zip(c[:-1], types, strict=True)) + (c[-1],)
+                    for c in changes
+                ],  # fmt: skip
+                columns=[*names, SIGN],
+            )
+
+    return keyed.groupBy(*key_cols).applyInPandasWithState(
+        func,
+        out_schema,
+        "live binary, states binary, out binary",
+        "append",
+        GroupStateTimeout.NoTimeout,
+    )
+
+
+def _isnan(x: Any) -> bool:
+    try:
+        import pandas as pd
+
+        return x is None or (not isinstance(x, (str, bytes)) and bool(pd.isna(x)))
+    except (TypeError, ValueError):
+        return False
+
+
+def _item(x: Any) -> Any:
+    if hasattr(x, "item") and not isinstance(x, (str, bytes)):
+        x = x.item()
+    if hasattr(x, "to_pydatetime"):
+        x = x.to_pydatetime()
+    return x
 
 
 # -- the update stream's writer: update mode by default, append refused ----------------------

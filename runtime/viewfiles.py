@@ -23,6 +23,7 @@ from collections import Counter
 from typing import Any
 
 from .deltarows import row_hashable
+from .viewcore import dumps
 
 MAX_SEGMENTS = 4  # files per bucket before its newer files are merged (an apply reads each)
 MAX_LOG = 8  # log files (one per apply) before the log is flushed into the buckets
@@ -222,7 +223,7 @@ def read_records(
         if left is not None and not len(left):
             break
         path = os.path.join(data, name)
-        meta, hs, ends = _file_index(path)
+        meta, hs, ends = file_index(path)
         if left is not None:
             rows = np.flatnonzero(np.isin(hs, left))
         elif part is not None:
@@ -274,7 +275,7 @@ _FILE_INDEX: dict[str, tuple[Any, Any, Any]] = {}
 _FILE_INDEX_MAX = 4096  # files whose footer and key hashes a process keeps
 
 
-def _file_index(path: str) -> tuple[Any, Any, Any]:
+def file_index(path: str) -> tuple[Any, Any, Any]:
     """(Parquet footer, the ``h`` column, each row group's end row) of a record file,
     cached: a file is written once (renamed into place) and never changed."""
     got = _FILE_INDEX.get(path)
@@ -391,11 +392,9 @@ def live_count(blob: bytes, h: int) -> int:
 
 def new_record(h: int, kb: bytes, live: Counter | bytes, states: list, out: list) -> dict:
     """A key's record; ``live``: its live rows (a Counter, pickled) or their encoded form."""
-    from .incremental import _dumps
-
-    live_b = live if isinstance(live, bytes) else _dumps(dict(live))
-    return {"h": h, "k": kb, "live": live_b, "states": _dumps(states) if states else None,
-            "out": _dumps(out), "gone": False}  # fmt: skip
+    live_b = live if isinstance(live, bytes) else dumps(dict(live))
+    return {"h": h, "k": kb, "live": live_b, "states": dumps(states) if states else None,
+            "out": dumps(out), "gone": False}  # fmt: skip
 
 
 def output_rows(data: str, files: list[str], part: tuple[int, int] | None = None) -> list[tuple]:

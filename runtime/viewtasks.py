@@ -12,6 +12,7 @@ from collections.abc import Iterator
 from typing import Any
 
 from .deltarows import DeltaError, DeltaRows
+from .viewcore import diff_rows, dumps
 from .viewfiles import (
     BucketFiles,
     encode_live,
@@ -48,8 +49,6 @@ def apply_keys(step: Any, data: str, job: dict) -> list[tuple[int, str, bytes]]:
     Keys are stepped part by part as their records are read (:func:`_read_parts`).
     Every delete is checked before anything is written, and a bad delete fails the
     apply before an exception of the user's code does, whichever key comes first."""
-    from .incremental import _diff
-
     deltas: dict[bytes, tuple[Any, Counter]] = job["deltas"]
     hashes: dict | None = job.get("hashes") if job.get("live") == "hash" else None
     wanted = {kb: key_hash(kb) for kb in deltas}
@@ -84,7 +83,7 @@ def apply_keys(step: Any, data: str, job: dict) -> list[tuple[int, str, bytes]]:
                                         "out": b"", "gone": True})  # fmt: skip
                 else:
                     new_records.append(new_record(wanted[kb], kb, blob, new_states, new))
-                changes.extend(_diff(old, new))
+                changes.extend(diff_rows(old, new))
             except Exception as e:  # noqa: BLE001 - raised by the user's code: the apply fails
                 failed = e
     if failed is not None:
@@ -171,8 +170,6 @@ class BulkWriter:
         self.files = BucketFiles(data, buckets)
 
     def run(self, batches: Iterator[Any]) -> list[tuple[int, str, bytes]]:
-        from .incremental import _dumps
-
         key, nf = self.step.shape.key, len(self.norm.fields)
         current: tuple | None = None
         live: Counter = Counter()
@@ -187,13 +184,13 @@ class BulkWriter:
                     k = tuple(r[i] for i in key)
                     if k != current:
                         if current is not None:
-                            self._key(_dumps(current), live, hashes)
+                            self._key(dumps(current), live, hashes)
                         current, live, hashes = k, Counter(), {}
                     live[r] += s
                     if hs is not None:
                         hashes[r] = hs[j]
             if current is not None:
-                self._key(_dumps(current), live, hashes)
+                self._key(dumps(current), live, hashes)
             self.files.flush()
         except DeltaError as e:
             return [(-1, "error", str(e).encode())]

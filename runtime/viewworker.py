@@ -33,6 +33,9 @@ import sys
 import threading
 from typing import Any, BinaryIO
 
+from .viewfiles import file_index, upkeep
+from .viewtasks import apply_keys
+
 __all__ = ["Helper", "main"]
 
 _LEN = struct.Struct("<Q")
@@ -152,9 +155,6 @@ def main() -> None:
     inp = sys.stdin.buffer
     out = os.fdopen(os.dup(sys.stdout.fileno()), "wb")
     os.dup2(sys.stderr.fileno(), sys.stdout.fileno())  # (the user's prints: stderr)
-    from .viewfiles import upkeep
-    from .viewtasks import apply_keys
-
     step = None
     while True:
         try:
@@ -177,11 +177,9 @@ def main() -> None:
 
 
 def _warm(data: str, names: list[str]) -> None:
-    from .viewfiles import _file_index
-
     for name in names:
         try:
-            _file_index(os.path.join(data, name))
+            file_index(os.path.join(data, name))
         except OSError:  # (removed since: a later version does not name it)
             continue
 

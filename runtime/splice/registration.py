@@ -36,7 +36,8 @@ def register(spark: Any, *algorithms: Any, **renamed: Any) -> dict[str, Algorith
     Keyword arguments register one algorithm under another name
     (``register(spark, top_pages=mode)``). Returns the registered algorithms.
     """
-    from ..spark import prepare_session, ship
+    from ..sessions import prepare_session
+    from ..spark import ship
 
     todo: list[Algorithm] = []
     for a in algorithms:

@@ -558,16 +558,16 @@ def test_signed_zero_is_one_row(spark: Any, tmp_path: Any) -> None:
 def test_work_is_proportional_to_the_delta(spark: Any, tmp_path: Any, monkeypatch: Any) -> None:
     """Per apply, only the keys in the delta are stepped; with states, the replay sees
     the delta's rows only (never the key's history); an aggregate over states too."""
-    import looplift.incremental as inc
+    import looplift.viewcore as core
 
     replayed: list[int] = []
-    real = inc.replay
+    real = core.replay
 
     def spy(fn: Any, rows: list, *rest: Any, **kw: Any) -> Any:
         replayed.append(len(rows))
         return real(fn, rows, *rest, **kw)
 
-    monkeypatch.setattr(inc, "replay", spy)
+    monkeypatch.setattr(core, "replay", spy)  # (the key step's)
     base = [(u, p, t) for u in range(50) for p, t in [(0, 1), (2, 2), (1, 3), (3, 4)]]
     for name, rows, delta in [
         ("clickstream", base, [(7, 2, 5), (9, 3, 5), (9, 0, 1)]),

@@ -319,6 +319,7 @@ def profiled_apply(view: Any, delta_df: Any, prof: Profiler) -> tuple[float, dic
     """Apply ``delta_df`` with timers around the view's internals; (total s, components)."""
     import looplift.incremental as inc
     import looplift.spark as lspark
+    import looplift.viewcore as core
     from looplift.states import IntervalSequence
     from pyspark.sql.classic.dataframe import DataFrame
 
@@ -333,14 +334,14 @@ def profiled_apply(view: Any, delta_df: Any, prof: Profiler) -> tuple[float, dic
         p.set(view, "apply_rows", prof.wrap(COMPONENTS[3], view.apply_rows), instance=True)
         p.set(view, "db", _TimedDB(view.db, prof))
         p.set(inc, "pickle", shim)
-        p.set(inc, "_dumps", prof.wrap("pickle.dumps (keys, rows, states, out)", inc._dumps))
-        p.set(inc, "replay", prof.wrap("replay: reference code + actions", inc.replay))
+        p.set(inc, "dumps", prof.wrap("pickle.dumps (keys, rows, states, out)", inc.dumps))
+        p.set(core, "replay", prof.wrap("replay: reference code + actions", core.replay))
         p.set(
             IntervalSequence,
             "average_closed_size",
             prof.wrap("reader: average_closed_size", IntervalSequence.average_closed_size),
         )
-        p.set(inc, "_diff", prof.wrap("_diff (old vs new rows)", inc._diff))
+        p.set(inc, "diff_rows", prof.wrap("_diff (old vs new rows)", inc.diff_rows))
         p.set(view, "_apply_keys", prof.wrap("_apply_keys: other Python", view._apply_keys),
               instance=True)  # fmt: skip
         p.set(view, "_frame", prof.wrap("_frame: createDataFrame of the changes", view._frame),
