@@ -26,6 +26,7 @@ from .ir.nodes import Function
 from .ir.pprint import pformat_function
 from .ir.verify import verify as verify_ir
 from .passes.analyze_scopes import analyze_scopes
+from .passes.choose_strategy import choose_strategy
 from .passes.classify_operators import classify_operators
 from .passes.float_invariants import float_invariants
 from .passes.fuse_states import fuse_states
@@ -159,7 +160,7 @@ def compile_dataflow(
             verify_ir(prog.fn, step.__name__)
         if dump_after == step.__name__:
             dump(dump_stage(prog, step.__name__))
-    graph = build_graph(prog)
+    graph = choose_strategy(prog, build_graph(prog))
     if verify:
         graph.verify()
     if dump_after == "graph":

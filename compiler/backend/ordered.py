@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..dataflow.payloads import GLOBAL, ROWS
+from ..dataflow.strategy import Strategy
 from ..ir.nodes import CARRY, Var
 from ..ir.traverse import free_vars
 from ..names import user_name
@@ -209,10 +210,9 @@ class OrderedMixin:
         """The ordered loop as one native fold, or None (then it runs in Python; the reason is
         kept for ``--explain``)."""
         key = (op.name, tuple(out_types) if out_types is not None else None)
-        nid = f"state:{op.name}"  # the graph records the strategy decided for the loop
-        recorded = self.graph.node(nid).op if nid in self.graph.g else None
-        if key not in self.folds and getattr(recorded, "python", None) is not None:
-            self.fold_reasons[op.name] = recorded.python  # decided once: Python per scope key
+        recorded = self.strategy_of(op)  # decided once (passes/choose_strategy.py)
+        if key not in self.folds and recorded.strategy is Strategy.PYTHON_ORDERED:
+            self.fold_reasons[op.name] = recorded.why or ""  # Python per scope key
             self.folds[key] = None
         if key not in self.folds:
             free = fold_free(self.a, op, self.scalar_params)
@@ -220,7 +220,7 @@ class OrderedMixin:
                 consts = {n: self.renderer(GLOBAL).expr(Var(n)) for n in free if self._constant(n)}
                 fold = fold_of(self.a, self.ty, self.refs, self.classes, op, free,
                                out_types=out_types, consts=consts)  # fmt: skip
-                if fold.window is not None and not getattr(recorded, "window", True):
+                if fold.window is not None and recorded.strategy is not Strategy.NATIVE_WINDOW:
                     fold = dataclasses.replace(fold, window=None)  # recorded: rows of the fold
                 self.folds[key] = fold
             except NotFoldable as e:
@@ -528,10 +528,13 @@ class OrderedMixin:
             outs.append(f"F.col('_fold._rows').alias({rows_col!r})")
             self.fold_rows_col[op.name] = (rows_col, self.frame_key(op.scope))
             self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+            self.made_with(op, Strategy.NATIVE_FOLD)
             return out, [res for res, _ in both.readers]
         fold = self.native_fold(op)
         if fold is not None:
+            self.made_with(op, Strategy.NATIVE_FOLD)
             return self._fold_readers(op, fold, keys)
+        self.made_with(op, Strategy.PYTHON_ORDERED)
         info = self.ordered_function(op)
         rtypes = [spark_type(self.ty.types.get(res, "any")) for *_, res in info.readers]
         udf = self.py.fresh(f"{info.fn}_reducer")
@@ -583,9 +586,12 @@ class OrderedMixin:
         """The rows an ordered loop yields: a native fold, else Python per scope key."""
         fold = self.native_fold(op, types)
         if fold is not None and fold.window is not None:
+            self.made_with(op, Strategy.NATIVE_WINDOW)
             return self._window_rows(op, fold, names)
         if fold is not None:
+            self.made_with(op, Strategy.NATIVE_FOLD)
             return self._fold_rows(op, fold, names)
+        self.made_with(op, Strategy.PYTHON_ORDERED)
         info = self.ordered_function(op)
         keys = self.key_cols(self.frame_key(op.scope))
         cols = self._ordered_inputs(info)

@@ -36,6 +36,7 @@ from ..dataflow.payloads import (
     Scalar,
     Source,
 )
+from ..dataflow.strategy import Choice, Strategy
 from ..ir.nodes import Var
 from ..ir.traverse import walk
 from ..names import user_name
@@ -76,6 +77,8 @@ class PlanModule:
     refs: tuple[str, ...] = ()  # the module's REFS: what it imports of the user's code
     python_states: tuple[str, ...] = ()  # state operators (names) reduced in Python
     fold_reasons: tuple[tuple[str, str], ...] = ()  # (ordered operator, why not a fold)
+    #: (state operator, the strategy its plan was generated with), for the operators planned
+    strategies: tuple[tuple[str, Strategy], ...] = ()
 
 
 def generate_plan(compiled: Compiled) -> PlanModule:
@@ -140,6 +143,7 @@ class Planner(
         self.ordered_fns: dict[str, OrderedFunction] = {}
         self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
+        self.made: dict[str, Strategy] = {}  # state op -> the strategy its plan was made with
         self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
         self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
@@ -165,7 +169,8 @@ class Planner(
         return PlanModule(self.fn.name, self.prog.kind, source, self.columns_out,
                           tuple(self.pycalls.values()), tuple(self.python_ops),
                           self.output_types, self.module_refs(), tuple(self.python_states),
-                          tuple(sorted(self.fold_reasons.items())))  # fmt: skip
+                          tuple(sorted(self.fold_reasons.items())),
+                          tuple(sorted(self.made.items())))  # fmt: skip
 
     def visit(self, op: Op) -> None:
         method = getattr(self, f"visit_{type(op).__name__}", None)
@@ -254,6 +259,21 @@ class Planner(
         """A host function call: a registered Python function in the SQL of its value."""
 
     # -- helpers -------------------------------------------------------------------
+    def strategy_of(self, op: StateOperator) -> Choice:
+        """The strategy recorded for a state operator (passes/choose_strategy.py)."""
+        choice = self.graph.node(f"state:{op.name}").strategy
+        assert choice is not None, op.name
+        return choice
+
+    def made_with(self, op: StateOperator, strategy: Strategy) -> None:
+        """Note the strategy ``op``'s plan was made with (Python wins over a native fold,
+        a window over the fold's rows: the rows and the readers may be made apart)."""
+        rank = (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED)
+        old = self.made.get(op.name)
+        if old in rank and strategy in rank and rank.index(old) > rank.index(strategy):
+            return
+        self.made[op.name] = strategy
+
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 

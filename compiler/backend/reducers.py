@@ -11,6 +11,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from ..dataflow.payloads import GLOBAL, ROWS, FrameKey
+from ..dataflow.strategy import FUSED, ORDERED, Strategy
 from ..ir.nodes import CARRY, Lit
 from ..names import user_name
 from ..operators import StateOperator
@@ -41,30 +42,34 @@ class ReducersMixin:
     def materialize_op(self: Planner, op: StateOperator) -> None:
         if op.name in self.op_done:
             return
-        if not op.actions:
+        how = self.strategy_of(op).strategy
+        if how is Strategy.FRESH_READERS:
             self._unused_state(op)
+            self.made_with(op, how)
             return
         group = [op]
-        if op.kind in ("additive", "action") and not op.ordered:
+        if how in FUSED:
             for mate in self.ops:
                 if mate.name in op.fusable_with and mate.name not in self.op_done:
-                    if mate.kind == op.kind and (self.native_seq(mate) is None) == (self.native_seq(op) is None):
+                    if self.strategy_of(mate).strategy is how:
                         group.append(mate)
         fk = self.frame_key(op.scope)
         keys = self.key_cols(fk)
-        if op.kind == "additive":
+        if how is Strategy.NATIVE_SUMS:
             result, reads = self._additive(group, keys)
-        elif op.kind == "ordered":
+        elif how in ORDERED:
             result, reads = self.ordered_readers(op, keys)
-        elif op.kind == "container":
+        elif how is Strategy.CONTAINER:
             result, reads = self.container_reduce(op, keys)
-        elif all(o.arg_best and self.frame_key(o.actions[0].loops) == ROWS for o in group):
+        elif how is Strategy.ARG_BEST:
             result, reads = self.arg_best_readers(group, keys)
-        elif self.native_seq(op) is not None:
+        elif how is Strategy.SEQUENCE:
             result, reads = self.sequence_readers(group, keys)
         else:
             result, reads = self._action(group, keys)
         for o in group:
+            if how not in ORDERED:  # (an ordered loop notes what it made itself)
+                self.made_with(o, how)
             self.op_done[o.name] = reads
         for r in reads:
             self.read_home[r] = fk
