@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .backend import backend_for
 from .dataflow.build import build_graph
 from .dataflow.graph import DataflowGraph
 from .dump import dump_stage
@@ -68,8 +69,6 @@ class Compiled:
 
     @functools.cached_property
     def _made(self) -> tuple[Any, CompilerError | None]:
-        from .backend import backend_for
-
         try:
             return backend_for(self), None
         except CompilerError as e:

@@ -38,15 +38,16 @@ from typing import Any
 
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
-from ..ir.traverse import free_vars
+from ..ir.traverse import free_vars, walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from .errors import BackendError
 from .loopbody import loop_lambda
-from .sql import SqlRenderer, sql_string
+from .rows import tuple_items
+from .sql import SqlRenderer, sql_literal, sql_string
 from .state_expr import state_expr_sql
-from .states import field_init
-from .types import Typing, _reader_type, spark_type, unify
+from .states import additive_reader, field_init
+from .types import Typing, _reader_type, infer_types, spark_type, unify
 
 __all__ = [
     "NotFoldable",
@@ -504,8 +505,6 @@ class _FoldBuilder:
             return cur[carries[0].field]
         if cref in _EXTREMES:
             raise NotFoldable(f"the reader `{call.method}` of state `{user_name(call.state)}`")
-        from .states import additive_reader
-
         info = self.classes[cref]
         return additive_reader(
             info, call.method, {c.member: (cur[c.field], c.type) for c in carries}
@@ -580,7 +579,6 @@ class _FoldBuilder:
         return cur
 
     def _append(self, out: str, value: Expr) -> str:
-        from .outputs import tuple_items
 
         assert self.out_types is not None
         items = tuple_items(value, self.a)
@@ -635,7 +633,6 @@ def _tail(e: Expr) -> Expr:
 
 def init_sql(fold: Fold, value_of: Any, out: bool) -> str:
     """The initial accumulator; ``value_of(expr)`` renders an IR value outside the fold."""
-    from .sql import sql_literal
 
     parts = []
     for c in fold.carries:
@@ -658,8 +655,6 @@ def fold_reason(prog: Any, op: StateOperator) -> str | None:
 def fold_check(prog: Any, op: StateOperator) -> tuple[str | None, bool]:
     """(why ``op`` is not a native fold or None, whether the rows it yields are window
     functions)."""
-    from .types import infer_types
-
     a = prog.analysis
     try:
         ty = infer_types(a, prog.refs, strict=False)
@@ -681,11 +676,7 @@ def fold_check(prog: Any, op: StateOperator) -> tuple[str | None, bool]:
 
 
 def _yield_width(a: Analysis, op: StateOperator) -> int:
-    from .outputs import tuple_items
-
     lam = loop_lambda(a, op.name.removeprefix("ordered."))
-    from ..ir.traverse import walk
-
     for n in walk(lam.body):
         if isinstance(n, Apply) and isinstance(n.fn, Builtin) and n.fn.name == "yield":
             return len(tuple_items(n.args[0], a))

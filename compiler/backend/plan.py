@@ -23,6 +23,7 @@ import networkx as nx
 
 from ..analysis import Analysis, is_ranked
 from ..dataflow.payloads import (
+    GLOBAL,
     ROWS,
     ActionState,
     AdditiveState,
@@ -36,27 +37,27 @@ from ..dataflow.payloads import (
     Scalar,
     Source,
 )
-from ..dataflow.strategy import Choice, Strategy
+from ..dataflow.strategy import FUSED, ORDERED, Choice, Strategy
 from ..ir.nodes import Var
 from ..ir.traverse import walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
-from .argbest import ArgBestMixin
-from .container_plan import ContainerPlanMixin
+from .context import Compiled
 from .errors import BackendError
-from .frames import Frame, FramesMixin
+from .frame import SRC, Frame
+from .frames import FramesMixin
+from .loops import LoopsMixin
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
-from .ordered import OrderedFunction, OrderedMixin
 from .outputs import Outputs, OutputsMixin
-from .reducers import ReducersMixin
 from .sql import PyCall
+from .strategies import StatePlanner, planner_class
+from .strategies.ordered import OrderedFunction
 from .types import Typing, infer_types
 
 if TYPE_CHECKING:
     from ..dataflow.graph import DataflowGraph
-    from ..pipeline import Compiled
 
 __all__ = ["generate_plan", "planned_or", "PlanModule", "Planner"]
 
@@ -104,15 +105,10 @@ def planned_or(refusal: type[Exception], compiled: Compiled, planner: type[Plann
         raise refusal(e.message) from None
 
 
-class Planner(
-    FramesMixin,
-    ReducersMixin,
-    ContainerPlanMixin,
-    OrderedMixin,
-    ArgBestMixin,
-    OutputsMixin,
-    ModuleMixin,
-):
+class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
+    """Visits the graph; implements the :class:`~.context.PlanContext` the state planners
+    (:mod:`.strategies`, found by each state node's recorded strategy) plan into."""
+
     #: columns of the input kept after its fields (a plan variant's sign, hash, ...)
     keep: tuple[str, ...] = ()
 
@@ -144,6 +140,7 @@ class Planner(
         self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
         self.made: dict[str, Strategy] = {}  # state op -> the strategy its plan was made with
+        self._state_planners: dict[type[StatePlanner], StatePlanner] = {}
         self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
         self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
@@ -211,7 +208,7 @@ class Planner(
 
     def _check_loop(self, op: GroupBy | Iterate) -> None:
         lp = op.loop
-        chain = self._loop_chain(lp.name)
+        chain = self.loop_chain(lp.name)
         rows = [x for x in chain if self.a.loops[x].kind == "rows"]
         if len(rows) > 1:
             raise BackendError(
@@ -258,6 +255,69 @@ class Planner(
     def visit_HostCall(self, op: HostCall) -> None:
         """A host function call: a registered Python function in the SQL of its value."""
 
+    # -- state operators ----------------------------------------------------------
+    def materialize_op(self, op: StateOperator) -> None:
+        """Plan a state operator (with the operators fused with it) by its recorded strategy's
+        planner, and join its readers into its scope's frame."""
+        if op.name in self.op_done:
+            return
+        how = self.strategy_of(op).strategy
+        group = [op]
+        if how in FUSED:
+            for mate in self.ops:
+                if mate.name in op.fusable_with and mate.name not in self.op_done:
+                    if self.strategy_of(mate).strategy is how:
+                        group.append(mate)
+        fk = self.frame_key(op.scope)
+        keys = self.key_cols(fk)
+        reduced = self.state_planner(how).reduce(group, keys)
+        if how not in ORDERED:  # (an ordered loop notes what it made itself)
+            for o in group:
+                self.made_with(o, how)
+        if reduced is None:
+            return
+        result, reads = reduced
+        for o in group:
+            self.op_done[o.name] = reads
+        for r in reads:
+            self.read_home[r] = fk
+        if fk not in self.frames:
+            self.frames[fk] = Frame(result, keys, set(reads))
+            if not keys and fk != GLOBAL:
+                # group_by((), rows): one group of the whole input, and none when it is empty
+                self.step(fk, f"{SRC}.join({self.frame(ROWS).var}.select().limit(1), how='left_semi')",
+                          "one group of the whole input (none when it is empty)")  # fmt: skip
+            return
+        if fk == GLOBAL:
+            self.step(fk, f"{SRC}.crossJoin({result})")
+        else:
+            self.step(fk, f"ll.join_on_keys({SRC}, {result}, {list(keys)!r})")
+        self.frames[fk].cols.update(reads)
+
+    def state_planner(self, strategy: Strategy) -> StatePlanner:
+        """The planner of a recorded strategy (one per plan: it keeps what it made)."""
+        cls = planner_class(strategy)
+        if cls not in self._state_planners:
+            self._state_planners[cls] = cls(self)
+        return self._state_planners[cls]
+
+    # -- the sign of the rows (signed plans, :mod:`.signed`, override these) -------------
+    def signed_rows(self, var: str, fk: FrameKey) -> str:
+        """A frame of rows with their ``_sign`` column: every row is an insert in a batch plan."""
+        return f"{var}.withColumn('_sign', F.lit(1))"
+
+    def live_sums(self, keys: tuple[str, ...]) -> list[str]:
+        """More aggregates of the additive sums (none in a batch plan)."""
+        return []
+
+    def live_columns(self, keys: tuple[str, ...]) -> list[str]:
+        """More columns kept by the additive readers' projection (none in a batch plan)."""
+        return []
+
+    def live_reader(self, sql: str, keys: tuple[str, ...]) -> str:
+        """An additive reader's SQL as the readers' projection computes it."""
+        return sql
+
     # -- helpers -------------------------------------------------------------------
     def strategy_of(self, op: StateOperator) -> Choice:
         """The strategy recorded for a state operator (passes/choose_strategy.py)."""
@@ -277,7 +337,7 @@ class Planner(
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 
-    def _loop_chain(self, loop: str) -> tuple[str, ...]:
+    def loop_chain(self, loop: str) -> tuple[str, ...]:
         out = []
         cur: str | None = loop
         while cur is not None:
