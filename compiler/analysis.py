@@ -10,6 +10,7 @@ for every state call, yield and host call, where it happens.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -29,17 +30,24 @@ from .ir.nodes import (
 )
 from .ir.traverse import free_vars
 
-__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze", "is_ranked", "rank_field"]
+__all__ = ["Analysis", "Loop", "LoopKind", "Site", "Bound", "StateDecl", "analyze", "is_ranked", "rank_field"]
 
 Guard = tuple[str, bool]  # (condition variable, branch taken)
 
 
+class LoopKind(enum.StrEnum):
+    """What a loop iterates (a str, equal to its value)."""
+
+    ROWS = "rows"  # the rows of a stream or of a group
+    GROUP = "group"  # the groups of ``group_by``
+
+
 @dataclass(frozen=True)
 class Loop:
-    """An ``smap``: a loop over a stream (``kind='rows'``) or over groups (``'group'``)."""
+    """An ``smap``: a loop over a stream (``LoopKind.ROWS``) or over groups (``GROUP``)."""
 
     name: str
-    kind: str
+    kind: LoopKind
     params: tuple[str, ...]
     ordered: bool
     source: str  # the RowStream parameter ultimately iterated
@@ -239,7 +247,7 @@ def _loop(
         ob = attr(sval.fn, "order_by")
         loop = Loop(
             name,
-            "group",
+            LoopKind.GROUP,
             lam.params,
             False,
             src,
@@ -265,7 +273,7 @@ def _loop(
             ordered_by = _order(attr(sval.fn, "order"), fields)
         loop = Loop(
             name,
-            "rows",
+            LoopKind.ROWS,
             lam.params,
             bool(attr(f, "ordered")),
             src,

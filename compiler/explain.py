@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .analysis import LoopKind
 from .dataflow.exprs import render, render_guards, render_name
 from .dataflow.payloads import NodeKind
 from .dataflow.strategy import Strategy
@@ -57,7 +58,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         out.append("  scopes:")
         for n in loops:
             lp = n.op.loop
-            if lp.kind == "group":
+            if lp.kind == LoopKind.GROUP:
                 key = ", ".join(a.loops[lp.name].params[:1])
                 out.append(f"    {lp.name}: {n.label}; key {key} -> scope key {n.scope}")
             else:

@@ -13,6 +13,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from ...sqltext import param_ref
+from ..analysis import LoopKind
 from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
 from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
@@ -200,7 +201,7 @@ class FramesMixin:
     def _loop_param(self, name: str, fk: FrameKey) -> str:
         for lp in self.a.loops.values():
             if name in lp.params:
-                if lp.kind == "rows":
+                if lp.kind == LoopKind.ROWS:
                     if fk != ROWS:
                         raise BackendError(f"row field {user_name(name)} used outside its loop")
                     return quote_ident(self.field_col(lp.fields[lp.params.index(name)]))

@@ -21,7 +21,7 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from ..analysis import Analysis, is_ranked
+from ..analysis import Analysis, LoopKind, is_ranked
 from ..dataflow.payloads import (
     GLOBAL,
     ROWS,
@@ -209,18 +209,18 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
     def _check_loop(self, op: GroupBy | Iterate) -> None:
         lp = op.loop
         chain = self.loop_chain(lp.name)
-        rows = [x for x in chain if self.a.loops[x].kind == "rows"]
+        rows = [x for x in chain if self.a.loops[x].kind == LoopKind.ROWS]
         if len(rows) > 1:
             raise BackendError(
                 "a loop over rows inside another loop over rows (a cross product) is not "
                 "supported by the Spark backend",
                 op.span,
             )
-        if rows and rows[0] != chain[-1] and lp.kind == "group":
+        if rows and rows[0] != chain[-1] and lp.kind == LoopKind.GROUP:
             raise BackendError(
                 "group_by inside a loop over rows is not supported by the Spark backend", op.span
             )
-        parent_groups = [x for x in chain[:-1] if self.a.loops[x].kind == "group"]
+        parent_groups = [x for x in chain[:-1] if self.a.loops[x].kind == LoopKind.GROUP]
         if parent_groups and self.a.rows_origin(lp.name) == lp.source:
             raise BackendError(
                 f"this loop iterates the whole input `{lp.source}` inside a group_by loop; "
@@ -363,9 +363,9 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
     def _field_names(self) -> dict[int, str]:
         """Each source field's name: the group key or loop variable that binds it."""
         out: dict[int, str] = {}
-        loops = sorted(self.a.loops.values(), key=lambda lp: lp.kind != "group")
+        loops = sorted(self.a.loops.values(), key=lambda lp: lp.kind != LoopKind.GROUP)
         for lp in loops:
-            if lp.kind == "group":
+            if lp.kind == LoopKind.GROUP:
                 if len(lp.key) == 1:
                     out.setdefault(lp.key[0], user_name(lp.params[0], keep_callee=False))
             else:

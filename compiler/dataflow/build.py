@@ -15,10 +15,11 @@ runs is not decided here: ``passes/choose_strategy.py`` records it on the graph.
 
 from __future__ import annotations
 
-from ..analysis import Analysis
+from ..analysis import Analysis, LoopKind
 from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, Prim, StateCall, StateNew, Var
 from ..ir.prims import PRIMS
 from ..ir.traverse import walk
+from ..operators import OperatorKind
 from ..passes.analyze_scopes import scope_of
 from ..program import Program
 from .exprs import render, render_guards, render_name
@@ -39,6 +40,9 @@ from .payloads import (
 )
 
 __all__ = ["build_graph", "refs", "read_results"]
+
+#: the payload of a state operator's node, by the operator's kind
+_PAYLOADS = {OperatorKind.ADDITIVE: AdditiveState, OperatorKind.ORDERED: OrderedState}
 
 
 def build_graph(prog: Program) -> DataflowGraph:
@@ -64,8 +68,9 @@ def build_graph(prog: Program) -> DataflowGraph:
 
     # loops
     for name, lp in a.loops.items():
-        nid = f"{'group_by' if lp.kind == 'group' else 'iterate'}:{name}"
-        if lp.kind == "group":
+        group = lp.kind == LoopKind.GROUP
+        nid = f"{'group_by' if group else 'iterate'}:{name}"
+        if group:
             label = f"group_by({_fields(lp.key)}) of {lp.source}"
             if any(f in a.virtual for f in lp.key):
                 parts = [key_part_text(lp.source, f, a.virtual) for f in lp.key]
@@ -87,7 +92,7 @@ def build_graph(prog: Program) -> DataflowGraph:
         g.add(
             Node(
                 nid,
-                GroupBy(lp.span, lp) if lp.kind == "group" else Iterate(lp.span, lp),
+                GroupBy(lp.span, lp) if group else Iterate(lp.span, lp),
                 label,
                 scope_text((*a.bound[lp.params[0]].loops,)),
                 a.bound[lp.params[0]].loops,
@@ -124,7 +129,7 @@ def build_graph(prog: Program) -> DataflowGraph:
             for x in a.states[d].args:
                 if isinstance(x, Var):
                     needs.add(x.name)
-        payload = {"additive": AdditiveState, "ordered": OrderedState}.get(op.kind, ActionState)
+        payload = _PAYLOADS.get(op.kind, ActionState)
         span = _operator_span(a, op)
         g.add(Node(nid, payload(span, op), classes, scope_text(op.scope), op.scope, reads,
                    tuple(sorted(needs))))  # fmt: skip

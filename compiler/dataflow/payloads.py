@@ -16,7 +16,7 @@ import enum
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..analysis import Analysis, Bound, Loop
+from ..analysis import Analysis, Bound, Loop, LoopKind
 from ..ir.nodes import Expr, Span
 from ..operators import StateOperator
 from ..program import YieldSite
@@ -94,9 +94,9 @@ GLOBAL = GroupFrame(())
 
 def frame_key(a: Analysis, loops: tuple[str, ...]) -> FrameKey:
     """The frame of a value computed inside ``loops``."""
-    if any(a.loops[x].kind == "rows" for x in loops):
+    if any(a.loops[x].kind == LoopKind.ROWS for x in loops):
         return ROWS
-    return GroupFrame(tuple(x for x in loops if a.loops[x].kind == "group"))
+    return GroupFrame(tuple(x for x in loops if a.loops[x].kind == LoopKind.GROUP))
 
 
 # -- operators ------------------------------------------------------------------------

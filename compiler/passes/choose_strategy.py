@@ -28,7 +28,7 @@ from ..ir.nodes import Apply, Let, Prim
 from ..ir.prims import runs_python
 from ..ir.traverse import children
 from ..names import is_temp
-from ..operators import StateOperator
+from ..operators import OperatorKind, StateOperator
 from ..program import Program
 
 __all__ = ["choose_strategy", "python_prims", "state_choice"]
@@ -61,14 +61,14 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
     """How a state operator is reduced per scope key."""
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
-    if op.kind == "additive":
+    if op.kind == OperatorKind.ADDITIVE:
         return Choice(Strategy.NATIVE_SUMS)
-    if op.kind == "ordered":
+    if op.kind == OperatorKind.ORDERED:
         why, window = fold_check(prog, op)
         if why is not None:
             return Choice(Strategy.PYTHON_ORDERED, why=why)
         return Choice(Strategy.NATIVE_WINDOW if window else Strategy.NATIVE_FOLD)
-    if op.kind == "container":
+    if op.kind == OperatorKind.CONTAINER:
         return Choice(Strategy.CONTAINER)
     seq = native_sequence(op, prog.analysis, prog.refs)
     if seq is not None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from ...analysis import LoopKind
 from ...dataflow.payloads import ROWS
 from ...dataflow.strategy import Strategy
 from ...ir.nodes import Lit
@@ -117,7 +118,7 @@ class ActionPlanner(StatePlanner):
     def _key_param(self, col: str) -> str:
         i = self.p.field_of_col[col]
         for lp in self.p.a.loops.values():
-            if lp.kind == "group" and lp.key == (i,):
+            if lp.kind == LoopKind.GROUP and lp.key == (i,):
                 return lp.params[0]
         return ""
 
