@@ -60,11 +60,10 @@ class PlanContext(Protocol):
     python_ops: list[str]
     python_states: list[str]
     field_of_col: dict[str, int]
-    # the ordered loops' folds and Python functions (made once per operator)
+    # what the ordered loops made that the rest of the plan reads: their Python functions
+    # (the module), why a loop is not a fold (--explain), the rows column of a fold (outputs)
     ordered_fns: dict[str, Any]
-    folds: dict[tuple, Any]
     fold_reasons: dict[str, str]
-    fold_frames: dict[str, str]
     fold_rows_col: dict[str, tuple[str, Any]]
 
     # the recorded strategies, and what was made

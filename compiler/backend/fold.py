@@ -26,7 +26,7 @@ What cannot be a fold (a host function or a Python string function in the
 body: Spark cannot call Python inside a lambda; a container, user or library
 action state; a nested loop; a carry that is not a scalar) raises
 :class:`NotFoldable` with the reason; the loop then runs in Python per scope
-key (:mod:`.ordered`), and ``--explain`` says why.
+key (:mod:`.strategies.ordered`), and ``--explain`` says why.
 """
 
 from __future__ import annotations

@@ -4,8 +4,9 @@
 per payload class of :mod:`..dataflow.payloads`; an operator without a rule
 is a diagnostic at its source span. Sources open the rows frame, loops are
 checked against the backend's limits, state operators become one aggregate
-per scope key (:mod:`.reducers`, :mod:`.ordered`), and yields and the return
-select the output from the frames (:mod:`.outputs`). Values are columns of
+per scope key (made by the planner of the strategy recorded on their node,
+:mod:`.strategies`), and yields and the return select the output from the
+frames (:mod:`.outputs`). Values are columns of
 the frame of their scope (:mod:`.frames`), made where a consumer first needs
 them (a temporary used once is inlined), so code no output needs is never
 generated.
@@ -137,11 +138,9 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         self.python_ops: list[str] = []
         self.python_states: list[str] = []  # operators whose reduce part runs Python
         self.ordered_fns: dict[str, OrderedFunction] = {}
-        self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
         self.made: dict[str, Strategy] = {}  # state op -> the strategy its plan was made with
         self._state_planners: dict[type[StatePlanner], StatePlanner] = {}
-        self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
         self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()

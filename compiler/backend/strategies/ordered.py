@@ -1,6 +1,7 @@
-"""Ordered loops in a plan: the loop body runs in Python per scope key, rows in order.
+"""Ordered loops in a plan: a native fold per scope key (its yielded rows the fold's or
+window functions), else the loop body in Python per scope key, rows in order.
 
-The generated function takes one scope key's rows (all source fields) and the
+For Python, the generated function takes one scope key's rows (all source fields) and the
 loop's free values, sorts the rows by the order field (ties by the remaining
 fields), runs the loop body, and returns (the readers after the loop, the
 rows it yielded). Its readers are an ``OrderedReducer`` aggregate; the rows it
@@ -11,7 +12,7 @@ from __future__ import annotations
 
 import dataclasses
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ...dataflow.payloads import GLOBAL, ROWS
 from ...dataflow.strategy import Strategy
@@ -28,6 +29,9 @@ from ..shells import render
 from ..sql import quote_ident, sql_literal
 from ..types import spark_type
 from .registry import Reduced, StatePlanner, register
+
+if TYPE_CHECKING:
+    from ..context import PlanContext
 
 __all__ = ["OrderedFunction", "OrderedPlanner", "comparator", "loop_order"]
 
@@ -62,7 +66,7 @@ class OrderedFunction:
 
 @dataclass(frozen=True)
 class _FoldSource:
-    """The rows a fold runs over (:meth:`OrderedMixin._fold_source`)."""
+    """The rows a fold runs over (:meth:`OrderedPlanner._fold_source`)."""
 
     inp: str  # the scope's rows: ``_f<i>`` fields, ``_v<j>`` free values
     agg: tuple[str, ...]  # per scope key: ``_all``, the rows sorted; per-scope free values
@@ -73,6 +77,11 @@ class _FoldSource:
 class OrderedPlanner(StatePlanner):
     """An ordered loop's states: a native fold (its yielded rows a fold's or windows), else
     the loop body in Python per scope key; the recorded strategy says which."""
+
+    def __init__(self, p: PlanContext) -> None:
+        super().__init__(p)
+        self.folds: dict[tuple, Fold | None] = {}  # (ordered op, yielded types) -> its fold
+        self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
 
     def reduce(self, group: list[StateOperator], keys: tuple[str, ...]) -> Reduced:
         (op,) = group
@@ -157,10 +166,10 @@ class OrderedPlanner(StatePlanner):
         kept for ``--explain``)."""
         key = (op.name, tuple(out_types) if out_types is not None else None)
         recorded = self.p.strategy_of(op)  # decided once (passes/choose_strategy.py)
-        if key not in self.p.folds and recorded.strategy is Strategy.PYTHON_ORDERED:
+        if key not in self.folds and recorded.strategy is Strategy.PYTHON_ORDERED:
             self.p.fold_reasons[op.name] = recorded.why or ""  # Python per scope key
-            self.p.folds[key] = None
-        if key not in self.p.folds:
+            self.folds[key] = None
+        if key not in self.folds:
             free = fold_free(self.p.a, op, self.p.scalar_params)
             try:
                 consts = {n: self.p.renderer(GLOBAL).expr(Var(n)) for n in free if self.p.is_constant(n)}
@@ -168,11 +177,11 @@ class OrderedPlanner(StatePlanner):
                                out_types=out_types, consts=consts)  # fmt: skip
                 if fold.window is not None and recorded.strategy is not Strategy.NATIVE_WINDOW:
                     fold = dataclasses.replace(fold, window=None)  # recorded: rows of the fold
-                self.p.folds[key] = fold
+                self.folds[key] = fold
             except NotFoldable as e:
                 self.p.fold_reasons[op.name] = e.reason
-                self.p.folds[key] = None
-        return self.p.folds[key]
+                self.folds[key] = None
+        return self.folds[key]
 
     def _loop_order(self, op: StateOperator) -> list[tuple[int, bool]]:
         loop_name = op.name.removeprefix("ordered.")
@@ -339,11 +348,11 @@ class OrderedPlanner(StatePlanner):
         self.p.emit(f"{agg} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
                   f"{', ' if keys else ''}E({sql!r}).alias('_fold'))"
                   f"  # {what} in the ordered loop at line {line}: native fold per scope key")  # fmt: skip
-        self.p.fold_frames[op.name] = agg
+        self.fold_frames[op.name] = agg
         return agg
 
     def _fold_rows(self, op: StateOperator, fold: Fold, names: list[str]) -> str:
-        agg = self.p.fold_frames.get(op.name) or self._fold_with_rows(op, fold, False)
+        agg = self.fold_frames.get(op.name) or self._fold_with_rows(op, fold, False)
         out = self.p.py.fresh("yielded")
         cols = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
         self.p.emit(f"{out} = {agg}.select(F.inline('_fold._rows')).select({cols})")
