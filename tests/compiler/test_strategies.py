@@ -9,6 +9,7 @@ silent answers). No Spark: the plans are generated, not run.
 
 from __future__ import annotations
 
+import ast
 import re
 from pathlib import Path
 
@@ -84,3 +85,37 @@ def test_every_strategy_is_exercised() -> None:
             seen |= {n.strategy.strategy for n in compiled.graph.nodes()}
     state = {s for s in Strategy if s.is_state}
     assert state - seen <= {Strategy.FRESH_READERS}, state - seen
+
+
+def test_every_state_strategy_has_a_planner() -> None:
+    from looplift.compiler.backend.strategies import planner_class
+
+    for s in Strategy:
+        if s.is_state:
+            assert planner_class(s).__module__.startswith("looplift.compiler.backend.strategies.")
+
+
+def _imports(path: Path) -> set[str]:
+    """Every module ``path`` imports (at any level, under ``TYPE_CHECKING`` too), absolute."""
+    package = "looplift." + ".".join(path.relative_to(ROOT).with_suffix("").parts[:-1])
+    out = set()
+    for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+        if isinstance(node, ast.ImportFrom):
+            base = package.rsplit(".", node.level - 1)[0] if node.level else ""
+            mod = ".".join(x for x in (base, node.module) if x)
+            out |= {mod} | {f"{mod}.{a.name}" for a in node.names}
+        elif isinstance(node, ast.Import):
+            out |= {a.name for a in node.names}
+    return out
+
+
+def test_strategy_planners_do_not_import_the_planner() -> None:
+    """The planners of the strategies and what they are written against never import the
+    plan builder (not even for a type hint), and the graph is built without the backend."""
+    backend = ROOT / "compiler" / "backend"
+    lower = [*sorted((backend / "strategies").glob("*.py")), backend / "context.py",
+             backend / "frames.py", backend / "outputs.py", backend / "module.py", backend / "loops.py"]  # fmt: skip
+    for path in lower:
+        assert "looplift.compiler.backend.plan" not in _imports(path), path.name
+    for path in sorted((ROOT / "compiler" / "dataflow").glob("*.py")):
+        assert not any(m.startswith("looplift.compiler.backend") for m in _imports(path)), path.name
