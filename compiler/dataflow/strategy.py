@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["Choice", "FUSED", "ORDERED", "Strategy"]
+__all__ = ["Choice", "FUSED", "NATIVE_IN_ORDER", "ORDERED", "Strategy"]
 
 
 class Strategy(enum.Enum):
@@ -66,6 +66,11 @@ _STATE = frozenset(
 FUSED = frozenset(
     {Strategy.NATIVE_SUMS, Strategy.ARG_BEST, Strategy.SEQUENCE, Strategy.ARROW_REDUCER}
 )
+#: the containers filled in an ordered loop (``looplift.states.containers``) and the actions
+#: Spark reduces natively in the loop's order (``Strategy.CONTAINER``,
+#: ``backend/strategies/container.py``); ``fuse_states`` keeps any other use of them in the
+#: loop's ordered operator
+NATIVE_IN_ORDER: dict[str, set[str]] = {"Seq": {"append"}, "PySet": {"add"}, "InsertionDict": set()}
 #: the strategies of an ordered loop's states
 ORDERED = frozenset({Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED})
 
