@@ -20,8 +20,7 @@ from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, Prim, StateCall, StateN
 from ..ir.prims import PRIMS
 from ..ir.traverse import walk
 from ..operators import OperatorKind
-from ..passes.analyze_scopes import scope_of
-from ..program import Program
+from ..program import Program, scope_of
 from .exprs import render, render_guards, render_name
 from .graph import ArcKind, DataflowGraph, Node
 from .payloads import (
