@@ -60,6 +60,8 @@ class PlanContext(Protocol):
     python_ops: list[str]
     python_states: list[str]
     field_of_col: dict[str, int]
+    op_done: dict[str, list[str]]  # state operator -> the read binders it made
+    read_home: dict[str, FrameKey]  # read binder -> the frame holding it
     # what the ordered loops made that the rest of the plan reads: their Python functions
     # (the module), why a loop is not a fold (--explain), the rows column of a fold (outputs)
     ordered_fns: dict[str, Any]

@@ -245,8 +245,9 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
             self.materialize_op(o)
 
     def visit_OrderedState(self, op: OrderedState) -> None:
-        """The loop body in Python per scope key: made where its readers or rows are needed
-        (its readers by their first consumer, its rows by the return)."""
+        """An ordered loop's states (a native fold or window, or the loop body in Python per
+        scope key, as recorded): made where its readers or rows are needed (its readers by
+        their first consumer, its rows by the return)."""
 
     def visit_Scalar(self, op: Scalar) -> None:
         """A native value: a column of its scope's frame where first needed, else inlined."""
