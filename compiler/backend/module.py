@@ -11,7 +11,8 @@ import hashlib
 import json
 import textwrap
 
-from ..ir.nodes import CARRY
+from ..analysis import SiteKind
+from ..ir.nodes import CARRY, ParamKind
 from .layout import fit_lines
 from .shells import render
 
@@ -45,7 +46,7 @@ class ModuleMixin:
 
     def host_aliases(self) -> dict[str, str]:
         for site in self.a.sites:
-            if site.kind == "host" and site.method not in self.host_alias:
+            if site.kind == SiteKind.HOST and site.method not in self.host_alias:
                 alias = self.py.fresh(site.method.rsplit(":", 1)[-1].replace(".", "_"))
                 self.host_alias[site.method] = alias
                 self.imports[site.method] = f"{alias} = ll.import_ref({site.method!r})"
@@ -70,7 +71,7 @@ class ModuleMixin:
             "name_text": self.fn.name,
             "params": json.dumps([(p.name, p.kind, list(p.types)) for p in params]),
             "signature": ", ".join(p.name for p in params),
-            "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == "scalar"],
+            "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == ParamKind.SCALAR],
             "imports": [self.imports[k] for k in sorted(self.imports)],
             "reducers": self.reducers,
             "ordered_loops": bool(self.ordered_fns),

@@ -39,7 +39,7 @@ from ..dataflow.payloads import (
     Source,
 )
 from ..dataflow.strategy import FUSED, ORDERED, Choice, Strategy
-from ..ir.nodes import Var
+from ..ir.nodes import ParamKind, Var
 from ..ir.traverse import walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
@@ -122,7 +122,7 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         self.classes: dict[str, StateClassInfo] = dict(prog.kinds.classes)
         self.ops: tuple[StateOperator, ...] = prog.operators
         self.ty: Typing = infer_types(self.a, prog.refs)
-        self.scalar_params = {p.name for p in self.fn.params if p.kind == "scalar"}
+        self.scalar_params = {p.name for p in self.fn.params if p.kind == ParamKind.SCALAR}
         self.lines: list[str] = []
         self.reducers: list[str] = []
         self.imports: dict[str, str] = {}  # ref -> "alias = ll.import_ref(ref)"

@@ -15,8 +15,8 @@ runs is not decided here: ``passes/choose_strategy.py`` records it on the graph.
 
 from __future__ import annotations
 
-from ..analysis import Analysis, LoopKind
-from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, Prim, StateCall, StateNew, Var
+from ..analysis import Analysis, LoopKind, SiteKind
+from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, ParamKind, Prim, StateCall, StateNew, Var
 from ..ir.prims import PRIMS
 from ..ir.traverse import walk
 from ..operators import OperatorKind
@@ -56,7 +56,7 @@ def build_graph(prog: Program) -> DataflowGraph:
 
     # sources and parameters
     for p in fn.params:
-        if p.kind == "rows":
+        if p.kind == ParamKind.ROWS:
             nid = f"source:{p.name}"
             op = Source(p.span, p.name, p.types)
         else:
@@ -155,7 +155,7 @@ def build_graph(prog: Program) -> DataflowGraph:
     for node in g.of_kind(NodeKind.STATE):
         needed |= set(node.needs)
     for s in a.sites:
-        if s.kind in ("yield", "host"):
+        if s.kind in (SiteKind.YIELD, SiteKind.HOST):
             needed |= {x.name for x in s.args if isinstance(x, Var)} | {c for c, _ in s.guards}
     tail = _tail_var(fn.body)
     if tail:
@@ -232,7 +232,7 @@ def _tail(e):  # noqa: ANN001, ANN202
 
 def read_results(a: Analysis) -> set[str]:
     """The binders of the state reads (produced by their state operator)."""
-    return {s.result for s in a.sites if s.kind == "read"}
+    return {s.result for s in a.sites if s.kind == SiteKind.READ}
 
 
 def refs(e, external: set[str]) -> set[str]:  # noqa: ANN001
