@@ -33,7 +33,6 @@ from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import Analysis
@@ -42,6 +41,7 @@ from ..ir.traverse import free_vars, walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from .errors import BackendError
+from .fold_model import Carry, Fold, NotFoldable, Window, WindowCarry, WindowForm
 from .loopbody import loop_lambda
 from .rows import tuple_items
 from .sql import SqlRenderer, sql_literal, sql_string
@@ -51,9 +51,11 @@ from .types import Typing, _reader_type, infer_types, spark_type, unify
 
 __all__ = [
     "NotFoldable",
+    "Carry",
     "Fold",
     "Window",
     "WindowCarry",
+    "WindowForm",
     "fold_of",
     "loop_lambda",
     "fold_free",
@@ -78,59 +80,6 @@ _TRIVIAL = re.compile(r"[\w.`]+|'[^']*'|-?\d+(\.\d+)?L?")  # a column, literal o
 
 # library states a fold keeps as one running value
 _EXTREMES = {"looplift.states.multiset:Max": "max", "looplift.states.multiset:Min": "min"}
-
-
-class NotFoldable(Exception):
-    """The loop cannot be one native fold; ``reason`` says why (shown by ``--explain``)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Carry:
-    field: str  # the accumulator's field
-    state: str
-    member: str | None  # an additive state's field, None for a carried local
-    type: Any
-    init: Expr | Any  # an IR value (carried local) or a Python constant (additive field)
-    nullable: bool = True  # may it hold None
-
-
-@dataclass(frozen=True)
-class Fold:
-    """The native fold of one ordered loop (the SQL parts; columns are the caller's)."""
-
-    carries: tuple[Carry, ...]
-    acc_type: str  # struct<...> DDL of the accumulator
-    step: str  # SQL of the next accumulator (over `_fa` and `_fr`)
-    readers: tuple[tuple[str, str], ...]  # (result binder, SQL over the final `_fa`)
-    out_type: str | None  # struct<...> of a yielded row, when the loop yields
-    free: tuple[str, ...]  # the free values each row carries (`_fr._v<i>`)
-    window: Window | None = None  # the rows it yields as window functions, when they can be
-
-
-@dataclass(frozen=True)
-class WindowCarry:
-    """How one carry's value before each row is a window function of the rows before it.
-
-    ``kind``: ``keep`` (never changes: its initial value), ``set`` (set on every row to
-    ``sql``: the previous row's value, ``lag``), ``add`` (``sql`` added on every row: a
-    running ``sum`` of the rows before), ``cset`` (set to ``sql`` where ``cond`` holds: the
-    last such value before, ``last(..., true)``), ``max`` / ``min`` (a running extreme).
-    SQL is over ``_fa.c<k>`` (other carries' values before the row) and ``_fr`` (the row)."""
-
-    carry: Carry
-    kind: str
-    sql: str = "NULL"
-    cond: str = "TRUE"
-
-
-@dataclass(frozen=True)
-class Window:
-    carries: tuple[WindowCarry, ...]  # in dependency order
-    yields: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, the row's fields) per yield
 
 
 def fold_free(a: Analysis, op: StateOperator, scalar_params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -288,11 +237,11 @@ class _FoldBuilder:
                 return None
             if kind in ("max", "min") and c.member != kind:
                 return None
-            wc = WindowCarry(c, kind)
+            wc = WindowCarry(c, WindowForm(kind))
             if kind in ("set", "add", "max", "min"):
-                wc = WindowCarry(c, kind, self._expand(form[1]))
+                wc = WindowCarry(c, WindowForm(kind), self._expand(form[1]))
             elif kind == "cset":
-                wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
+                wc = WindowCarry(c, WindowForm.CSET, self._expand(form[2]), self._expand(form[1]))
             refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond}"))
             if c.field in refs:
                 return None  # its new value depends on its old one: a fold, not a window

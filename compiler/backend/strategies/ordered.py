@@ -21,7 +21,18 @@ from ...ir.traverse import free_vars
 from ...names import user_name
 from ...operators import StateOperator
 from ..errors import BackendError
-from ..fold import ACC, ACC_REF, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql, loop_lambda
+from ..fold import (
+    ACC,
+    ACC_REF,
+    ROW,
+    Fold,
+    NotFoldable,
+    WindowForm,
+    fold_free,
+    fold_of,
+    init_sql,
+    loop_lambda,
+)
 from ..frame import spark_col
 from ..pycode import PyEmitter, py_name
 from ..rows import row_types, tuple_items
@@ -403,21 +414,21 @@ class OrderedPlanner(StatePlanner):
             k, t = wc.carry.field, spark_type(wc.carry.type)
             init = init_of(wc)
             what = ""
-            if wc.kind == "keep":
+            if wc.kind is WindowForm.KEEP:
                 steps = [("_b" + k, f"CAST({init} AS {t})")]
-            elif wc.kind == "set" and self._plain_field(cols_of(wc.sql)):
+            elif wc.kind is WindowForm.SET and self._plain_field(cols_of(wc.sql)):
                 steps = [(f"_b{k}", f"CAST(lag({cols_of(wc.sql)}, 1, {init}) {lag} AS {t})")]
                 what = "set on every row: the previous row's value"
-            elif wc.kind == "set":
+            elif wc.kind is WindowForm.SET:
                 steps = [(f"_e{k}", cols_of(wc.sql)),
                          (f"_p{k}", f"lag(named_struct('v', _e{k})) {lag}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
                 what = "set on every row: the previous row's value"
-            elif wc.kind == "add":
+            elif wc.kind is WindowForm.ADD:
                 steps = [(f"_d{k}", cols_of(wc.sql)),
                          (f"_b{k}", f"CAST({init} + coalesce(sum(_d{k}) {before}, 0) AS {t})")]  # fmt: skip
                 what = "a running sum of the rows before"
-            elif wc.kind == "cset":
+            elif wc.kind is WindowForm.CSET:
                 steps = [(f"_s{k}", f"CASE WHEN {cols_of(wc.cond)} THEN named_struct('v', {cols_of(wc.sql)}) END"),
                          (f"_p{k}", f"last(_s{k}, true) {before}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
