@@ -10,6 +10,7 @@ for every state call, yield and host call, where it happens.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from functools import cached_property
 
@@ -29,17 +30,33 @@ from .ir.nodes import (
 )
 from .ir.traverse import free_vars
 
-__all__ = ["Analysis", "Loop", "Site", "Bound", "StateDecl", "analyze", "is_ranked", "rank_field"]
+__all__ = ["Analysis", "Loop", "LoopKind", "Site", "SiteKind", "Bound", "StateDecl", "analyze", "is_ranked", "rank_field"]
 
 Guard = tuple[str, bool]  # (condition variable, branch taken)
 
 
+class LoopKind(enum.StrEnum):
+    """What a loop iterates (a str, equal to its value)."""
+
+    ROWS = "rows"  # the rows of a stream or of a group
+    GROUP = "group"  # the groups of ``group_by``
+
+
+class SiteKind(enum.StrEnum):
+    """What a call site is (a str, equal to its value)."""
+
+    ACTION = "action"  # a state's action
+    READ = "read"  # a state's reader
+    HOST = "host"  # a host function call
+    YIELD = "yield"  # a ``yield``
+
+
 @dataclass(frozen=True)
 class Loop:
-    """An ``smap``: a loop over a stream (``kind='rows'``) or over groups (``'group'``)."""
+    """An ``smap``: a loop over a stream (``LoopKind.ROWS``) or over groups (``GROUP``)."""
 
     name: str
-    kind: str
+    kind: LoopKind
     params: tuple[str, ...]
     ordered: bool
     source: str  # the RowStream parameter ultimately iterated
@@ -56,7 +73,7 @@ class Loop:
 class Site:
     """A state call, a ``yield`` or a host call."""
 
-    kind: str  # action | read | yield | host | new
+    kind: SiteKind
     state: str  # state variable (or "" for yield/host)
     method: str  # action/reader name, host ref, or "yield"
     args: tuple[Expr, ...]
@@ -102,10 +119,10 @@ class Analysis:
     virtual: dict[int, tuple[Expr, str]] = field(default_factory=dict)
 
     def actions_of(self, state: str) -> list[Site]:
-        return [s for s in self.sites if s.kind == "action" and s.state == state]
+        return [s for s in self.sites if s.kind == SiteKind.ACTION and s.state == state]
 
     def reads_of(self, state: str) -> list[Site]:
-        return [s for s in self.sites if s.kind == "read" and s.state == state]
+        return [s for s in self.sites if s.kind == SiteKind.READ and s.state == state]
 
     @cached_property
     def deps(self) -> dict[str, frozenset[str]]:
@@ -196,13 +213,13 @@ def _binding(
     if isinstance(f, StateNew):
         a.states[name] = StateDecl(name, f.cls, v.args, loops, span)
     elif isinstance(f, StateCall):
-        kind = "read" if name != "_" else "action"
+        kind = SiteKind.READ if name != "_" else SiteKind.ACTION
         a.sites.append(Site(kind, f.state, f.method, v.args, name, loops, guards, v.span))
     elif isinstance(f, Host):
-        a.sites.append(Site("host", "", f.ref, v.args, name, loops, guards, v.span))
+        a.sites.append(Site(SiteKind.HOST, "", f.ref, v.args, name, loops, guards, v.span))
     elif isinstance(f, Builtin):
         if f.name == "yield":
-            a.sites.append(Site("yield", "", "yield", v.args, name, loops, guards, v.span))
+            a.sites.append(Site(SiteKind.YIELD, "", "yield", v.args, name, loops, guards, v.span))
         elif f.name == "sorted_by" and isinstance(v.args[0], Var):
             a.streams[name] = a.streams.get(v.args[0].name, (v.args[0].name, ()))
         elif f.name == "ranked" and isinstance(v.args[0], Var):
@@ -239,7 +256,7 @@ def _loop(
         ob = attr(sval.fn, "order_by")
         loop = Loop(
             name,
-            "group",
+            LoopKind.GROUP,
             lam.params,
             False,
             src,
@@ -265,7 +282,7 @@ def _loop(
             ordered_by = _order(attr(sval.fn, "order"), fields)
         loop = Loop(
             name,
-            "rows",
+            LoopKind.ROWS,
             lam.params,
             bool(attr(f, "ordered")),
             src,

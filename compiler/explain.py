@@ -4,8 +4,8 @@ Per algorithm: its kind, inputs, scopes, and each operator with its scope
 key, what runs natively (map phase, native sums, scalar expressions) and
 what needs Python (action reducers, ordered loops, host functions), and why.
 
-The strategies come from the graph (decided once, when it was built), and the
-``runs:`` line also from what the backend made (``made``: every Python function
+The strategies come from the graph (decided once, by ``passes/choose_strategy.py``,
+and recorded on its nodes), and the ``runs:`` line also from what the backend made (``made``: every Python function
 its SQL calls and every operator it reduces in Python), so it never says
 "native" of a plan that calls Python. An algorithm the backend cannot build
 (``failure``) says so instead.
@@ -15,7 +15,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .analysis import LoopKind
 from .dataflow.exprs import render, render_guards, render_name
+from .dataflow.payloads import NodeKind
+from .dataflow.strategy import Strategy
 from .ir.nodes import CARRY, Host
 from .names import is_temp, user_name
 
@@ -30,7 +33,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     """The explanation of one compiled algorithm (its analysed program and its graph; ``made``:
     the backend's plan module or SQL function; ``failure``: the backend's error instead)."""
     a = prog.analysis
-    python_states = set(getattr(made, "python_states", ()))
+    made_python = set(getattr(made, "python_states", ()))
     fold_reasons = dict(getattr(made, "fold_reasons", ()))
     fn = prog.fn
     classes = prog.kinds.classes
@@ -50,31 +53,32 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     if fn.columns:
         out.append(f"  columns: {', '.join(fn.columns)}")
 
-    loops = [n for n in g.nodes() if n.kind in ("group_by", "iterate")]
+    loops = g.of_kind(NodeKind.GROUP_BY, NodeKind.ITERATE)
     if loops:
         out.append("  scopes:")
         for n in loops:
             lp = n.op.loop
-            if lp.kind == "group":
+            if lp.kind == LoopKind.GROUP:
                 key = ", ".join(a.loops[lp.name].params[:1])
                 out.append(f"    {lp.name}: {n.label}; key {key} -> scope key {n.scope}")
             else:
                 out.append(f"    {lp.name}: {n.label}; per row, scope {n.scope}")
 
-    ops = [n for n in g.nodes() if n.kind == "state"]
+    ops = g.of_kind(NodeKind.STATE)
     hosted: set[str] = set()  # host calls inside a state's map part
     hosted_refs: set[str] = set()  # the functions they call
     if ops:
         out.append("  operators:")
     for n in ops:
         op = n.op.operator
+        strat = n.strategy.strategy
         out.append(f"    {op.name}: {n.label}, scope key {n.scope}")
         for s, cref in zip(op.states, op.classes, strict=True):
             if cref == CARRY:
                 out.append(f"      state {_user(s)}: carried local, updated in loop order")
                 continue
             info = classes[cref]
-            if op.kind == "container":
+            if strat is Strategy.CONTAINER:
                 what = {"KeyedSums": "dict of sums", "KeyedMax": "dict of maxima",
                         "KeyedMin": "dict of minima", "ValueSet": "set", "Bag": "list",
                         "Seq": "list of an ordered loop", "PySet": "set of an ordered loop"}  # fmt: skip
@@ -86,9 +90,9 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 kind = what.get(info.name, info.name)
                 out.append(f"      state {_user(s)}: local {kind} ({info.name}, {how}")
                 continue
-            tag = "additive" if info.additive else "action reducer"
-            tag = "arg-max / arg-min, native" if op.arg_best else tag
-            tag = "sequence state, read natively" if _native_sequence(prog, op) else tag
+            tag = {Strategy.ARG_BEST: "arg-max / arg-min, native",
+                   Strategy.SEQUENCE: "sequence state, read natively"}.get(
+                strat, "additive" if info.additive else "action reducer")  # fmt: skip
             out.append(
                 f"      state {_user(s)}: {info.name} — {tag}; actions "
                 f"{', '.join(info.actions)}; readers {', '.join(info.readers)}"
@@ -99,7 +103,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     out.append(f"        projection {act.method}({', '.join(act.params)}): {ups}")
                 for r, e in info.reader_exprs:
                     out.append(f"        reader {r}() = {e}")
-            elif not op.arg_best and _native_sequence(prog, op) is None:
+            elif strat not in (Strategy.ARG_BEST, Strategy.SEQUENCE):
                 out.append(f"        needs Python because {info.why}")
             no_undo = [act for act, how in info.undo if how == "missing"]
             if no_undo:
@@ -128,15 +132,20 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         for act in op.actions:
             args = ", ".join(render(x, a) for x in act.args)
             guard = f"when {render_guards(act.guards, a)}: " if act.guards else ""
-            code = f"  [action code {act.code}]" if not op.kind == "additive" else ""
+            code = f"  [action code {act.code}]" if strat is not Strategy.NATIVE_SUMS else ""
             out.append(f"        {guard}{_user(act.state)}.{act.method}({args}){code}")
-        if op.kind == "additive":
+        if strat is Strategy.FRESH_READERS:
+            out.append(
+                "      reduce part (native): no action reaches it; its readers are a fresh "
+                "state's, constants per scope key; no Python at run time"
+            )
+        elif strat is Strategy.NATIVE_SUMS:
             out.append(
                 "      reduce part (native): Spark sum() of the sign-weighted projections per "
                 "scope key; no Python at run time"
             )
-        elif op.kind == "container":
-            how = {
+        elif strat is Strategy.CONTAINER:
+            text = {
                 "KeyedSums": "sum per scope key and dict key, then array_sort(collect_list(struct"
                 "(key, sum)))",
                 "KeyedMax": "max per scope key and dict key, then array_sort(collect_list(struct"
@@ -149,8 +158,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "Seq": "collect_list(struct(order fields, element)) array_sort-ed by the loop's "
                 "order, then the elements",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
-            out.append(f"      reduce part (native): per scope key, {how}; no Python at run time")
-        elif op.kind == "ordered" and n.op.python is None and op.name not in python_states:
+            out.append(f"      reduce part (native): per scope key, {text}; no Python at run time")
+        elif strat in (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW) and op.name not in made_python:
             loop = op.name.removeprefix("ordered.")
             yields = any(loop in y.site.loops for y in prog.kinds.yields)
             after = {r.result for r in op.reads
@@ -163,7 +172,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     "carried values are its accumulator, the loop body its step function; no "
                     "Python at run time"
                 )
-            if yields and n.op.window:
+            if yields and strat is Strategy.NATIVE_WINDOW:
                 out.append(
                     "      rows yielded in the loop (native window): each carried value before a "
                     "row is a window function over the scope's rows in order (lag of a value set "
@@ -177,20 +186,20 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     "over the sorted rows collects the yielded rows (in chunks of 512) and "
                     "inline() explodes them; no Python at run time"
                 )
-        elif op.kind == "ordered":
-            why = n.op.python or fold_reasons.get(op.name, "the backend could not make one")
+        elif op.ordered:
+            why = n.strategy.why or fold_reasons.get(op.name, "the backend could not make one")
             out.append(
                 "      reduce part (Python): sort each scope's rows by the order_by field, run "
                 f"the loop body in order; not a native fold because {why}"
             )
-        elif op.arg_best:
+        elif strat is Strategy.ARG_BEST:
             out.append(
                 "      reduce part (native): row_number() window over the scope's rows by the "
                 "key (ties by the row), max() of the first row's value per scope key; no "
                 "Python at run time"
             )
-        elif (seq := _native_sequence(prog, op)) is not None:
-            out.append(f"      reduce part (native): {seq.describe()}; no Python at run time")
+        elif strat is Strategy.SEQUENCE:
+            out.append(f"      reduce part (native): {n.strategy.detail}; no Python at run time")
         else:
             cls = ", ".join(c.rsplit(":", 1)[-1] for c in op.classes)
             out.append(
@@ -201,24 +210,24 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
             out.append(f"      read {_user(r.state)}.{r.method}() -> {_user(r.result)}")
 
     # scalar code consumed only by other scalar code is shown inside its consumer
-    def shown(n) -> bool:
-        if n.kind != "scalar":
+    def shown(n) -> bool:  # noqa: ANN001
+        if n.kind is not NodeKind.SCALAR:
             return True
         succ = [g.node(v) for v in g.g.successors(n.id)]
         return (
             not succ
-            or any(s.kind != "scalar" for s in succ)
-            and not all(s.kind == "yield" and n.id.startswith("scalar:_") for s in succ)
+            or any(s.kind is not NodeKind.SCALAR for s in succ)
+            and not all(s.kind is NodeKind.YIELD and n.id.startswith("scalar:_") for s in succ)
         )
 
-    rest = [n for n in g.nodes() if n.kind in ("scalar", "host", "yield") and shown(n)]
+    rest = [n for n in g.of_kind(NodeKind.SCALAR, NodeKind.HOST, NodeKind.YIELD) if shown(n)]
     if rest:
         out.append("  other operators:")
         for n in rest:
             where = "native" if n.native else "Python (host function, vectorized Arrow)"
-            if n.kind == "scalar" and not n.native:
+            if n.strategy.strategy is Strategy.PYTHON_FUNCTION:
                 where = "Python (vectorized function)"
-            cls = {"scalar": "1:1 scalar", "host": "host call", "yield": "emit"}[n.kind]
+            cls = _OTHER[n.kind]
             out.append(f"    {cls:<10} scope {n.scope:<14} {where}: {n.label}")
     ret = g.node("return")
     if fn.returns == "rows":
@@ -251,7 +260,7 @@ def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str]) -> set[str
     if made is None:
         return set()
     out: set[str] = set()
-    graph_hosts = {_host_ref(n) for n in g.nodes() if n.kind == "host"}
+    graph_hosts = {_host_ref(n) for n in g.of_kind(NodeKind.HOST)}
     for c in made.pycalls:
         if c.kind != "host":
             out.add(f"the Python function {c.ref}")
@@ -270,28 +279,20 @@ def _host_ref(n) -> str | None:  # noqa: ANN001
     return v.fn.ref if hasattr(v, "fn") and isinstance(v.fn, Host) else None
 
 
-def _py_reasons(n) -> list[str]:
-    if n.kind == "scalar":  # string work that runs as vectorized Python functions
-        fns = n.label.rpartition("[Python function: ")[2].rstrip("]").split(", ")
-        return [f"the Python function {f}" for f in fns]
-    return [_py_reason(n)]
-
-
-def _py_reason(n) -> str:
-    if n.kind == "state":
-        return f"the {n.op.operator.kind} reducer {n.op.operator.name}"
-    if n.kind == "host":
-        return f"host call {n.id.split(':', 1)[1]}"
-
-    return n.id
+def _py_reasons(n) -> list[str]:  # noqa: ANN001
+    """Why a node that is not native runs Python (its recorded strategy)."""
+    choice = n.strategy
+    if choice.strategy is Strategy.PYTHON_FUNCTION:  # string work as vectorized functions
+        return [f"the Python function {f}" for f in choice.python_fns]
+    if n.kind is NodeKind.STATE:
+        return [f"the {n.op.operator.kind} reducer {n.op.operator.name}"]
+    if n.kind is NodeKind.HOST:
+        return [f"host call {n.id.split(':', 1)[1]}"]
+    return [n.id]
 
 
 def _user(name: str) -> str:
     return user_name(name)
 
 
-def _native_sequence(prog, op):  # noqa: ANN001, ANN202
-    """The native readers of a library sequence state, or None (compiler/backend/sequence.py)."""
-    from .backend.sequence import native_sequence
-
-    return native_sequence(op, prog.analysis, prog.refs)
+_OTHER = {NodeKind.SCALAR: "1:1 scalar", NodeKind.HOST: "host call", NodeKind.YIELD: "emit"}

@@ -8,11 +8,22 @@ once per scope key after the input is consumed (the *reduce part*).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 
 from .ir.nodes import Expr, Span
 
-__all__ = ["ActionSite", "ReadSite", "StateOperator", "StateClassInfo", "AdditiveAction"]
+__all__ = ["ActionSite", "ReadSite", "StateOperator", "StateClassInfo", "AdditiveAction",
+           "OperatorKind"]  # fmt: skip
+
+
+class OperatorKind(enum.StrEnum):
+    """What a state operator is (set by ``classify_operators``); a str, equal to its value."""
+
+    ADDITIVE = "additive"  # every state's actions are sums of projections
+    ACTION = "action"  # a state class with a Python reducer
+    CONTAINER = "container"  # a local dict / list / set (looplift.states.containers)
+    ORDERED = "ordered"  # the states of an ordered loop
 
 Guard = tuple[str, bool]
 
@@ -52,7 +63,7 @@ class StateOperator:
     map_code: tuple[str, ...]  # per-row binders computing action arguments and guards
     free: tuple[str, ...]  # values it needs from outside its input loops
     ordered: bool = False
-    kind: str = ""  # additive | action | ordered (set by classify_operators)
+    kind: OperatorKind | str = ""  # set by classify_operators
     fusable_with: tuple[str, ...] = ()
 
     @property
@@ -60,7 +71,7 @@ class StateOperator:
         """A recognized arg-max / arg-min (``looplift.states.ArgBest``, one offer per row
         loop): natively a ``row_number()`` window and a ``max`` per scope key."""
         return (
-            self.kind == "action"
+            self.kind == OperatorKind.ACTION
             and not self.ordered
             and len(self.states) == 1
             and self.classes[0].endswith(":ArgBest")

@@ -15,6 +15,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
+from .backend import backend_for
 from .dataflow.build import build_graph
 from .dataflow.graph import DataflowGraph
 from .dump import dump_stage
@@ -26,6 +27,7 @@ from .ir.nodes import Function
 from .ir.pprint import pformat_function
 from .ir.verify import verify as verify_ir
 from .passes.analyze_scopes import analyze_scopes
+from .passes.choose_strategy import choose_strategy
 from .passes.classify_operators import classify_operators
 from .passes.float_invariants import float_invariants
 from .passes.fuse_states import fuse_states
@@ -67,8 +69,6 @@ class Compiled:
 
     @functools.cached_property
     def _made(self) -> tuple[Any, CompilerError | None]:
-        from .backend import backend_for
-
         try:
             return backend_for(self), None
         except CompilerError as e:
@@ -159,7 +159,7 @@ def compile_dataflow(
             verify_ir(prog.fn, step.__name__)
         if dump_after == step.__name__:
             dump(dump_stage(prog, step.__name__))
-    graph = build_graph(prog)
+    graph = choose_strategy(prog, build_graph(prog))
     if verify:
         graph.verify()
     if dump_after == "graph":

@@ -15,13 +15,14 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
 
+from .analysis import LoopKind
 from .ir.nodes import Function
 
 if TYPE_CHECKING:
     from .analysis import Analysis, Site
     from .operators import StateClassInfo, StateOperator
 
-__all__ = ["Program", "Scope", "Scopes", "Kinds", "YieldSite", "MissingAnalysis"]
+__all__ = ["Program", "Scope", "Scopes", "Kinds", "YieldSite", "MissingAnalysis", "scope_of"]
 
 
 class MissingAnalysis(AssertionError):
@@ -41,6 +42,21 @@ class Scope:
 
     def is_prefix_of(self, other: Scope) -> bool:
         return other.loops[: len(self.loops)] == self.loops
+
+
+def scope_of(a: Analysis, loops: tuple[str, ...]) -> Scope:
+    """The scope of a value computed inside ``loops`` (the keys of its ``group_by`` loops,
+    and ``row`` for a loop over rows)."""
+    key: list[str] = []
+    key_vars: list[str] = []
+    for name in loops:
+        lp = a.loops[name]
+        if lp.kind == LoopKind.GROUP:
+            key.extend(f"{lp.source}[{i}]" for i in lp.key)
+            key_vars.append(lp.params[0])
+        else:
+            key.append("row")
+    return Scope(loops, tuple(key), tuple(key_vars))
 
 
 @dataclass(frozen=True)

@@ -10,15 +10,12 @@ which visits the dataflow graph); scalars a SQL function
 from __future__ import annotations
 
 import os
-from typing import TYPE_CHECKING
 
 from ..errors import CompilerError, Diagnostic
+from .context import Compiled
 from .errors import BackendError
 from .plan import PlanModule, generate_plan
 from .scalar import ScalarFunction, scalar_function
-
-if TYPE_CHECKING:
-    from ..pipeline import Compiled
 
 __all__ = ["BackendError", "PlanModule", "ScalarFunction", "backend_for", "generate_plan",
            "scalar_function"]  # fmt: skip

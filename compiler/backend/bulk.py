@@ -38,7 +38,7 @@ from .states import action_map, additive_terms, exclusive, field_init
 
 if TYPE_CHECKING:
     from ..operators import StateOperator
-    from ..pipeline import Compiled
+    from .context import Compiled
 
 __all__ = ["BulkPlan", "NotNative", "bulk_plan"]
 

@@ -26,33 +26,36 @@ What cannot be a fold (a host function or a Python string function in the
 body: Spark cannot call Python inside a lambda; a container, user or library
 action state; a nested loop; a carry that is not a scalar) raises
 :class:`NotFoldable` with the reason; the loop then runs in Python per scope
-key (:mod:`.ordered`), and ``--explain`` says why.
+key (:mod:`.strategies.ordered`), and ``--explain`` says why.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Mapping
-from dataclasses import dataclass
 from typing import Any
 
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
-from ..ir.traverse import free_vars
+from ..ir.traverse import free_vars, walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from .errors import BackendError
+from .fold_model import Carry, Fold, NotFoldable, Window, WindowCarry, WindowForm
 from .loopbody import loop_lambda
-from .sql import SqlRenderer, sql_string
+from .rows import tuple_items
+from .sql import SqlRenderer, sql_literal, sql_string
 from .state_expr import state_expr_sql
-from .states import field_init
-from .types import Typing, _reader_type, spark_type, unify
+from .states import additive_reader, field_init
+from .types import Typing, _reader_type, infer_types, spark_type, unify
 
 __all__ = [
     "NotFoldable",
+    "Carry",
     "Fold",
     "Window",
     "WindowCarry",
+    "WindowForm",
     "fold_of",
     "loop_lambda",
     "fold_free",
@@ -77,59 +80,6 @@ _TRIVIAL = re.compile(r"[\w.`]+|'[^']*'|-?\d+(\.\d+)?L?")  # a column, literal o
 
 # library states a fold keeps as one running value
 _EXTREMES = {"looplift.states.multiset:Max": "max", "looplift.states.multiset:Min": "min"}
-
-
-class NotFoldable(Exception):
-    """The loop cannot be one native fold; ``reason`` says why (shown by ``--explain``)."""
-
-    def __init__(self, reason: str) -> None:
-        super().__init__(reason)
-        self.reason = reason
-
-
-@dataclass(frozen=True)
-class Carry:
-    field: str  # the accumulator's field
-    state: str
-    member: str | None  # an additive state's field, None for a carried local
-    type: Any
-    init: Expr | Any  # an IR value (carried local) or a Python constant (additive field)
-    nullable: bool = True  # may it hold None
-
-
-@dataclass(frozen=True)
-class Fold:
-    """The native fold of one ordered loop (the SQL parts; columns are the caller's)."""
-
-    carries: tuple[Carry, ...]
-    acc_type: str  # struct<...> DDL of the accumulator
-    step: str  # SQL of the next accumulator (over `_fa` and `_fr`)
-    readers: tuple[tuple[str, str], ...]  # (result binder, SQL over the final `_fa`)
-    out_type: str | None  # struct<...> of a yielded row, when the loop yields
-    free: tuple[str, ...]  # the free values each row carries (`_fr._v<i>`)
-    window: Window | None = None  # the rows it yields as window functions, when they can be
-
-
-@dataclass(frozen=True)
-class WindowCarry:
-    """How one carry's value before each row is a window function of the rows before it.
-
-    ``kind``: ``keep`` (never changes: its initial value), ``set`` (set on every row to
-    ``sql``: the previous row's value, ``lag``), ``add`` (``sql`` added on every row: a
-    running ``sum`` of the rows before), ``cset`` (set to ``sql`` where ``cond`` holds: the
-    last such value before, ``last(..., true)``), ``max`` / ``min`` (a running extreme).
-    SQL is over ``_fa.c<k>`` (other carries' values before the row) and ``_fr`` (the row)."""
-
-    carry: Carry
-    kind: str
-    sql: str = "NULL"
-    cond: str = "TRUE"
-
-
-@dataclass(frozen=True)
-class Window:
-    carries: tuple[WindowCarry, ...]  # in dependency order
-    yields: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, the row's fields) per yield
 
 
 def fold_free(a: Analysis, op: StateOperator, scalar_params: Mapping[str, Any]) -> tuple[str, ...]:
@@ -287,11 +237,11 @@ class _FoldBuilder:
                 return None
             if kind in ("max", "min") and c.member != kind:
                 return None
-            wc = WindowCarry(c, kind)
+            wc = WindowCarry(c, WindowForm(kind))
             if kind in ("set", "add", "max", "min"):
-                wc = WindowCarry(c, kind, self._expand(form[1]))
+                wc = WindowCarry(c, WindowForm(kind), self._expand(form[1]))
             elif kind == "cset":
-                wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
+                wc = WindowCarry(c, WindowForm.CSET, self._expand(form[2]), self._expand(form[1]))
             refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond}"))
             if c.field in refs:
                 return None  # its new value depends on its old one: a fold, not a window
@@ -504,8 +454,6 @@ class _FoldBuilder:
             return cur[carries[0].field]
         if cref in _EXTREMES:
             raise NotFoldable(f"the reader `{call.method}` of state `{user_name(call.state)}`")
-        from .states import additive_reader
-
         info = self.classes[cref]
         return additive_reader(
             info, call.method, {c.member: (cur[c.field], c.type) for c in carries}
@@ -580,7 +528,6 @@ class _FoldBuilder:
         return cur
 
     def _append(self, out: str, value: Expr) -> str:
-        from .outputs import tuple_items
 
         assert self.out_types is not None
         items = tuple_items(value, self.a)
@@ -635,7 +582,6 @@ def _tail(e: Expr) -> Expr:
 
 def init_sql(fold: Fold, value_of: Any, out: bool) -> str:
     """The initial accumulator; ``value_of(expr)`` renders an IR value outside the fold."""
-    from .sql import sql_literal
 
     parts = []
     for c in fold.carries:
@@ -658,8 +604,6 @@ def fold_reason(prog: Any, op: StateOperator) -> str | None:
 def fold_check(prog: Any, op: StateOperator) -> tuple[str | None, bool]:
     """(why ``op`` is not a native fold or None, whether the rows it yields are window
     functions)."""
-    from .types import infer_types
-
     a = prog.analysis
     try:
         ty = infer_types(a, prog.refs, strict=False)
@@ -681,11 +625,7 @@ def fold_check(prog: Any, op: StateOperator) -> tuple[str | None, bool]:
 
 
 def _yield_width(a: Analysis, op: StateOperator) -> int:
-    from .outputs import tuple_items
-
     lam = loop_lambda(a, op.name.removeprefix("ordered."))
-    from ..ir.traverse import walk
-
     for n in walk(lam.body):
         if isinstance(n, Apply) and isinstance(n.fn, Builtin) and n.fn.name == "yield":
             return len(tuple_items(n.args[0], a))

@@ -10,25 +10,23 @@ or broadcast from the global frame. Frames only gain columns, never lose rows.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
 from ...sqltext import param_ref
+from ..analysis import LoopKind
 from ..dataflow.payloads import GLOBAL, ROWS, FrameKey, GroupFrame, frame_key
 from ..ir.nodes import Apply, Host, Lit, Prim, StateCall, Var
 from ..names import is_temp, user_name
 from .errors import BackendError
+from .fold import fold_free
+from .frame import SRC, Frame, spark_col
 from .guarded import cheap
 from .sql import SqlRenderer, quote_ident
 
 if TYPE_CHECKING:
     from ..operators import StateOperator
-    from .plan import Planner
 
 __all__ = ["Frame", "FramesMixin", "SRC", "spark_col"]
-
-SRC = "\x00"  # in a step's code: the frame's current variable (never inside a repr'd string)
-
 
 # column names of temporaries made by an operator
 _OP_NAMES = {"add": "total", "sub": "difference", "mul": "product", "truediv": "ratio",
@@ -37,32 +35,14 @@ _OP_NAMES = {"add": "total", "sub": "difference", "mul": "product", "truediv": "
              "float": "real", "len": "length", "min": "least", "max": "greatest"}  # fmt: skip
 
 
-def spark_col(sql: str) -> str:
-    """Python for a Spark Column of ``sql``: ``F.col('x')`` for a plain column, else ``E(sql)``.
-
-    >>> spark_col("`ts`"), spark_col("(`a` + 1L)")
-    ("F.col('ts')", "E('(`a` + 1L)')")
-    """
-    name = sql[1:-1]
-    if len(sql) > 2 and sql[0] == sql[-1] == "`" and name.isidentifier():
-        return f"F.col({name!r})"
-    return f"E({sql!r})"
-
-
-@dataclass
-class Frame:
-    var: str  # current variable name in the generated code
-    keys: tuple[str, ...]  # key columns (source field columns)
-    cols: set[str] = field(default_factory=set)  # binders available as columns
-
-
 class FramesMixin:
-    """Frame bookkeeping of the :class:`~.plan.Planner` (values as columns, joins)."""
+    """Frame bookkeeping of a plan (values as columns, joins); a mixin of the planner, typed
+    against the :class:`~.context.PlanContext` it is part of."""
 
-    def frame_key(self: Planner, loops: tuple[str, ...]) -> FrameKey:
+    def frame_key(self, loops: tuple[str, ...]) -> FrameKey:
         return frame_key(self.a, loops)
 
-    def key_cols(self: Planner, fk: FrameKey) -> tuple[str, ...]:
+    def key_cols(self, fk: FrameKey) -> tuple[str, ...]:
         if not isinstance(fk, GroupFrame):
             return ()
         out: list[str] = []
@@ -73,20 +53,20 @@ class FramesMixin:
                     out.append(c)
         return tuple(out)
 
-    def frame_base(self: Planner, fk: FrameKey) -> str:
+    def frame_base(self, fk: FrameKey) -> str:
         """The variable name of a frame in the generated code: rows, by_<key>, single."""
         if fk == ROWS:
             return "rows"
         return "single" if fk == GLOBAL else "by_" + "_".join(self.key_cols(fk))
 
-    def col_for(self: Planner, name: str) -> str:
+    def col_for(self, name: str) -> str:
         b = self.a.bound.get(name)
         wanted = user_name(name, keep_callee=False)
         if is_temp(name) and not name.endswith(".carry"):
             wanted = self._temp_name(name, b)
         return self.columns.get(name, wanted)
 
-    def _temp_name(self: Planner, name: str, b) -> str:  # noqa: ANN001
+    def _temp_name(self, name: str, b) -> str:  # noqa: ANN001
         """A compiler temporary's column: after the state read it holds or the operation
         that makes it (``ratio``, ``exp``, ``rounded`` ...), ``cond`` for a condition."""
         v = b.value if b is not None else None
@@ -102,7 +82,7 @@ class FramesMixin:
             return v.fn.ref.rsplit(":", 1)[-1].rsplit(".", 1)[-1]
         return "tmp"
 
-    def step(self: Planner, fk: FrameKey, code: str, comment: str = "") -> None:
+    def step(self, fk: FrameKey, code: str, comment: str = "") -> None:
         """Emit ``<new frame var> = <code>`` (:data:`SRC` in code is the frame's variable)."""
         fr = self.frames[fk]
         new = self.py.fresh(self.frame_base(fk))
@@ -110,7 +90,7 @@ class FramesMixin:
         fr.var = new
 
     # -- frames ------------------------------------------------------------------
-    def frame(self: Planner, fk: FrameKey) -> Frame:
+    def frame(self, fk: FrameKey) -> Frame:
         if fk in self.frames:
             return self.frames[fk]
         if fk == ROWS:
@@ -130,7 +110,7 @@ class FramesMixin:
         self.frames[fk] = Frame(var, keys)
         return self.frames[fk]
 
-    def _independent(self: Planner, op: StateOperator) -> bool:
+    def _independent(self, op: StateOperator) -> bool:
         """Its map part needs nothing computed at its own scope (so it can be a base)."""
         fk = self.frame_key(op.scope)
         if any(self.frame_key(a.loops) == fk for a in op.actions):
@@ -139,11 +119,10 @@ class FramesMixin:
         for st in op.states:
             free |= {x.name for x in self.a.states[st].args if isinstance(x, Var)}
         if op.ordered:  # its fold (or Python loop) takes every free value of the loop body,
-            from .fold import fold_free  # those only its yields use too
-
+            # those only its yields use too
             free |= set(fold_free(self.a, op, self.scalar_params))
         for n in free:
-            if self._constant(n):
+            if self.is_constant(n):
                 continue
             b = self.a.bound.get(n)
             if b is None or b.value is None:
@@ -152,7 +131,7 @@ class FramesMixin:
                 return False
         return True
 
-    def _depends_on_frame(self: Planner, name: str, fk: FrameKey, seen: set[str] | None = None) -> bool:
+    def _depends_on_frame(self, name: str, fk: FrameKey, seen: set[str] | None = None) -> bool:
         seen = seen if seen is not None else set()
         if name in seen:
             return False
@@ -165,10 +144,10 @@ class FramesMixin:
         return any(self._depends_on_frame(d, fk, seen) for d in self.a.deps.get(name, ()))
 
     # -- values ------------------------------------------------------------------
-    def renderer(self: Planner, fk: FrameKey) -> SqlRenderer:
+    def renderer(self, fk: FrameKey) -> SqlRenderer:
         return SqlRenderer(self.a, self.ty, lambda n: self.resolve(n, fk), self.refs, self.pycalls)
 
-    def resolve(self: Planner, name: str, fk: FrameKey) -> str | None:
+    def resolve(self, name: str, fk: FrameKey) -> str | None:
         """SQL for ``name`` inside frame ``fk`` (a column), or None to inline its value."""
         if name in self.scalar_params:
             return param_ref(name)
@@ -179,7 +158,7 @@ class FramesMixin:
             return self._loop_param(name, fk)
         if name in self.a.streams:
             raise BackendError(f"stream `{user_name(name)}` used as a value", b.span)
-        if self._constant(name):
+        if self.is_constant(name):
             return None  # a constant (of literals and parameters): inlined wherever used
         home = self.frame_key(b.loops)
         v = b.value
@@ -196,7 +175,7 @@ class FramesMixin:
             self.import_into(fk, home, name)
         return quote_ident(self.col_for(name))
 
-    def _constant(self: Planner, name: str, depth: int = 0) -> bool:
+    def is_constant(self, name: str, depth: int = 0) -> bool:
         """Is the value a pure function of literals and scalar parameters?"""
         if name in self._const_memo:
             return self._const_memo[name]
@@ -210,19 +189,19 @@ class FramesMixin:
         elif isinstance(v, Lit):
             ok = True
         elif isinstance(v, Var):
-            ok = self._constant(v.name, depth + 1)
+            ok = self.is_constant(v.name, depth + 1)
         elif isinstance(v, Apply) and isinstance(v.fn, Prim):
             ok = all(
-                isinstance(x, Lit) or (isinstance(x, Var) and self._constant(x.name, depth + 1))
+                isinstance(x, Lit) or (isinstance(x, Var) and self.is_constant(x.name, depth + 1))
                 for x in v.args
             )
         self._const_memo[name] = ok
         return ok
 
-    def _loop_param(self: Planner, name: str, fk: FrameKey) -> str:
+    def _loop_param(self, name: str, fk: FrameKey) -> str:
         for lp in self.a.loops.values():
             if name in lp.params:
-                if lp.kind == "rows":
+                if lp.kind == LoopKind.ROWS:
                     if fk != ROWS:
                         raise BackendError(f"row field {user_name(name)} used outside its loop")
                     return quote_ident(self.field_col(lp.fields[lp.params.index(name)]))
@@ -235,7 +214,7 @@ class FramesMixin:
                 raise BackendError(f"group `{user_name(name)}` used as a value", lp.span)
         raise BackendError(f"unbound parameter {name}")
 
-    def materialize(self: Planner, name: str) -> None:
+    def materialize(self, name: str) -> None:
         """Make ``name`` a column of its home frame."""
         b = self.a.bound[name]
         v = b.value
@@ -260,7 +239,7 @@ class FramesMixin:
         self.step(home, f"{SRC}.withColumn({col!r}, E({sql!r}))")
         self.frames[home].cols.add(name)
 
-    def import_into(self: Planner, fk: FrameKey, home: FrameKey, name: str) -> None:
+    def import_into(self, fk: FrameKey, home: FrameKey, name: str) -> None:
         fr = self.frame(fk)
         if name in fr.cols:
             return
@@ -276,7 +255,7 @@ class FramesMixin:
                       f"scope {self.scope_text(home)} values, joined on its key")  # fmt: skip
         self.frames[fk].cols.update(cols)
 
-    def scope_text(self: Planner, fk: FrameKey) -> str:
+    def scope_text(self, fk: FrameKey) -> str:
         if fk == ROWS:
             return "rows"
         return "global" if fk == GLOBAL else "[" + ", ".join(self.key_cols(fk)) + "]"

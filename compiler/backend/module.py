@@ -10,14 +10,11 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from typing import TYPE_CHECKING
 
-from ..ir.nodes import CARRY
+from ..analysis import SiteKind
+from ..ir.nodes import CARRY, ParamKind
 from .layout import fit_lines
 from .shells import render
-
-if TYPE_CHECKING:
-    from .plan import Planner
 
 __all__ = ["ModuleMixin", "doc_text"]
 
@@ -34,32 +31,32 @@ def doc_text(name: str) -> str:
 
 
 class ModuleMixin:
-    def import_class(self: Planner, cref: str) -> str:
+    def import_class(self, cref: str) -> str:
         if cref not in self.class_alias:
             alias = self.py.fresh(cref.partition(":")[2].replace(".", "_"))
             self.class_alias[cref] = alias
             self.imports[cref] = f"{alias} = ll.import_ref({cref!r})"
         return self.class_alias[cref]
 
-    def all_class_aliases(self: Planner) -> dict[str, str]:
+    def all_class_aliases(self) -> dict[str, str]:
         for decl in self.a.states.values():
             if decl.cls != CARRY:
                 self.import_class(decl.cls)
         return self.class_alias
 
-    def host_aliases(self: Planner) -> dict[str, str]:
+    def host_aliases(self) -> dict[str, str]:
         for site in self.a.sites:
-            if site.kind == "host" and site.method not in self.host_alias:
+            if site.kind == SiteKind.HOST and site.method not in self.host_alias:
                 alias = self.py.fresh(site.method.rsplit(":", 1)[-1].replace(".", "_"))
                 self.host_alias[site.method] = alias
                 self.imports[site.method] = f"{alias} = ll.import_ref({site.method!r})"
         return self.host_alias
 
-    def module_refs(self: Planner) -> tuple[str, ...]:
+    def module_refs(self) -> tuple[str, ...]:
         """The module's ``REFS``: the user's code (and state classes) it imports."""
         return tuple(sorted({*self.refs, self.fn.ref}))
 
-    def render_module(self: Planner) -> str:
+    def render_module(self) -> str:
         params = list(self.fn.params)
         refs = list(self.module_refs())
         ctx = {
@@ -74,7 +71,7 @@ class ModuleMixin:
             "name_text": self.fn.name,
             "params": json.dumps([(p.name, p.kind, list(p.types)) for p in params]),
             "signature": ", ".join(p.name for p in params),
-            "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == "scalar"],
+            "scalar_params": [(json.dumps(p.name), p.name) for p in params if p.kind == ParamKind.SCALAR],
             "imports": [self.imports[k] for k in sorted(self.imports)],
             "reducers": self.reducers,
             "ordered_loops": bool(self.ordered_fns),

@@ -9,19 +9,15 @@ returned value from the global frame.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
 
-from ..analysis import Analysis, Site
+from ..analysis import Site
 from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
-from ..ir.nodes import Apply, Expr, Prim, Var
 from .container_loops import each_row_types
 from .errors import BackendError
-from .frames import spark_col
+from .frame import spark_col
+from .rows import row_types, tuple_items
 from .sql import quote_ident
-from .types import Typing, spark_type, unify
-
-if TYPE_CHECKING:
-    from .plan import Planner
+from .types import spark_type
 
 __all__ = ["OutputsMixin", "tuple_items", "row_types"]
 
@@ -37,7 +33,7 @@ class Outputs:
 
 
 class OutputsMixin:
-    def visit_Yield(self: Planner, op: Yield) -> None:
+    def visit_Yield(self, op: Yield) -> None:
         site = op.site.site
         ordered = self.ordered_op_of(site.loops)
         n = len(tuple_items(site.args[0], self.a))
@@ -60,13 +56,13 @@ class OutputsMixin:
                 "every `yield` of a table algorithm must give the same number of fields", site.span
             )
 
-    def visit_Return(self: Planner, op: Return) -> None:
+    def visit_Return(self, op: Return) -> None:
         if op.returns == "rows":
             self._return_rows(op)
         else:
             self._return_value(op)
 
-    def _return_rows(self: Planner, op: Return) -> None:
+    def _return_rows(self, op: Return) -> None:
         fn = self.fn
         width = self.out.width
         names = list(fn.columns) if fn.columns else [f"_{i + 1}" for i in range(width or 0)]
@@ -111,7 +107,7 @@ class OutputsMixin:
         for op_name, sites in self.out.ordered.items():
             sop = next(o for o in self.ops if o.name == op_name)
             ytypes = [spark_type(t) for t in row_types(sites, self.a, self.ty, len(names))]
-            selects.append(self.ordered_rows(sop, names, ytypes))
+            selects.append(self.state_planner(self.strategy_of(sop).strategy).rows(sop, names, ytypes))
         if selects:
             self.emit(f"out = {self.union(selects)}")
         else:
@@ -123,12 +119,12 @@ class OutputsMixin:
             spark_type(t) for t in row_types(sites, self.a, self.ty, len(names))
         )
 
-    def _out_col(self: Planner, sql: str, name: str) -> str:
+    def _out_col(self, sql: str, name: str) -> str:
         """An output column: a plain column renamed, else the expression."""
         col = spark_col(sql)
         return col if col == f"F.col({name!r})" else f"{col}.alias({name!r})"
 
-    def _return_value(self: Planner, op: Return) -> None:
+    def _return_value(self, op: Return) -> None:
         fn = self.fn
         tail = op.value
         assert tail is not None
@@ -139,36 +135,8 @@ class OutputsMixin:
         self.columns_out = (fn.name,)
         self.output_types = (spark_type(self.ty.of(tail)),)
 
-    def union(self: Planner, selects: list[str]) -> str:
+    def union(self, selects: list[str]) -> str:
         """One frame, or the union of several (no union of a single frame)."""
         if len(selects) == 1:
             return selects[0]
         return f"ll.union_all([{', '.join(selects)}])"
-
-
-def tuple_items(row: Expr, a: Analysis) -> list[Expr]:
-    e = row
-    while isinstance(e, Var):
-        b = a.bound.get(e.name)
-        if b is None or b.value is None:
-            break
-        if isinstance(b.value, Apply) and b.value.fn == Prim("tuple"):
-            return list(b.value.args)
-        if isinstance(b.value, Var):
-            e = b.value
-            continue
-        break
-    return [row]
-
-
-def row_types(sites: list[Site], a: Analysis, ty: Typing, width: int) -> list[Any]:
-    out: list[Any] = ["none"] * width
-    for site in sites:
-        each_types = each_row_types(site.args[0], a, ty)
-        if each_types is not None:
-            for i, t in enumerate(each_types[:width]):
-                out[i] = unify(out[i], t)
-            continue
-        for i, x in enumerate(tuple_items(site.args[0], a)):
-            out[i] = unify(out[i], ty.of(x))
-    return out

@@ -4,8 +4,9 @@
 per payload class of :mod:`..dataflow.payloads`; an operator without a rule
 is a diagnostic at its source span. Sources open the rows frame, loops are
 checked against the backend's limits, state operators become one aggregate
-per scope key (:mod:`.reducers`, :mod:`.ordered`), and yields and the return
-select the output from the frames (:mod:`.outputs`). Values are columns of
+per scope key (made by the planner of the strategy recorded on their node,
+:mod:`.strategies`), and yields and the return select the output from the
+frames (:mod:`.outputs`). Values are columns of
 the frame of their scope (:mod:`.frames`), made where a consumer first needs
 them (a temporary used once is inlined), so code no output needs is never
 generated.
@@ -21,8 +22,9 @@ from typing import TYPE_CHECKING, Any
 
 import networkx as nx
 
-from ..analysis import Analysis, is_ranked
+from ..analysis import Analysis, LoopKind, is_ranked
 from ..dataflow.payloads import (
+    GLOBAL,
     ROWS,
     ActionState,
     AdditiveState,
@@ -36,26 +38,27 @@ from ..dataflow.payloads import (
     Scalar,
     Source,
 )
-from ..ir.nodes import Var
+from ..dataflow.strategy import FUSED, ORDERED, Choice, Strategy
+from ..ir.nodes import ParamKind, Var
 from ..ir.traverse import walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from ..program import Program
-from .argbest import ArgBestMixin
-from .container_plan import ContainerPlanMixin
+from .context import Compiled
 from .errors import BackendError
-from .frames import Frame, FramesMixin
+from .frame import SRC, Frame
+from .frames import FramesMixin
+from .loops import LoopsMixin
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
-from .ordered import OrderedFunction, OrderedMixin
 from .outputs import Outputs, OutputsMixin
-from .reducers import ReducersMixin
 from .sql import PyCall
+from .strategies import StatePlanner, planner_class
+from .strategies.ordered import OrderedFunction
 from .types import Typing, infer_types
 
 if TYPE_CHECKING:
     from ..dataflow.graph import DataflowGraph
-    from ..pipeline import Compiled
 
 __all__ = ["generate_plan", "planned_or", "PlanModule", "Planner"]
 
@@ -76,6 +79,8 @@ class PlanModule:
     refs: tuple[str, ...] = ()  # the module's REFS: what it imports of the user's code
     python_states: tuple[str, ...] = ()  # state operators (names) reduced in Python
     fold_reasons: tuple[tuple[str, str], ...] = ()  # (ordered operator, why not a fold)
+    #: (state operator, the strategy its plan was generated with), for the operators planned
+    strategies: tuple[tuple[str, Strategy], ...] = ()
 
 
 def generate_plan(compiled: Compiled) -> PlanModule:
@@ -101,15 +106,10 @@ def planned_or(refusal: type[Exception], compiled: Compiled, planner: type[Plann
         raise refusal(e.message) from None
 
 
-class Planner(
-    FramesMixin,
-    ReducersMixin,
-    ContainerPlanMixin,
-    OrderedMixin,
-    ArgBestMixin,
-    OutputsMixin,
-    ModuleMixin,
-):
+class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
+    """Visits the graph; implements the :class:`~.context.PlanContext` the state planners
+    (:mod:`.strategies`, found by each state node's recorded strategy) plan into."""
+
     #: columns of the input kept after its fields (a plan variant's sign, hash, ...)
     keep: tuple[str, ...] = ()
 
@@ -122,7 +122,7 @@ class Planner(
         self.classes: dict[str, StateClassInfo] = dict(prog.kinds.classes)
         self.ops: tuple[StateOperator, ...] = prog.operators
         self.ty: Typing = infer_types(self.a, prog.refs)
-        self.scalar_params = {p.name for p in self.fn.params if p.kind == "scalar"}
+        self.scalar_params = {p.name for p in self.fn.params if p.kind == ParamKind.SCALAR}
         self.lines: list[str] = []
         self.reducers: list[str] = []
         self.imports: dict[str, str] = {}  # ref -> "alias = ll.import_ref(ref)"
@@ -138,9 +138,9 @@ class Planner(
         self.python_ops: list[str] = []
         self.python_states: list[str] = []  # operators whose reduce part runs Python
         self.ordered_fns: dict[str, OrderedFunction] = {}
-        self.folds: dict[tuple, Any] = {}  # (ordered op, yielded types) -> Fold or None
         self.fold_reasons: dict[str, str] = {}  # ordered op -> why it is not a native fold
-        self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
+        self.made: dict[str, Strategy] = {}  # state op -> the strategy its plan was made with
+        self._state_planners: dict[type[StatePlanner], StatePlanner] = {}
         self.fold_rows_col: dict[str, tuple[str, Any]] = {}  # op -> (its rows column, frame)
         self._const_memo: dict[str, bool] = {}
         self.uses = self._count_uses()
@@ -165,7 +165,8 @@ class Planner(
         return PlanModule(self.fn.name, self.prog.kind, source, self.columns_out,
                           tuple(self.pycalls.values()), tuple(self.python_ops),
                           self.output_types, self.module_refs(), tuple(self.python_states),
-                          tuple(sorted(self.fold_reasons.items())))  # fmt: skip
+                          tuple(sorted(self.fold_reasons.items())),
+                          tuple(sorted(self.made.items())))  # fmt: skip
 
     def visit(self, op: Op) -> None:
         method = getattr(self, f"visit_{type(op).__name__}", None)
@@ -206,19 +207,19 @@ class Planner(
 
     def _check_loop(self, op: GroupBy | Iterate) -> None:
         lp = op.loop
-        chain = self._loop_chain(lp.name)
-        rows = [x for x in chain if self.a.loops[x].kind == "rows"]
+        chain = self.loop_chain(lp.name)
+        rows = [x for x in chain if self.a.loops[x].kind == LoopKind.ROWS]
         if len(rows) > 1:
             raise BackendError(
                 "a loop over rows inside another loop over rows (a cross product) is not "
                 "supported by the Spark backend",
                 op.span,
             )
-        if rows and rows[0] != chain[-1] and lp.kind == "group":
+        if rows and rows[0] != chain[-1] and lp.kind == LoopKind.GROUP:
             raise BackendError(
                 "group_by inside a loop over rows is not supported by the Spark backend", op.span
             )
-        parent_groups = [x for x in chain[:-1] if self.a.loops[x].kind == "group"]
+        parent_groups = [x for x in chain[:-1] if self.a.loops[x].kind == LoopKind.GROUP]
         if parent_groups and self.a.rows_origin(lp.name) == lp.source:
             raise BackendError(
                 f"this loop iterates the whole input `{lp.source}` inside a group_by loop; "
@@ -244,8 +245,9 @@ class Planner(
             self.materialize_op(o)
 
     def visit_OrderedState(self, op: OrderedState) -> None:
-        """The loop body in Python per scope key: made where its readers or rows are needed
-        (its readers by their first consumer, its rows by the return)."""
+        """An ordered loop's states (a native fold or window, or the loop body in Python per
+        scope key, as recorded): made where its readers or rows are needed (its readers by
+        their first consumer, its rows by the return)."""
 
     def visit_Scalar(self, op: Scalar) -> None:
         """A native value: a column of its scope's frame where first needed, else inlined."""
@@ -253,11 +255,89 @@ class Planner(
     def visit_HostCall(self, op: HostCall) -> None:
         """A host function call: a registered Python function in the SQL of its value."""
 
+    # -- state operators ----------------------------------------------------------
+    def materialize_op(self, op: StateOperator) -> None:
+        """Plan a state operator (with the operators fused with it) by its recorded strategy's
+        planner, and join its readers into its scope's frame."""
+        if op.name in self.op_done:
+            return
+        how = self.strategy_of(op).strategy
+        group = [op]
+        if how in FUSED:
+            for mate in self.ops:
+                if mate.name in op.fusable_with and mate.name not in self.op_done:
+                    if self.strategy_of(mate).strategy is how:
+                        group.append(mate)
+        fk = self.frame_key(op.scope)
+        keys = self.key_cols(fk)
+        reduced = self.state_planner(how).reduce(group, keys)
+        if how not in ORDERED:  # (an ordered loop notes what it made itself)
+            for o in group:
+                self.made_with(o, how)
+        if reduced is None:
+            return
+        result, reads = reduced
+        for o in group:
+            self.op_done[o.name] = reads
+        for r in reads:
+            self.read_home[r] = fk
+        if fk not in self.frames:
+            self.frames[fk] = Frame(result, keys, set(reads))
+            if not keys and fk != GLOBAL:
+                # group_by((), rows): one group of the whole input, and none when it is empty
+                self.step(fk, f"{SRC}.join({self.frame(ROWS).var}.select().limit(1), how='left_semi')",
+                          "one group of the whole input (none when it is empty)")  # fmt: skip
+            return
+        if fk == GLOBAL:
+            self.step(fk, f"{SRC}.crossJoin({result})")
+        else:
+            self.step(fk, f"ll.join_on_keys({SRC}, {result}, {list(keys)!r})")
+        self.frames[fk].cols.update(reads)
+
+    def state_planner(self, strategy: Strategy) -> StatePlanner:
+        """The planner of a recorded strategy (one per plan: it keeps what it made)."""
+        cls = planner_class(strategy)
+        if cls not in self._state_planners:
+            self._state_planners[cls] = cls(self)
+        return self._state_planners[cls]
+
+    # -- the sign of the rows (signed plans, :mod:`.signed`, override these) -------------
+    def signed_rows(self, var: str, fk: FrameKey) -> str:
+        """A frame of rows with their ``_sign`` column: every row is an insert in a batch plan."""
+        return f"{var}.withColumn('_sign', F.lit(1))"
+
+    def live_sums(self, keys: tuple[str, ...]) -> list[str]:
+        """More aggregates of the additive sums (none in a batch plan)."""
+        return []
+
+    def live_columns(self, keys: tuple[str, ...]) -> list[str]:
+        """More columns kept by the additive readers' projection (none in a batch plan)."""
+        return []
+
+    def live_reader(self, sql: str, keys: tuple[str, ...]) -> str:
+        """An additive reader's SQL as the readers' projection computes it."""
+        return sql
+
     # -- helpers -------------------------------------------------------------------
+    def strategy_of(self, op: StateOperator) -> Choice:
+        """The strategy recorded for a state operator (passes/choose_strategy.py)."""
+        choice = self.graph.node(f"state:{op.name}").strategy
+        assert choice is not None, op.name
+        return choice
+
+    def made_with(self, op: StateOperator, strategy: Strategy) -> None:
+        """Note the strategy ``op``'s plan was made with (Python wins over a native fold,
+        a window over the fold's rows: the rows and the readers may be made apart)."""
+        rank = (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED)
+        old = self.made.get(op.name)
+        if old in rank and strategy in rank and rank.index(old) > rank.index(strategy):
+            return
+        self.made[op.name] = strategy
+
     def emit(self, line: str) -> None:
         self.lines.append("    " + line)
 
-    def _loop_chain(self, loop: str) -> tuple[str, ...]:
+    def loop_chain(self, loop: str) -> tuple[str, ...]:
         out = []
         cur: str | None = loop
         while cur is not None:
@@ -283,9 +363,9 @@ class Planner(
     def _field_names(self) -> dict[int, str]:
         """Each source field's name: the group key or loop variable that binds it."""
         out: dict[int, str] = {}
-        loops = sorted(self.a.loops.values(), key=lambda lp: lp.kind != "group")
+        loops = sorted(self.a.loops.values(), key=lambda lp: lp.kind != LoopKind.GROUP)
         for lp in loops:
-            if lp.kind == "group":
+            if lp.kind == LoopKind.GROUP:
                 if len(lp.key) == 1:
                     out.setdefault(lp.key[0], user_name(lp.params[0], keep_callee=False))
             else:

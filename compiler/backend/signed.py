@@ -41,12 +41,12 @@ from ..dataflow.payloads import (
     Return,
 )
 from ..names import user_name
-from .frames import Frame
+from .frame import Frame
 from .plan import PlanModule, Planner, planned_or
 
 if TYPE_CHECKING:
     from ..operators import StateOperator
-    from ..pipeline import Compiled
+    from .context import Compiled
 
 __all__ = ["NotSigned", "signed_plan"]
 

@@ -9,27 +9,27 @@ binding; one ``yield`` node per ``yield``; one ``return`` node.
 Assumes: ``classify_operators`` ran (``Program.analysis``, ``operators``,
 ``scopes``, ``kinds``).
 Guarantees: every variable a node needs arrives on exactly one arc from the
-node that produces it (checked by :meth:`DataflowGraph.verify`).
+node that produces it (checked by :meth:`DataflowGraph.verify`). How each node
+runs is not decided here: ``passes/choose_strategy.py`` records it on the graph.
 """
 
 from __future__ import annotations
 
-from typing import Any
-
-from ..analysis import Analysis
-from ..ir.nodes import Apply, Builtin, Lambda, Let, Prim, StateCall, StateNew, Var
-from ..ir.prims import runs_python
-from ..ir.traverse import children, walk
-from ..names import is_temp
-from ..program import Program
+from ..analysis import Analysis, LoopKind, SiteKind
+from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, ParamKind, Prim, StateCall, StateNew, Var
+from ..ir.prims import PRIMS
+from ..ir.traverse import walk
+from ..operators import OperatorKind
+from ..program import Program, scope_of
 from .exprs import render, render_guards, render_name
-from .graph import DataflowGraph, Node
+from .graph import ArcKind, DataflowGraph, Node
 from .payloads import (
     ActionState,
     AdditiveState,
     GroupBy,
     HostCall,
     Iterate,
+    NodeKind,
     OrderedState,
     Param,
     Return,
@@ -38,7 +38,10 @@ from .payloads import (
     Yield,
 )
 
-__all__ = ["build_graph"]
+__all__ = ["build_graph", "refs", "read_results"]
+
+#: the payload of a state operator's node, by the operator's kind
+_PAYLOADS = {OperatorKind.ADDITIVE: AdditiveState, OperatorKind.ORDERED: OrderedState}
 
 
 def build_graph(prog: Program) -> DataflowGraph:
@@ -46,28 +49,27 @@ def build_graph(prog: Program) -> DataflowGraph:
     fn = prog.fn
     g = DataflowGraph(fn.name)
     producer: dict[str, str] = {}
-    read_results = {s.result for s in a.sites if s.kind == "read"}
+    reads_of_states = read_results(a)
 
     def scope_text(loops: tuple[str, ...]) -> str:
-        from ..passes.analyze_scopes import scope_of
-
         return scope_of(a, loops).text()
 
     # sources and parameters
     for p in fn.params:
-        if p.kind == "rows":
+        if p.kind == ParamKind.ROWS:
             nid = f"source:{p.name}"
             op = Source(p.span, p.name, p.types)
         else:
             nid = f"param:{p.name}"
             op = Param(p.span, p.name, p.types[0])
-        g.add(Node(nid, op, f"{p.name}: {p.type_text()}", "global", (), True, (p.name,)))
+        g.add(Node(nid, op, f"{p.name}: {p.type_text()}", "global", (), (p.name,)))
         producer[p.name] = nid
 
     # loops
     for name, lp in a.loops.items():
-        nid = f"{'group_by' if lp.kind == 'group' else 'iterate'}:{name}"
-        if lp.kind == "group":
+        group = lp.kind == LoopKind.GROUP
+        nid = f"{'group_by' if group else 'iterate'}:{name}"
+        if group:
             label = f"group_by({_fields(lp.key)}) of {lp.source}"
             if any(f in a.virtual for f in lp.key):
                 parts = [key_part_text(lp.source, f, a.virtual) for f in lp.key]
@@ -89,11 +91,10 @@ def build_graph(prog: Program) -> DataflowGraph:
         g.add(
             Node(
                 nid,
-                GroupBy(lp.span, lp) if lp.kind == "group" else Iterate(lp.span, lp),
+                GroupBy(lp.span, lp) if group else Iterate(lp.span, lp),
                 label,
                 scope_text((*a.bound[lp.params[0]].loops,)),
                 a.bound[lp.params[0]].loops,
-                True,
                 tuple(lp.params),
             )
         )
@@ -102,7 +103,7 @@ def build_graph(prog: Program) -> DataflowGraph:
     for name, lp in a.loops.items():
         nid = producer[lp.params[0]]
         parent = a.rows_origin(name)
-        g.connect(producer.get(parent, f"source:{lp.source}"), nid, name, "rows")
+        g.connect(producer.get(parent, f"source:{lp.source}"), nid, name, ArcKind.ROWS)
 
     # state operators
     fused_code: set[str] = set()
@@ -112,22 +113,12 @@ def build_graph(prog: Program) -> DataflowGraph:
         classes = ", ".join(
             "carried local" if c == "carry" else c.rsplit(":", 1)[-1] for c in op.classes
         )
-        label = f"{classes} ({'native arg-best' if op.arg_best else op.kind + ' reducer'})"
-        why_python, window = None, False  # an ordered loop: why it is not a native fold
-        if op.kind == "ordered":
-            from ..backend.fold import fold_check  # the backend decides what is a fold
-
-            why_python, window = fold_check(prog, op)
-            how = "ordered reducer" if why_python else "native window" if window else "native fold"
-            label = f"{classes} ({how})"
-        if _native_sequence(prog, op):
-            label = f"{classes} (native sequence readers)"
         needs = set(op.free)
         for act in op.actions:
             needs |= {x.name for x in act.args if isinstance(x, Var)}
             needs |= {c for c, _ in act.guards}
         for n in op.map_code:
-            needs |= _refs(a.bound[n].value, read_results)
+            needs |= refs(a.bound[n].value, reads_of_states)
         needs -= set(op.map_code)
         needs -= set(op.states)
         row_fields = {p for loop in op.inputs for p in a.loops[loop].params}
@@ -137,30 +128,16 @@ def build_graph(prog: Program) -> DataflowGraph:
             for x in a.states[d].args:
                 if isinstance(x, Var):
                     needs.add(x.name)
-        payload = {"additive": AdditiveState, "ordered": OrderedState}.get(op.kind, ActionState)
-        g.add(
-            Node(
-                nid,
-                OrderedState(_operator_span(a, op), op, why_python, window)
-                if op.kind == "ordered"
-                else payload(_operator_span(a, op), op),
-                label,
-                scope_text(op.scope),
-                op.scope,
-                op.kind in ("additive", "container")
-                or op.arg_best
-                or (op.kind == "ordered" and why_python is None)
-                or _native_sequence(prog, op),
-                reads,
-                tuple(sorted(needs)),
-            )
-        )
+        payload = _PAYLOADS.get(op.kind, ActionState)
+        span = _operator_span(a, op)
+        g.add(Node(nid, payload(span, op), classes, scope_text(op.scope), op.scope, reads,
+                   tuple(sorted(needs))))  # fmt: skip
         fused_code |= set(op.map_code)
         for r in reads:
             producer[r] = nid
         for loop in op.inputs:
             for p in (loop, *a.loops[loop].params):
-                g.connect(producer[a.loops[loop].params[0]], nid, p, "rows")
+                g.connect(producer[a.loops[loop].params[0]], nid, p, ArcKind.ROWS)
 
     # remaining bindings
     skip = set(producer) | set(a.states) | set(a.streams)
@@ -174,11 +151,11 @@ def build_graph(prog: Program) -> DataflowGraph:
     # fused code still needed outside its operator gets its own node too
     needed = set()
     for n in nodes_for:
-        needed |= _refs(a.bound[n].value, read_results)
-    for node in g.of_kind("state"):
+        needed |= refs(a.bound[n].value, reads_of_states)
+    for node in g.of_kind(NodeKind.STATE):
         needed |= set(node.needs)
     for s in a.sites:
-        if s.kind in ("yield", "host"):
+        if s.kind in (SiteKind.YIELD, SiteKind.HOST):
             needed |= {x.name for x in s.args if isinstance(x, Var)} | {c for c, _ in s.guards}
     tail = _tail_var(fn.body)
     if tail:
@@ -189,31 +166,19 @@ def build_graph(prog: Program) -> DataflowGraph:
         for n in wanted:
             if n in needed and n not in nodes_for:
                 nodes_for.append(n)
-                needed |= _refs(a.bound[n].value, read_results)
+                needed |= refs(a.bound[n].value, reads_of_states)
                 changed = True
     code = prog.kinds.code
     for n in nodes_for:
         b = a.bound[n]
-        kind = "host" if code.get(n) == "host" else "scalar"
+        host = code.get(n) == "host"
         label = render(b.value, a) if n.startswith("_") else f"{n} = {render(b.value, a)}"
         if b.guards:
             label += f"   [when {render_guards(b.guards, a)}]"
-        nid = f"{kind}:{n}"
-        needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
-        op = HostCall(b.span, n, b) if kind == "host" else Scalar(b.span, n, b)
-        pyfns = python_prims(b.value, set(nodes_for))
-        todo, seen = list(_refs(b.value, read_results)), set()
-        while todo:  # temporaries are shown inlined in the label (ends: each name once)
-            t = todo.pop()
-            if t in seen or not is_temp(t) or t not in a.bound or a.bound[t].value is None:
-                continue
-            seen.add(t)
-            pyfns |= python_prims(a.bound[t].value, set(nodes_for))
-            todo.extend(_refs(a.bound[t].value, read_results))
-        native = kind != "host" and not pyfns
-        if pyfns and kind != "host":
-            label += f"   [Python function: {', '.join(sorted(pyfns))}]"
-        g.add(Node(nid, op, label, scope_text(b.loops), b.loops, native, (n,), needs))
+        nid = f"{'host' if host else 'scalar'}:{n}"
+        needs = tuple(sorted(refs(b.value, reads_of_states) | {c for c, _ in b.guards}))
+        op = HostCall(b.span, n, b) if host else Scalar(b.span, n, b)
+        g.add(Node(nid, op, label, scope_text(b.loops), b.loops, (n,), needs))
         producer[n] = nid
 
     # yields
@@ -226,7 +191,7 @@ def build_graph(prog: Program) -> DataflowGraph:
             label += f" when {render_guards(site.guards, a)}"
         g.add(
             Node(nid, Yield(site.span, i, y), f"{label}  ({cls})", scope_text(site.loops),
-                 site.loops, True, (nid,), tuple(sorted(needs)))
+                 site.loops, (nid,), tuple(sorted(needs)))
         )  # fmt: skip
         producer[nid] = nid
 
@@ -238,7 +203,7 @@ def build_graph(prog: Program) -> DataflowGraph:
         ret_needs = (tail,) if tail else ()
         label = render_name(tail, a) if tail else repr(_tail_lit(fn.body))
     ret = Return(fn.span, fn.returns, None if fn.returns == "rows" else _tail(fn.body))
-    g.add(Node("return", ret, label.strip(), "global", (), True, (), ret_needs))
+    g.add(Node("return", ret, label.strip(), "global", (), (), ret_needs))
 
     # data arcs
     for node in list(g.nodes()):
@@ -246,7 +211,8 @@ def build_graph(prog: Program) -> DataflowGraph:
             src = producer.get(v)
             if src is None:
                 continue  # reported by verify(): a needed variable without producer
-            g.connect(src, node.id, v, "return" if node.kind == "return" else "data")
+            kind = ArcKind.RETURN if node.kind is NodeKind.RETURN else ArcKind.DATA
+            g.connect(src, node.id, v, kind)
     return g
 
 
@@ -264,7 +230,12 @@ def _tail(e):  # noqa: ANN001, ANN202
     return e
 
 
-def _refs(e, external: set[str]) -> set[str]:
+def read_results(a: Analysis) -> set[str]:
+    """The binders of the state reads (produced by their state operator)."""
+    return {s.result for s in a.sites if s.kind == SiteKind.READ}
+
+
+def refs(e, external: set[str]) -> set[str]:  # noqa: ANN001
     """Variables an expression refers to.
 
     Binders inside its ``if`` branches are its own, except ``external`` ones
@@ -321,22 +292,6 @@ def _fields(fields: tuple[int, ...], bracket: bool = False) -> str:
     return text if len(fields) != 1 else str(fields[0])
 
 
-def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> set[str]:
-    """The string primitives of a value that run as vectorized Python functions (not
-    counting the values of nested ``let``s that are ``operators`` of their own)."""
-    out: set[str] = set()
-    stack = [e]
-    while stack:
-        x = stack.pop()
-        if isinstance(x, Let) and x.name in operators:
-            stack.append(x.body)
-            continue
-        if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args):
-            out.add("format" if x.fn.op == "pct" else x.fn.op)  # "%.2f" % x is a format()
-        stack.extend(children(x))
-    return out
-
-
 def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:
     """``clicks[1], clicks[2] desc`` (ties: the remaining fields, ascending)."""
     return ", ".join(f"{source}[{i}]{' desc' if d else ''}" for i, d in order)
@@ -344,9 +299,6 @@ def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:
 
 def key_part_text(source: str, f: int, virtual: dict) -> str:
     """A group key part: ``clicks[0]`` or a computed one, ``clicks[2] // 7`` (native)."""
-    from ..ir.nodes import Apply, Lit, Prim, Var
-    from ..ir.prims import PRIMS
-
     def text(e: object) -> str:
         if isinstance(e, Var) and e.name.startswith("_kf."):
             return f"{source}[{e.name[4:]}]"
@@ -366,10 +318,3 @@ def key_part_text(source: str, f: int, virtual: dict) -> str:
         return f"{source}[{f}]"
     out = text(virtual[f][0])
     return out[1:-1] if out.startswith("(") and out.endswith(")") else out
-
-
-def _native_sequence(prog, op) -> bool:  # noqa: ANN001
-    """A library sequence state whose readers run natively (compiler/backend/sequence.py)."""
-    from ..backend.sequence import native_sequence
-
-    return native_sequence(op, prog.analysis, prog.refs) is not None

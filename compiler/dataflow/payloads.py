@@ -12,15 +12,17 @@ group frame of no loops: a single row).
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass
 from typing import ClassVar
 
-from ..analysis import Analysis, Bound, Loop
+from ..analysis import Analysis, Bound, Loop, LoopKind
 from ..ir.nodes import Expr, Span
 from ..operators import StateOperator
 from ..program import YieldSite
 
 __all__ = [
+    "NodeKind",
     "Op",
     "Source",
     "Param",
@@ -41,6 +43,23 @@ __all__ = [
     "GLOBAL",
     "frame_key",
 ]
+
+
+class NodeKind(enum.Enum):
+    """What a node of the graph is (one per payload class family of :mod:`.payloads`)."""
+
+    SOURCE = "source"
+    PARAM = "param"
+    GROUP_BY = "group_by"
+    ITERATE = "iterate"
+    STATE = "state"
+    SCALAR = "scalar"
+    HOST = "host"
+    YIELD = "yield"
+    RETURN = "return"
+
+    def __str__(self) -> str:
+        return self.value
 
 
 # -- frame keys -----------------------------------------------------------------------
@@ -75,9 +94,9 @@ GLOBAL = GroupFrame(())
 
 def frame_key(a: Analysis, loops: tuple[str, ...]) -> FrameKey:
     """The frame of a value computed inside ``loops``."""
-    if any(a.loops[x].kind == "rows" for x in loops):
+    if any(a.loops[x].kind == LoopKind.ROWS for x in loops):
         return ROWS
-    return GroupFrame(tuple(x for x in loops if a.loops[x].kind == "group"))
+    return GroupFrame(tuple(x for x in loops if a.loops[x].kind == LoopKind.GROUP))
 
 
 # -- operators ------------------------------------------------------------------------
@@ -87,7 +106,7 @@ def frame_key(a: Analysis, loops: tuple[str, ...]) -> FrameKey:
 class Op:
     """Base of every payload: where it comes from."""
 
-    KIND: ClassVar[str] = "?"
+    KIND: ClassVar[NodeKind]
     span: Span
 
 
@@ -95,7 +114,7 @@ class Op:
 class Source(Op):
     """A RowStream parameter: the input relation."""
 
-    KIND: ClassVar[str] = "source"
+    KIND: ClassVar[NodeKind] = NodeKind.SOURCE
     name: str
     types: tuple[str, ...]
 
@@ -104,7 +123,7 @@ class Source(Op):
 class Param(Op):
     """A scalar parameter of the algorithm (a named Python value in the plan)."""
 
-    KIND: ClassVar[str] = "param"
+    KIND: ClassVar[NodeKind] = NodeKind.PARAM
     name: str
     type: str
 
@@ -113,7 +132,7 @@ class Param(Op):
 class GroupBy(Op):
     """A loop over the groups of ``group_by``: its scope key is the loop's key fields."""
 
-    KIND: ClassVar[str] = "group_by"
+    KIND: ClassVar[NodeKind] = NodeKind.GROUP_BY
     loop: Loop
 
 
@@ -121,7 +140,7 @@ class GroupBy(Op):
 class Iterate(Op):
     """A loop over rows (of the input or of a group)."""
 
-    KIND: ClassVar[str] = "iterate"
+    KIND: ClassVar[NodeKind] = NodeKind.ITERATE
     loop: Loop
 
 
@@ -129,7 +148,7 @@ class Iterate(Op):
 class StateOp(Op):
     """A fused state operator: map part per row, reduce part per scope key."""
 
-    KIND: ClassVar[str] = "state"
+    KIND: ClassVar[NodeKind] = NodeKind.STATE
     operator: StateOperator
 
 
@@ -146,17 +165,15 @@ class ActionState(StateOp):
 @dataclass(frozen=True)
 class OrderedState(StateOp):
     """An ordered loop's states: one native fold per scope key (the loop body is its step
-    function), or the loop body in Python per scope key, in order (``python`` says why)."""
-
-    python: str | None = None
-    window: bool = False  # the rows it yields are window functions (else the fold's)
+    function), or the loop body in Python per scope key, in order (the node's recorded
+    strategy says which, and why)."""
 
 
 @dataclass(frozen=True)
 class Scalar(Op):
     """A native value (a SQL expression) in the frame of its scope."""
 
-    KIND: ClassVar[str] = "scalar"
+    KIND: ClassVar[NodeKind] = NodeKind.SCALAR
     name: str
     binding: Bound
 
@@ -165,7 +182,7 @@ class Scalar(Op):
 class HostCall(Op):
     """A value computed by a host (Python) function."""
 
-    KIND: ClassVar[str] = "host"
+    KIND: ClassVar[NodeKind] = NodeKind.HOST
     name: str
     binding: Bound
 
@@ -174,7 +191,7 @@ class HostCall(Op):
 class Yield(Op):
     """A ``yield`` of a table algorithm: 1:1, 1:n or a filter."""
 
-    KIND: ClassVar[str] = "yield"
+    KIND: ClassVar[NodeKind] = NodeKind.YIELD
     index: int
     site: YieldSite
 
@@ -183,6 +200,6 @@ class Yield(Op):
 class Return(Op):
     """The result: the yielded rows (tables) or the returned value (aggregates)."""
 
-    KIND: ClassVar[str] = "return"
-    returns: str  # "rows" | "value"
+    KIND: ClassVar[NodeKind] = NodeKind.RETURN
+    returns: str  # "rows" | "value" (the function's returns)
     value: Expr | None  # the returned expression (aggregates and scalars)

@@ -12,7 +12,7 @@ from typing import Any
 import libcst as cst
 
 from ..errors import Diagnostic, FrontendError
-from ..ir.nodes import UNIT, Function, Param, Span
+from ..ir.nodes import UNIT, Function, Param, ParamKind, Span
 from .argbest import ArgBestMixin
 from .calls import CallMixin
 from .containers import ContainerMixin
@@ -172,11 +172,11 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
                     )
                     t = "int"
                 tys.append(t)
-            return Param(name, "rows", tuple(tys), span=sp)
+            return Param(name, ParamKind.ROWS, tuple(tys), span=sp)
         t = norm_type(code_of(ann))
         opt = self.field_type(ann)  # `Optional[str]` / `str | None`: None is a valid argument
         if opt is not None and opt.startswith("Optional[") and opt[9:-1] in SCALAR_TYPES:
-            return Param(name, "scalar", (opt,), span=sp)
+            return Param(name, ParamKind.SCALAR, (opt,), span=sp)
         if t not in SCALAR_TYPES:
             self.error(
                 ann,
@@ -185,7 +185,7 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
                 "Optional[...] of those; relations are RowStream[...]",
             )
             t = "int"
-        return Param(name, "scalar", (t,), span=sp)
+        return Param(name, ParamKind.SCALAR, (t,), span=sp)
 
     def field_type(self, node: cst.BaseExpression | None) -> str | None:
         if node is None:

@@ -23,10 +23,12 @@ Every node carries a :class:`Span` that takes no part in equality.
 
 from __future__ import annotations
 
+import enum
 from dataclasses import dataclass, field
 from typing import Any
 
 __all__ = [
+    "ParamKind",
     "UNKNOWN",
     "Apply",
     "Builtin",
@@ -170,17 +172,24 @@ def attr(b: Builtin, key: str, default: Any = None) -> Any:
 # -- functions ------------------------------------------------------------------
 
 
+class ParamKind(enum.StrEnum):
+    """What a parameter is (a str, equal to its value)."""
+
+    ROWS = "rows"  # a RowStream: the input relation, one type per field
+    SCALAR = "scalar"  # a scalar value
+
+
 @dataclass(frozen=True, slots=True)
 class Param:
-    """A parameter: a RowStream (``kind='rows'``, one type per field) or a scalar."""
+    """A parameter: a RowStream (``ParamKind.ROWS``, one type per field) or a scalar."""
 
     name: str
-    kind: str
+    kind: ParamKind
     types: tuple[str, ...]
     span: Span = _span
 
     def type_text(self) -> str:
-        if self.kind == "rows":
+        if self.kind == ParamKind.ROWS:
             return f"RowStream[{', '.join(self.types)}]"
         return self.types[0]
 

@@ -19,9 +19,9 @@ from __future__ import annotations
 
 from ..analysis import Analysis
 from ..errors import Diagnostic, PassError
-from ..program import Program, Scope, Scopes
+from ..program import Program, Scope, Scopes, scope_of
 
-__all__ = ["analyze_scopes", "Scope"]
+__all__ = ["analyze_scopes", "Scope", "scope_of"]
 
 
 def analyze_scopes(prog: Program) -> Program:
@@ -60,16 +60,3 @@ def analyze_scopes(prog: Program) -> Program:
         raise PassError(diags)
     op_scopes = {op.name: scope_of(a, op.scope) for op in prog.operators}
     return prog.with_(scopes_=Scopes(scopes, op_scopes))
-
-
-def scope_of(a: Analysis, loops: tuple[str, ...]) -> Scope:
-    key: list[str] = []
-    key_vars: list[str] = []
-    for name in loops:
-        lp = a.loops[name]
-        if lp.kind == "group":
-            key.extend(f"{lp.source}[{i}]" for i in lp.key)
-            key_vars.append(lp.params[0])
-        else:
-            key.append("row")
-    return Scope(loops, tuple(key), tuple(key_vars))

@@ -24,6 +24,7 @@ import dataclasses
 
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim, Var
+from ..operators import OperatorKind
 from ..program import Kinds, Program, YieldSite
 from ..state_classes import classify_state_class
 
@@ -44,13 +45,13 @@ def classify_operators(prog: Program) -> Program:
     ops = []
     for op in prog.operators:
         if op.ordered:
-            k = "ordered"
+            k = OperatorKind.ORDERED
         elif all(c != CARRY and classes[c].additive for c in op.classes):
-            k = "additive"
+            k = OperatorKind.ADDITIVE
         elif all(c.startswith("looplift.states.containers:") for c in op.classes):
-            k = "container"  # a local dict / list / set: native nested aggregation
+            k = OperatorKind.CONTAINER  # a local dict / list / set: native nested aggregation
         else:
-            k = "action"
+            k = OperatorKind.ACTION
         ops.append(dataclasses.replace(op, kind=k))
 
     def input_of(op) -> frozenset:

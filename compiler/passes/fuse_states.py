@@ -26,6 +26,7 @@ from __future__ import annotations
 import networkx as nx
 
 from ..analysis import Analysis, Site, analyze
+from ..dataflow.strategy import NATIVE_IN_ORDER
 from ..errors import Diagnostic, PassError
 from ..ir.nodes import CARRY, Var
 from ..names import user_name
@@ -193,16 +194,11 @@ def _ordered_groups(
     return merged
 
 
-#: the containers of an ordered loop (``looplift.states.containers``) and the actions that
-#: Spark reduces natively in the loop's order (``backend/container_plan.py``)
-_NATIVE_ORDERED = {"Seq": {"append"}, "PySet": {"add"}, "InsertionDict": set()}
-
-
 def _order_dependent(cls: str, methods: set[str]) -> bool:
     mod, _, name = cls.partition(":")
-    if mod != "looplift.states.containers" or name not in _NATIVE_ORDERED:
+    if mod != "looplift.states.containers" or name not in NATIVE_IN_ORDER:
         return False
-    return not methods <= _NATIVE_ORDERED[name]
+    return not methods <= NATIVE_IN_ORDER[name]
 
 
 def _operator(

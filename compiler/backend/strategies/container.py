@@ -26,27 +26,31 @@ container (``value()``) is that array column.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from ...dataflow.strategy import Strategy
+from ...names import user_name
+from ...operators import StateOperator
+from ..errors import BackendError
+from ..frame import spark_col
+from .ordered import comparator, loop_order
+from .registry import Reduced, StatePlanner, register
 
-from ..names import user_name
-from ..operators import StateOperator
-from .errors import BackendError
-from .frames import spark_col
-from .ordered import _comparator, loop_order
-
-if TYPE_CHECKING:
-    from .plan import Planner
-
-__all__ = ["ContainerPlanMixin"]
+__all__ = ["ContainerPlanner"]
 
 
-class ContainerPlanMixin:
+@register(Strategy.CONTAINER)
+class ContainerPlanner(StatePlanner):
+    """Native containers (``Strategy.CONTAINER``): one container operator at a time."""
+
+    def reduce(self, group: list[StateOperator], keys: tuple[str, ...]) -> Reduced:
+        (op,) = group
+        return self.container_reduce(op, keys)
+
     def container_reduce(
-        self: Planner, op: StateOperator, keys: tuple[str, ...]
+        self, op: StateOperator, keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
         (s,) = op.states
         cls = op.classes[0].rsplit(":", 1)[-1]
-        fks = {self.frame_key(act.loops) for act in op.actions}
+        fks = {self.p.frame_key(act.loops) for act in op.actions}
         if len(fks) != 1:
             raise BackendError(
                 f"the container `{user_name(s)}` is filled in loops at different levels; fill it "
@@ -54,7 +58,7 @@ class ContainerPlanMixin:
                 op.actions[0].span,
             )
         (fk,) = fks
-        r = self.renderer(fk)
+        r = self.p.renderer(fk)
         keyed = cls in ("KeyedSums", "KeyedMax", "KeyedMin")
         # a guarded site keeps every row, its element only where the guard holds (a row
         # flag `_in`): a scope key whose rows all fail the guards still gets its (empty)
@@ -77,25 +81,25 @@ class ContainerPlanMixin:
             if ordered is not None:  # the element's place: its loop, the row's order, the site
                 rank, fields = ordered[0][act.loops[-1]], ordered[1]
                 cols.append(f"F.lit({rank}).alias('_f{fields}')")
-                cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i in range(fields)]
+                cols += [f"F.col({self.p.field_col(i)!r}).alias('_f{i}')" for i in range(fields)]
                 cols.append(f"F.lit({site}).alias('_f{fields + 1}')")
             parts.append(cols)
-        src = self.frame(fk).var
+        src = self.p.frame(fk).var
         selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
-        elems = self.py.fresh("elements")
-        self.emit(f"{elems} = {self.union(selects)}  # {user_name(s)}: the elements added per row")
-        col = self.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
+        elems = self.p.py.fresh("elements")
+        self.p.emit(f"{elems} = {self.p.union(selects)}  # {user_name(s)}: the elements added per row")
+        col = self.p.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
 
         def kept(struct: str) -> str:  # only the elements of rows that passed their guards
             return f"F.when(F.col('_in'), {struct})" if flagged else struct
 
         if keyed:
-            per_key = self.py.fresh("sums")
+            per_key = self.p.py.fresh("sums")
             kgroup = ", ".join([*(repr(k) for k in keys), "'_k'"])
             fn = {"KeyedSums": "sum", "KeyedMax": "max", "KeyedMin": "min"}[cls]
             flag = ", F.max('_in').alias('_in')" if flagged else ""
-            self.emit(f"{per_key} = {elems}.groupBy({kgroup}).agg(F.{fn}('_v').alias('_v'){flag})"
+            self.p.emit(f"{per_key} = {elems}.groupBy({kgroup}).agg(F.{fn}('_v').alias('_v'){flag})"
                       f"  # one {fn} per scope key and dict key")  # fmt: skip
             item = kept("F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2'))")
             value = f"F.array_sort(F.collect_list({item}))"
@@ -111,30 +115,30 @@ class ContainerPlanMixin:
             fn = "collect_set" if cls in ("ValueSet", "PySet") else "collect_list"
             item = kept("F.struct('_k')")
             value = f"F.transform(F.array_sort(F.{fn}({item})), lambda e: e['_k'])"
-        agg = self.py.fresh("collected")
-        self.emit(f"{agg} = {elems}{grouping}.agg({value}.alias({col!r}))"
+        agg = self.p.py.fresh("collected")
+        self.p.emit(f"{agg} = {elems}{grouping}.agg({value}.alias({col!r}))"
                   f"  # {user_name(s)}: a sorted array per scope key, native")  # fmt: skip
         reads = [rd.result for rd in op.reads if rd.result != "_"]
-        out = self.py.fresh("agg")
+        out = self.p.py.fresh("agg")
         sel = [f"F.col({k!r})" for k in keys] + [
-            f"F.col({col!r}).alias({self.col_for(res)!r})" for res in reads
+            f"F.col({col!r}).alias({self.p.col_for(res)!r})" for res in reads
         ]
-        self.emit(f"{out} = {agg}.select({', '.join(sel)})")
+        self.p.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
 
-    def _seq_order(self: Planner, op: StateOperator) -> tuple[dict[str, int], int, str]:
+    def _seq_order(self, op: StateOperator) -> tuple[dict[str, int], int, str]:
         """How a list appended to in ordered loops is ordered: (each loop's rank in the
         program, the number of source fields, a comparator of ``F.array_sort``). The
         struct of an element holds ``_f<i>`` per source field, ``_f<n>`` its loop's rank and
         ``_f<n+1>`` its append site's: loops in program order, then the rows in the
         loop's order, then the appends of one row in program order."""
-        assert self.source is not None
-        n = len(self.source.types)
-        loops = list(self.a.loops)
+        assert self.p.source is not None
+        n = len(self.p.source.types)
+        loops = list(self.p.a.loops)
         orders = {}
         for act in op.actions:
-            lp = self.a.loops[act.loops[-1]]
-            full = loop_order(self.a, lp, n)
+            lp = self.p.a.loops[act.loops[-1]]
+            full = loop_order(self.p.a, lp, n)
             if full is None:
                 raise BackendError(f"the list `{user_name(op.states[0])}` of an ordered loop is "
                                    "filled in a loop in no order", act.span,
@@ -146,5 +150,5 @@ class ContainerPlanMixin:
                                "different orders", op.actions[-1].span,
                                "fill it in one loop, or in loops of one order")  # fmt: skip
         order = [(n, False), *next(iter(orders.values())), (n + 1, False)]
-        cmp = _comparator(order)  # as the ordered loops sort their rows
+        cmp = comparator(order)  # as the ordered loops sort their rows
         return {name: loops.index(name) for name in orders}, n, cmp

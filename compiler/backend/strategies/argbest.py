@@ -14,40 +14,48 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from ..dataflow.payloads import ROWS
-from ..ir.nodes import Apply, Lit, Prim, Var
-from ..names import user_name
-from .errors import BackendError
-from .frames import SRC
-from .sql import quote_ident, sql_literal
-from .states import constructor_args
+from ...dataflow.payloads import ROWS
+from ...dataflow.strategy import Strategy
+from ...ir.nodes import Apply, Lit, Prim, Var
+from ...names import user_name
+from ..errors import BackendError
+from ..frame import SRC
+from ..sql import quote_ident, sql_literal
+from ..states import constructor_args
+from .registry import Reduced, StatePlanner, register
 
 if TYPE_CHECKING:
-    from ..operators import StateOperator
-    from .plan import Planner
+    from ...operators import StateOperator
+    from ..context import PlanContext
 
-__all__ = ["ArgBestMixin"]
+__all__ = ["ArgBestPlanner"]
 
 _BEATS = {"gt": ">", "ge": ">=", "lt": "<", "le": "<="}
 
 
-class ArgBestMixin:
+@register(Strategy.ARG_BEST)
+class ArgBestPlanner(StatePlanner):
+    """Native arg-best readers (``Strategy.ARG_BEST``)."""
+
+    def reduce(self, group: list[StateOperator], keys: tuple[str, ...]) -> Reduced:
+        return self.arg_best_readers(group, keys)
+
     def arg_best_readers(
-        self: Planner, group: list[StateOperator], keys: tuple[str, ...]
+        self, group: list[StateOperator], keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
         """The readers of fused ArgBest operators: one window per ordering, one aggregate."""
-        r = self.renderer(ROWS)
+        r = self.p.renderer(ROWS)
         ranks: dict[str, str] = {}  # window SQL -> rank column
         aggs: list[str] = []
         readers: list[tuple[str, str]] = []  # (result binder, reader SQL over the aggregate)
         for op in group:
             (act,) = op.actions
-            init, init_key, mode = constructor_args(op, self.a, self.scalar_params)
+            init, init_key, mode = constructor_args(op, self.p.a, self.p.scalar_params)
             if not (isinstance(mode, Lit) and mode.value in _BEATS):
                 raise BackendError("ArgBest needs a constant mode", act.span)
             key_x, row_x, value_x = act.args
             guard = r.guards(act.guards)
-            fields = _row_fields(self, row_x)
+            fields = _row_fields(self.p, row_x)
             kdir = "DESC NULLS LAST" if mode.value in ("gt", "ge") else "ASC NULLS LAST"
             rdir = "ASC NULLS FIRST" if mode.value in ("gt", "lt") else "DESC NULLS LAST"
             first = [] if guard == "TRUE" else [f"CASE WHEN {guard} THEN 0 ELSE 1 END"]
@@ -55,11 +63,11 @@ class ArgBestMixin:
             part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
             window = f"row_number() OVER ({part}ORDER BY {order})"
             if window not in ranks:
-                ranks[window] = self.columns.get(f"{op.name}:rank", "best_rank")
-                self.step(ROWS, f"{SRC}.withColumn({ranks[window]!r}, E({window!r}))",
+                ranks[window] = self.p.columns.get(f"{op.name}:rank", "best_rank")
+                self.p.step(ROWS, f"{SRC}.withColumn({ranks[window]!r}, E({window!r}))",
                           f"arg-{'max' if mode.value in ('gt', 'ge') else 'min'}: the best row "
                           "first (window)")  # fmt: skip
-            best = self.columns.get(f"{op.name}:best", f"{user_name(op.states[0], keep_callee=False)}_best")
+            best = self.p.columns.get(f"{op.name}:best", f"{user_name(op.states[0], keep_callee=False)}_best")
             pick = f"named_struct('v', {r.expr(value_x)}, 'k', {r.expr(key_x)})"
             when = f"`{ranks[window]}` = 1" + ("" if guard == "TRUE" else f" AND {guard}")
             aggs.append(f"E({f'max(CASE WHEN {when} THEN {pick} END)'!r}).alias({best!r})")
@@ -74,22 +82,22 @@ class ArgBestMixin:
             for rd in op.reads:
                 if rd.result != "_" and rd.method == "get":
                     readers.append((rd.result, sql))
-        agg = self.py.fresh("best")
+        agg = self.p.py.fresh("best")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         names = ", ".join(user_name(o.name) for o in group)
-        self.emit(f"{agg} = {self.frame(ROWS).var}{grouping}.agg({', '.join(aggs)})"
+        self.p.emit(f"{agg} = {self.p.frame(ROWS).var}{grouping}.agg({', '.join(aggs)})"
                   f"  # arg-best {names}: native, per scope key")  # fmt: skip
-        out = self.py.fresh("agg")
+        out = self.p.py.fresh("agg")
         sel = [f"F.col({k!r})" for k in keys]
         reads = []
         for res, sql in readers:
-            sel.append(f"E({sql!r}).alias({self.col_for(res)!r})")
+            sel.append(f"E({sql!r}).alias({self.p.col_for(res)!r})")
             reads.append(res)
-        self.emit(f"{out} = {agg}.select({', '.join(sel)})")
+        self.p.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
 
 
-def _row_fields(p: Planner, row: object) -> list[str]:
+def _row_fields(p: PlanContext, row: object) -> list[str]:
     """The SQL of each field of an offer's row tuple."""
     while isinstance(row, Var) and row.name in p.a.bound and p.a.bound[row.name].value is not None:
         row = p.a.bound[row.name].value

@@ -1,6 +1,7 @@
-"""Ordered loops in a plan: the loop body runs in Python per scope key, rows in order.
+"""Ordered loops in a plan: a native fold per scope key (its yielded rows the fold's or
+window functions), else the loop body in Python per scope key, rows in order.
 
-The generated function takes one scope key's rows (all source fields) and the
+For Python, the generated function takes one scope key's rows (all source fields) and the
 loop's free values, sorts the rows by the order field (ties by the remaining
 fields), runs the loop body, and returns (the readers after the loop, the
 rows it yielded). Its readers are an ``OrderedReducer`` aggregate; the rows it
@@ -13,24 +14,37 @@ import dataclasses
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..dataflow.payloads import GLOBAL, ROWS
-from ..ir.nodes import CARRY, Var
-from ..ir.traverse import free_vars
-from ..names import user_name
-from ..operators import StateOperator
-from .errors import BackendError
-from .fold import ACC, ACC_REF, ROW, Fold, NotFoldable, fold_free, fold_of, init_sql, loop_lambda
-from .frames import SRC, spark_col
-from .pycode import PyEmitter, py_name
-from .shells import render
-from .sql import SqlRenderer, quote_ident, sql_literal
-from .types import spark_type
+from ...dataflow.payloads import GLOBAL, ROWS
+from ...dataflow.strategy import Strategy
+from ...ir.nodes import CARRY, Var
+from ...ir.traverse import free_vars
+from ...names import user_name
+from ...operators import StateOperator
+from ..errors import BackendError
+from ..fold import (
+    ACC,
+    ACC_REF,
+    ROW,
+    Fold,
+    NotFoldable,
+    WindowForm,
+    fold_free,
+    fold_of,
+    init_sql,
+    loop_lambda,
+)
+from ..frame import spark_col
+from ..pycode import PyEmitter, py_name
+from ..rows import row_types, tuple_items
+from ..shells import render
+from ..sql import quote_ident, sql_literal
+from ..types import spark_type
+from .registry import Reduced, StatePlanner, register
 
 if TYPE_CHECKING:
-    from ..analysis import Loop
-    from .plan import Planner
+    from ..context import PlanContext
 
-__all__ = ["OrderedMixin", "OrderedFunction"]
+__all__ = ["OrderedFunction", "OrderedPlanner", "comparator", "loop_order"]
 
 
 def loop_order(a: Any, lp: Any, nfields: int) -> list[tuple[int, bool]] | None:
@@ -63,23 +77,40 @@ class OrderedFunction:
 
 @dataclass(frozen=True)
 class _FoldSource:
-    """The rows a fold runs over (:meth:`OrderedMixin._fold_source`)."""
+    """The rows a fold runs over (:meth:`OrderedPlanner._fold_source`)."""
 
     inp: str  # the scope's rows: ``_f<i>`` fields, ``_v<j>`` free values
     agg: tuple[str, ...]  # per scope key: ``_all``, the rows sorted; per-scope free values
     row: Any  # rewrites a fold's SQL over ``_fr`` to read what ``_all`` and the scope hold
 
 
-class OrderedMixin:
-    def ordered_function(self: Planner, op: StateOperator) -> OrderedFunction:
+@register(Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED)
+class OrderedPlanner(StatePlanner):
+    """An ordered loop's states: a native fold (its yielded rows a fold's or windows), else
+    the loop body in Python per scope key; the recorded strategy says which."""
+
+    def __init__(self, p: PlanContext) -> None:
+        super().__init__(p)
+        self.folds: dict[tuple, Fold | None] = {}  # (ordered op, yielded types) -> its fold
+        self.fold_frames: dict[str, str] = {}  # ordered op -> its fold of rows (and readers)
+
+    def reduce(self, group: list[StateOperator], keys: tuple[str, ...]) -> Reduced:
+        (op,) = group
+        return self.ordered_readers(op, keys)
+
+    def rows(self, op: StateOperator, names: list[str], types: list[str]) -> str:
+        """The rows the ordered loop yields (named ``names``, of Spark types ``types``)."""
+        return self.ordered_rows(op, names, types)
+
+    def ordered_function(self, op: StateOperator) -> OrderedFunction:
         """Generate (once) the Python function running an ordered loop for one scope key."""
-        if op.name in self.ordered_fns:
-            return self.ordered_fns[op.name]
+        if op.name in self.p.ordered_fns:
+            return self.p.ordered_fns[op.name]
         loop_name = op.name.removeprefix("ordered.")
-        lp = self.a.loops[loop_name]
+        lp = self.p.a.loops[loop_name]
         field_order = self._loop_order(op)
-        lam = loop_lambda(self.a, loop_name)  # under the guards around the loop
-        emitter = PyEmitter(self.all_class_aliases(), self.host_aliases())
+        lam = loop_lambda(self.p.a, loop_name)  # under the guards around the loop
+        emitter = PyEmitter(self.p.all_class_aliases(), self.p.host_aliases())
         body: list[str] = []
         try:
             emitter.block(lam.body, "        ", body)
@@ -87,28 +118,28 @@ class OrderedMixin:
             raise BackendError(e.message, lp.span) from None
         needed = set(free_vars(lam)) - set(op.states)
         for st in op.states:
-            needed |= {x.name for x in self.a.states[st].args if isinstance(x, Var)}
-        needed -= set(self.a.streams)
-        free = sorted(n for n in needed if n in self.a.bound or n in self.scalar_params)
-        assert self.source is not None
-        nfields = len(self.source.types)
+            needed |= {x.name for x in self.p.a.states[st].args if isinstance(x, Var)}
+        needed -= set(self.p.a.streams)
+        free = sorted(n for n in needed if n in self.p.a.bound or n in self.p.scalar_params)
+        assert self.p.source is not None
+        nfields = len(self.p.source.types)
         proj = [lp.fields[lp.params.index(p)] for p in lam.params]
         ctor_lines = []
         for st in op.states:
-            decl = self.a.states[st]
+            decl = self.p.a.states[st]
             args = ", ".join(emitter.expr(x) for x in decl.args)
-            cls = "ll.Carry" if decl.cls == CARRY else self.import_class(decl.cls)
+            cls = "ll.Carry" if decl.cls == CARRY else self.p.import_class(decl.cls)
             ctor_lines.append(f"{py_name(st)} = {cls}({args})")
         readers = tuple((rd.state, rd.method, rd.args, rd.result) for rd in op.reads
-                        if rd.result != "_" and len(self.a.bound[rd.result].loops) <= len(op.scope))  # fmt: skip
+                        if rd.result != "_" and len(self.p.a.bound[rd.result].loops) <= len(op.scope))  # fmt: skip
         ret = ", ".join(
             f"{py_name(st)}.{m}({', '.join(emitter.expr(x) for x in args)})"
             for st, m, args, _ in readers
         )
-        fn_name = self.py.fresh("ordered_loop")
+        fn_name = self.p.py.fresh("ordered_loop")
         targets = ", ".join(py_name(p) for p in lam.params) + ("," if len(lam.params) == 1 else "")
         values = ", ".join(f"_row[{i}]" for i in proj) + ("," if len(proj) == 1 else "")
-        self.reducers.append(
+        self.p.reducers.append(
             render(
                 "ordered_loop.py.j2",
                 name=fn_name,
@@ -122,149 +153,84 @@ class OrderedMixin:
                 readers=ret + ("," if len(readers) == 1 else ""),
             )
         )
-        self.python_ops.append(f"ordered loop at line {lp.span.line}")
-        self.python_states.append(op.name)
+        self.p.python_ops.append(f"ordered loop at line {lp.span.line}")
+        self.p.python_states.append(op.name)
         info = OrderedFunction(fn_name, tuple(free), readers, nfields)
-        self.ordered_fns[op.name] = info
+        self.p.ordered_fns[op.name] = info
         return info
 
-    def rank_column(self: Planner, lp: Loop) -> None:
-        """A ranked loop's rank: ``row_number()`` over its scope's rows in its order (native)."""
-        assert lp.order_by is not None and self.source is not None
-        chain = self._loop_chain(lp.name)
-        keys = self.key_cols(self.frame_key(chain[:-1]))
-        order = loop_order(self.a, lp, len(self.source.types))
-        assert order is not None
-        by = ", ".join(
-            f"{quote_ident(self.field_col(i))} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}"
-            for i, d in order
-        )
-        part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
-        sql = f"row_number() OVER ({part}ORDER BY {by})"
-        col = self.field_col(lp.fields[-1])
-        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))",
-                  f"rank of each row in the order of the loop at line {lp.span.line} (window)")  # fmt: skip
 
-    def computed_key_column(self: Planner, f: int) -> None:
-        """A computed group key part (``group_by(lambda r: r[2] // 7, ...)``): a native column."""
-        import dataclasses
 
-        from ..analysis import Bound
-        from ..ir.nodes import UNKNOWN
 
-        assert self.source is not None
-        expr, _ = self.a.virtual[f]
-        fields = {f"_kf.{i}": i for i in range(len(self.source.types))}
-        for name, i in fields.items():
-            t = self.source.types[i]
-            self.ty.types[name] = t[len("Optional[") : -1] if t.startswith("Optional[") else t
-            if t.startswith("Optional["):
-                self.ty.nullable.add(name)
-        # each operation of the key gets a typed temporary (str methods render by type)
-        from ..ir.nodes import Apply, Prim, Var
-        from .types import _prim_type
-
-        temps: dict[str, Bound] = {}
-
-        def flat(e: Any) -> Any:
-            if isinstance(e, Apply) and isinstance(e.fn, Prim):
-                v = Apply(e.fn, tuple(flat(x) for x in e.args), span=e.span)
-                name = f"_kf.t{len(temps)}"
-                temps[name] = Bound(name, v, (), (), UNKNOWN)
-                t, null = _prim_type(e.fn.op, v.args, self.ty)
-                self.ty.types[name] = t
-                if null:
-                    self.ty.nullable.add(name)
-                return Var(name)
-            return e
-
-        expr = flat(expr)
-        a = dataclasses.replace(
-            self.a,
-            bound={**self.a.bound, **temps, "_kf.value": Bound("_kf.value", expr, (), (), UNKNOWN)},
-        )
-        r = SqlRenderer(a, self.ty, lambda n: quote_ident(self.field_col(fields[n])) if n in fields
-                        else None, self.refs, self.pycalls)  # fmt: skip
-        sql = r.expr(expr)
-        col = self.field_col(f)
-        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
-
-    def ordered_op_of(self: Planner, loops: tuple[str, ...]) -> StateOperator | None:
-        for op in self.ops:
-            if op.ordered and op.name.removeprefix("ordered.") in loops:
-                return op
-        return None
-
-    def _ordered_inputs(self: Planner, info: OrderedFunction) -> list[str]:
-        r = self.renderer(ROWS)
-        cols = [f"F.col({self.field_col(i)!r})" for i in range(info.nfields)]
+    def _ordered_inputs(self, info: OrderedFunction) -> list[str]:
+        r = self.p.renderer(ROWS)
+        cols = [f"F.col({self.p.field_col(i)!r})" for i in range(info.nfields)]
         for n in info.free:
             cols.append(spark_col(r.expr(Var(n))))
         return cols
 
     # -- native folds -------------------------------------------------------------------
     def native_fold(
-        self: Planner, op: StateOperator, out_types: list[str] | None = None
+        self, op: StateOperator, out_types: list[str] | None = None
     ) -> Fold | None:
         """The ordered loop as one native fold, or None (then it runs in Python; the reason is
         kept for ``--explain``)."""
         key = (op.name, tuple(out_types) if out_types is not None else None)
-        nid = f"state:{op.name}"  # the graph records the strategy decided for the loop
-        recorded = self.graph.node(nid).op if nid in self.graph.g else None
-        if key not in self.folds and getattr(recorded, "python", None) is not None:
-            self.fold_reasons[op.name] = recorded.python  # decided once: Python per scope key
+        recorded = self.p.strategy_of(op)  # decided once (passes/choose_strategy.py)
+        if key not in self.folds and recorded.strategy is Strategy.PYTHON_ORDERED:
+            self.p.fold_reasons[op.name] = recorded.why or ""  # Python per scope key
             self.folds[key] = None
         if key not in self.folds:
-            free = fold_free(self.a, op, self.scalar_params)
+            free = fold_free(self.p.a, op, self.p.scalar_params)
             try:
-                consts = {n: self.renderer(GLOBAL).expr(Var(n)) for n in free if self._constant(n)}
-                fold = fold_of(self.a, self.ty, self.refs, self.classes, op, free,
+                consts = {n: self.p.renderer(GLOBAL).expr(Var(n)) for n in free if self.p.is_constant(n)}
+                fold = fold_of(self.p.a, self.p.ty, self.p.refs, self.p.classes, op, free,
                                out_types=out_types, consts=consts)  # fmt: skip
-                if fold.window is not None and not getattr(recorded, "window", True):
+                if fold.window is not None and recorded.strategy is not Strategy.NATIVE_WINDOW:
                     fold = dataclasses.replace(fold, window=None)  # recorded: rows of the fold
                 self.folds[key] = fold
             except NotFoldable as e:
-                self.fold_reasons[op.name] = e.reason
+                self.p.fold_reasons[op.name] = e.reason
                 self.folds[key] = None
         return self.folds[key]
 
-    def _loop_order(self: Planner, op: StateOperator) -> list[tuple[int, bool]]:
+    def _loop_order(self, op: StateOperator) -> list[tuple[int, bool]]:
         loop_name = op.name.removeprefix("ordered.")
-        lp = self.a.loops[loop_name]
-        assert self.source is not None
-        order = loop_order(self.a, lp, len(self.source.types))
+        lp = self.p.a.loops[loop_name]
+        assert self.p.source is not None
+        order = loop_order(self.p.a, lp, len(self.p.source.types))
         if order is None:
             raise BackendError("an ordered loop must iterate a group of group_by(..., order_by=) or "
                                "sorted_by(...)", lp.span)  # fmt: skip
         return order
 
     def _sort_order(
-        self: Planner, op: StateOperator, keys: tuple[str, ...]
+        self, op: StateOperator, keys: tuple[str, ...]
     ) -> list[tuple[int, bool]]:
         """The loop's order without the fields of the scope key (the same on every row of a
         scope: they break no tie), then those fields."""
         order = self._loop_order(op)
-        varying = [(i, d) for i, d in order if self.field_col(i) not in keys]
+        varying = [(i, d) for i, d in order if self.p.field_col(i) not in keys]
         return (
-            varying + [(i, d) for i, d in order if self.field_col(i) in keys] if varying else order
+            varying + [(i, d) for i, d in order if self.p.field_col(i) in keys] if varying else order
         )
 
     def _ordered_input(
-        self: Planner, fold: Fold, keys: tuple[str, ...], order: list, free: Any = None
+        self, fold: Fold, keys: tuple[str, ...], order: list, free: Any = None
     ) -> str:
         """The scope's rows with their fields as ``_f<i>`` and free values as ``_v<j>`` (those
         of ``free`` only, when given)."""
-        r = self.renderer(ROWS)
+        r = self.p.renderer(ROWS)
         cols = [f"F.col({k!r})" for k in keys]
-        cols += [f"F.col({self.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
+        cols += [f"F.col({self.p.field_col(i)!r}).alias('_f{i}')" for i, _ in order]
         cols += [f"{spark_col(r.expr(Var(n)))}.alias('_v{j}')" for j, n in enumerate(fold.free)
                  if free is None or j in free]  # fmt: skip
-        inp = self.py.fresh("ordered_input")
-        self.emit(f"{inp} = {self.frame(ROWS).var}.select({', '.join(cols)})")
+        inp = self.p.py.fresh("ordered_input")
+        self.p.emit(f"{inp} = {self.p.frame(ROWS).var}.select({', '.join(cols)})")
         return inp
 
     def _fold_source(
-        self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
+        self, op: StateOperator, fold: Fold, keys: tuple[str, ...]
     ) -> _FoldSource:
         """The scope's rows collected in the loop's order, one array ``_all`` per scope key,
         holding only what the fold reads of them.
@@ -276,14 +242,14 @@ class OrderedMixin:
         drops None): an array of longs sorts and folds faster than one of structs."""
         order = self._sort_order(op, keys)
         used = {int(i) for i in _ROW_FIELD.findall(fold.step)}
-        members = [(i, d) for i, d in order if self.field_col(i) not in keys] or order[:1]
+        members = [(i, d) for i, d in order if self.p.field_col(i) not in keys] or order[:1]
         while len(members) > 1 and members[-1][0] not in used:
             members.pop()
         subs: dict[str, str] = {}
         for i, _ in order:
-            if self.field_col(i) in keys:
-                subs[f"_f{i}"] = quote_ident(self.field_col(i))
-        r = self.renderer(ROWS)
+            if self.p.field_col(i) in keys:
+                subs[f"_f{i}"] = quote_ident(self.p.field_col(i))
+        r = self.p.renderer(ROWS)
         extra, scoped = [], set()
         for j, n in enumerate(fold.free):
             col = r.expr(Var(n))
@@ -302,7 +268,7 @@ class OrderedMixin:
         else:
             rows = f"collect_list(struct({', '.join(f'_f{i}' for i, _ in members)}))"
             if any(d for _, d in members):
-                rows = f"array_sort({rows}, {_comparator(members)})"
+                rows = f"array_sort({rows}, {comparator(members)})"
             else:
                 rows = f"sort_array({rows})"  # ascending, None first: Python's order
 
@@ -312,55 +278,55 @@ class OrderedMixin:
         return _FoldSource(inp, (f"E({rows!r}).alias('_all')", *extra), row)
 
     def _fold_groups(
-        self: Planner, src: _FoldSource, keys: tuple[str, ...], chunked: bool = False
+        self, src: _FoldSource, keys: tuple[str, ...], chunked: bool = False
     ) -> str:
         """The scope keys' sorted rows (``_all``) and per-scope free values: one row per key;
         ``chunked``: with ``_chunk``, the rows per chunk of a fold that yields rows."""
-        grouped = self.py.fresh("grouped")
+        grouped = self.p.py.fresh("grouped")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         chunk = (f".withColumn('_chunk', E('greatest({CHUNK}, CAST(ceil(sqrt(size(_all))) AS INT))'))"
                  if chunked else "")  # fmt: skip
-        self.emit(f"{grouped} = {src.inp}{grouping}.agg({', '.join(src.agg)}){chunk}")
+        self.p.emit(f"{grouped} = {src.inp}{grouping}.agg({', '.join(src.agg)}){chunk}")
         return grouped
 
-    def _fold_init(self: Planner, fold: Fold, src: _FoldSource, out: bool) -> str:
+    def _fold_init(self, fold: Fold, src: _FoldSource, out: bool) -> str:
         def value_of(e: Any) -> str:
             if isinstance(e, Var) and e.name in fold.free:
                 return src.row(f"{ROW}._v{fold.free.index(e.name)}")
-            return self.renderer(GLOBAL).expr(e)
+            return self.p.renderer(GLOBAL).expr(e)
 
         return init_sql(fold, value_of, out)
 
     def _fold_readers(
-        self: Planner, op: StateOperator, fold: Fold, keys: tuple[str, ...]
+        self, op: StateOperator, fold: Fold, keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
         src = self._fold_source(op, fold, keys)
         init = self._fold_init(fold, src, False)
         finish = ", ".join(
-            f"'r{i}', CAST({sql} AS {spark_type(self.ty.types.get(res, 'any'))})"
+            f"'r{i}', CAST({sql} AS {spark_type(self.p.ty.types.get(res, 'any'))})"
             for i, (res, sql) in enumerate(fold.readers)
         )
         sql = (f"aggregate(_all, {init}, ({ACC}, {ROW}) -> {src.row(fold.step)}, "
                f"{ACC} -> named_struct({finish}))")  # fmt: skip
         grouped = self._fold_groups(src, keys)
-        out = self.py.fresh("agg")
+        out = self.p.py.fresh("agg")
         outs = [f"F.col({k!r})" for k in keys]
         reads = []
         for i, (res, _) in enumerate(fold.readers):
-            outs.append(f"F.col('_fold.r{i}').alias({self.col_for(res)!r})")
+            outs.append(f"F.col('_fold.r{i}').alias({self.p.col_for(res)!r})")
             reads.append(res)
         line = op.name.removeprefix("ordered.")
-        folded = self.py.fresh("folded")
-        self.emit(f"{folded} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
+        folded = self.p.py.fresh("folded")
+        self.p.emit(f"{folded} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
                   f"{', ' if keys else ''}E({sql!r}).alias('_fold'))"
-                  f"  # ordered loop at line {self.a.loops[line].span.line}: native fold per scope key")  # fmt: skip
-        self.emit(f"{out} = {folded}.select({', '.join(outs)})")
+                  f"  # ordered loop at line {self.p.a.loops[line].span.line}: native fold per scope key")  # fmt: skip
+        self.p.emit(f"{out} = {folded}.select({', '.join(outs)})")
         return out, reads
 
-    def _fold_with_rows(self: Planner, op: StateOperator, fold: Fold, readers: bool) -> str:
+    def _fold_with_rows(self, op: StateOperator, fold: Fold, readers: bool) -> str:
         """The fold of a loop that yields rows (and, with ``readers``, its readers too): a
         frame of the scope keys and ``_fold`` (``_rows``, the yielded rows, and ``r<i>``)."""
-        keys = self.key_cols(self.frame_key(op.scope))
+        keys = self.p.key_cols(self.p.frame_key(op.scope))
         src = self._fold_source(op, fold, keys)
         init = self._fold_init(fold, src, True)
         # Rows are appended to an array in the accumulator. An append copies the array, so the
@@ -381,49 +347,48 @@ class OrderedMixin:
         finish = ["'_rows', flatten(_fc._outs)"]
         if readers:
             finish += [
-                f"'r{i}', CAST({_ACC_PREFIX.sub('_fc.', sql)} AS {spark_type(self.ty.types.get(res, 'any'))})"
+                f"'r{i}', CAST({_ACC_PREFIX.sub('_fc.', sql)} AS {spark_type(self.p.ty.types.get(res, 'any'))})"
                 for i, (res, sql) in enumerate(fold.readers)
             ]  # fmt: skip
         sql = (f"aggregate({chunks}, {start}, (_fc, _fk) -> {inner}, "
                f"_fc -> named_struct({', '.join(finish)}))")  # fmt: skip
         grouped = self._fold_groups(src, keys, chunked=True)
-        agg = self.py.fresh("folded")
-        line = self.a.loops[op.name.removeprefix("ordered.")].span.line
+        agg = self.p.py.fresh("folded")
+        line = self.p.a.loops[op.name.removeprefix("ordered.")].span.line
         what = "readers and rows yielded" if readers else "rows yielded"
-        self.emit(f"{agg} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
+        self.p.emit(f"{agg} = {grouped}.select({', '.join(f'F.col({k!r})' for k in keys)}"
                   f"{', ' if keys else ''}E({sql!r}).alias('_fold'))"
                   f"  # {what} in the ordered loop at line {line}: native fold per scope key")  # fmt: skip
         self.fold_frames[op.name] = agg
         return agg
 
-    def _fold_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
+    def _fold_rows(self, op: StateOperator, fold: Fold, names: list[str]) -> str:
         agg = self.fold_frames.get(op.name) or self._fold_with_rows(op, fold, False)
-        out = self.py.fresh("yielded")
+        out = self.p.py.fresh("yielded")
         cols = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
-        self.emit(f"{out} = {agg}.select(F.inline('_fold._rows')).select({cols})")
+        self.p.emit(f"{out} = {agg}.select(F.inline('_fold._rows')).select({cols})")
         return out
 
-    def _yield_types(self: Planner, op: StateOperator) -> list[str] | None:
+    def _yield_types(self, op: StateOperator) -> list[str] | None:
         """The Spark types of the rows the ordered loop yields, None when it yields none."""
-        from .outputs import row_types, tuple_items
 
         loop = op.name.removeprefix("ordered.")
-        sites = [y.site for y in self.prog.kinds.yields if loop in y.site.loops]
+        sites = [y.site for y in self.p.prog.kinds.yields if loop in y.site.loops]
         if not sites:
             return None
-        width = len(tuple_items(sites[0].args[0], self.a))
-        return [spark_type(t) for t in row_types(sites, self.a, self.ty, width)]
+        width = len(tuple_items(sites[0].args[0], self.p.a))
+        return [spark_type(t) for t in row_types(sites, self.p.a, self.p.ty, width)]
 
-    def _window_rows(self: Planner, op: StateOperator, fold: Fold, names: list[str]) -> str:
+    def _window_rows(self, op: StateOperator, fold: Fold, names: list[str]) -> str:
         """The rows an ordered loop yields as window functions over the scope's rows in order:
         each carry's value before a row is a ``lag``, a running ``sum``, the ``last`` value
         set under a condition, or a running ``max`` / ``min`` of the rows before it."""
         assert fold.window is not None
-        keys = self.key_cols(self.frame_key(op.scope))
+        keys = self.p.key_cols(self.p.frame_key(op.scope))
         order = self._sort_order(op, keys)
         frame = self._ordered_input(fold, keys, order)
         by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order
-                       if self.field_col(i) not in keys) or f"_f{order[0][0]}"  # fmt: skip
+                       if self.p.field_col(i) not in keys) or f"_f{order[0][0]}"  # fmt: skip
         part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
         before = f"OVER ({part}ORDER BY {by} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING)"
         lag = f"OVER ({part}ORDER BY {by})"
@@ -440,30 +405,30 @@ class OrderedMixin:
                 return sql_literal(c.init)
             if isinstance(c.init, Var) and c.init.name in fold.free:
                 return f"_v{fold.free.index(c.init.name)}"
-            return self.renderer(GLOBAL).expr(c.init)
+            return self.p.renderer(GLOBAL).expr(c.init)
 
-        line = self.a.loops[op.name.removeprefix("ordered.")].span.line
-        self.emit(f"# rows yielded in the ordered loop at line {line}: window functions over each "
+        line = self.p.a.loops[op.name.removeprefix("ordered.")].span.line
+        self.p.emit(f"# rows yielded in the ordered loop at line {line}: window functions over each "
                   "scope's rows in order")  # fmt: skip
         for wc in fold.window.carries:
             k, t = wc.carry.field, spark_type(wc.carry.type)
             init = init_of(wc)
             what = ""
-            if wc.kind == "keep":
+            if wc.kind is WindowForm.KEEP:
                 steps = [("_b" + k, f"CAST({init} AS {t})")]
-            elif wc.kind == "set" and self._plain_field(cols_of(wc.sql)):
+            elif wc.kind is WindowForm.SET and self._plain_field(cols_of(wc.sql)):
                 steps = [(f"_b{k}", f"CAST(lag({cols_of(wc.sql)}, 1, {init}) {lag} AS {t})")]
                 what = "set on every row: the previous row's value"
-            elif wc.kind == "set":
+            elif wc.kind is WindowForm.SET:
                 steps = [(f"_e{k}", cols_of(wc.sql)),
                          (f"_p{k}", f"lag(named_struct('v', _e{k})) {lag}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
                 what = "set on every row: the previous row's value"
-            elif wc.kind == "add":
+            elif wc.kind is WindowForm.ADD:
                 steps = [(f"_d{k}", cols_of(wc.sql)),
                          (f"_b{k}", f"CAST({init} + coalesce(sum(_d{k}) {before}, 0) AS {t})")]  # fmt: skip
                 what = "a running sum of the rows before"
-            elif wc.kind == "cset":
+            elif wc.kind is WindowForm.CSET:
                 steps = [(f"_s{k}", f"CASE WHEN {cols_of(wc.cond)} THEN named_struct('v', {cols_of(wc.sql)}) END"),
                          (f"_p{k}", f"last(_s{k}, true) {before}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
@@ -477,12 +442,12 @@ class OrderedMixin:
             name = user_name(wc.carry.state) + (f".{wc.carry.member}" if wc.carry.member not in (None, "max", "min") else "")  # fmt: skip
             comment = f"  # {name}: {what}" if what else f"  # {name}: never changes"
             for i, (col, sql) in enumerate(steps):
-                nxt = self.py.fresh("windowed")
-                self.emit(
+                nxt = self.p.py.fresh("windowed")
+                self.p.emit(
                     f"{nxt} = {frame}.withColumn({col!r}, E({sql!r})){comment if i == 0 else ''}"
                 )
                 frame = nxt
-        out = self.py.fresh("yielded")
+        out = self.p.py.fresh("yielded")
         sites = fold.window.yields
         if len(sites) == 1:
             cond, items = sites[0]
@@ -490,7 +455,7 @@ class OrderedMixin:
             sel = ", ".join(
                 f"E({cols_of(x)!r}).alias({n!r})" for x, n in zip(items, names, strict=True)
             )
-            self.emit(f"{out} = {frame}{where}.select({sel})")
+            self.p.emit(f"{out} = {frame}{where}.select({sel})")
             return out
         rows = []
         for cond, items in sites:
@@ -498,44 +463,47 @@ class OrderedMixin:
             rows.append(f"CASE WHEN {cols_of(cond)} THEN named_struct({fields}) END")
         sql = f"filter(array({', '.join(rows)}), _y -> _y IS NOT NULL)"
         sel = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
-        self.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
+        self.p.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
         return out
 
-    def _plain_field(self: Planner, col: str) -> bool:
+    def _plain_field(self, col: str) -> bool:
         """A non-Optional source field (``_f<i>``): never NULL, so ``lag``'s default marks the
         first row."""
-        assert self.source is not None
+        assert self.p.source is not None
         if not _FIELD.fullmatch(col):
             return False
         i = int(col[2:])
-        return i < len(self.source.types) and not self.source.types[i].startswith("Optional[")
+        return i < len(self.p.source.types) and not self.p.source.types[i].startswith("Optional[")
 
     def ordered_readers(
-        self: Planner, op: StateOperator, keys: tuple[str, ...]
+        self, op: StateOperator, keys: tuple[str, ...]
     ) -> tuple[str, list[str]]:
         """The ordered loop's readers: a native fold, else Python per scope key."""
         types = self._yield_types(op)
         both = self.native_fold(op, types) if types is not None else None
         if both is not None and both.window is None:  # one fold for the rows and the readers
             agg = self._fold_with_rows(op, both, True)
-            out = self.py.fresh("agg")
+            out = self.p.py.fresh("agg")
             outs = [f"F.col({k!r})" for k in keys]
-            outs += [f"F.col('_fold.r{i}').alias({self.col_for(res)!r})"
+            outs += [f"F.col('_fold.r{i}').alias({self.p.col_for(res)!r})"
                      for i, (res, _) in enumerate(both.readers)]  # fmt: skip
             # the rows it yields stay a column of the scope's frame: the rows yielded after the
             # loop are added to them there (one fold, no union recomputing it)
-            rows_col = self.py.fresh("_yielded_rows")
+            rows_col = self.p.py.fresh("_yielded_rows")
             outs.append(f"F.col('_fold._rows').alias({rows_col!r})")
-            self.fold_rows_col[op.name] = (rows_col, self.frame_key(op.scope))
-            self.emit(f"{out} = {agg}.select({', '.join(outs)})")
+            self.p.fold_rows_col[op.name] = (rows_col, self.p.frame_key(op.scope))
+            self.p.emit(f"{out} = {agg}.select({', '.join(outs)})")
+            self.p.made_with(op, Strategy.NATIVE_FOLD)
             return out, [res for res, _ in both.readers]
         fold = self.native_fold(op)
         if fold is not None:
+            self.p.made_with(op, Strategy.NATIVE_FOLD)
             return self._fold_readers(op, fold, keys)
+        self.p.made_with(op, Strategy.PYTHON_ORDERED)
         info = self.ordered_function(op)
-        rtypes = [spark_type(self.ty.types.get(res, "any")) for *_, res in info.readers]
-        udf = self.py.fresh(f"{info.fn}_reducer")
-        self.reducers.append(
+        rtypes = [spark_type(self.p.ty.types.get(res, "any")) for *_, res in info.readers]
+        udf = self.p.py.fresh(f"{info.fn}_reducer")
+        self.p.reducers.append(
             render(
                 "ordered_reducer.py.j2",
                 rows=False,
@@ -547,55 +515,58 @@ class OrderedMixin:
             )  # fmt: skip
         )
         cols = self._ordered_inputs(info)
-        src = self.frame(ROWS).var
-        agg = self.py.fresh("reduced")
-        col = self.columns.get(f"{op.name}:reduced", "ordered_loop")
+        src = self.p.frame(ROWS).var
+        agg = self.p.py.fresh("reduced")
+        col = self.p.columns.get(f"{op.name}:reduced", "ordered_loop")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        self.emit(f"{agg} = {src}{grouping}.agg({udf}.udf({', '.join(cols)}).alias({col!r}))"
+        self.p.emit(f"{agg} = {src}{grouping}.agg({udf}.udf({', '.join(cols)}).alias({col!r}))"
                   "  # ordered loop: Python per scope key")  # fmt: skip
-        out = self.py.fresh("agg")
+        out = self.p.py.fresh("agg")
         outs = [f"F.col({k!r})" for k in keys]
         reads = []
         for i, (*_, res) in enumerate(info.readers):
-            outs.append(f"F.col('{col}._{i + 1}').alias({self.col_for(res)!r})")
+            outs.append(f"F.col('{col}._{i + 1}').alias({self.p.col_for(res)!r})")
             reads.append(res)
-        self.emit(f"{out} = {agg}.select({', '.join(outs)})")
-        if not keys and all(self._constant(n) for n in info.free):
+        self.p.emit(f"{out} = {agg}.select({', '.join(outs)})")
+        if not keys and all(self.p.is_constant(n) for n in info.free):
             out = self._ordered_default(info, out, reads)
         return out, reads
 
-    def _ordered_default(self: Planner, info: OrderedFunction, out: str, reads: list[str]) -> str:
+    def _ordered_default(self, info: OrderedFunction, out: str, reads: list[str]) -> str:
         """A global ordered loop over no rows has no aggregate row: its readers are the loop
         function's on no rows (its free values are constants, evaluated once)."""
-        r = self.renderer(GLOBAL)
-        empty = self.py.fresh("no_rows")
+        r = self.p.renderer(GLOBAL)
+        empty = self.p.py.fresh("no_rows")
         if info.free:
             cols = ", ".join(spark_col(r.expr(Var(n))) for n in info.free)
-            self.emit(f"{empty} = {info.fn}([], *spark.range(1).select({cols}).first())[0]")
+            self.p.emit(f"{empty} = {info.fn}([], *spark.range(1).select({cols}).first())[0]")
         else:
-            self.emit(f"{empty} = {info.fn}([])[0]")
-        fill = self.py.fresh("agg")
-        pairs = ", ".join(f"({self.col_for(res)!r}, {empty}[{i}])" for i, res in enumerate(reads))
-        self.emit(f"{fill} = ll.default_row(spark, {out}, [{pairs}])  # no rows: the loop's start")
+            self.p.emit(f"{empty} = {info.fn}([])[0]")
+        fill = self.p.py.fresh("agg")
+        pairs = ", ".join(f"({self.p.col_for(res)!r}, {empty}[{i}])" for i, res in enumerate(reads))
+        self.p.emit(f"{fill} = ll.default_row(spark, {out}, [{pairs}])  # no rows: the loop's start")
         return fill
 
-    def ordered_rows(self: Planner, op: StateOperator, names: list[str], types: list[str]) -> str:
+    def ordered_rows(self, op: StateOperator, names: list[str], types: list[str]) -> str:
         """The rows an ordered loop yields: a native fold, else Python per scope key."""
         fold = self.native_fold(op, types)
         if fold is not None and fold.window is not None:
+            self.p.made_with(op, Strategy.NATIVE_WINDOW)
             return self._window_rows(op, fold, names)
         if fold is not None:
+            self.p.made_with(op, Strategy.NATIVE_FOLD)
             return self._fold_rows(op, fold, names)
+        self.p.made_with(op, Strategy.PYTHON_ORDERED)
         info = self.ordered_function(op)
-        keys = self.key_cols(self.frame_key(op.scope))
+        keys = self.p.key_cols(self.p.frame_key(op.scope))
         cols = self._ordered_inputs(info)
-        src = self.frame(ROWS).var
-        inp = self.py.fresh("ordered_input")
+        src = self.p.frame(ROWS).var
+        inp = self.p.py.fresh("ordered_input")
         aliased = [f"{c}.alias('_i{i}')" for i, c in enumerate(cols)]
-        self.emit(f"{inp} = {src}.select({', '.join([*(repr(k) for k in keys), *aliased])})")
+        self.p.emit(f"{inp} = {src}.select({', '.join([*(repr(k) for k in keys), *aliased])})")
         schema = ", ".join(f"{quote_ident(n)} {t}" for n, t in zip(names, types, strict=True))
-        udf = self.py.fresh(f"{info.fn}_rows")
-        self.reducers.append(
+        udf = self.p.py.fresh(f"{info.fn}_rows")
+        self.p.reducers.append(
             render(
                 "ordered_reducer.py.j2",
                 rows=True,
@@ -606,9 +577,9 @@ class OrderedMixin:
                 schema=repr(schema),
             )  # fmt: skip
         )
-        out = self.py.fresh("yielded")
+        out = self.p.py.fresh("yielded")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ".groupBy()"
-        self.emit(f"{out} = {inp}{grouping}.applyInArrow({udf}.apply, {udf}.schema)"
+        self.p.emit(f"{out} = {inp}{grouping}.applyInArrow({udf}.apply, {udf}.schema)"
                   "  # rows yielded inside an ordered loop: Python per scope key")  # fmt: skip
         return out
 
@@ -620,7 +591,7 @@ _ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
 
 
-def _comparator(order: list[tuple[int, bool]]) -> str:
+def comparator(order: list[tuple[int, bool]]) -> str:
     """An ``array_sort`` comparator of rows in ``order``: None first ascending, last
     descending (as ``ll.sort_rows``)."""
     expr = "0"

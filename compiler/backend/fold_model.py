@@ -1,0 +1,76 @@
+"""What a native fold of an ordered loop is made of: its carried values, its SQL parts,
+and the window functions its yielded rows can be (:mod:`.fold` builds them)."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+from typing import Any
+
+from ..ir.nodes import Expr
+
+__all__ = ["Carry", "Fold", "NotFoldable", "Window", "WindowCarry", "WindowForm"]
+
+
+class NotFoldable(Exception):
+    """The loop cannot be one native fold; ``reason`` says why (shown by ``--explain``)."""
+
+    def __init__(self, reason: str) -> None:
+        super().__init__(reason)
+        self.reason = reason
+
+
+@dataclass(frozen=True)
+class Carry:
+    field: str  # the accumulator's field
+    state: str
+    member: str | None  # an additive state's field, None for a carried local
+    type: Any
+    init: Expr | Any  # an IR value (carried local) or a Python constant (additive field)
+    nullable: bool = True  # may it hold None
+
+
+@dataclass(frozen=True)
+class Fold:
+    """The native fold of one ordered loop (the SQL parts; columns are the caller's)."""
+
+    carries: tuple[Carry, ...]
+    acc_type: str  # struct<...> DDL of the accumulator
+    step: str  # SQL of the next accumulator (over `_fa` and `_fr`)
+    readers: tuple[tuple[str, str], ...]  # (result binder, SQL over the final `_fa`)
+    out_type: str | None  # struct<...> of a yielded row, when the loop yields
+    free: tuple[str, ...]  # the free values each row carries (`_fr._v<i>`)
+    window: Window | None = None  # the rows it yields as window functions, when they can be
+
+
+class WindowForm(enum.StrEnum):
+    """How a carry's value before a row is a window function (see :class:`WindowCarry`)."""
+
+    KEEP = "keep"
+    SET = "set"
+    ADD = "add"
+    CSET = "cset"
+    MAX = "max"
+    MIN = "min"
+
+
+@dataclass(frozen=True)
+class WindowCarry:
+    """How one carry's value before each row is a window function of the rows before it.
+
+    ``kind``: ``keep`` (never changes: its initial value), ``set`` (set on every row to
+    ``sql``: the previous row's value, ``lag``), ``add`` (``sql`` added on every row: a
+    running ``sum`` of the rows before), ``cset`` (set to ``sql`` where ``cond`` holds: the
+    last such value before, ``last(..., true)``), ``max`` / ``min`` (a running extreme).
+    SQL is over ``_fa.c<k>`` (other carries' values before the row) and ``_fr`` (the row)."""
+
+    carry: Carry
+    kind: WindowForm
+    sql: str = "NULL"
+    cond: str = "TRUE"
+
+
+@dataclass(frozen=True)
+class Window:
+    carries: tuple[WindowCarry, ...]  # in dependency order
+    yields: tuple[tuple[str, tuple[str, ...]], ...]  # (condition, the row's fields) per yield

@@ -1,0 +1,79 @@
+"""Columns a loop adds to the rows frame: a ranked loop's rank and a computed group key
+(a mixin of the planner)."""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..analysis import Bound, Loop
+from ..dataflow.payloads import ROWS
+from ..ir.nodes import UNKNOWN, Apply, Prim, Var
+from ..operators import StateOperator
+from .frame import SRC
+from .sql import SqlRenderer, quote_ident
+from .strategies.ordered import loop_order
+from .types import _prim_type
+
+__all__ = ["LoopsMixin"]
+
+
+class LoopsMixin:
+    def rank_column(self, lp: Loop) -> None:
+        """A ranked loop's rank: ``row_number()`` over its scope's rows in its order (native)."""
+        assert lp.order_by is not None and self.source is not None
+        chain = self.loop_chain(lp.name)
+        keys = self.key_cols(self.frame_key(chain[:-1]))
+        order = loop_order(self.a, lp, len(self.source.types))
+        assert order is not None
+        by = ", ".join(
+            f"{quote_ident(self.field_col(i))} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}"
+            for i, d in order
+        )
+        part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
+        sql = f"row_number() OVER ({part}ORDER BY {by})"
+        col = self.field_col(lp.fields[-1])
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))",
+                  f"rank of each row in the order of the loop at line {lp.span.line} (window)")  # fmt: skip
+
+    def computed_key_column(self, f: int) -> None:
+        """A computed group key part (``group_by(lambda r: r[2] // 7, ...)``): a native column."""
+        assert self.source is not None
+        expr, _ = self.a.virtual[f]
+        fields = {f"_kf.{i}": i for i in range(len(self.source.types))}
+        for name, i in fields.items():
+            t = self.source.types[i]
+            self.ty.types[name] = t[len("Optional[") : -1] if t.startswith("Optional[") else t
+            if t.startswith("Optional["):
+                self.ty.nullable.add(name)
+        # each operation of the key gets a typed temporary (str methods render by type)
+        temps: dict[str, Bound] = {}
+
+        def flat(e: Any) -> Any:
+            if isinstance(e, Apply) and isinstance(e.fn, Prim):
+                v = Apply(e.fn, tuple(flat(x) for x in e.args), span=e.span)
+                name = f"_kf.t{len(temps)}"
+                temps[name] = Bound(name, v, (), (), UNKNOWN)
+                t, null = _prim_type(e.fn.op, v.args, self.ty)
+                self.ty.types[name] = t
+                if null:
+                    self.ty.nullable.add(name)
+                return Var(name)
+            return e
+
+        expr = flat(expr)
+        a = dataclasses.replace(
+            self.a,
+            bound={**self.a.bound, **temps, "_kf.value": Bound("_kf.value", expr, (), (), UNKNOWN)},
+        )
+        r = SqlRenderer(a, self.ty, lambda n: quote_ident(self.field_col(fields[n])) if n in fields
+                        else None, self.refs, self.pycalls)  # fmt: skip
+        sql = r.expr(expr)
+        col = self.field_col(f)
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
+
+    def ordered_op_of(self, loops: tuple[str, ...]) -> StateOperator | None:
+        for op in self.ops:
+            if op.ordered and op.name.removeprefix("ordered.") in loops:
+                return op
+        return None

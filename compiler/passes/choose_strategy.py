@@ -1,0 +1,120 @@
+"""Decide once how every operator of the dataflow graph runs, and record it on the graph.
+
+Each node gets a :class:`~..dataflow.strategy.Choice` (``node.strategy``): a state
+operator's reducer (native sums, arg-best, containers, sequence readers, an Arrow
+reducer, the readers of a fresh state, or an ordered loop as a native fold, a native
+window or Python per scope key), a value's (a native expression, vectorized Python
+functions, a host call) and the structure's (sources, loops, yields, the result).
+``--check``, ``--explain``, the plan builder (its state planners are found by the
+recorded strategy) and the runtime read the record; nothing decides again.
+
+Assumes: the graph was built (``dataflow/build.py``) from the analysed program.
+Guarantees: every node has a strategy; a state node's label ends with the strategy.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+from typing import Any
+
+from ..analysis import Analysis
+from ..backend.fold import fold_check
+from ..backend.sequence import native_sequence
+from ..dataflow.build import read_results, refs
+from ..dataflow.graph import DataflowGraph, Node
+from ..dataflow.payloads import ROWS, NodeKind, StateOp, frame_key
+from ..dataflow.strategy import Choice, Strategy
+from ..ir.nodes import Apply, Let, Prim
+from ..ir.prims import runs_python
+from ..ir.traverse import children
+from ..names import is_temp
+from ..operators import OperatorKind, StateOperator
+from ..program import Program
+
+__all__ = ["choose_strategy", "python_prims", "state_choice"]
+
+_STRUCTURE = Choice(Strategy.STRUCTURE)
+
+
+def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
+    """Record every node's strategy on ``graph`` (in place; returned for chaining)."""
+    ops = {op.name: op for op in prog.operators}
+    values = {n.produces[0] for n in graph.of_kind(NodeKind.SCALAR, NodeKind.HOST)}
+    for node in list(graph.nodes()):
+        label = node.label
+        if isinstance(node.op, StateOp):
+            choice = state_choice(prog, node.op.operator, ops)
+            label = f"{label} ({choice.strategy.value})"
+        elif node.kind is NodeKind.HOST:
+            choice = Choice(Strategy.HOST_CALL)
+        elif node.kind is NodeKind.SCALAR:
+            choice = _value_choice(prog.analysis, node, values)
+            if choice.python_fns:
+                label += f"   [Python function: {', '.join(choice.python_fns)}]"
+        else:
+            choice = _STRUCTURE
+        graph.record(dataclasses.replace(node, label=label, strategy=choice))
+    return graph
+
+
+def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
+    """How a state operator is reduced per scope key."""
+    if not op.actions:
+        return Choice(Strategy.FRESH_READERS)
+    if op.kind == OperatorKind.ADDITIVE:
+        return Choice(Strategy.NATIVE_SUMS)
+    if op.kind == OperatorKind.ORDERED:
+        why, window = fold_check(prog, op)
+        if why is not None:
+            return Choice(Strategy.PYTHON_ORDERED, why=why)
+        return Choice(Strategy.NATIVE_WINDOW if window else Strategy.NATIVE_FOLD)
+    if op.kind == OperatorKind.CONTAINER:
+        return Choice(Strategy.CONTAINER)
+    seq = native_sequence(op, prog.analysis, prog.refs)
+    if seq is not None:
+        return Choice(Strategy.SEQUENCE, detail=seq.describe())
+    # arg-best operators fused with an operator that is not are reduced with it, in Python
+    mates = [ops[m] for m in op.fusable_with if m in ops and ops[m].kind == op.kind]
+    group = [op, *(m for m in mates if native_sequence(m, prog.analysis, prog.refs) is None)]
+    if all(_arg_best_of_rows(prog.analysis, o) for o in group):
+        return Choice(Strategy.ARG_BEST)
+    return Choice(Strategy.ARROW_REDUCER)
+
+
+def _arg_best_of_rows(a: Analysis, op: StateOperator) -> bool:
+    return op.arg_best and bool(op.actions) and frame_key(a, op.actions[0].loops) == ROWS
+
+
+def _value_choice(a: Analysis, node: Node, operators: set[str]) -> Choice:
+    """A value: native, or with string work that runs as vectorized Python functions
+    (its own, and its inlined temporaries')."""
+    b = a.bound[node.produces[0]]
+    external = read_results(a)
+    pyfns = python_prims(b.value, operators)
+    todo, seen = list(refs(b.value, external)), set()
+    while todo:  # temporaries are inlined into their consumer (ends: each name once)
+        t = todo.pop()
+        if t in seen or not is_temp(t) or t not in a.bound or a.bound[t].value is None:
+            continue
+        seen.add(t)
+        pyfns |= python_prims(a.bound[t].value, operators)
+        todo.extend(refs(a.bound[t].value, external))
+    if pyfns:
+        return Choice(Strategy.PYTHON_FUNCTION, python_fns=tuple(sorted(pyfns)))
+    return Choice(Strategy.NATIVE_EXPR)
+
+
+def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> set[str]:
+    """The string primitives of a value that run as vectorized Python functions (not
+    counting the values of nested ``let``s that are ``operators`` of their own)."""
+    out: set[str] = set()
+    stack = [e]
+    while stack:
+        x = stack.pop()
+        if isinstance(x, Let) and x.name in operators:
+            stack.append(x.body)
+            continue
+        if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args):
+            out.add("format" if x.fn.op == "pct" else x.fn.op)  # "%.2f" % x is a format()
+        stack.extend(children(x))
+    return out
