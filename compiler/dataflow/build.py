@@ -199,7 +199,10 @@ def build_graph(prog: Program) -> DataflowGraph:
         if b.guards:
             label += f"   [when {render_guards(b.guards, a)}]"
         nid = f"{kind}:{n}"
-        needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
+        # a loop inside an `if` branch reads its stream (`srt = sorted(g, ...)`) by the rows
+        # arcs of its operator, not as a value of this node
+        refs = _refs(b.value, read_results) - set(a.streams)
+        needs = tuple(sorted(refs | {c for c, _ in b.guards}))
         op = HostCall(b.span, n, b) if kind == "host" else Scalar(b.span, n, b)
         pyfns = python_prims(b.value, set(nodes_for))
         todo, seen = list(_refs(b.value, read_results)), set()

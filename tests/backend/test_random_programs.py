@@ -508,11 +508,13 @@ class SparkGen(Gen):
             self.lines.append("        for p, q in zip(srt, srt[1:]):")
             self.lines.append(f"            n = (n * 5 + p[{i}] - q[{j}]) % 1009")
         else:
-            # a group has a row: no IndexError. Read inside `if len(srt) >= 2:` (or any
-            # `if`), `n = srt[0][2]` crashes the build ("scalar:_if1 needs srt, provided 0
-            # times", a GraphInvariantError), a compiler bug: read in a statement of its own
+            # a group has a row: no IndexError; read in a statement of its own or under an
+            # `if` (once "scalar:_if1 needs srt, provided 0 times")
             pos = self.draw(st.sampled_from(["0", "-1"]))
-            self.lines.append(f"        n = srt[{pos}][{j}] * 2 + srt[{pos}][{i}]")
+            read = f"n = srt[{pos}][{j}] * 2 + srt[{pos}][{i}]"
+            if self.draw(st.booleans()):
+                read = f"if {self.cond(['t'])}:\n            {read}"
+            self.lines.append(f"        {read}")
         self.lines.append(f"        yield {out}, n")
         return self._end()
 
@@ -997,3 +999,29 @@ def test_a_reduction_fed_by_an_if_that_updates_another(spark) -> None:  # noqa: 
     )
     _check(spark, src, [(1, 2, 3), (1, -1, 4), (2, 5, 5), (2, -3, 7), (3, 0, 1), (1, 0, -2)], 0)
 
+
+def _group_prog(header: str, body: str, fields: str = "int, int, int") -> str:
+    return HEADER.replace(
+        "from looplift import RowStream, dataflow, group_by",
+        "import math\nfrom typing import Optional\n\nfrom looplift import RowStream, dataflow, group_by",
+    ) + (
+        f"@dataflow(columns=None)\ndef prog(rows: RowStream[{fields}], t: int):\n"
+        f"    for {header}:\n" + body
+    )
+
+
+_ROWS = [(1, 2, 3), (1, -1, 4), (2, 5, 5), (2, -3, 7), (3, 0, 1), (1, 0, -2), (1, 2, 3)]
+
+
+@pytest.mark.parametrize("t", [0, 1])
+def test_a_position_of_a_sorted_group_read_under_an_if(spark, t) -> None:  # noqa: ANN001
+    """`srt[0][2]` inside an `if` made a scalar node need the stream `srt` ("scalar:_if1
+    needs srt, provided 0 times"); the loop the read becomes reads it by its rows arcs."""
+    body = (
+        "        srt = sorted(g, key=lambda r: r[1])\n"
+        "        n = -1\n"
+        "        if t > 0:\n"
+        "            n = srt[0][2] * 10 + srt[-1][1]\n"
+        "        yield k, n\n"
+    )
+    _check(spark, _group_prog("k, g in group_by(0, rows)", body), _ROWS, t)
