@@ -804,8 +804,11 @@ class SparkGen(Gen):
             self.lines += ["        for i in range(1, len(srt)):", "            a, b, c = srt[i]",
                            "            pa, pb, pc = srt[i - 1]", f"            n += {self.expr(['a', 'b', 'c', 'pa', 'pb', 'pc'])}"]  # fmt: skip
         elif kind == "last2":  # the last rows of the order: a whole row and fields
-            self.lines += ["        a, b, c = srt[-1]",
-                           f"        n = a * 5 + c - srt[0][{j}] + (srt[-2][1] if len(srt) > 1 else 7)"]  # fmt: skip
+            self.lines += ["        a, b, c = srt[-1]", f"        n = a * 5 + c - srt[0][{j}]"]
+            if self.draw(st.booleans()):  # a position read under an `if`
+                self.lines += ["        if len(srt) > 1:", "            n += srt[-2][1]"]
+            else:  # in a conditional expression: refused ("cannot be read first")
+                self.lines.append("        n += srt[-2][1] if len(srt) > 1 else 7")
         else:
             self.lines += ["        for i in range(len(srt)):",
                            f"            n = (n * 2 + i * srt[i][{j}]) % 1009"]  # fmt: skip
@@ -1036,7 +1039,7 @@ def test_a_reduction_fed_by_an_if_that_updates_another(spark) -> None:  # noqa: 
 def _group_prog(header: str, body: str, fields: str = "int, int, int") -> str:
     return HEADER.replace(
         "from looplift import RowStream, dataflow, group_by",
-        "import math\nfrom typing import Optional\n\nfrom looplift import RowStream, dataflow, group_by",
+        "import itertools\nimport math\nfrom typing import Optional\n\nfrom looplift import RowStream, dataflow, group_by",
     ) + (
         f"@dataflow(columns=None)\ndef prog(rows: RowStream[{fields}], t: int):\n"
         f"    for {header}:\n" + body
@@ -1058,6 +1061,19 @@ def test_a_position_of_a_sorted_group_read_under_an_if(spark, t) -> None:  # noq
         "        yield k, n\n"
     )
     _check(spark, _group_prog("k, g in group_by(0, rows)", body), _ROWS, t)
+
+
+def test_pairwise_as_an_attribute_of_itertools(spark) -> None:  # noqa: ANN001
+    """`itertools.pairwise(srt)` under `import itertools` was refused ("a loop must iterate
+    a RowStream"): only a bare `pairwise` name was recognized."""
+    body = (
+        "        srt = sorted(g, key=lambda r: (r[1], r[2]))\n"
+        "        n = 0\n"
+        "        for p, q in itertools.pairwise(srt):\n"
+        "            n = n * 3 + q[2] - p[1]\n"
+        "        yield k, n\n"
+    )
+    _check(spark, _group_prog("k, g in group_by(0, rows)", body), _ROWS, 0)
 
 
 # known wrong answers or crashes the generator draws around (issue 24 item 6), each a
