@@ -297,7 +297,11 @@ class SparkGen(Gen):
         elif kind == "maxkey":
             f = self.draw(st.sampled_from(["max", "min"]))
             i = self.draw(st.integers(0, 2))
-            self.lines.append(f"        r = {f}(g, key=lambda r: r[{i}])")
+            j = (i + 1) % 3  # a tuple key: ties on field i broken by field j, either way
+            keyf = self.draw(
+                st.sampled_from([f"r[{i}]", f"(r[{i}], r[{j}])", f"(r[{i}], -r[{j}])"])
+            )
+            self.lines.append(f"        r = {f}(g, key=lambda r: {keyf})")
             self.lines.append(f"        yield {out}, r[0], r[1], r[2]")
         else:
             n = self.draw(st.integers(1, 3))
@@ -583,6 +587,10 @@ class SparkGen(Gen):
                 "        for a, b, c in g:",
                 f"            h += host({self.expr(row)}, {self.expr(row)})",
             ]
+        elif self.draw(st.booleans()):  # a host function in a generator's element
+            self.lines.append(
+                f"        h = sum(host({self.expr(row)}, r) for a, b, c in g if {self.cond(row)})"
+            )
         else:
             self.lines.append(f"        h = host(r, {self.draw(st.integers(-2, 2))})")
         self.lines.append(f"        yield {out}, r, h")
