@@ -1108,8 +1108,7 @@ def test_nans_from_rows_in_a_set(spark) -> None:  # noqa: ANN001
     _check(spark, src, rows, 0, "a long, b long, c double")
 
 
-@pytest.mark.parametrize("step", ["fold", "sum", "prev"])
-@pytest.mark.parametrize("before", [True, False])
+@pytest.mark.parametrize(("step", "before"), [("fold", True), ("sum", False), ("prev", True)])
 def test_continue_around_an_ordered_loop_under_a_tuple_key(spark, step, before) -> None:  # noqa: ANN001
     """The `continue` shape under a tuple key (`frame_key` once recursed without end)."""
     body = {
