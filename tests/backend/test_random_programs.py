@@ -680,7 +680,9 @@ class SparkGen(Gen):
         ordered = self.draw(st.booleans())
         # not keyed by the float: NaN keys are known to group apart (test_nan_group_keys)
         _, out = self._group(ordered, "(0, 1)")
-        kind = self.draw(st.sampled_from(["sum", "count", "max", "set", "carry", "ifnone"]))
+        kinds = ["sum", "count", "max", "set", "carry", "ifnone", "try"]
+        kind = self.draw(st.sampled_from(kinds))
+        kind = "ifnone" if kind == "carry" and not ordered else kind  # a carry needs an order
         self.tag = f"nulls/{'ordered' if ordered else 'group'}/{kind}"
         ok = "c is not None and not math.isnan(c)"
         if kind == "sum":
@@ -714,6 +716,15 @@ class SparkGen(Gen):
             ]
             self.lines.append("            last = c if not math.isnan(c) else last")
             self.lines.append(f"        yield {out}, n, last")
+        elif kind == "try":  # int(None) is a TypeError, int(nan) a ValueError (int(inf): raises)
+            self.lines += ["        tot = 0", "        for a, b, c in g:", "            try:"]
+            conv = self.draw(st.sampled_from(["int(c)", "int(c * 2)", "round(c)"]))
+            self.lines += [
+                f"                n = {conv}",
+                "            except (ValueError, TypeError):",
+            ]
+            self.lines += [f"                n = {self.expr(['a', 'b'])}", "            tot += n"]
+            self.lines.append(f"        yield {out}, tot")
         else:  # `if c is None` in an unordered group loop, the value used where it is not
             self.lines += ["        n = 0", "        s = 0.0", "        for a, b, c in g:"]
             self.lines += [
