@@ -143,6 +143,11 @@ class SparkGen(Gen):
 
     # -- issue 24 item 6: the constructs the frontend accepts, one shape each --------------
 
+    def pick(self, options: list[str]) -> str:
+        """One of ``options`` by a wide integer: Hypothesis mutates the earlier examples'
+        choices, and ``sampled_from`` then repeats a few of them over a short run."""
+        return options[self.draw(st.integers(0, 2**16)) % len(options)]
+
     def _group(self, ordered: bool, tuple_key: str = "(0, 2)") -> tuple[str, str]:
         """A group loop's header line (over a field or a tuple key) and the yielded key."""
         key = self.draw(st.sampled_from(["0", "1", tuple_key]))
@@ -602,12 +607,12 @@ class SparkGen(Gen):
         """List, set, dict and generator comprehensions over a group, an ordered group, a
         container filled in the group loop, and the rows of a top-level loop."""
         row = ["a", "b", "c", "t"]
-        over = self.draw(st.sampled_from(["group", "ordered", "container", "rows"]))
+        over = self.pick(["group", "ordered", "container", "rows"])
         if over == "rows":
             self.tag = "comprehensions/rows"
             self.lines += ["@dataflow", "def prog(rows: RowStream[int, int, int], t: int):"]
             e, cond = self.expr(row), self.cond(row)
-            kind = self.draw(st.sampled_from(["sum", "set", "list", "max"]))
+            kind = self.pick(["sum", "set", "list", "max"])
             self.tag += "/" + kind
             self.lines.append("    return " + {
                 "sum": f"sum({e} for a, b, c in rows if {cond})",
@@ -626,8 +631,8 @@ class SparkGen(Gen):
             self.lines.append(f"            s.add({self.expr(row)})")
             self.lines.append(f"            d[a] = d.get(a, 0) + {self.expr(row)}")
             x = ["x", "t"]
-            kind = self.draw(st.sampled_from(["gen_list", "gen_set", "list", "set", "dict",
-                                              "items", "sorted", "any"]))  # fmt: skip
+            kind = self.pick(["gen_list", "gen_set", "list", "set", "dict",
+                              "items", "sorted", "any"])  # fmt: skip
             e, cond = self.expr(x), self.cond(x)
             reads.append({
                 "gen_list": f"sum({e} for x in lst if {cond})",
@@ -681,7 +686,7 @@ class SparkGen(Gen):
         # not keyed by the float: NaN keys are known to group apart (test_nan_group_keys)
         _, out = self._group(ordered, "(0, 1)")
         kinds = ["sum", "count", "max", "set", "carry", "ifnone", "try"]
-        kind = self.draw(st.sampled_from(kinds))
+        kind = self.pick(kinds)
         kind = "ifnone" if kind == "carry" and not ordered else kind  # a carry needs an order
         self.tag = f"nulls/{'ordered' if ordered else 'group'}/{kind}"
         ok = "c is not None and not math.isnan(c)"
@@ -696,7 +701,7 @@ class SparkGen(Gen):
             self.lines.append(f"        yield {out}, sum(1 for a, b, c in g if c is None), "
                               "sum(1 for a, b, c in g if c is not None and math.isnan(c))")  # fmt: skip
         elif kind == "max":
-            f = self.draw(st.sampled_from(["max", "min"]))
+            f = self.pick(["max", "min"])
             self.lines.append(
                 f"        yield {out}, {f}((c for a, b, c in g if {ok}), default=-1.0)"
             )
@@ -741,9 +746,9 @@ class SparkGen(Gen):
         `continue` in a loop over a container, `break` in an unordered group loop (refused:
         order-dependent), a jump in a nested group loop."""
         row = ["a", "b", "c", "t"]
-        where = self.draw(st.sampled_from(["rows_continue", "sorted_break", "container",
-                                           "unordered_break", "nested", "group_return",
-                                           "guarded_break"]))  # fmt: skip
+        where = self.pick(["rows_continue", "sorted_break", "container",
+                           "unordered_break", "nested", "group_return",
+                           "guarded_break"])  # fmt: skip
         self.tag = f"jumps2/{where}"
         if where == "group_return":  # which group comes first is not defined: refused
             self.lines += ["@dataflow", "def prog(rows: RowStream[int, int, int], t: int):"]
@@ -809,7 +814,7 @@ class SparkGen(Gen):
         _, out = self._group(False)
         i, j = self.draw(st.integers(0, 2)), self.draw(st.integers(0, 2))
         self.lines.append(f"        srt = sorted(g, key=lambda r: (r[{i}], r[{j}]))")
-        kind = self.draw(st.sampled_from(["range2", "pairwise", "row", "range0", "last2"]))
+        kind = self.pick(["range2", "pairwise", "row", "range0", "last2"])
         self.tag = f"indexloops/{kind}"
         self.lines.append("        n = 0")
         if kind == "range2":
@@ -838,7 +843,7 @@ class SparkGen(Gen):
         """String forms `strings` does not draw: `re.match` / `re.search` groups, `in`,
         `title`, `count`, `zfill`, format specs, `s + x` concatenation in an ordered fold."""
         self._table("int, int, str")
-        kind = self.draw(st.sampled_from(["re", "search", "in", "methods", "format", "fold"]))
+        kind = self.pick(["re", "search", "in", "methods", "format", "fold"])
         self.tag = f"text/{kind}"
         if kind == "fold":  # a str carry in an ordered loop: `s += ...` (known: a numeric sum)
             _, out = self._group(True)
@@ -861,8 +866,8 @@ class SparkGen(Gen):
                 f"        yield a, {lit} in s, s.count({lit} or 'x'), s.find({lit} or 'x')"
             )
         elif kind == "methods":
-            m = self.draw(st.sampled_from(["title()", "zfill(4)", "swapcase()", "isdigit()",
-                                           "endswith('1')", "capitalize()"]))  # fmt: skip
+            m = self.pick(["title()", "zfill(4)", "swapcase()", "isdigit()",
+                           "endswith('1')", "capitalize()"])  # fmt: skip
             self.lines.append(f"        yield a, s.{m}, len(s.strip())")
         else:
             spec = self.draw(st.sampled_from([":.2f", ":>4", ":03d", ":+d"]))
@@ -876,8 +881,8 @@ class SparkGen(Gen):
         row = ["a", "b", "c", "t"]
         self._table()
         _, out = self._group(False)
-        f = self.draw(st.sampled_from(["fmean", "mean", "median", "median_low", "median_high"]))
-        m = self.draw(st.sampled_from(["floor", "ceil", "sqrt", "fabs", "copysign"]))
+        f = self.pick(["fmean", "mean", "median", "median_low", "median_high"])
+        m = self.pick(["floor", "ceil", "sqrt", "fabs", "copysign"])
         self.tag = f"stats/{f}/{m}"
         arg = {"sqrt": f"abs({self.expr(row)})", "copysign": f"3.0, {self.expr(row)}"}.get(
             m, f"({self.expr(row)}) / 2"
