@@ -176,7 +176,11 @@ def build_graph(prog: Program) -> DataflowGraph:
         if b.guards:
             label += f"   [when {render_guards(b.guards, a)}]"
         nid = f"{'host' if host else 'scalar'}:{n}"
-        needs = tuple(sorted(refs(b.value, reads_of_states) | {c for c, _ in b.guards}))
+        # a loop inside an `if` branch reads its stream (`srt = sorted(g, ...)`) by the rows
+        # arcs of its operator, not as a value of this node
+        needs = tuple(
+            sorted((refs(b.value, reads_of_states) - set(a.streams)) | {c for c, _ in b.guards})
+        )
         op = HostCall(b.span, n, b) if host else Scalar(b.span, n, b)
         g.add(Node(nid, op, label, scope_text(b.loops), b.loops, (n,), needs))
         producer[n] = nid
@@ -299,6 +303,7 @@ def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:
 
 def key_part_text(source: str, f: int, virtual: dict) -> str:
     """A group key part: ``clicks[0]`` or a computed one, ``clicks[2] // 7`` (native)."""
+
     def text(e: object) -> str:
         if isinstance(e, Var) and e.name.startswith("_kf."):
             return f"{source}[{e.name[4:]}]"

@@ -104,11 +104,16 @@ class IndexLoopMixin(Context):
         import itertools
 
         it, t = s.iter, s.target
-        if not (isinstance(it, cst.Call) and isinstance(it.func, cst.Name)
-                and it.func.value not in env.names and isinstance(t, cst.Tuple)
-                and len(t.elements) == 2):  # fmt: skip
+        if not (isinstance(it, cst.Call) and isinstance(t, cst.Tuple) and len(t.elements) == 2):
             return None
-        fn = self.global_obj(it.func.value)
+        if isinstance(it.func, cst.Name) and it.func.value not in env.names:
+            fn = self.global_obj(it.func.value)
+        elif (isinstance(it.func, cst.Attribute) and isinstance(it.func.value, cst.Name)
+              and it.func.value.value not in env.names):  # fmt: skip
+            # `itertools.pairwise(S)` under `import itertools`
+            fn = getattr(self.global_obj(it.func.value.value), it.func.attr.value, None)
+        else:
+            return None
         args = [a.value for a in it.args]
         if fn is zip and len(args) == 2 and isinstance(args[0], cst.Name):
             tail = args[1]
@@ -184,7 +189,9 @@ class IndexLoopMixin(Context):
             test = cst.Comparison(cst.Name(names["index"]),
                                   [cst.ComparisonTarget(cst.GreaterThanEqual(), cst.Integer(str(start)))])  # fmt: skip
             body = [o(cst.If(test=test, body=block(body)), s)]
-        count = o(cst.AugAssign(cst.Name(names["index"]), cst.AddAssign(), cst.Integer("1")), s.target)
+        count = o(
+            cst.AugAssign(cst.Name(names["index"]), cst.AddAssign(), cst.Integer("1")), s.target
+        )
         shifts: list[cst.CSTNode] = []  # oldest first: S[i - 2] takes S[i - 1] before that moves
         for k, f in sorted(ix.fields, key=lambda kf: -kf[0]):
             newer = names.get((k - 1, f)) if k > 1 else None

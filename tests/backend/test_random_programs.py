@@ -19,7 +19,17 @@ generator, also in a group's order), ``loops`` (sibling loops over one group, a 
 ``group_by``), ``calls`` (a host function; a ``@dataflow`` called per group, ``return`` in
 its ordered loop) and ``orders`` (``enumerate``, ``srt[i - 1]``, ``zip(srt, srt[1:])``,
 ``srt[0]``), ``raises`` (``raise E(msg)`` checks: Spark's error stands for Python's class;
-an unguarded ``split(',')[i]`` in ``strings`` too). A fixed seed draws a few programs
+an unguarded ``split(',')[i]`` in ``strings`` too), and the constructs those did not draw:
+``comprehensions`` (list, set, dict and generator comprehensions over a group, an ordered
+group with its positions and ``enumerate``, a container, a top-level loop's rows),
+``nulls`` (an ``Optional[float]`` field with None, NaN, ±inf, ±0.0), ``jumps2`` (``continue``
+in a loop over rows, ``break`` in a ``sorted_by`` loop, under an ``if``, in a loop over a
+container or a nested group; ``break`` in an unordered loop and ``return`` in a group loop,
+both refused), ``indexloops`` (``range(k, len(srt))``, ``pairwise``, whole rows, ``srt[-2]``),
+``text`` (``re``, ``in``, more methods, format specs, a str fold) and ``stats``
+(``statistics.*`` of a container, ``math.*``). Programs of these shapes the compiler
+refuses (a diagnostic) are counted per construct (``REFUSED``, printed at the module's end
+and written to ``LOOPLIFT_RANDOM_REFUSALS``), not failures. A fixed seed draws a few programs
 of each; ``slow`` (which `make test` also runs) draws ``LOOPLIFT_RANDOM_SCALE`` (1) times as
 many, other programs; a soak sets it higher (10: about three minutes on two cores).
 """
@@ -30,12 +40,14 @@ import itertools
 import math
 import os
 import tempfile
+import zlib
 from pathlib import Path
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, Phase, given, seed, settings
 from hypothesis import strategies as st
 from looplift.compiler.cli import algorithms_of, load_module
+from looplift.compiler.errors import CompilerError
 
 from tests.compiler.test_properties import HEADER, ROWS, Gen
 from tests.spark.harness import same_error_class
@@ -65,6 +77,7 @@ class SparkGen(Gen):
     def __init__(self, data: st.DataObject, shape: str = "grammar") -> None:
         super().__init__(data)
         self.shape = shape
+        self.tag = shape  # the construct drawn, for the refusal counts
 
     def program(self) -> str:
         shape = self.shape
@@ -76,10 +89,9 @@ class SparkGen(Gen):
             "@dataflow(columns=None)",
             "def prog(rows: RowStream[int, int, int], t: int):",
         ]
-        # a tuple key around an ordered loop with carries hits the plan's RecursionError in
-        # `frame_key` (known, fixed apart): single keys for `continue` until then
-        keys_ = ["0", "1"] if shape == "continue" else ["0", "1", "(0, 2)"]
-        key = self.draw(st.sampled_from(keys_))
+        # a tuple key around an ordered loop with carries once hit a RecursionError in
+        # `frame_key` (test_continue_around_an_ordered_loop_under_a_tuple_key)
+        key = self.draw(st.sampled_from(["0", "1", "(0, 2)"]))
         keys = ["k0", "k2"] if key == "(0, 2)" else ["k"]
         k = "(k0, k2)" if key == "(0, 2)" else "k"  # the loop's target; yielded as fields
         out = ", ".join(keys)
@@ -131,10 +143,15 @@ class SparkGen(Gen):
 
     # -- issue 24 item 6: the constructs the frontend accepts, one shape each --------------
 
-    def _group(self, ordered: bool) -> tuple[str, str]:
+    def pick(self, options: list[str]) -> str:
+        """One of ``options`` by a wide integer: Hypothesis mutates the earlier examples'
+        choices, and ``sampled_from`` then repeats a few of them over a short run."""
+        return options[self.draw(st.integers(0, 2**16)) % len(options)]
+
+    def _group(self, ordered: bool, tuple_key: str = "(0, 2)") -> tuple[str, str]:
         """A group loop's header line (over a field or a tuple key) and the yielded key."""
-        key = self.draw(st.sampled_from(["0", "1", "(0, 2)"] if not ordered else ["0", "1"]))
-        k, out = ("(k0, k2)", "k0, k2") if key == "(0, 2)" else ("k", "k")
+        key = self.draw(st.sampled_from(["0", "1", tuple_key]))
+        k, out = ("(k0, k2)", "k0, k2") if key == tuple_key else ("k", "k")
         order = ""
         if ordered:
             order = ", order_by=" + self.draw(
@@ -285,7 +302,11 @@ class SparkGen(Gen):
         elif kind == "maxkey":
             f = self.draw(st.sampled_from(["max", "min"]))
             i = self.draw(st.integers(0, 2))
-            self.lines.append(f"        r = {f}(g, key=lambda r: r[{i}])")
+            j = (i + 1) % 3  # a tuple key: ties on field i broken by field j, either way
+            keyf = self.draw(
+                st.sampled_from([f"r[{i}]", f"(r[{i}], r[{j}])", f"(r[{i}], -r[{j}])"])
+            )
+            self.lines.append(f"        r = {f}(g, key=lambda r: {keyf})")
             self.lines.append(f"        yield {out}, r[0], r[1], r[2]")
         else:
             n = self.draw(st.integers(1, 3))
@@ -505,11 +526,13 @@ class SparkGen(Gen):
             self.lines.append("        for p, q in zip(srt, srt[1:]):")
             self.lines.append(f"            n = (n * 5 + p[{i}] - q[{j}]) % 1009")
         else:
-            # a group has a row: no IndexError. Read inside `if len(srt) >= 2:` (or any
-            # `if`), `n = srt[0][2]` crashes the build ("scalar:_if1 needs srt, provided 0
-            # times", a GraphInvariantError), a compiler bug: read in a statement of its own
+            # a group has a row: no IndexError; read in a statement of its own or under an
+            # `if` (once "scalar:_if1 needs srt, provided 0 times")
             pos = self.draw(st.sampled_from(["0", "-1"]))
-            self.lines.append(f"        n = srt[{pos}][{j}] * 2 + srt[{pos}][{i}]")
+            read = f"n = srt[{pos}][{j}] * 2 + srt[{pos}][{i}]"
+            if self.draw(st.booleans()):
+                read = f"if {self.cond(['t'])}:\n            {read}"
+            self.lines.append(f"        {read}")
         self.lines.append(f"        yield {out}, n")
         return self._end()
 
@@ -569,9 +592,306 @@ class SparkGen(Gen):
                 "        for a, b, c in g:",
                 f"            h += host({self.expr(row)}, {self.expr(row)})",
             ]
+        elif self.draw(st.booleans()):  # a host function in a generator's element
+            self.lines.append(
+                f"        h = sum(host({self.expr(row)}, r) for a, b, c in g if {self.cond(row)})"
+            )
         else:
             self.lines.append(f"        h = host(r, {self.draw(st.integers(-2, 2))})")
         self.lines.append(f"        yield {out}, r, h")
+        return self._end()
+
+    # -- issue 24 item 6, continued: constructs the shapes above did not draw ---------------
+
+    def comprehensions(self) -> str:
+        """List, set, dict and generator comprehensions over a group, an ordered group, a
+        container filled in the group loop, and the rows of a top-level loop."""
+        row = ["a", "b", "c", "t"]
+        over = self.pick(["group", "ordered", "container", "rows"])
+        if over == "rows":
+            self.tag = "comprehensions/rows"
+            self.lines += ["@dataflow", "def prog(rows: RowStream[int, int, int], t: int):"]
+            e, cond = self.expr(row), self.cond(row)
+            kind = self.pick(["sum", "set", "list", "max"])
+            self.tag += "/" + kind
+            self.lines.append("    return " + {
+                "sum": f"sum({e} for a, b, c in rows if {cond})",
+                "set": f"len({{{e} for a, b, c in rows}})",
+                "list": f"len([{e} for a, b, c in rows if {cond}])",
+                "max": f"max(({e} for a, b, c in rows if {cond}), default=-99)",
+            }[kind])  # fmt: skip
+            return self._end()
+        self._table()
+        _, out = self._group(over == "ordered")
+        reads = []
+        if over == "container":
+            self.lines += ["        lst = []", "        s = set()", "        d = {}"]
+            self.lines.append("        for a, b, c in g:")
+            self.lines.append(f"            lst.append({self.expr(row)})")
+            self.lines.append(f"            s.add({self.expr(row)})")
+            self.lines.append(f"            d[a] = d.get(a, 0) + {self.expr(row)}")
+            x = ["x", "t"]
+            kind = self.pick(["gen_list", "gen_set", "list", "set", "dict",
+                              "items", "sorted", "any"])  # fmt: skip
+            e, cond = self.expr(x), self.cond(x)
+            reads.append({
+                "gen_list": f"sum({e} for x in lst if {cond})",
+                "gen_set": f"sum({e} for x in s)",
+                "list": f"len([{e} for x in lst if {cond}])",
+                "set": f"len({{{e} for x in lst}})",
+                "dict": f"sum({{x: {e} for x in s}}.values())",
+                "items": f"sum(kk * vv for kk, vv in d.items() if kk {self.draw(st.sampled_from(['>', '<=']))} t)",
+                "sorted": f'",".join(str(x) for x in sorted({{{e} for x in lst}}))',
+                "any": f"any({cond} for x in s)",
+            }[kind])  # fmt: skip
+        else:
+            kinds = ["list", "set", "dict", "gen"]
+            kind = self.draw(
+                st.sampled_from(kinds + (["pos", "enumerate"] if over == "ordered" else []))
+            )
+            e, cond = self.expr(row), self.cond(row)
+            if kind == "list":
+                self.lines.append(f"        vals = [{e} for a, b, c in g if {cond}]")
+                reads += ["len(vals)", "sum(vals)"]
+                if over == "ordered":
+                    reads += ["(vals[-1] if vals else -99)", "sum(vals[:2])"]
+            elif kind == "set":
+                self.lines.append(f"        vals = {{{e} for a, b, c in g if {cond}}}")
+                reads += ["len(vals)", "(min(vals) if vals else 99)"]
+            elif kind == "dict":  # the last row of a key wins: in an order only
+                kf = self.draw(st.sampled_from(["a", "b", "c", "a % 2"]))
+                self.lines.append(f"        dd = {{{kf}: {e} for a, b, c in g if {cond}}}")
+                reads += ["len(dd)", "sum(dd.values())", "(max(dd) if dd else -99)"]
+            elif kind == "pos":  # the group's first and last rows in its order
+                p = self.draw(st.sampled_from(["g[0][2] - g[-1][1]", "g[-1][0] * 3 + g[0][1]"]))
+                reads.append(p)
+            elif kind == "enumerate":
+                self.lines += ["        n = 0", "        for i, (a, b, c) in enumerate(g):"]
+                self.lines.append(f"            n = (n * 2 + i * ({e})) % 1009")
+                reads.append("n")
+            else:
+                reads.append(
+                    f"sum(({e} for a, b, c in g if {cond}), {self.draw(st.integers(-3, 3))})"
+                )
+        self.tag = f"comprehensions/{over}/{kind}"
+        self.lines.append(f"        yield {out}, {', '.join(reads)}")
+        return self._end()
+
+    def nulls(self) -> str:
+        """An `Optional[float]` field holding None, NaN, ±inf, ±0.0 and duplicates: `is None`
+        tests, `math.isnan`, guarded sums, counts, max with `default=`, sets of the non-NaN
+        values, a carry over an ordered group reading None."""
+        self._table("int, int, Optional[float]")
+        ordered = self.draw(st.booleans())
+        # not keyed by the float: NaN keys are known to group apart (test_nan_group_keys)
+        _, out = self._group(ordered, "(0, 1)")
+        kinds = ["sum", "count", "max", "set", "carry", "ifnone", "try"]
+        kind = self.pick(kinds)
+        kind = "ifnone" if kind == "carry" and not ordered else kind  # a carry needs an order
+        self.tag = f"nulls/{'ordered' if ordered else 'group'}/{kind}"
+        ok = "c is not None and not math.isnan(c)"
+        if kind == "sum":
+            self.lines += ["        tot = 0.0", "        for a, b, c in g:"]
+            self.lines += [
+                f"            if {ok}:",
+                f"                tot += c * {self.expr(['a', 'b', 't'])}",
+            ]
+            self.lines.append(f"        yield {out}, tot")
+        elif kind == "count":
+            self.lines.append(f"        yield {out}, sum(1 for a, b, c in g if c is None), "
+                              "sum(1 for a, b, c in g if c is not None and math.isnan(c))")  # fmt: skip
+        elif kind == "max":
+            f = self.pick(["max", "min"])
+            self.lines.append(
+                f"        yield {out}, {f}((c for a, b, c in g if {ok}), default=-1.0)"
+            )
+        elif kind == "set":  # NaN left out: every NaN from a row is its own object (known)
+            self.lines.append(f"        vals = {{c for a, b, c in g if {ok}}}")
+            self.lines.append(f"        yield {out}, len(vals), sum(vals)")
+        elif kind == "carry" and ordered:
+            self.lines += ["        last = -5.0", "        n = 0", "        for a, b, c in g:"]
+            self.lines += [
+                "            if c is None:",
+                "                n += 1",
+                "                continue",
+            ]
+            self.lines += [
+                "            if math.isnan(c) or c > last:",
+                f"                n += {self.expr(['a', 'b'])}",
+            ]
+            self.lines.append("            last = c if not math.isnan(c) else last")
+            self.lines.append(f"        yield {out}, n, last")
+        elif kind == "try":  # int(None) is a TypeError, int(nan) a ValueError (int(inf): raises)
+            self.lines += ["        tot = 0", "        for a, b, c in g:", "            try:"]
+            conv = self.draw(st.sampled_from(["int(c)", "int(c * 2)", "round(c)"]))
+            self.lines += [
+                f"                n = {conv}",
+                "            except (ValueError, TypeError):",
+            ]
+            self.lines += [f"                n = {self.expr(['a', 'b'])}", "            tot += n"]
+            self.lines.append(f"        yield {out}, tot")
+        else:  # `if c is None` in an unordered group loop, the value used where it is not
+            self.lines += ["        n = 0", "        s = 0.0", "        for a, b, c in g:"]
+            self.lines += [
+                "            if c is None:",
+                f"                n += {self.expr(['a', 'b', 't'])}",
+            ]
+            self.lines += ["            elif c == c:", "                s += abs(c)"]
+            self.lines.append(f"        yield {out}, n, s")
+        return self._end()
+
+    def jumps2(self) -> str:
+        """Jumps in the positions `jumps` does not draw: `continue` in a top-level loop over
+        rows, `break` in a top-level ordered loop of a scalar algorithm, `break` and
+        `continue` in a loop over a container, `break` in an unordered group loop (refused:
+        order-dependent), a jump in a nested group loop."""
+        row = ["a", "b", "c", "t"]
+        where = self.pick(["rows_continue", "sorted_break", "container",
+                           "unordered_break", "nested", "group_return",
+                           "guarded_break"])  # fmt: skip
+        self.tag = f"jumps2/{where}"
+        if where == "group_return":  # which group comes first is not defined: refused
+            self.lines += ["@dataflow", "def prog(rows: RowStream[int, int, int], t: int):"]
+            self.lines += ["    for k, g in group_by(0, rows):", f"        if len(g) > {self.draw(st.integers(1, 3))}:",
+                           "            return k", "    return -1"]  # fmt: skip
+        elif where == "guarded_break":  # `break` in an ordered loop under the group's `if`
+            self._table()
+            _, out = self._group(True)
+            self.lines += ["        v = 0", f"        if {self.cond(['t'])}:", "            for a, b, c in g:",
+                           f"                v += {self.expr(row)}", f"                if {self.cond([*row, 'v'])}:",
+                           "                    break", f"        yield {out}, v"]  # fmt: skip
+        elif where == "rows_continue":
+            self._table()
+            self.lines += [
+                "    for a, b, c in rows:",
+                f"        if {self.cond(row)}:",
+                "            continue",
+            ]
+            self.lines.append(f"        yield a, {self.expr(row)}")
+        elif where == "sorted_break":
+            self.lines += ["@dataflow", "def prog(rows: RowStream[int, int, int], t: int):"]
+            order = self.draw(st.sampled_from(["0", "(1, 2)", "(2, -0)", "-1"]))
+            self.lines += ["    v = 0", f"    for a, b, c in sorted_by(rows, {order}):"]
+            self.lines += [
+                f"        v += {self.expr(row)}",
+                f"        if {self.cond([*row, 'v'])}:",
+                "            break",
+            ]
+            self.lines.append("    return v")
+        elif where == "container":
+            self._table()
+            _, out = self._group(False)
+            self.lines += [
+                "        lst = []",
+                "        for a, b, c in g:",
+                f"            lst.append({self.expr(row)})",
+            ]
+            jump = self.draw(st.sampled_from(["break", "continue"]))
+            self.tag += "/" + jump
+            self.lines += ["        for x in sorted(lst):", f"            if {self.cond(['x', 't'])}:",
+                           f"                {jump}", f"            yield {out}, x"]  # fmt: skip
+        elif where == "unordered_break":
+            self._table()
+            _, out = self._group(False)
+            self.lines += ["        n = 0", "        for a, b, c in g:", f"            if {self.cond(row)}:",
+                           "                break", "            n += 1", f"        yield {out}, n"]  # fmt: skip
+        else:
+            self._table()
+            _, out = self._group(False)
+            jump = self.draw(st.sampled_from(["break", "continue"]))
+            self.tag += "/" + jump
+            self.lines += ["        for k3, g3 in group_by(1, g, order_by=2):", "            z = 0",
+                           "            for a, b, c in g3:", f"                if {self.cond([*row, 'z'])}:",
+                           f"                    {jump}", f"                z += {self.expr(row)}",
+                           f"            yield {out}, k3, z"]  # fmt: skip
+        return self._end()
+
+    def indexloops(self) -> str:
+        """Python over a sorted list's positions: `range(k, len(srt))` reading `srt[i - k]`
+        rows and fields, `itertools.pairwise`, `srt[i]` as a whole row, `sorted_by` over a
+        group in a `range` loop."""
+        self._table()
+        _, out = self._group(False)
+        i, j = self.draw(st.integers(0, 2)), self.draw(st.integers(0, 2))
+        self.lines.append(f"        srt = sorted(g, key=lambda r: (r[{i}], r[{j}]))")
+        kind = self.pick(["range2", "pairwise", "row", "range0", "last2"])
+        self.tag = f"indexloops/{kind}"
+        self.lines.append("        n = 0")
+        if kind == "range2":
+            self.lines += ["        for i in range(2, len(srt)):",
+                           f"            n = (n * 3 + srt[i][{i}] - srt[i - 2][{j}] + srt[i - 1][2]) % 1009"]  # fmt: skip
+        elif kind == "pairwise":
+            self.lines += ["        for p, q in itertools.pairwise(srt):",
+                           f"            if p[{i}] {self.draw(st.sampled_from(['<', '==', '!=']))} q[{i}]:",
+                           f"                n += q[{j}] - p[{j}] + 1"]  # fmt: skip
+        elif kind == "row":
+            self.lines += ["        for i in range(1, len(srt)):", "            a, b, c = srt[i]",
+                           "            pa, pb, pc = srt[i - 1]", f"            n += {self.expr(['a', 'b', 'c', 'pa', 'pb', 'pc'])}"]  # fmt: skip
+        elif kind == "last2":  # the last rows of the order: a whole row and fields
+            self.lines += ["        a, b, c = srt[-1]", f"        n = a * 5 + c - srt[0][{j}]"]
+            if self.draw(st.booleans()):  # a position read under an `if`
+                self.lines += ["        if len(srt) > 1:", "            n += srt[-2][1]"]
+            else:  # in a conditional expression: refused ("cannot be read first")
+                self.lines.append("        n += srt[-2][1] if len(srt) > 1 else 7")
+        else:
+            self.lines += ["        for i in range(len(srt)):",
+                           f"            n = (n * 2 + i * srt[i][{j}]) % 1009"]  # fmt: skip
+        self.lines.append(f"        yield {out}, n")
+        return self._end()
+
+    def text(self) -> str:
+        """String forms `strings` does not draw: `re.match` / `re.search` groups, `in`,
+        `title`, `count`, `zfill`, format specs, `s + x` concatenation in an ordered fold."""
+        self._table("int, int, str")
+        kind = self.pick(["re", "search", "in", "methods", "format", "fold"])
+        self.tag = f"text/{kind}"
+        if kind == "fold":  # a str carry in an ordered loop: `s += ...` (known: a numeric sum)
+            _, out = self._group(True)
+            self.lines += ['        acc = ""', "        for a, b, s in g:"]
+            self.lines.append(f"            acc = acc + {self.sexpr()} + '|'")
+            self.lines.append(f"        yield {out}, acc")
+            return self._end()
+        self.lines.append("    for a, b, s in rows:")
+        if kind == "re":
+            self.lines += ['        m = re.match(r"\\s*(-?\\d+)", s)', "        if m:",
+                           "            yield a, int(m.group(1)) * b", "        else:", "            yield a, -1"]  # fmt: skip
+        elif kind == "search":
+            self.lines += [
+                '        m = re.search(r"([a-z]+)", s)',
+                '        yield a, m.group(1) if m else "-"',
+            ]
+        elif kind == "in":
+            lit = self.draw(st.sampled_from(["','", "'a'", "' '", "''"]))
+            self.lines.append(
+                f"        yield a, {lit} in s, s.count({lit} or 'x'), s.find({lit} or 'x')"
+            )
+        elif kind == "methods":
+            m = self.pick(["title()", "zfill(4)", "swapcase()", "isdigit()",
+                           "endswith('1')", "capitalize()"])  # fmt: skip
+            self.lines.append(f"        yield a, s.{m}, len(s.strip())")
+        else:
+            spec = self.draw(st.sampled_from([":.2f", ":>4", ":03d", ":+d"]))
+            v = "a * 1.5" if spec == ":.2f" else "s" if spec == ":>4" else "a * b"
+            self.lines.append(f'        yield a, f"<{{{v}{spec}}}>"')
+        return self._end()
+
+    def stats(self) -> str:
+        """`math.*` in a loop and `statistics.mean` / `median` / `fmean` of a container filled
+        in a group loop."""
+        row = ["a", "b", "c", "t"]
+        self._table()
+        _, out = self._group(False)
+        f = self.pick(["fmean", "mean", "median", "median_low", "median_high"])
+        m = self.pick(["floor", "ceil", "sqrt", "fabs", "copysign"])
+        self.tag = f"stats/{f}/{m}"
+        arg = {"sqrt": f"abs({self.expr(row)})", "copysign": f"3.0, {self.expr(row)}"}.get(
+            m, f"({self.expr(row)}) / 2"
+        )
+        self.lines += ["        lst = []", "        h = 0.0", "        for a, b, c in g:"]
+        x = self.expr(row)  # ints: `mean` / `median` refused (int or float by the values)
+        x = self.draw(st.sampled_from([f"float({x})", x, f"{x} / 4"]))
+        self.lines += [f"            lst.append({x})", f"            h += math.{m}({arg})"]
+        self.lines.append(f"        yield {out}, statistics.{f}(lst), h")
         return self._end()
 
 
@@ -580,8 +900,13 @@ SHAPES = {"grammar": 4, "distinct": 2, "ordered_list": 2, "continue": 2}
 # issue 24 item 6: one shape per construct, a few programs each (each program one Spark job
 # over one input); `slow` draws LOOPLIFT_RANDOM_SCALE times as many
 MORE = {"jumps": 3, "containers": 3, "argmax": 3, "strings": 3, "conversions": 2,
-        "generators": 2, "loops": 2, "calls": 2, "orders": 2, "raises": 2}  # fmt: skip
+        "generators": 2, "loops": 2, "calls": 2, "orders": 2, "raises": 2,
+        "comprehensions": 3, "nulls": 2, "jumps2": 3, "indexloops": 2, "text": 2,
+        "stats": 1}  # fmt: skip
 SHAPES.update(MORE)
+# shapes whose constructs the compiler may refuse (a diagnostic): counted, not failures
+REFUSABLE = {"comprehensions", "nulls", "jumps2", "indexloops", "text", "stats"}
+REFUSED: dict[str, list[int]] = {}  # construct tag -> [refused, drawn]
 # issue 24's shapes get few distinct values: duplicates, ties in the order, long groups
 DENSE = st.lists(st.tuples(*[st.integers(-2, 2)] * 3), min_size=4, max_size=12)
 # a str field: numbers (with blanks, commas, underscores, decimals), words, empty, separators
@@ -590,25 +915,49 @@ TEXT = st.sampled_from(["", " 7 ", "-3", "1,000", "1_0", "2.5", "nan", "x,y,z", 
 DENSE_STR = st.lists(
     st.tuples(st.integers(-2, 2), st.integers(-2, 2), TEXT), min_size=4, max_size=12
 )
-STR_SHAPES = {"strings", "conversions"}
+STR_SHAPES = {"strings", "conversions", "text"}
+# an Optional[float] field: None, NaN (a new object per row, as rows deliver them), ±inf,
+# ±0.0, duplicates
+FLOAT = st.sampled_from([None, "nan", float("inf"), -float("inf"), 0.0, -0.0, 1.5, -2.0, 1.5])
+DENSE_NULL = st.lists(
+    st.tuples(st.integers(-2, 2), st.integers(-2, 2), FLOAT), min_size=4, max_size=12
+).map(lambda rows: [(a, b, float(c) if c == "nan" else c) for a, b, c in rows])
 SHEADER = HEADER.replace(
     "from looplift import RowStream, dataflow, group_by",
-    "import collections\nfrom collections import Counter, defaultdict\n\nfrom looplift import RowStream, dataflow, group_by, sorted_by",
+    "import collections\nimport itertools\nimport math\nimport re\nimport statistics\n"
+    "from collections import Counter, defaultdict\nfrom typing import Optional\n\n"
+    "from looplift import RowStream, dataflow, group_by, sorted_by",
 )
 
 
 def _rows(shape: str):  # noqa: ANN202
     if shape == "grammar":
         return ROWS
+    if shape == "nulls":
+        return DENSE_NULL
     return DENSE_STR if shape in STR_SHAPES else DENSE
 
 
 def _schema(shape: str) -> str:
+    if shape == "nulls":
+        return "a long, b long, c double"
     return "a long, b long, s string" if shape in STR_SHAPES else "a long, b long, c long"
 
 
 def _header(shape: str) -> str:
     return SHEADER if shape in MORE else HEADER
+
+
+@pytest.fixture(scope="module", autouse=True)
+def _refusal_report():  # noqa: ANN202
+    """The refusal rate per construct, printed (``-s``) and written to the file named by
+    ``LOOPLIFT_RANDOM_REFUSALS`` when set; a construct always refused is no test at all."""
+    yield
+    lines = [f"{tag}: refused {r}/{n}" for tag, (r, n) in sorted(REFUSED.items())]
+    print("\nrandom programs, refusals per construct:\n  " + "\n  ".join(lines))
+    out = os.environ.get("LOOPLIFT_RANDOM_REFUSALS")
+    if out:
+        Path(out).write_text("\n".join(lines) + "\n")
 
 
 @pytest.mark.parametrize("shape", list(SHAPES))
@@ -628,19 +977,37 @@ def _run(spark, shape: str, n: int, salt: str = "") -> None:  # noqa: ANN001
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(st.data(), _rows(shape), st.integers(-3, 3))
     def run(data, rows, t) -> None:  # noqa: ANN001
-        _check(spark, _header(shape) + SparkGen(data, shape).program(), rows, t, _schema(shape))
+        gen = SparkGen(data, shape)
+        src = _header(shape) + gen.program()
+        count = REFUSED.setdefault(gen.tag, [0, 0])
+        count[1] += 1
+        try:
+            _check(spark, src, rows, t, _schema(shape), refusable=shape in REFUSABLE)
+        except _Refused:
+            count[0] += 1
 
-    run._hypothesis_internal_add_digest = f"random/{shape}{salt}".encode()  # type: ignore[attr-defined]
-    run()
+    # the seed names the shape and the run: the digest once set on the wrapper was never
+    # read (Hypothesis hashes the inner function), so `slow` drew `make test`'s programs again
+    seed(zlib.crc32(f"random/{shape}{salt}".encode()))(run)()
 
 
-def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c long") -> None:  # noqa: ANN001
+class _Refused(Exception):
+    """The compiler refused the program with a diagnostic (not a wrong answer)."""
+
+
+def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c long",  # noqa: ANN001
+           refusable: bool = False) -> None:  # fmt: skip
     with tempfile.TemporaryDirectory() as tmp:
         path = Path(tmp) / f"sprog_{next(_COUNTER)}.py"
         path.write_text(src)
         (algo,) = [
             a for a in algorithms_of(load_module(str(path), name=path.stem)) if a.__name__ == "prog"
         ]
+        if refusable:
+            try:
+                algo.compile()
+            except CompilerError as e:
+                raise _Refused(str(e)) from e
         try:
             want = algo(rows, t)
         except (ArithmeticError, TypeError):
@@ -650,6 +1017,8 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
             try:
                 algo(df, t).collect()
             except Exception as got:  # noqa: BLE001
+                if refusable and isinstance(got, CompilerError):
+                    raise _Refused(str(got)) from got
                 assert same_error_class(e, got), f"{got!r} for Python's {e!r}\n{src}"
                 return
             raise AssertionError(f"no error for Python's {e!r}\n{src}") from e
@@ -657,6 +1026,8 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
         try:
             result = algo(df, t).collect()
         except Exception as e:  # noqa: BLE001
+            if refusable and isinstance(e, CompilerError):
+                raise _Refused(str(e)) from e  # a backend's declared limit
             if "overflow" in str(e).lower():
                 return  # an intermediate beyond 64 bits (Python has big ints)
             raise AssertionError(f"{e}\n{src}") from e
@@ -687,3 +1058,95 @@ def test_a_reduction_fed_by_an_if_that_updates_another(spark) -> None:  # noqa: 
         "        yield k, tot, bad\n"
     )
     _check(spark, src, [(1, 2, 3), (1, -1, 4), (2, 5, 5), (2, -3, 7), (3, 0, 1), (1, 0, -2)], 0)
+
+
+def _group_prog(header: str, body: str, fields: str = "int, int, int") -> str:
+    return HEADER.replace(
+        "from looplift import RowStream, dataflow, group_by",
+        "import itertools\nimport math\nfrom typing import Optional\n\nfrom looplift import RowStream, dataflow, group_by",
+    ) + (
+        f"@dataflow(columns=None)\ndef prog(rows: RowStream[{fields}], t: int):\n"
+        f"    for {header}:\n" + body
+    )
+
+
+_ROWS = [(1, 2, 3), (1, -1, 4), (2, 5, 5), (2, -3, 7), (3, 0, 1), (1, 0, -2), (1, 2, 3)]
+
+
+@pytest.mark.parametrize("t", [0, 1])
+def test_a_position_of_a_sorted_group_read_under_an_if(spark, t) -> None:  # noqa: ANN001
+    """`srt[0][2]` inside an `if` made a scalar node need the stream `srt` ("scalar:_if1
+    needs srt, provided 0 times"); the loop the read becomes reads it by its rows arcs."""
+    body = (
+        "        srt = sorted(g, key=lambda r: r[1])\n"
+        "        n = -1\n"
+        "        if t > 0:\n"
+        "            n = srt[0][2] * 10 + srt[-1][1]\n"
+        "        yield k, n\n"
+    )
+    _check(spark, _group_prog("k, g in group_by(0, rows)", body), _ROWS, t)
+
+
+def test_pairwise_as_an_attribute_of_itertools(spark) -> None:  # noqa: ANN001
+    """`itertools.pairwise(srt)` under `import itertools` was refused ("a loop must iterate
+    a RowStream"): only a bare `pairwise` name was recognized."""
+    body = (
+        "        srt = sorted(g, key=lambda r: (r[1], r[2]))\n"
+        "        n = 0\n"
+        "        for p, q in itertools.pairwise(srt):\n"
+        "            n = n * 3 + q[2] - p[1]\n"
+        "        yield k, n\n"
+    )
+    _check(spark, _group_prog("k, g in group_by(0, rows)", body), _ROWS, 0)
+
+
+# known wrong answers or crashes the generator draws around (issue 24 item 6), each a
+# minimal reproducer: strict, so a fix turns them into failures to remove the mark from
+@pytest.mark.xfail(strict=True, reason="a bool carry in an ordered fold typed double")
+def test_a_bool_carry_of_an_ordered_fold(spark) -> None:  # noqa: ANN001
+    body = "        f = False\n        for a, b, c in g:\n            f = f or c > t\n        yield k, f\n"
+    _check(spark, _group_prog("k, g in group_by(0, rows, order_by=1)", body), _ROWS, 3)
+
+
+@pytest.mark.xfail(strict=True, reason="`s += v` over str in an ordered loop is a numeric sum")
+def test_a_str_concatenation_in_an_ordered_loop(spark) -> None:  # noqa: ANN001
+    body = '        s = ""\n        for a, b, v in g:\n            s += v\n        yield k, s\n'
+    rows = [(1, 2, "x"), (1, -1, "y"), (2, 5, "z"), (2, -3, "w"), (3, 0, "")]
+    src = _group_prog("k, g in group_by(0, rows, order_by=1)", body, "int, int, str")
+    _check(spark, src, rows, 0, "a long, b long, s string")
+
+
+@pytest.mark.xfail(strict=True, reason="NaNs from rows are distinct objects: a set keeps each")
+def test_nans_from_rows_in_a_set(spark) -> None:  # noqa: ANN001
+    body = "        yield k, len({c for a, b, c in g})\n"
+    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0), (3, 0, None)]
+    src = _group_prog("k, g in group_by(0, rows)", body, "int, int, Optional[float]")
+    _check(spark, src, rows, 0, "a long, b long, c double")
+
+
+@pytest.mark.parametrize(("step", "before"), [("fold", True), ("sum", False), ("prev", True)])
+def test_continue_around_an_ordered_loop_under_a_tuple_key(spark, step, before) -> None:  # noqa: ANN001
+    """The `continue` shape under a tuple key (`frame_key` once recursed without end)."""
+    body = {
+        "fold": "            v = (v * 3 + b) % 97\n            yield k0, k2, a, v\n",
+        "sum": "            v += c\n            yield k0, k2, a, v\n",
+        "prev": "            yield k0, k2, a, v\n            v = b\n",
+    }[step]
+    skip = "        if k0 == 1 or t > 1:\n            continue\n"
+    after = "        if v > t:\n            continue\n"
+    src = _group_prog(
+        "(k0, k2), g in group_by((0, 2), rows, order_by=1)",
+        (skip if before else "") + "        v = 0\n        for a, b, c in g:\n" + body
+        + ("" if before else after) + "        yield k0, k2, -100, v\n",
+    )  # fmt: skip
+    _check(spark, src, [*_ROWS, (1, 5, 3), (2, 1, 7)], 0)
+
+
+@pytest.mark.xfail(strict=True, reason="NaN keys from rows are distinct: a group per NaN row")
+def test_nan_group_keys(spark) -> None:  # noqa: ANN001
+    """Found by the nulls shape: CPython's `group_by` keys a dict by the row's NaN objects,
+    all distinct, so each NaN row is a group of its own; Spark groups NaNs together."""
+    body = "        yield k, len(g)\n"
+    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0)]
+    src = _group_prog("k, g in group_by(2, rows)", body, "int, int, Optional[float]")
+    _check(spark, src, rows, 0, "a long, b long, c double")
