@@ -9,6 +9,8 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from looplift.sqltext import sql_string
+
 from ..ir.nodes import Expr
 from ..primitives.containers import element_type
 from .rules import Emitter, form
@@ -164,7 +166,16 @@ def sort_by_sql(r: Emitter, v: Any) -> str:
     ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
     lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
     cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
-    return f"array_sort({r.expr(lst)}, ({a}, {b}) -> {cmp})"
+    # two elements or more, a key None: Python's comparison raises TypeError
+    none = sql_string("looplift: '<' not supported between instances of 'NoneType' and "
+                      "another (Python raises TypeError)")  # fmt: skip
+
+    def build(xs: list[str]) -> str:
+        test = f"size({xs[0]}) > 1 AND exists({xs[0]}, {a} -> ({ka}) IS NULL)"
+        return (f"(CASE WHEN {test} THEN raise_error({none}) "
+                f"ELSE array_sort({xs[0]}, ({a}, {b}) -> {cmp}) END)")  # fmt: skip
+
+    return r.bind([r.expr(lst)], build)
 
 
 # -- loops over values that update locals: fold(list, init, λ acc e. (acc', rows)) --------------

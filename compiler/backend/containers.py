@@ -107,12 +107,7 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
     if op in ("c_mean", "c_fmean", "c_median", "c_median_low", "c_median_high"):
         empty = _err("ValueError", f"statistics.{op[2:]}() of no data (StatisticsError)")
         if op in ("c_mean", "c_fmean"):
-            total = (
-                f"aggregate({x[0]}, CAST(0 AS DOUBLE), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
-            )
-            none = f"exists({x[0]}, {v} -> {v} IS NULL)"
-            return (f"(CASE WHEN size({x[0]}) = 0 THEN {empty} WHEN {none} THEN {_NONE_ADD} "
-                    f"ELSE {total} / size({x[0]}) END)")  # fmt: skip
+            return _mean(r, op, x[0], v, empty)
         srt, n = f"array_sort({x[0]})", f"size({x[0]})"
         half = f"CAST({n} div 2 AS INT)"
         low, high = f"element_at({srt}, {half})", f"element_at({srt}, {half} + 1)"
@@ -171,6 +166,32 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         hi = bound(args[2], x[2], n)
         return f"slice({x[0]}, CAST({lo} + 1 AS INT), CAST(greatest({hi} - {lo}, 0) AS INT))"
     raise ValueError(op)
+
+
+def _mean(r: Emitter, op: str, xs: str, v: str, empty: str) -> str:
+    """``statistics.mean`` (exact: a sum beyond the largest float of finite elements is
+    divided first) and ``fmean`` (``math.fsum``: ValueError for ``inf + -inf``,
+    OverflowError for finite elements whose sum is not finite)."""
+    acc = f"_acc{r.depth}"
+    finite = f"NOT exists({xs}, {v} -> isnan({v}) OR abs({v}) = CAST('Infinity' AS DOUBLE))"
+    n = f"size({xs})"
+
+    def build(t: list[str]) -> str:
+        total = t[0]
+        overflow = f"{finite} AND abs({total}) = CAST('Infinity' AS DOUBLE)"
+        if op == "c_fmean":
+            both = (f"exists({xs}, {v} -> {v} = CAST('Infinity' AS DOUBLE)) AND "
+                    f"exists({xs}, {v} -> {v} = CAST('-Infinity' AS DOUBLE))")  # fmt: skip
+            return (f"(CASE WHEN {both} THEN {_err('ValueError', '-inf + inf in fsum')} "
+                    f"WHEN {overflow} THEN {_err('OverflowError', 'intermediate overflow in fsum')} "
+                    f"ELSE {total} / {n} END)")  # fmt: skip
+        scaled = f"aggregate({xs}, CAST(0 AS DOUBLE), ({acc}, {v}) -> {acc} + {v} / {n})"
+        return f"(CASE WHEN {overflow} THEN {scaled} ELSE {total} / {n} END)"
+
+    total = f"aggregate({xs}, CAST(0 AS DOUBLE), ({acc}, {v}) -> {acc} + {v})"
+    none = f"exists({xs}, {v} -> {v} IS NULL)"
+    return (f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none} THEN {_NONE_ADD} "
+            f"ELSE {r.bind([total], build)} END)")  # fmt: skip
 
 
 _NONE_ADD = _err("TypeError", "unsupported operand type(s) for +: 'NoneType'")

@@ -86,6 +86,11 @@ NONE_CMP = Raises("TypeError", "'<' not supported between instances of 'NoneType
 NONE_SUM = Raises("TypeError", "unsupported operand type(s) for +: 'NoneType'",
                   Pred(lambda x: any(v is None for v in x), "a None element"))  # fmt: skip
 STATS_EMPTY = Raises("StatisticsError", "no data", Pred(_empty, "no elements"))
+FSUM_INF = Raises("ValueError", "-inf + inf in fsum",
+                  Pred(lambda x: math.inf in x and -math.inf in x, "both infinities"))  # fmt: skip
+FSUM_OVERFLOW = Raises("OverflowError", "intermediate overflow in fsum",
+                       Pred(lambda x: all(v is not None and math.isfinite(v) for v in x)
+                            and math.isinf(sum(x)), "finite elements, an infinite sum"))  # fmt: skip
 INDEX = Raises("IndexError", "list index out of range",
                Pred(lambda x, i: not -len(x) <= i < len(x), "index outside -len..len-1"))  # fmt: skip
 KEY = Raises("KeyError", "key not in the dict",
@@ -165,7 +170,7 @@ def _entries() -> list[Primitive]:
     lists1 = tuple((x,) for x in _L)
     items1 = tuple((x,) for x in _ITEMS)
     stats = tuple((x,) for x in ([], [1.0], [3.0, 1.0, 2.0], [1.0, 2.0], [math.nan, 1.0],
-                                 [math.inf, 1.0]))  # fmt: skip
+                                 [math.inf, 1.0], [math.inf, -math.inf], [1e308, 1e308]))  # fmt: skip
     return [
         _entry("c_keys", (1, 1), lambda items: [k for k, _ in items],
                lambda ts: ("list", _field(_el(ts), 0)), edges=items1),
@@ -208,8 +213,10 @@ def _entries() -> list[Primitive]:
         _entry("c_empty", (0, 0), lambda: [], lambda ts: ("list", "none"), edges=_e(())),
         _entry("c_distinct", (1, 1), lambda x: sorted(set(x)), _same, (NONE_CMP,), lists1),
         _entry("c_first", (1, 1), _c_first, lambda ts: _el(ts), (EMPTY_MAX,), lists1),
-        _entry("c_mean", (1, 1), statistics.mean, _mean_type("mean"), (STATS_EMPTY,), stats),
-        _entry("c_fmean", (1, 1), statistics.fmean, lambda ts: "float", (STATS_EMPTY,), stats),
+        _entry("c_mean", (1, 1), statistics.mean, _mean_type("mean"), (STATS_EMPTY, NONE_SUM),
+               stats),
+        _entry("c_fmean", (1, 1), statistics.fmean, lambda ts: "float",
+               (STATS_EMPTY, NONE_SUM, FSUM_INF, FSUM_OVERFLOW), stats),
         _entry("c_median", (1, 1), statistics.median, _mean_type("median"),
                (STATS_EMPTY, NONE_CMP), stats),
         _entry("c_median_low", (1, 1), statistics.median_low, lambda ts: _el(ts),
