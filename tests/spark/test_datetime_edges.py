@@ -196,3 +196,56 @@ def test_none_raises_as_cpython(spark: Any, algos: dict) -> None:
             bad.append(f"{sig.prim.name}{args!r}: {got.value or got.error!s:.300}, "
                        f"CPython {type(want.error).__name__}")  # fmt: skip
     assert not bad, "\n".join(bad)
+
+
+@pytest.mark.parametrize("entry", E.ENTRIES, ids=lambda p: p.name)
+def test_explain_reads_the_entrys_exactness(entry: Any) -> None:
+    """``runs_python`` (``--explain``) says native exactly where the table does."""
+    from looplift.compiler.ir.prims import runs_python
+
+    assert runs_python(entry.name, ()) == (not entry.lowers_natively([]))
+
+
+ARITH = """import datetime
+
+from looplift import dataflow
+
+
+@dataflow
+def date_plus(y: int, m: int, d: int, n: int) -> str:
+    t = datetime.date(y, m, d) + datetime.timedelta(days=n)
+    return str(t.year) + "-" + str(t.month) + "-" + str(t.day)
+
+
+@dataflow
+def datetime_minus(y: int, m: int, d: int, n: int) -> str:
+    t = datetime.datetime(y, m, d, 12) - datetime.timedelta(days=n, hours=13)
+    return str(t.year) + "-" + str(t.month) + "-" + str(t.day) + " " + str(t.hour)
+"""
+
+
+@pytest.mark.spark
+def test_date_arithmetic_out_of_range_raises_overflow_error(spark: Any, tmp_path: Any) -> None:
+    """``date ± timedelta`` outside the years 1..9999: OverflowError ("date value out of
+    range"), where Spark's dates go on; inside, the same values."""
+    from pyspark.sql import functions as F
+
+    path = tmp_path / "dt_arith.py"
+    path.write_text(ARITH)
+    module = load_module(str(path), name="dt_arith")
+    cases = [(9999, 12, 30, 1), (1, 1, 2, 1), (1, 1, 3, 1), (2000, 2, 28, 1), (2000, 3, 1, -1),
+             (2023, 1, 1, 0), (9999, 12, 31, 1), (1, 1, 1, -1), (9999, 12, 31, -2)]  # fmt: skip
+    for algo in (module.date_plus, module.datetime_minus):
+        outcomes = [attempt(lambda algo=algo, a=a: run_reference(algo, [a])) for a in cases]
+        inside = [a for a, o in zip(cases, outcomes, strict=True) if not o.raised]
+        outside = [(a, o) for a, o in zip(cases, outcomes, strict=True) if o.raised]
+        assert inside and len(outside) >= 2, algo.name
+        df = spark.createDataFrame(inside, "y long, m long, d long, n long")
+        got = [r[0] for r in df.select(algo(*[F.col(c) for c in "ymdn"])).collect()]
+        assert got == run_reference(algo, inside), algo.name
+        for args, want in outside:
+            assert isinstance(want.error, OverflowError), (algo.name, args, want)
+            one = spark.createDataFrame([args], "y long, m long, d long, n long")
+            out = attempt(lambda one=one, algo=algo: one.select(
+                algo(*[F.col(c) for c in "ymdn"])).collect())  # fmt: skip
+            assert out.raised and same_error_class(want.error, out.error), (algo.name, args, out)
