@@ -125,6 +125,8 @@ def test_values_agree_with_cpython(spark: Any, algos: dict, context: str) -> Non
 def test_raises_as_cpython(spark: Any, algos: dict, context: str) -> None:
     bad, n = [], 0
     for j, t in enumerate(E.templates(context)):
+        if context == "group" and j % 3:
+            continue  # a third of the templates: the checks are the rule's, as in `ordered`
         algo = algos[E.algo_name(context, t)]
         classes: set[type] = set()
         for _k, rows, want in _outcomes(context, t, algo):
