@@ -29,7 +29,6 @@ __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
 Type = Any
 
-_NUM = ("bool", "int", "float")
 
 
 def spark_type(t: Type) -> str:
