@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from looplift.sqltext import sql_string
+
 from ..ir.nodes import Expr
-from .containers import element_type
+from ..primitives.containers import element_type
+from .rules import Emitter, form
 
 if TYPE_CHECKING:
-    from .sql import SqlRenderer
     from .types import Typing
 
 __all__ = ["each_of", "each_row_types", "each_type", "each_sql", "fold_type", "fold_sql",
@@ -88,7 +90,8 @@ def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     return t, False
 
 
-def each_sql(r: SqlRenderer, v: Any) -> str:
+@form("each")
+def each_sql(r: Emitter, v: Any) -> str:
     """``flatten(transform(list, e -> filter(array(CASE WHEN guard THEN row END, ...))))``."""
     from ..ir.nodes import Lambda
 
@@ -147,13 +150,14 @@ def sort_by_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     return ty.of(v.args[0]), False
 
 
-def _key_sql(r: SqlRenderer, lam: Any, var: str) -> str:
+def _key_sql(r: Emitter, lam: Any, var: str) -> str:
     """The key function's body as SQL with its parameter bound to the lambda variable ``var``."""
     sub, tail, _ = _locals_renderer(r, lam.body, {lam.params[0]: var})
     return sub.expr(tail)
 
 
-def sort_by_sql(r: SqlRenderer, v: Any) -> str:
+@form("sort_by")
+def sort_by_sql(r: Emitter, v: Any) -> str:
     """``array_sort`` with a comparator of the keys (Spark's sort is stable, like Python's)."""
     from ..ir.nodes import attr
 
@@ -162,13 +166,22 @@ def sort_by_sql(r: SqlRenderer, v: Any) -> str:
     ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
     lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
     cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
-    return f"array_sort({r.expr(lst)}, ({a}, {b}) -> {cmp})"
+    # two elements or more, a key None: Python's comparison raises TypeError
+    none = sql_string("looplift: '<' not supported between instances of 'NoneType' and "
+                      "another (Python raises TypeError)")  # fmt: skip
+
+    def build(xs: list[str]) -> str:
+        test = f"size({xs[0]}) > 1 AND exists({xs[0]}, {a} -> ({ka}) IS NULL)"
+        return (f"(CASE WHEN {test} THEN raise_error({none}) "
+                f"ELSE array_sort({xs[0]}, ({a}, {b}) -> {cmp}) END)")  # fmt: skip
+
+    return r.bind([r.expr(lst)], build)
 
 
 # -- loops over values that update locals: fold(list, init, λ acc e. (acc', rows)) --------------
 
 
-def _locals_renderer(r: SqlRenderer, body: Expr, params: dict[str, str]) -> tuple[Any, Expr, dict]:
+def _locals_renderer(r: Emitter, body: Expr, params: dict[str, str]) -> tuple[Any, Expr, dict]:
     """A renderer for a lambda body: its parameters are SQL lambda variables (``params``),
     its binders inlined. Returns (renderer, the body's tail, the binders)."""
     import dataclasses
@@ -198,7 +211,7 @@ def _locals_renderer(r: SqlRenderer, body: Expr, params: dict[str, str]) -> tupl
             return f"({sub._expr(local[name])})"
         return outer(name)
 
-    sub = dataclasses.replace(r, resolve=resolve)
+    sub: Any = dataclasses.replace(r, resolve=resolve)  # type: ignore[type-var]
     return sub, tail, local
 
 
@@ -235,7 +248,8 @@ class Apply_like:  # noqa: N801 - the (list, lambda) shape each_type reads
         self.args = (lst, lam)
 
 
-def fold_sql(r: SqlRenderer, v: Any) -> str:
+@form("fold")
+def fold_sql(r: Emitter, v: Any) -> str:
     """``aggregate(list, struct(init, rows0), (acc, e) -> struct(acc', concat(acc.rows, rows)))``."""
     from ..ir.nodes import Apply, Lambda, Var
     from .types import spark_type

@@ -1,4 +1,5 @@
-"""Container values in a plan: types and native Spark SQL of the ``c_*`` primitives.
+"""Container values in a plan: the SQL rules of the ``c_*`` entries of the table
+(``primitives/containers.py``: their types, references and partiality).
 
 A container accumulator (``states/containers.py``) reads back as an ordered
 list: ``array<T>`` for a list or set, ``array<struct<_1: K, _2: V>>`` for a
@@ -12,32 +13,23 @@ key, an index out of range) are ``raise_error`` calls naming the Python class.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
+
+from looplift.sqltext import sql_string
 
 from ..ir.nodes import Expr, Lit
+from ..primitives import CONTAINERS
+from ..primitives.containers import element_type
+from .rules import Emitter, rule
 
-if TYPE_CHECKING:
-    from .sql import SqlRenderer
-    from .types import Typing
-
-__all__ = ["CONTAINER_CLASSES", "container_prim_type", "container_py", "container_reader_type",
-           "container_sql", "element_type"]  # fmt: skip
+__all__ = ["CONTAINER_CLASSES", "container_py", "container_reader_type", "container_sql",
+           "element_type"]  # fmt: skip
 
 Type = Any
 
 # the state classes of looplift.states.containers, by name: how their value() is typed
 CONTAINER_CLASSES = {"KeyedSums": "items", "KeyedMax": "items", "KeyedMin": "items", "Bag": "elements", "ValueSet": "elements",
                      "InsertionDict": "items", "Seq": "elements", "PySet": "elements"}  # fmt: skip
-
-
-def element_type(t: Type) -> Type:
-    return t[1] if isinstance(t, tuple) and t[0] == "list" else "any"
-
-
-def _field(t: Type, i: int) -> Type:
-    if isinstance(t, tuple) and t[0] == "tuple" and len(t[1]) > i:
-        return t[1][i]
-    return "any"
 
 
 def container_reader_type(cls_name: str, arg_types: list[list[Type]]) -> tuple[Type, bool] | None:
@@ -63,111 +55,77 @@ def container_reader_type(cls_name: str, arg_types: list[list[Type]]) -> tuple[T
     return ("list", merged[0] if merged else "int"), False
 
 
-def container_prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
-    from .types import unify
-
-    ts = [ty.of(x) for x in args]
-    el = element_type(ts[0]) if ts else "any"
-    if op == "c_keys":
-        return ("list", _field(el, 0)), False
-    if op == "c_values":
-        return ("list", _field(el, 1)), False
-    if op in ("c_sorted", "c_reversed", "c_slice", "c_distinct"):
-        return ts[0], False
-    if op == "c_sum":
-        return ("int" if el == "bool" else el if el in ("int", "float") else "any"), False
-    if op == "c_first":
-        return el, False
-    if op in ("c_median_low", "c_median_high"):
-        return el, False
-    if op in ("c_mean", "c_median"):
-        if el != "float":  # of ints: an int when the result is whole, else a float
-            from .errors import BackendError
-
-            raise BackendError(f"`statistics.{op[2:]}` of {el} values is an int or a float "
-                               "depending on the values; use `statistics.fmean` (a float) or "
-                               "float values")  # fmt: skip
-        return "float", False
-    if op == "c_fmean":
-        return "float", False
-    if op in ("c_max", "c_min", "c_index"):
-        if len(args) > 1 and op != "c_index":
-            return unify(el, ts[1]), ty.may_be_null(args[1])
-        return el, False
-    if op == "c_contains":
-        return "bool", False
-    if op == "c_enumerate":
-        return ("list", ("tuple", ("int", el))), False
-    if op == "c_zip":
-        return ("list", ("tuple", tuple(element_type(t) for t in ts))), False
-    if op == "c_range":
-        return ("list", "int"), False
-    if op == "c_row":
-        return ("list", ts[0]), False
-    if op == "c_empty":
-        return ("list", "none"), False
-    if op == "c_concat":
-        out: Type = ("list", "none")
-        for t in ts:
-            out = unify(out, t)
-        return out, False
-    if op == "c_getitem":
-        return _field(el, 1), False
-    if op == "c_get":
-        v = _field(el, 1)
-        return unify(v, ts[2]), ty.may_be_null(args[2]) or ts[2] == "none"
-    return "any", True
-
-
 def _err(cls: str, what: str) -> str:
-    from .sql import sql_string
-
     return f"raise_error({sql_string(f'looplift: {what} (Python raises {cls})')})"
 
 
-def container_sql(
-    r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
-) -> str:
+def _none_compared(x: str, v: str, el: Any) -> str:
+    """Two elements or more, one of them None: Python's comparison raises TypeError
+    (elements that are tuples are never None themselves)."""
+    if isinstance(el, tuple):
+        return "FALSE"
+    return f"size({x}) > 1 AND exists({x}, {v} -> {v} IS NULL)"
+
+
+_NONE_CMP = _err("TypeError", "'<' not supported between instances of 'NoneType' and another")
+
+
+def _fold_extreme(x: str, v: str, acc: str, el: Any, op: str) -> str:
+    """``max(x)`` / ``min(x)`` of a non-empty array as Python computes it: from the first
+    element, an element replaces the result when ``element > result`` (``<`` for min)
+    holds in Python, which is false when either is NaN (Spark's NaN is the greatest)."""
+    if el != "float":
+        return f"{'array_max' if op == 'c_max' else 'array_min'}({x})"
+    cmp = ">" if op == "c_max" else "<"
+    test = f"{v} {cmp} {acc} AND NOT isnan({v}) AND NOT isnan({acc})"
+    return f"aggregate({x}, element_at({x}, 1), ({acc}, {v}) -> IF({test}, {v}, {acc}))"
+
+
+@rule(*(p.name for p in CONTAINERS if p.name.startswith("c_")))
+def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     """Spark SQL of a ``c_*`` primitive (``x``: the rendered arguments)."""
     from .types import spark_type
 
     v = f"_ce{r.depth}"
     el = element_type(ts[0]) if ts else "any"
+    none_cmp = _none_compared(x[0], v, el) if x else "FALSE"
     if op == "c_keys":
         return f"transform({x[0]}, {v} -> {v}._1)"
     if op == "c_values":
         return f"transform({x[0]}, {v} -> {v}._2)"
     if op == "c_sorted":
         rev = isinstance(args[1], Lit) and bool(args[1].value)
-        return f"reverse(array_sort({x[0]}))" if rev else f"array_sort({x[0]})"
+        srt = f"reverse(array_sort({x[0]}))" if rev else f"array_sort({x[0]})"
+        return _unless(none_cmp, _NONE_CMP, srt)
     if op == "c_reversed":
         return f"reverse({x[0]})"
     if op == "c_distinct":
-        return f"array_sort(array_distinct({x[0]}))"
+        return _unless(none_cmp, _NONE_CMP, f"array_sort(array_distinct({x[0]}))")
     if op == "c_first":
-        empty = _err("ValueError", "max() / min() of an empty container")
+        empty = _err("ValueError", "max() arg is an empty sequence")
         return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE element_at({x[0]}, 1) END)"
     if op in ("c_mean", "c_fmean", "c_median", "c_median_low", "c_median_high"):
         empty = _err("ValueError", f"statistics.{op[2:]}() of no data (StatisticsError)")
         if op in ("c_mean", "c_fmean"):
-            total = f"aggregate({x[0]}, CAST(0 AS DOUBLE), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
-            return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE {total} / size({x[0]}) END)"
+            return _mean(r, op, x[0], v, empty)
         srt, n = f"array_sort({x[0]})", f"size({x[0]})"
         half = f"CAST({n} div 2 AS INT)"
         low, high = f"element_at({srt}, {half})", f"element_at({srt}, {half} + 1)"
         pick = {"c_median_low": f"IF({n} % 2 = 1, {high}, {low})", "c_median_high": high,
                 "c_median": f"IF({n} % 2 = 1, {high}, ({low} + {high}) / 2)"}[op]  # fmt: skip
-        return f"(CASE WHEN {n} = 0 THEN {empty} ELSE {pick} END)"
+        return f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none_cmp} THEN {_NONE_CMP} ELSE {pick} END)"
     if op == "c_sum":
         t = spark_type("int" if el in ("int", "bool") else "float")
-        return f"aggregate({x[0]}, CAST(0 AS {t}), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
+        total = f"aggregate({x[0]}, CAST(0 AS {t}), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
+        if isinstance(el, tuple):
+            return total
+        return _unless(f"exists({x[0]}, {v} -> {v} IS NULL)", _NONE_ADD, total)
     if op in ("c_max", "c_min"):
-        fn = "array_max" if op == "c_max" else "array_min"
-        if len(x) > 1:
-            return f"(CASE WHEN size({x[0]}) = 0 THEN {x[1]} ELSE {fn}({x[0]}) END)"
         name = op[2:]
-        return (f"(CASE WHEN size({x[0]}) = 0 THEN {_err('ValueError', f'{name}() of an empty container')} "
-                f"ELSE {fn}({x[0]}) END)")  # fmt: skip
+        empty = x[1] if len(x) > 1 else _err("ValueError", f"{name}() arg is an empty sequence")
+        best = _fold_extreme(x[0], v, f"_acc{r.depth}", el, op)
+        return (f"(CASE WHEN size({x[0]}) = 0 THEN {empty} WHEN {none_cmp} THEN {_NONE_CMP} "
+                f"ELSE {best} END)")  # fmt: skip
     if op == "c_contains":
         return f"exists({x[0]}, {v} -> {v} <=> {x[1]})"  # None in [None] is True
     if op == "c_enumerate":
@@ -188,7 +146,8 @@ def container_sql(
     if op in ("c_getitem", "c_get"):
         hits = f"filter({x[0]}, {v} -> {v}._1 <=> {x[1]})"
         missing = x[2] if op == "c_get" else _err("KeyError", "key not in the dict")
-        return f"(CASE WHEN size({hits}) = 0 THEN {missing} ELSE element_at({hits}, 1)._2 END)"
+        # of duplicate keys the last counts, as in ``dict(items)``
+        return f"(CASE WHEN size({hits}) = 0 THEN {missing} ELSE element_at({hits}, -1)._2 END)"
     if op == "c_index":
         n = f"size({x[0]})"
         i = x[1]
@@ -209,6 +168,39 @@ def container_sql(
     raise ValueError(op)
 
 
+def _mean(r: Emitter, op: str, xs: str, v: str, empty: str) -> str:
+    """``statistics.mean`` (exact: a sum beyond the largest float of finite elements is
+    divided first) and ``fmean`` (``math.fsum``: ValueError for ``inf + -inf``,
+    OverflowError for finite elements whose sum is not finite)."""
+    acc = f"_acc{r.depth}"
+    finite = f"NOT exists({xs}, {v} -> isnan({v}) OR abs({v}) = CAST('Infinity' AS DOUBLE))"
+    n = f"size({xs})"
+
+    def build(t: list[str]) -> str:
+        total = t[0]
+        overflow = f"{finite} AND abs({total}) = CAST('Infinity' AS DOUBLE)"
+        if op == "c_fmean":
+            both = (f"exists({xs}, {v} -> {v} = CAST('Infinity' AS DOUBLE)) AND "
+                    f"exists({xs}, {v} -> {v} = CAST('-Infinity' AS DOUBLE))")  # fmt: skip
+            return (f"(CASE WHEN {both} THEN {_err('ValueError', '-inf + inf in fsum')} "
+                    f"WHEN {overflow} THEN {_err('OverflowError', 'intermediate overflow in fsum')} "
+                    f"ELSE {total} / {n} END)")  # fmt: skip
+        scaled = f"aggregate({xs}, CAST(0 AS DOUBLE), ({acc}, {v}) -> {acc} + {v} / {n})"
+        return f"(CASE WHEN {overflow} THEN {scaled} ELSE {total} / {n} END)"
+
+    total = f"aggregate({xs}, CAST(0 AS DOUBLE), ({acc}, {v}) -> {acc} + {v})"
+    none = f"exists({xs}, {v} -> {v} IS NULL)"
+    return (f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none} THEN {_NONE_ADD} "
+            f"ELSE {r.bind([total], build)} END)")  # fmt: skip
+
+
+_NONE_ADD = _err("TypeError", "unsupported operand type(s) for +: 'NoneType'")
+
+
+def _unless(test: str, error: str, sql: str) -> str:
+    return sql if test == "FALSE" else f"(CASE WHEN {test} THEN {error} ELSE {sql} END)"
+
+
 def container_py(op: str, x: list[str]) -> str:
     """Python of a ``c_*`` primitive (ordered loops run their body as Python)."""
     forms = {
@@ -226,9 +218,11 @@ def container_py(op: str, x: list[str]) -> str:
         "c_zip": "list(zip({all}))",
         "c_range": "list(range({0}))",
         "c_distinct": "sorted(set({0}))",
-        "c_first": "{0}[0]",
-        **{f"c_{m}": f"statistics.{m}({{0}})" for m in ("mean", "fmean", "median", "median_low",
-                                                         "median_high")},  # fmt: skip
+        "c_first": "({0}[0] if {0} else max({0}))",
+        **{
+            f"c_{m}": f"statistics.{m}({{0}})"
+            for m in ("mean", "fmean", "median", "median_low", "median_high")
+        },  # fmt: skip
     }
     if op in ("c_max", "c_min"):
         fn = op[2:]

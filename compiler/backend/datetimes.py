@@ -1,42 +1,37 @@
-"""``datetime`` values in Spark SQL with CPython's semantics.
+"""``datetime`` values in Spark SQL with CPython's semantics: the SQL rules of the
+table's datetime entries (``primitives/datetimes.py``: types, references, partiality).
 
 ``datetime.datetime`` is a TIMESTAMP (the session runs in UTC, values are
 naive UTC), ``datetime.date`` a DATE, ``datetime.timedelta`` an
 ``INTERVAL DAY TO SECOND`` (what PySpark returns as a timedelta). The
-constructors raise ValueError on fields out of range, as Python does;
-``date ± timedelta`` uses the timedelta's (floored) days, as Python does;
-``timedelta.days`` floors and ``.seconds`` / ``.microseconds`` are the
-non-negative rest.
+constructors raise what Python raises on fields out of range (TypeError for a float,
+OverflowError beyond a C int, ValueError outside the calendar);
+``date ± timedelta`` uses the timedelta's (floored) days, as Python does, and a result
+outside the years 1..9999 is OverflowError; ``timedelta.days`` floors and
+``.seconds`` / ``.microseconds`` are the non-negative rest.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import re
+from typing import Any
 
 from looplift.sqltext import sql_string
 
 from ..ir.nodes import Expr
+from ..primitives import DATETIMES
+from ..primitives.datetimes import DATETIME_KINDS, TD_UNITS
+from .rules import Emitter, overload, rule
 
-if TYPE_CHECKING:
-    from .sql import SqlRenderer
-
-__all__ = ["DATETIME_OPS", "datetime_sql", "datetime_arith"]
+__all__ = ["datetime_sql", "datetime_arith", "micros"]
 
 MICRO = "INTERVAL '0 00:00:00.000001' DAY TO SECOND"
 DAY_US = 86_400_000_000
-
-DATETIME_OPS = frozenset(
-    """make_datetime make_date make_timedelta dt.year dt.month dt.day dt.hour dt.minute
-    dt.second dt.microsecond dt.weekday dt.isoweekday dt.date td.days td.seconds
-    td.microseconds td.total_seconds""".split()
-)
-
-# timedelta(days, seconds, microseconds, milliseconds, minutes, hours, weeks) in microseconds
-_TD_UNITS = (DAY_US, 1_000_000, 1, 1_000, 60_000_000, 3_600_000_000, 7 * DAY_US)
+INT_MAX = 2**31 - 1
 
 
-def _value_error(what: str) -> str:
-    return f"raise_error({sql_string(f'ValueError: {what} (Python raises ValueError)')})"
+def _raise(cls: str, what: str) -> str:
+    return f"raise_error({sql_string(f'{cls}: {what} (Python raises {cls})')})"
 
 
 def micros(iv: str) -> str:
@@ -52,24 +47,36 @@ def _days(iv: str) -> str:
     )
 
 
-def datetime_sql(r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any],
-                 x: list[str]) -> str:  # fmt: skip
+def _null_checked(r: Emitter, args: tuple[Expr, ...], x: list[str], sql: str, what: str) -> str:
+    """``sql``, raising TypeError where an argument that may be None is."""
+    nullable = [s for a, s in zip(args, x, strict=True) if r.ty.may_be_null(a)]
+    if not nullable:
+        return sql
+    test = " OR ".join(f"{s} IS NULL" for s in nullable)
+    msg = sql_string(f"looplift: {what} with None (Python raises TypeError)")
+    return f"(CASE WHEN {test} THEN raise_error({msg}) ELSE {sql} END)"
+
+
+@rule(*(p.name for p in DATETIMES))
+def datetime_rule(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+    """A datetime entry, with Python's error for a None operand (AttributeError for an
+    attribute or method, TypeError for a constructor)."""
+    sql = datetime_sql(op, ts, x)
+    if op.startswith(("dt.", "td.")):
+        if not r.ty.may_be_null(args[0]):
+            return sql
+        msg = sql_string(f"AttributeError: 'NoneType' object has no attribute {op[3:]}")
+        return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+    return _null_checked(r, args, x, sql, op[5:] + "()")
+
+
+def datetime_sql(op: str, ts: list[Any], x: list[str]) -> str:
     if op in ("make_datetime", "make_date"):
         if any(t == "float" for t in ts):
-            what = "datetime" if op == "make_datetime" else "date"
-            msg = sql_string(f"TypeError: {what}() takes integer fields (Python raises TypeError)")
-            return f"raise_error({msg})"
-        return _make(op, x)
+            return _raise("TypeError", "integer argument expected, got float")
+        return _make(op, ts, x)
     if op == "make_timedelta":
-        if all(t in ("int", "bool") for t in ts):
-            terms = [f"CAST({v} AS BIGINT) * {u}L" for v, u in zip(x, _TD_UNITS, strict=True)
-                     if v not in ("0L", "0")]  # fmt: skip
-            total = " + ".join(terms) or "0L"
-        else:
-            terms = [f"CAST({v} AS DOUBLE) * {u}.0" for v, u in zip(x, _TD_UNITS, strict=True)
-                     if v not in ("0L", "0")]  # fmt: skip
-            total = f"CAST(bround({' + '.join(terms) or '0.0'}, 0) AS BIGINT)"
-        return f"(({total}) * {MICRO})"
+        return _timedelta(ts, x)
     v = x[0]
     if op.startswith("dt."):
         name = op[3:]
@@ -98,30 +105,86 @@ def datetime_sql(r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any],
     raise AssertionError(op)
 
 
-def _make(op: str, x: list[str]) -> str:
+def _timedelta(ts: list[Any], x: list[str]) -> str:
+    """``timedelta(days, seconds, microseconds, milliseconds, minutes, hours, weeks)``:
+    the total in microseconds times one microsecond. Python's limit is ±999999999
+    days; Spark's interval holds 64-bit microseconds (about ±106751991 days), beyond
+    which the product overflows (OverflowError, as SPEC §4 says of 64 bits)."""
+    fields = [(v, u, t) for v, u, t in zip(x, TD_UNITS, ts, strict=True) if v not in ("0L", "0")]
+    if all(t in ("int", "bool") for t in ts):
+        terms = [f"CAST({v} AS BIGINT) * {u}L" for v, u, _ in fields]
+        return f"(({' + '.join(terms) or '0L'}) * {MICRO})"
+    terms = [f"CAST({v} AS DOUBLE) * {u}.0" for v, u, _ in fields]
+    total = f"({' + '.join(terms) or '0.0'})"
+    floats = [v for v, _, t in fields if t == "float"]
+    nan = " OR ".join(f"isnan({v})" for v in floats) or "FALSE"
+    inf = " OR ".join(f"abs({v}) = CAST('Infinity' AS DOUBLE)" for v in floats) or "FALSE"
+    return (
+        f"(CASE WHEN {nan} THEN {_raise('ValueError', 'cannot convert float NaN to integer')} "
+        f"WHEN {inf} THEN {_raise('OverflowError', 'cannot convert float infinity to integer')} "
+        f"ELSE (CAST(bround({total}, 0) AS BIGINT) * {MICRO}) END)"
+    )
+
+
+def _small_literal(v: str) -> bool:
+    lit = re.fullmatch(r"(-?[0-9]+)L?", v)
+    return lit is not None and -INT_MAX - 1 <= int(lit.group(1)) <= INT_MAX
+
+
+def _outside(v: str, lo: int, hi: int) -> str:
+    """``v`` outside ``lo..hi`` (FALSE for a literal inside)."""
+    lit = re.fullmatch(r"(-?[0-9]+)L?", v)
+    if lit is not None and lo <= int(lit.group(1)) <= hi:
+        return "FALSE"
+    return f"{v} < {lo} OR {v} > {hi}"
+
+
+def _make(op: str, ts: list[Any], x: list[str]) -> str:
     y, m, d = x[0], x[1], x[2]
     rest = list(x[3:]) + ["0L"] * (4 - len(x[3:])) if op == "make_datetime" else []
-    first = f"{y} < 1 OR {y} > 9999 OR {m} < 1 OR {m} > 12"
-    second = [f"{d} < 1 OR {d} > dayofmonth(last_day(make_date({y}, {m}, 1)))"]
+    ints = [v for v, t in zip(x, ts, strict=True) if t != "bool" and not _small_literal(v)]
+    big = " OR ".join(f"{v} > {INT_MAX} OR {v} < -{INT_MAX + 1}" for v in ints) or "FALSE"
+    whens = [
+        (big, _raise("OverflowError", "signed integer is greater than maximum")),
+        (_outside(y, 1, 9999), _raise("ValueError", "year is out of range")),
+        (_outside(m, 1, 12), _raise("ValueError", "month must be in 1..12")),
+        (f"{d} < 1 OR {d} > dayofmonth(last_day(make_date({y}, {m}, 1)))",
+         _raise("ValueError", "day is out of range for month")),
+    ]  # fmt: skip
     if rest:
         h, mi, s, us = rest
-        second.append(f"{h} < 0 OR {h} > 23 OR {mi} < 0 OR {mi} > 59 OR {s} < 0 OR {s} > 59 "
-                      f"OR {us} < 0 OR {us} > 999999")  # fmt: skip
+        for v, name, hi in ((h, "hour", 23), (mi, "minute", 59), (s, "second", 59),
+                            (us, "microsecond", 999999)):  # fmt: skip
+            whens.append((_outside(v, 0, hi), _raise("ValueError", f"{name} must be in 0..{hi}")))
         secs = f"CAST({s} AS DECIMAL(16, 6)) + CAST({us} AS DECIMAL(16, 6)) / 1000000"
         body = f"make_timestamp({y}, {m}, {d}, {h}, {mi}, {secs})"
     else:
         body = f"make_date({y}, {m}, {d})"
-    return (
-        f"(CASE WHEN {first} THEN {_value_error('year or month is out of range')} "
-        f"WHEN {' OR '.join(second)} THEN {_value_error('a field is out of range')} "
-        f"ELSE {body} END)"
-    )
+    cases = " ".join(f"WHEN {c} THEN {t}" for c, t in whens if c != "FALSE")
+    return f"(CASE {cases} ELSE {body} END)"
+
+
+def _is_datetime_arith(ts: list[Any]) -> bool:
+    return any(t in DATETIME_KINDS for t in ts)
+
+
+@overload("add", "sub", "mul", "neg", when=_is_datetime_arith)
+def datetime_arith_rule(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any],
+                        x: list[str]) -> str:  # fmt: skip
+    """``+`` / ``-`` / ``*`` / unary ``-`` with a datetime, date or timedelta operand."""
+    sql = datetime_arith(op, ts, x)
+    assert sql is not None
+    kinds = [t for t in ts if t in ("datetime", "date")]
+    if kinds and not (op == "sub" and ts[0] == ts[1]):  # a datetime or date result
+        sql = r.bind([sql], lambda v: (
+            f"(CASE WHEN year({v[0]}) < 1 OR year({v[0]}) > 9999 THEN "
+            f"{_raise('OverflowError', 'date value out of range')} ELSE {v[0]} END)"))  # fmt: skip
+    return _null_checked(r, args, x, sql, f"`{op}`")
 
 
 def datetime_arith(op: str, ts: list[Any], x: list[str]) -> str | None:
     """``+`` / ``-`` / ``*`` / unary ``-`` with a datetime, date or timedelta operand, else None."""
-    kinds = {"datetime", "date", "timedelta"}
-    if not any(t in kinds for t in ts):
+    if not _is_datetime_arith(ts):
         return None
     if op == "neg":
         return f"(- {x[0]})"
@@ -137,30 +200,3 @@ def datetime_arith(op: str, ts: list[Any], x: list[str]) -> str | None:
         return f"CAST(({x[0]} - {x[1]}) AS INTERVAL DAY TO SECOND)"
     sym = "+" if op == "add" else "-"
     return f"({x[0]} {sym} {x[1]})"
-
-
-def datetime_type(op: str, ts: list[Any]) -> Any:
-    """The type of a datetime operation (``None`` when ``op`` is not one)."""
-    if op == "make_datetime":
-        return "datetime"
-    if op == "make_date" or op == "dt.date":
-        return "date"
-    if op == "make_timedelta":
-        return "timedelta"
-    if op == "td.total_seconds":
-        return "float"
-    if op.startswith(("dt.", "td.")):
-        return "int"
-    kinds = ("datetime", "date", "timedelta")
-    if op in ("add", "sub", "neg", "mul") and any(t in kinds for t in ts):
-        if op in ("neg", "mul"):
-            return "timedelta"
-        a, b = ts
-        if op == "sub" and a == b and a in ("datetime", "date"):
-            return "timedelta"
-        if a in ("datetime", "date"):
-            return a
-        if b in ("datetime", "date"):
-            return b
-        return "timedelta"
-    return None

@@ -16,21 +16,13 @@ from typing import Any
 from looplift.sqltext import sql_string
 
 from ..ir.nodes import Expr
+from .rules import Emitter, rule
 
-__all__ = ["is_dict", "dict_get_type", "map_index", "map_get", "map_contains"]
+__all__ = ["is_dict", "map_index", "map_get", "map_contains"]
 
 
 def is_dict(t: Any) -> bool:
     return isinstance(t, tuple) and t[0] == "dict"
-
-
-def dict_get_type(ts: list[Any], null_default: bool) -> tuple[Any, bool]:
-    """(type, nullable) of ``d.get(k, default)``: the value type joined with the default's."""
-    from .types import unify
-
-    if not is_dict(ts[0]):
-        return "any", True
-    return unify(ts[0][2], ts[2]), True
 
 
 def _raise(msg: str, cls: str) -> str:
@@ -56,6 +48,12 @@ def map_index(r: Any, base: Expr, idx: Expr, t: Any, s: str, k: str) -> str:
     tests = _none_checks(r, base, s, "'NoneType' object is not subscriptable")
     tests.append(f"WHEN {k} IS NULL OR NOT map_contains_key({s}, {k}) THEN {missing}")
     return f"(CASE {' '.join(tests)} ELSE element_at({s}, {k}) END)"
+
+
+@rule("dict_get")
+def dict_get_rule(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+    """``d.get(k, default)`` (the table's ``dict_get``)."""
+    return map_get(r, args, ts, x)
 
 
 def map_get(r: Any, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:

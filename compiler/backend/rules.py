@@ -29,7 +29,8 @@ if TYPE_CHECKING:
     from ..ir.nodes import Expr
     from .types import Typing
 
-__all__ = ["Emitter", "RULES", "PREFIX_RULES", "Rule", "rule", "rule_for"]
+__all__ = ["Emitter", "FORMS", "OVERLOADS", "form", "form_for", "RULES", "PREFIX_RULES", "Rule", "overload", "overload_for",
+           "rule", "rule_for"]  # fmt: skip
 
 
 class Emitter(Protocol):
@@ -88,3 +89,51 @@ def rule_for(op: str) -> Rule | None:
         if op.startswith(p) and len(p) > len(best):
             best = p
     return PREFIX_RULES[best] if best else None
+
+
+# -- overloads: a rule for a primitive on some operand types only -----------------------
+
+#: (names, the operand types it takes, the rule): ``+`` of datetimes is ``datetimes``'
+OVERLOADS: list[tuple[frozenset[str], Callable[[list[Any]], bool], Rule]] = []
+
+
+def overload(*names: str, when: Callable[[list[Any]], bool]) -> Callable[[Rule], Rule]:
+    """Register the decorated function as the rule of ``names`` on the operand types
+    ``when`` accepts (checked before the primitive's own rule)."""
+
+    def register(f: Rule) -> Rule:
+        OVERLOADS.append((frozenset(names), when, f))
+        return f
+
+    return register
+
+
+def overload_for(op: str, ts: list[Any]) -> Rule | None:
+    for names, when, f in OVERLOADS:
+        if op in names and when(ts):
+            return f
+    return None
+
+
+# -- special forms: IR builtins that are not primitives (``fold``, ``sort_by``, ``each``) --
+
+Form = Callable[["Emitter", Any], str]
+FORMS: dict[str, Form] = {}
+
+
+def form(*names: str) -> Callable[[Form], Form]:
+    """Register the decorated function as the SQL of the builtin forms ``names`` (it
+    receives the emitter and the whole application)."""
+
+    def register(f: Form) -> Form:
+        for n in names:
+            if n in FORMS:
+                raise ValueError(f"two SQL renderers for form {n!r}")
+            FORMS[n] = f
+        return f
+
+    return register
+
+
+def form_for(name: str) -> Form | None:
+    return FORMS.get(name)

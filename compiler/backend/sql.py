@@ -28,10 +28,10 @@ from looplift.sqltext import sql_literal as _sql_literal
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
-from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
-from .rules import rule_for
+from . import container_loops, containers, datetimes, maps  # noqa: F401 - register their rules
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
+from .rules import form_for, overload_for, rule_for
 from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
 from .strtypes import STRING_OPS, element_type
 from .types import Typing, spark_type
@@ -184,18 +184,9 @@ class SqlRenderer(GuardedSql):
                 return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
             if isinstance(f, Host):
                 return self._pycall("host", f.ref, e.args)
-            if isinstance(f, Builtin) and f.name == "fold":
-                from .container_loops import fold_sql
-
-                return fold_sql(self, e)
-            if isinstance(f, Builtin) and f.name == "sort_by":
-                from .container_loops import sort_by_sql
-
-                return sort_by_sql(self, e)
-            if isinstance(f, Builtin) and f.name == "each":
-                from .container_loops import each_sql
-
-                return each_sql(self, e)
+            special = form_for(f.name) if isinstance(f, Builtin) else None
+            if special is not None:  # fold, sort_by, each (container_loops)
+                return special(self, e)
         raise BackendError(f"no SQL translation for {type(e).__name__} {e!r:.80}")
 
     def _and_or(self, e: Apply) -> str | None:
@@ -283,19 +274,9 @@ class SqlRenderer(GuardedSql):
         return self.bind(x, build)
 
     def _prim_sql(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        registered = rule_for(op)
+        registered = overload_for(op, ts) or rule_for(op)  # datetime arithmetic: an overload
         if registered is not None:
             return registered(self, op, args, ts, x)
-        if op in DATETIME_OPS:
-            sql = datetime_sql(self, op, args, ts, x)
-            if op.startswith(("dt.", "td.")) and self.ty.may_be_null(args[0]):
-                msg = sql_string(f"AttributeError: 'NoneType' object has no attribute {op[3:]}")
-                return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
-            return self._raise_if_null(args, sql, op[5:] + "()")
-        if op in ("add", "sub", "mul", "neg"):
-            arith = datetime_arith(op, ts, x)
-            if arith is not None:
-                return self._raise_if_null(args, arith, f"`{op}`")
         if op in NAN_COMPARE and "float" in ts:
             return self._raise_if_null(args, self._nan_compare(op, args, ts, x), SIMPLE[op][1])
         simple = SIMPLE.get(op)
@@ -307,10 +288,6 @@ class SqlRenderer(GuardedSql):
             return self._math(op[5:], args, x)
         if op in STRING_OPS:
             return render_string(self, op, args, ts, x)
-        if op.startswith("c_"):
-            from .containers import container_sql
-
-            return container_sql(self, op, args, ts, x)
         method = getattr(self, f"_op_{op}", None)
         if method is None:
             raise BackendError(f"no SQL translation for operator {op}")
@@ -515,11 +492,6 @@ class SqlRenderer(GuardedSql):
 
     def _op_bool(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         return self._truthy(x[0], ts[0], True)
-
-    def _op_dict_get(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        from .maps import map_get
-
-        return map_get(self, args, ts, x)
 
     def _op_len(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if isinstance(ts[0], tuple) and ts[0][0] in ("list", "dict"):

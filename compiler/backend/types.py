@@ -20,38 +20,15 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
-from ..primitives import PRIMITIVES
-from .datetimes import datetime_type
+from ..primitives import PRIMITIVES, TypeRefused
+from ..primitives.datetimes import arith_type
+from ..primitives.typejoin import unify
 from .strtypes import STRING_OPS, element_type, string_prim_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
 Type = Any
 
-_NUM = ("bool", "int", "float")
-
-
-def unify(a: Type, b: Type) -> Type:
-    if a == b:
-        return a
-    if a == "never":  # a branch that raises takes the type of the other
-        return b
-    if b == "never":
-        return a
-    if a == "none":
-        return b
-    if b == "none":
-        return a
-    if a in _NUM and b in _NUM:
-        return _NUM[max(_NUM.index(a), _NUM.index(b))]
-    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "tuple":
-        if len(a[1]) == len(b[1]):
-            return ("tuple", tuple(unify(x, y) for x, y in zip(a[1], b[1], strict=True)))
-    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "list":
-        return ("list", unify(a[1], b[1]))
-    if isinstance(a, tuple) and isinstance(b, tuple) and a[0] == b[0] == "dict":
-        return ("dict", unify(a[1], b[1]), unify(a[2], b[2]))
-    return "any"
 
 
 def spark_type(t: Type) -> str:
@@ -331,18 +308,19 @@ def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
 
 
 def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]:
-    if op.startswith("c_"):
-        from .containers import container_prim_type
-
-        return container_prim_type(op, args, ty)
     ts = [ty.of(x) for x in args]
-    null = any(ty.may_be_null(x) for x in args)
+    nulls = [ty.may_be_null(x) for x in args]
+    null = any(nulls)
+    entry = PRIMITIVES.get(op)
+    if entry is not None and entry.type_rule is not None:  # the table's type rule
+        try:
+            return entry.result_type(ts), entry.result_nullable(ts, nulls)
+        except TypeRefused as e:
+            from .errors import BackendError
+
+            raise BackendError(str(e)) from None
     if op in ("int_ok", "float_ok"):
         return "bool", False
-    if op == "dict_get":
-        from .maps import dict_get_type
-
-        return dict_get_type(ts, ty.may_be_null(args[2]))
     if op in STRING_OPS:
         lits = [x.value if isinstance(x, Lit) else None for x in args]
         got = string_prim_type(op, ts, [ty.may_be_null(x) for x in args], lits)
@@ -350,7 +328,7 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             return got  # type: ignore[return-value]
     if op == "nth" and element_type(ts[0]) is not None:
         return element_type(ts[0])  # type: ignore[return-value]
-    dt = datetime_type(op, ts)
+    dt = arith_type(op, ts)
     if dt is not None:
         return dt, null
     if op in ("add", "sub", "mul"):

@@ -348,8 +348,8 @@ _KEY_TYPES = ("int", "float", "str", "bool", "datetime", "date")
 def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
     """The type of a computed key part, or None when it is not a native scalar expression
     of the row's fields (arithmetic, casts, ``str`` methods, datetime parts)."""
-    from ..backend.datetimes import datetime_type
     from ..backend.strtypes import STRING_OPS, string_prim_type
+    from ..primitives.datetimes import datetime_type
 
     if isinstance(e, Lit):
         return {int: "int", float: "float", str: "str", bool: "bool"}.get(type(e.value))

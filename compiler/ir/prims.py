@@ -8,19 +8,30 @@ primitives may be moved across control flow (e.g. floated out of a loop).
 
 from __future__ import annotations
 
-import datetime
 import operator
-import statistics
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
 
+from ..primitives import CONTAINERS as CONTAINER_TABLE
+from ..primitives import DATETIMES as DATETIME_TABLE
 from ..primitives import MATH as MATH_TABLE
 from ..primitives import MATH_NAMES, PRIMITIVES
 
-__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_ARITY", "MATH_FUNCS"]
+__all__ = [
+    "DATETIME_ATTRS",
+    "DATETIME_METHODS",
+    "PRIMS",
+    "AUGOPS",
+    "BINOPS",
+    "UNARYOPS",
+    "COMPAREOPS",
+    "BUILTIN_FUNCS",
+    "MATH_ARITY",
+    "MATH_FUNCS",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,63 +112,17 @@ for _n, _f, _t, _s in [
 ]:
     _add(_n, _f, _t, _s)
 
-# a dict a host function returned: ``d.get(k, default)``
-_add("dict_get", lambda d, k, default: d.get(k, default), False)
-
-# datetime: constructors (ValueError on fields out of range), attributes and methods
-_add("make_datetime", datetime.datetime, False)
-_add("make_date", datetime.date, False)
-_add("make_timedelta", datetime.timedelta, False)
-for _m in "year month day hour minute second microsecond".split():
-    _add(f"dt.{_m}", operator.attrgetter(_m), True)
-for _m in ("weekday", "isoweekday", "date"):
-    _add(f"dt.{_m}", operator.methodcaller(_m), True)
-for _m in ("days", "seconds", "microseconds"):
-    _add(f"td.{_m}", operator.attrgetter(_m), True)
-_add("td.total_seconds", operator.methodcaller("total_seconds"), True)
+# datetimes (constructors, attributes, methods) and container reads (``c_*`` on the
+# values of ``states/containers.py``, ``dict_get`` on a dict a host function returned):
+# the table of primitives holds reference, partiality, type rule and lowering
+for _p in (*DATETIME_TABLE, *CONTAINER_TABLE):
+    _add(_p.name, _p.reference, _p.total)
 DATETIME_ATTRS = {
     **{m: f"dt.{m}" for m in "year month day hour minute second microsecond".split()},
     **{m: f"td.{m}" for m in ("days", "seconds", "microseconds")},
 }
 DATETIME_METHODS = {"weekday": "dt.weekday", "isoweekday": "dt.isoweekday", "date": "dt.date",
                     "total_seconds": "td.total_seconds"}  # fmt: skip
-# container values (``states/containers.py``): ordered lists; a dict is its (key, value) items
-def _c_max(x: Any, *default: Any) -> Any:
-    return max(x, default=default[0]) if default else max(x)
-
-
-def _c_min(x: Any, *default: Any) -> Any:
-    return min(x, default=default[0]) if default else min(x)
-
-
-for _n, _f, _t in [
-    ("c_keys", lambda items: [k for k, _ in items], True),
-    ("c_values", lambda items: [v for _, v in items], True),
-    ("c_sorted", lambda x, rev: sorted(x, reverse=rev), False),
-    ("c_reversed", lambda x: list(reversed(x)), True),
-    ("c_slice", lambda x, a, b: x[a:b], False),
-    ("c_sum", sum, False),
-    ("c_max", _c_max, False),
-    ("c_min", _c_min, False),
-    ("c_contains", lambda x, v: v in x, False),
-    ("c_getitem", lambda items, k: dict(items)[k], False),
-    ("c_get", lambda items, k, d: dict(items).get(k, d), False),
-    ("c_index", lambda x, i: x[i], False),
-    ("c_enumerate", lambda x, start: list(enumerate(x, start)), True),
-    ("c_zip", lambda *xs: list(zip(*xs, strict=False)), True),
-    ("c_range", lambda n: list(range(n)), True),
-    ("c_row", lambda row: [row], True),  # the rows yielded by one element (``each``)
-    ("c_concat", lambda *xs: [r for x in xs for r in x], True),
-    ("c_empty", lambda: [], True),
-    ("c_distinct", lambda x: sorted(set(x)), False),
-    ("c_first", lambda x: x[0] if x else max(x), False),  # max([]) raises ValueError
-    ("c_mean", statistics.mean, False),
-    ("c_fmean", statistics.fmean, False),
-    ("c_median", statistics.median, False),
-    ("c_median_low", statistics.median_low, False),
-    ("c_median_high", statistics.median_high, False),
-]:
-    _add(_n, _f, _t)
 
 # math: the table of primitives holds reference, partiality and lowering (total = no
 # partiality on non-None arguments)
@@ -263,4 +228,6 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
 
 
 _NOT_LIT = object()
-_NATIVE_SPEC = __import__("re").compile(r"[+\- ]?0?(?:[1-9][0-9]*)?,?d?|(?:.?[<>])?(?:[1-9][0-9]*)?s?")
+_NATIVE_SPEC = __import__("re").compile(
+    r"[+\- ]?0?(?:[1-9][0-9]*)?,?d?|(?:.?[<>])?(?:[1-9][0-9]*)?s?"
+)

@@ -12,12 +12,24 @@ True
 
 from __future__ import annotations
 
-from .base import Primitive, Raises
+from .base import Primitive, Raises, TypeRefused
+from .containers import CONTAINERS
+from .datetimes import DATETIMES
 from .mathfuncs import MATH
 
-__all__ = ["MATH", "MATH_NAMES", "PRIMITIVES", "Primitive", "Raises", "lookup"]
+__all__ = [
+    "CONTAINERS",
+    "DATETIMES",
+    "MATH",
+    "MATH_NAMES",
+    "PRIMITIVES",
+    "Primitive",
+    "Raises",
+    "TypeRefused",
+    "lookup",
+]
 
-PRIMITIVES: dict[str, Primitive] = {p.name: p for p in MATH}
+PRIMITIVES: dict[str, Primitive] = {p.name: p for p in (*MATH, *DATETIMES, *CONTAINERS)}
 MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
 
 

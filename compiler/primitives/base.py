@@ -41,7 +41,7 @@ from sqlglot import exp
 
 __all__ = [
     "Abs", "All", "Any_", "Arg", "Cmp", "Cond", "IsInf", "IsNan", "NonInteger", "Not", "Num",
-    "Operands", "Primitive", "Raises", "Result", "call", "num", "INF",
+    "Operands", "Primitive", "Raises", "Result", "call", "num", "INF", "Pred", "TypeRefused",
 ]  # fmt: skip
 
 INF = exp.cast(exp.Literal.string("Infinity"), "double")
@@ -268,6 +268,27 @@ class Any_(Cond):
         return tuple(t for c in self.conds for t in c.terms())
 
 
+@dataclass(frozen=True, slots=True)
+class Pred(Cond):
+    """A condition that is not a comparison of floats (a day beyond the month's last, an
+    empty container, an index out of range): a Python predicate over the arguments, and
+    its text for readers. The native check is the entry's SQL rule's (``lowering="rule"``);
+    the edge tests hold the two to the same inputs."""
+
+    test: Callable[..., bool]
+    text: str
+
+    def holds(self, env: Env) -> bool:
+        return bool(self.test(*env.args))
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        raise NotImplementedError(f"{self.text}: checked by the entry's SQL rule")
+
+
+class TypeRefused(Exception):
+    """A type rule refuses its argument types (the backend reports the message)."""
+
+
 # -- partiality --------------------------------------------------------------------------
 
 
@@ -414,6 +435,14 @@ class Primitive:
         raw: that function in Spark, when ``native`` adds fixes to it (default: ``native``).
         edges: argument tuples worth testing beyond the generic edge values.
         notes: why the lowering looks as it does.
+        type_rule: the result type as a function of the argument types (default: the
+            constant ``result``); it raises :class:`TypeRefused` for types it refuses.
+        null_rule: may the result be None, from the argument types and whether each
+            argument may be None (default: when an argument may be).
+        lowering: ``"tree"``: ``native`` builds the lowering; ``"rule"``: a renderer of
+            the backend registers it (``backend/rules.py``), checked by the tests.
+        domain: the family of the entry (``math``, ``datetime``, ``container``), which
+            the edge-test generators enumerate.
     """
 
     name: str
@@ -428,17 +457,25 @@ class Primitive:
     raw: Callable[[Operands], exp.Expression] | None = None
     edges: tuple[tuple[Any, ...], ...] = ()
     notes: str = ""
+    type_rule: Callable[[Sequence[Any]], Any] | None = None
+    null_rule: Callable[[Sequence[Any], Sequence[bool]], bool] | None = None
+    lowering: str = "tree"
+    domain: str = "math"
 
     @property
     def total(self) -> bool:
         """Never raises on non-None arguments (the IR may move it across control flow)."""
         return not self.partiality
 
-    def result_type(self, ts: Sequence[Any]) -> str:
-        return self.result
+    def result_type(self, ts: Sequence[Any]) -> Any:
+        return self.type_rule(ts) if self.type_rule is not None else self.result
+
+    def result_nullable(self, ts: Sequence[Any], nulls: Sequence[bool]) -> bool:
+        """May the result be None (the arguments' types, and whether each may be None)?"""
+        return self.null_rule(ts, nulls) if self.null_rule is not None else any(nulls)
 
     def lowers_natively(self, ts: Sequence[Any]) -> bool:
-        return self.exact and self.native is not None
+        return self.exact and (self.native is not None or self.lowering == "rule")
 
     def raises(self, args: Sequence[Any]) -> Raises | None:
         """The clause under which CPython raises on ``args`` (None: it returns)."""

@@ -31,13 +31,16 @@ def plan(spark, usage):
     rows_2 = rows.withColumn(
         'start',
         E(
-            '(CASE WHEN CAST(year(`ts`) AS BIGINT) < 1 OR CAST(year(`ts`) AS BIGINT) > 9999 OR CAST(month(`ts`) AS '
-            "BIGINT) < 1 OR CAST(month(`ts`) AS BIGINT) > 12 THEN raise_error('ValueError: year or month is out of "
-            "range (Python raises ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(CAST(year(`ts`) AS "
-            'BIGINT), CAST(month(`ts`) AS BIGINT), 1))) OR 0L < 0 OR 0L > 23 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > '
-            "59 OR 0L < 0 OR 0L > 999999 THEN raise_error('ValueError: a field is out of range (Python raises "
-            "ValueError)') ELSE make_timestamp(CAST(year(`ts`) AS BIGINT), CAST(month(`ts`) AS BIGINT), 1L, 0L, 0L, "
-            'CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END)'
+            '(CASE WHEN CAST(year(`ts`) AS BIGINT) > 2147483647 OR CAST(year(`ts`) AS BIGINT) < -2147483648 OR '
+            'CAST(month(`ts`) AS BIGINT) > 2147483647 OR CAST(month(`ts`) AS BIGINT) < -2147483648 THEN '
+            "raise_error('OverflowError: signed integer is greater than maximum (Python raises OverflowError)') WHEN "
+            "CAST(year(`ts`) AS BIGINT) < 1 OR CAST(year(`ts`) AS BIGINT) > 9999 THEN raise_error('ValueError: year "
+            "is out of range (Python raises ValueError)') WHEN CAST(month(`ts`) AS BIGINT) < 1 OR CAST(month(`ts`) AS "
+            "BIGINT) > 12 THEN raise_error('ValueError: month must be in 1..12 (Python raises ValueError)') WHEN 1L < "
+            '1 OR 1L > dayofmonth(last_day(make_date(CAST(year(`ts`) AS BIGINT), CAST(month(`ts`) AS BIGINT), 1))) '
+            "THEN raise_error('ValueError: day is out of range for month (Python raises ValueError)') ELSE "
+            'make_timestamp(CAST(year(`ts`) AS BIGINT), CAST(month(`ts`) AS BIGINT), 1L, 0L, 0L, CAST(0L AS '
+            'DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END)'
         ),
     )
     rows_3 = rows_2.withColumn(
@@ -47,11 +50,13 @@ def plan(spark, usage):
             '% 12L) != 0 AND ((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) div '
             "12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) div 12L END)), '_1', ((CASE WHEN (CAST(month(`ts`) AS BIGINT) "
             '% 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS '
-            'BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 < '
-            "1 OR __v1._0 > 9999 OR __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: year or month is out of "
-            "range (Python raises ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(__v1._0, __v1._1, "
-            '1))) OR 0L < 0 OR 0L > 23 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 999999 THEN '
-            "raise_error('ValueError: a field is out of range (Python raises ValueError)') ELSE "
+            'BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 > '
+            '2147483647 OR __v1._0 < -2147483648 OR __v1._1 > 2147483647 OR __v1._1 < -2147483648 THEN '
+            "raise_error('OverflowError: signed integer is greater than maximum (Python raises OverflowError)') WHEN "
+            "__v1._0 < 1 OR __v1._0 > 9999 THEN raise_error('ValueError: year is out of range (Python raises "
+            "ValueError)') WHEN __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: month must be in 1..12 "
+            "(Python raises ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(__v1._0, __v1._1, 1))) "
+            "THEN raise_error('ValueError: day is out of range for month (Python raises ValueError)') ELSE "
             'make_timestamp(__v1._0, __v1._1, 1L, 0L, 0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / '
             '1000000) END))[0]'
         ),
