@@ -32,8 +32,8 @@ from .datetimes import DATETIME_OPS, datetime_arith, datetime_sql
 from .rules import rule_for
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
-from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
-from .strtypes import STRING_OPS, element_type
+from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, truthy
+from .strtypes import element_type
 from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
@@ -305,8 +305,6 @@ class SqlRenderer(GuardedSql):
             return sql if what is None else self._raise_if_null(args, sql, what)
         if op.startswith("math."):
             return self._math(op[5:], args, x)
-        if op in STRING_OPS:
-            return render_string(self, op, args, ts, x)
         if op.startswith("c_"):
             from .containers import container_sql
 

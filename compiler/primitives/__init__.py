@@ -12,12 +12,15 @@ True
 
 from __future__ import annotations
 
-from .base import Primitive, Raises
+from .base import NOT_LIT, Primitive, Raises, Site
 from .mathfuncs import MATH
+from .strmethods import STRING_NAMES, STRING_PRIMS
 
-__all__ = ["MATH", "MATH_NAMES", "PRIMITIVES", "Primitive", "Raises", "lookup"]
+__all__ = ["MATH", "MATH_NAMES", "NOT_LIT", "PRIMITIVES", "Primitive", "Raises", "STRING_NAMES",
+           "STRING_PRIMS", "Site", "lookup"]  # fmt: skip
 
 PRIMITIVES: dict[str, Primitive] = {p.name: p for p in MATH}
+PRIMITIVES.update({p.name: p for p in STRING_PRIMS})
 MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
 
 

@@ -41,7 +41,7 @@ from sqlglot import exp
 
 __all__ = [
     "Abs", "All", "Any_", "Arg", "Cmp", "Cond", "IsInf", "IsNan", "NonInteger", "Not", "Num",
-    "Operands", "Primitive", "Raises", "Result", "call", "num", "INF",
+    "NOT_LIT", "Operands", "Pred", "Site", "Primitive", "Raises", "Result", "call", "num", "INF",
 ]  # fmt: skip
 
 INF = exp.cast(exp.Literal.string("Infinity"), "double")
@@ -268,6 +268,22 @@ class Any_(Cond):
         return tuple(t for c in self.conds for t in c.terms())
 
 
+@dataclass(frozen=True, slots=True)
+class Pred(Cond):
+    """A condition stated as a Python predicate over the arguments (``text`` says it in
+    words): the string primitives' partiality, whose lowerings render their own checks
+    (it has no tree of its own)."""
+
+    test: Callable[..., bool]
+    text: str
+
+    def holds(self, env: Env) -> bool:
+        return bool(self.test(*env.args))
+
+    def tree(self, ops: Operands) -> exp.Expression:
+        raise NotImplementedError(f"{self.text}: rendered by the primitive's SQL rule")
+
+
 # -- partiality --------------------------------------------------------------------------
 
 
@@ -391,6 +407,36 @@ class Operands:
         return self.raw_lowering(self) if self.raw_lowering is not None else self.native()
 
 
+# -- a call site (the native decision of the string primitives) -------------------------
+
+NOT_LIT: Any = type("NotLit", (), {"__repr__": lambda self: "NOT_LIT"})()
+"""The literal value of an argument that is not a literal."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """A call site, as the native decision sees it: the literal value of each argument
+    (:data:`NOT_LIT` where it is not a literal), their types and whether each may be None
+    (None: unknown to the caller, which then assumes the usual types)."""
+
+    lits: Sequence[Any]
+    ts: Sequence[Any] | None = None
+    nulls: Sequence[bool] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.lits)
+
+    def lit(self, i: int) -> Any:
+        return self.lits[i] if i < len(self.lits) else None
+
+    def t(self, i: int, usual: Any) -> Any:
+        return usual if self.ts is None else self.ts[i]
+
+    def null(self, i: int) -> bool:
+        return bool(self.nulls and self.nulls[i])
+
+
 # -- an entry ------------------------------------------------------------------------------
 
 
@@ -414,6 +460,11 @@ class Primitive:
         raw: that function in Spark, when ``native`` adds fixes to it (default: ``native``).
         edges: argument tuples worth testing beyond the generic edge values.
         notes: why the lowering looks as it does.
+        type_rule: (type, nullable) from the argument types and literal values, where the
+            result type depends on them (default: ``result``, not nullable).
+        native_when: where the lowering is rendered by a backend rule (the string
+            primitives), whether it is exact at a call site (a :class:`.strmethods.Site`);
+            ``exact`` then says the entry has a native lowering at all.
     """
 
     name: str
@@ -428,16 +479,31 @@ class Primitive:
     raw: Callable[[Operands], exp.Expression] | None = None
     edges: tuple[tuple[Any, ...], ...] = ()
     notes: str = ""
+    type_rule: Callable[[Sequence[Any], Sequence[Any]], tuple[Any, bool] | None] | None = None
+    native_when: Callable[[Any], bool] | None = None
 
     @property
     def total(self) -> bool:
         """Never raises on non-None arguments (the IR may move it across control flow)."""
         return not self.partiality
 
-    def result_type(self, ts: Sequence[Any]) -> str:
+    def result_type(self, ts: Sequence[Any], lits: Sequence[Any] | None = None) -> Any:
+        if self.type_rule is not None:
+            got = self.type_rule(ts, lits if lits is not None else [None] * len(ts))
+            return got[0] if got is not None else "any"
         return self.result
 
-    def lowers_natively(self, ts: Sequence[Any]) -> bool:
+    def lowers_natively(
+        self,
+        ts: Sequence[Any] | None,
+        lits: Sequence[Any] | None = None,
+        nulls: Sequence[bool] | None = None,
+    ) -> bool:
+        """Is the native lowering exact here? (``lits``: each argument's literal value, or
+        ``strmethods.NOT_LIT``; ``ts`` None: the types are not known to the caller.)"""
+        if self.native_when is not None:
+            n = len(lits) if lits is not None else len(ts or ())
+            return self.exact and self.native_when(Site(lits or [None] * n, ts, nulls))
         return self.exact and self.native is not None
 
     def raises(self, args: Sequence[Any]) -> Raises | None:
