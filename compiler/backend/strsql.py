@@ -31,7 +31,7 @@ from looplift.strings import WHITESPACE
 
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
-from ..primitives.strmethods import INT_SPEC, STR_SPEC, raises_only_on_none
+from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
 from .rules import Emitter, rule
 from .strtypes import STRING_OPS, string_prim_type
@@ -125,8 +125,11 @@ def _is_lit_str(e: Expr, nonempty: bool = True) -> bool:
 
 def _need(r: Emitter, args: tuple[Expr, ...], x: list[str], sql: str, meth: str) -> str:
     """Python's errors for a method call: AttributeError on a None receiver, TypeError
-    on a None argument."""
-    sql = r._raise_if_null(args[1:], sql, f"str.{meth}()")
+    on a None argument where the table says CPython raises one (``s.strip(None)`` strips
+    whitespace)."""
+    entry = PRIMITIVES[f"str.{meth}"]
+    strict = tuple(a for i, a in enumerate(args[1:], 1) if not accepts_none(entry, i))
+    sql = r._raise_if_null(strict, sql, f"str.{meth}()")
     if r.ty.may_be_null(args[0]):
         msg = f"'NoneType' object has no attribute '{meth}'"
         return f"(CASE WHEN {x[0]} IS NULL THEN {_raise(msg, 'AttributeError')} ELSE {sql} END)"
@@ -193,6 +196,8 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
             chars = sql_string(WHITESPACE)
         elif ts[1] == "str" and not r.ty.may_be_null(args[1]):
             chars = x[1]
+        elif ts[1] == "str":  # s.strip(None) strips whitespace
+            chars = f"coalesce({x[1]}, {sql_string(WHITESPACE)})"
         else:
             return None
         return f"trim({where} {chars} FROM {s})"
@@ -430,8 +435,18 @@ def render_index(r: Emitter, base: Expr, idx: Expr, t: Any, s: str, i: str) -> s
 
 def _format(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
     spec = _lit(args[1])
-    if not isinstance(spec, str) or r.ty.may_be_null(args[0]):
+    if not isinstance(spec, str):
         return None
+    body = _format_value(args, ts, x, spec)
+    if body is None or not r.ty.may_be_null(args[0]):
+        return body
+    # format(None, "") is 'None'; any other spec raises
+    none = ("'None'" if spec == "" else
+            _raise("unsupported format string passed to NoneType.__format__", "TypeError"))  # fmt: skip
+    return f"(CASE WHEN {x[0]} IS NULL THEN {none} ELSE {body} END)"
+
+
+def _format_value(args: tuple[Expr, ...], ts: list[Any], x: list[str], spec: str) -> str | None:
     if ts[0] == "int":
         m = _INT_SPEC.fullmatch(spec)
         if m is None or (m["zero"] and m["comma"]):

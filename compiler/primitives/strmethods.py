@@ -48,7 +48,7 @@ from .base import NOT_LIT, Pred, Primitive, Raises, Site
 
 __all__ = [
     "COL_INTS", "COL_STRS", "Col", "INT_SPEC", "NOT_LIT", "STRINGS", "STRING_NAMES", "STR_SPEC",
-    "STRING_PRIMS", "Site", "element_type", "raises_only_on_none",
+    "STRING_PRIMS", "Site", "accepts_none", "element_type", "raises_only_on_none",
 ]  # fmt: skip
 
 
@@ -74,7 +74,7 @@ class Col:
 
 
 COL_STRS = Col(("", "a", ",", "ab", " ", "ß", "😀", None))
-COL_INTS = Col((0, 1, -1, 3, 10, -100, 2**40, None))
+COL_INTS = Col((0, 1, -1, 3, 10, -100, None))
 
 
 # -- type rules ----------------------------------------------------------------------------
@@ -196,6 +196,7 @@ def _method_partiality(m: str) -> tuple[Raises, ...]:
         if m in ("index", "rindex"):
             out.append(_not_found(m))
     elif m == "join":
+        out.append(_none_arg(1, "TypeError", "can only join an iterable"))
         out.append(_when("TypeError", "sequence item: expected str instance",
                          lambda s, xs: any(not isinstance(x, str) for x in xs),
                          "an item is not a str"))  # fmt: skip
@@ -232,7 +233,7 @@ def _arg_is(i: int, *types: Any) -> Native:
 def _strip_native(site: Site) -> bool:
     if site.n == 1 or site.lit(1) is None:
         return True
-    return site.t(1, "str") == "str" and not site.null(1)
+    return site.t(1, "str") == "str"
 
 
 def _split_native(m: str) -> Native:
@@ -285,7 +286,7 @@ def _slice_native(site: Site) -> bool:
 
 def _format_native(site: Site) -> bool:
     spec = site.lit(1)
-    if not isinstance(spec, str) or site.null(0):
+    if not isinstance(spec, str):
         return False
     int_ok = (m := INT_SPEC.fullmatch(spec)) is not None and not (m["zero"] and m["comma"])
     str_ok = STR_SPEC.fullmatch(spec) is not None
@@ -319,7 +320,7 @@ _METHOD_EDGES: dict[str, tuple[tuple[Any, ...], ...]] = {
     "find": (("b",), ("",), ("a", 1), (COL_STRS,)), "rfind": (("b",), ("a", 0, 2)),
     "index": (("b",), ("",), (COL_STRS,)), "rindex": (("b",), ("a", 1)),
     "count": (("a",), ("",), ("ab",), (COL_STRS,)),
-    "join": ((("x", "y"),), ([],), (["a", "b", "c"],)),
+    "join": ((("x", "y"),), ((),), (("a", "b", "c"),), (("x", None),)),
     "zfill": ((5,), (0,), (-1,), (COL_INTS,)),
     "center": ((7,), (6, "*"), (COL_INTS,)), "ljust": ((5,), (4, "-")), "rjust": ((5, "0"),),
     **{m: ((),) for m in ("isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum", "isspace",
@@ -510,7 +511,7 @@ def _other_entries() -> list[Primitive]:
             "format",
             (2, 2),
             "str",
-            format,
+            IMPLS["format"],
             (
                 _when(
                     "TypeError",
@@ -546,8 +547,8 @@ def _other_entries() -> list[Primitive]:
             _pct_native,
             (("s",),),
         ),
-        _entry("repr", (1, 1), "str", repr, (), _const("str"), _repr_native, ((),)),
-        _entry("ascii", (1, 1), "str", ascii, (), _const("str"), None, ((),)),
+        _entry("repr", (1, 1), "str", IMPLS["repr"], (), _const("str"), _repr_native, ((),)),
+        _entry("ascii", (1, 1), "str", IMPLS["ascii"], (), _const("str"), None, ((),)),
         _entry(
             "int(str)",
             (1, 1),
@@ -601,6 +602,22 @@ def _other_entries() -> list[Primitive]:
             ((r"(\w+)\s*(\d+)?", 0), (r"(\w+)\s*(\d+)?", 2), (r"(\w+)\s*(\d+)?", 3), (r"\s+", 1)),
         ),  # fmt: skip
     ]
+
+
+def accepts_none(p: Primitive, i: int) -> bool:
+    """Does CPython accept None as argument ``i`` of ``p`` (``s.strip(None)``,
+    ``s.split(None, 1)``, ``s.find(x, None)``)? Read from the partiality, on the entry's
+    first edge that has an argument ``i``."""
+    for e in p.edges:
+        if len(e) >= i:
+            args = [next(v for v in x.values if v is not None) if isinstance(x, Col) else x
+                    for x in e]  # fmt: skip
+            args[i - 1] = None
+            try:
+                return p.raises(("a", *args)) is None
+            except Exception:  # noqa: BLE001 - a condition that cannot read None
+                return False
+    return False
 
 
 def raises_only_on_none(p: Primitive) -> bool:
