@@ -1,5 +1,12 @@
 """String primitives as Spark SQL, exact to CPython, or a vectorized Python function.
 
+The rule of every string primitive of the table of primitives
+(``compiler/primitives/strmethods.py``), registered with :func:`.rules.rule`: the table
+decides where the native lowering is exact (``Primitive.lowers_natively``, which
+``runs_python`` and ``--explain`` read too) and which None arguments CPython accepts;
+this module renders the lowering (text: its ``transform`` lambdas and regexes would be
+contorted as trees). It sees the emitter only through :class:`.rules.Emitter`.
+
 Native where Spark has an exact equivalent (checked by tests/spark/test_strings.py
 against CPython on hypothesis text):
 
