@@ -463,7 +463,7 @@ class Primitive:
         type_rule: (type, nullable) from the argument types and literal values, where the
             result type depends on them (default: ``result``, not nullable).
         native_when: where the lowering is rendered by a backend rule (the string
-            primitives), whether it is exact at a call site (a :class:`.strmethods.Site`);
+            primitives), whether it is exact at a call site (a :class:`Site`);
             ``exact`` then says the entry has a native lowering at all.
     """
 
