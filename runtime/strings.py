@@ -156,6 +156,7 @@ IMPLS: dict[str, Callable[..., Any]] = {
     "format": format,
     "pct": percent,
     "repr": repr,
+    "ascii": ascii,
     "int": int,
     "float": float,
     "str": str,

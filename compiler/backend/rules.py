@@ -54,6 +54,36 @@ class Emitter(Protocol):
         """``build(x)`` with each composite operand computed once."""
         ...
 
+    # the emitter's internals the string rules (``strsql``) still call
+    def _t(self, e: Expr) -> Any:
+        """The type of an IR value."""
+        ...
+
+    def _expr(self, e: Expr) -> str:
+        """The SQL of an IR value (counted against the scalar's budget)."""
+        ...
+
+    def _prim(self, op: str, args: tuple[Expr, ...]) -> str:
+        """The SQL of another primitive applied to ``args``."""
+        ...
+
+    def _raise_if_null(self, args: tuple[Expr, ...], sql: str, what: str) -> str:
+        """``sql``, raising Python's TypeError where one of ``args`` is None."""
+        ...
+
+    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
+                total: bool = False) -> str:  # fmt: skip
+        """A call of a Python function (``kind`` ``"prim"``: a primitive's reference)."""
+        ...
+
+    def _op_str(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``str(x)``."""
+        ...
+
+    def _op_int(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        """``int(x)``."""
+        ...
+
 
 Rule = Callable[["Emitter", str, tuple[Any, ...], list[Any], list[str]], str]
 

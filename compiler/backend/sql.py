@@ -28,12 +28,12 @@ from looplift.sqltext import sql_literal as _sql_literal
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
-from . import container_loops, containers, datetimes, maps  # noqa: F401 - register their rules
+from . import container_loops, containers, datetimes, maps, strsql  # noqa: F401 - register their rules
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .rules import form_for, overload_for, rule_for
-from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, render_string, truthy
-from .strtypes import STRING_OPS, element_type
+from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, truthy
+from .strtypes import element_type
 from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
@@ -286,8 +286,6 @@ class SqlRenderer(GuardedSql):
             return sql if what is None else self._raise_if_null(args, sql, what)
         if op.startswith("math."):
             return self._math(op[5:], args, x)
-        if op in STRING_OPS:
-            return render_string(self, op, args, ts, x)
         method = getattr(self, f"_op_{op}", None)
         if method is None:
             raise BackendError(f"no SQL translation for operator {op}")

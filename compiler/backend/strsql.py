@@ -1,5 +1,12 @@
 """String primitives as Spark SQL, exact to CPython, or a vectorized Python function.
 
+The rule of every string primitive of the table of primitives
+(``compiler/primitives/strmethods.py``), registered with :func:`.rules.rule`: the table
+decides where the native lowering is exact (``Primitive.lowers_natively``, which
+``runs_python`` and ``--explain`` read too) and which None arguments CPython accepts;
+this module renders the lowering (text: its ``transform`` lambdas and regexes would be
+contorted as trees). It sees the emitter only through :class:`.rules.Emitter`.
+
 Native where Spark has an exact equivalent (checked by tests/spark/test_strings.py
 against CPython on hypothesis text):
 
@@ -22,23 +29,30 @@ against CPython on hypothesis text):
 
 from __future__ import annotations
 
-import re
 import sys
 import unicodedata
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from looplift.sqltext import sql_string
 from looplift.strings import WHITESPACE
 
 from ..ir.nodes import Expr, Lit
+from ..primitives import NOT_LIT, PRIMITIVES
+from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
+from .rules import Emitter, rule
+from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 
-if TYPE_CHECKING:
-    from .sql import SqlRenderer
-
-__all__ = ["render_string", "render_index", "render_int", "render_float", "truthy", "INT_RE",
-           "FLOAT_RE"]
+__all__ = [
+    "render_string",
+    "render_index",
+    "render_int",
+    "render_float",
+    "truthy",
+    "INT_RE",
+    "FLOAT_RE",
+]
 
 # characters whose upper() / lower() differ between CPython 3.11 (Unicode 14) and Spark 4.3
 # (ICU, Unicode 16): computed by comparing both on every code point
@@ -87,8 +101,8 @@ _FLOAT_RE = (
     f"|(?i:inf|infinity|nan)){_WS}*$"
 )
 FLOAT_RE = _FLOAT_RE  # Python's float() grammar, for a try's test
-_INT_SPEC = re.compile(r"(?P<sign>[+\- ]?)(?P<zero>0?)(?P<width>[1-9][0-9]*)?(?P<comma>,?)d?")
-_STR_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>]))?(?P<width>[1-9][0-9]*)?s?", re.S)
+_INT_SPEC = INT_SPEC  # the specs format() renders natively (the table decides)
+_STR_SPEC = STR_SPEC
 
 
 def _raise(what: str, cls: str) -> str:
@@ -116,26 +130,25 @@ def _is_lit_str(e: Expr, nonempty: bool = True) -> bool:
     return isinstance(e, Lit) and isinstance(e.value, str) and (bool(e.value) or not nonempty)
 
 
-def _need(r: SqlRenderer, args: tuple[Expr, ...], x: list[str], sql: str, meth: str) -> str:
+def _need(r: Emitter, args: tuple[Expr, ...], x: list[str], sql: str, meth: str) -> str:
     """Python's errors for a method call: AttributeError on a None receiver, TypeError
-    on a None argument."""
-    sql = r._raise_if_null(args[1:], sql, f"str.{meth}()")
+    on a None argument where the table says CPython raises one (``s.strip(None)`` strips
+    whitespace)."""
+    entry = PRIMITIVES[f"str.{meth}"]
+    strict = tuple(a for i, a in enumerate(args[1:], 1) if not accepts_none(entry, i))
+    sql = r._raise_if_null(strict, sql, f"str.{meth}()")
     if r.ty.may_be_null(args[0]):
         msg = f"'NoneType' object has no attribute '{meth}'"
         return f"(CASE WHEN {x[0]} IS NULL THEN {_raise(msg, 'AttributeError')} ELSE {sql} END)"
     return sql
 
 
-# Python functions that cannot raise on str arguments that are not None
-_TOTAL = frozenset(
-    {f"str.{m}" for m in ("lower", "upper", "casefold", "title", "capitalize", "swapcase",
-                          "splitlines", "isdigit", "isdecimal", "isnumeric", "isalpha", "isalnum",
-                          "isspace", "islower", "isupper", "istitle", "isascii", "isidentifier")}
-    | {"re.match", "re.search", "re.fullmatch", "re.findall", "re.split", "repr", "ascii"}
-)  # fmt: skip
+# Python functions that cannot raise on str arguments that are not None (the table's
+# partiality says so)
+_TOTAL = frozenset(n for n in STRING_OPS if raises_only_on_none(PRIMITIVES[n]))
 
 
-def _python(r: SqlRenderer, op: str, args: tuple[Expr, ...], t: Any) -> str:
+def _python(r: Emitter, op: str, args: tuple[Expr, ...], t: Any) -> str:
     total = (
         op in _TOTAL
         and not any(r.ty.may_be_null(a) for a in args if r._t(a) in ("str", "none"))
@@ -144,18 +157,20 @@ def _python(r: SqlRenderer, op: str, args: tuple[Expr, ...], t: Any) -> str:
     return r._pycall("prim", op, args, rtype=spark_type(t), total=total)
 
 
-def render_string(
-    r: SqlRenderer, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
-) -> str:
-    """SQL of one string primitive (see the module docstring)."""
-    from .strtypes import string_prim_type
-
+@rule(*sorted(STRING_OPS))
+def render_string(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+    """SQL of one string primitive: its native lowering where the table of primitives says
+    it is exact at this call site (``Primitive.lowers_natively``, which ``runs_python``
+    and ``--explain`` read too), else its CPython reference as a Python function."""
     lits = [_lit(a) for a in args]
     t, _ = string_prim_type(op, ts, [False] * len(args), lits) or ("any", True)
+    entry = PRIMITIVES[op]
+    site_lits = [a.value if isinstance(a, Lit) else NOT_LIT for a in args]
+    native_ok = entry.lowers_natively(ts, site_lits, [r.ty.may_be_null(a) for a in args])
     if op.startswith("str."):
         if ts[0] not in ("str", "none"):
             raise BackendError(f"`.{op[4:]}()` is a str method; its receiver here is {ts[0]}")
-        native = _method(r, op[4:], args, ts, x)
+        native = _method(r, op[4:], args, ts, x) if native_ok else None
         if native is not None:
             return _need(r, args, x, native, op[4:])
         return _python(r, op, args, t)
@@ -163,25 +178,23 @@ def render_string(
         body = _contains(r, args, ts, x)
         return body if op == "contains" else f"(NOT {body})"
     if op == "slice":
-        native = _slice(r, args, ts, x)
+        native = _slice(r, args, ts, x) if native_ok else None
         return native if native is not None else _python(r, op, args, t)
     if op in ("getitem", "match.group"):
         if op == "match.group" and not (isinstance(ts[0], tuple) and ts[0][0] == "match"):
             raise BackendError("`.group()` is a method of match objects (re.match(...))")
         return render_index(r, args[0], args[1], ts[0], x[0], x[1])
     if op == "format":
-        native = _format(r, args, ts, x)
+        native = _format(r, args, ts, x) if native_ok else None
         return native if native is not None else _python(r, op, args, t)
     if op == "pct":
         return _percent(r, args, ts, x)
-    if op == "repr" and ts[0] == "int" and not r.ty.may_be_null(args[0]):
+    if op == "repr" and native_ok:
         return f"CAST({x[0]} AS STRING)"
     return _python(r, op, args, t)  # re.*, repr, ascii
 
 
-def _method(
-    r: SqlRenderer, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]
-) -> str | None:
+def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
     s = x[0]
     n = len(args)
     if m in ("strip", "lstrip", "rstrip"):
@@ -190,6 +203,8 @@ def _method(
             chars = sql_string(WHITESPACE)
         elif ts[1] == "str" and not r.ty.may_be_null(args[1]):
             chars = x[1]
+        elif ts[1] == "str":  # s.strip(None) strips whitespace
+            chars = f"coalesce({x[1]}, {sql_string(WHITESPACE)})"
         else:
             return None
         return f"trim({where} {chars} FROM {s})"
@@ -253,7 +268,7 @@ def _method(
     return None
 
 
-def _tuple_elems(r: SqlRenderer, e: Expr) -> list[str] | None:
+def _tuple_elems(r: Emitter, e: Expr) -> list[str] | None:
     from ..ir.nodes import Apply, Prim, Var
 
     target = e
@@ -267,7 +282,7 @@ def _tuple_elems(r: SqlRenderer, e: Expr) -> list[str] | None:
     return None
 
 
-def _join(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+def _join(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
     t = ts[1]
     if isinstance(t, tuple) and t[0] == "tuple":
         if not all(u in ("str", "none") for u in t[1]):
@@ -288,7 +303,7 @@ def _join(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -
     return None
 
 
-def _contains(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+def _contains(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     t = ts[1]
     if t == "str":
         if ts[0] != "str":
@@ -313,7 +328,7 @@ def _bounds(x: str, n: str, default: str) -> str:
             f"ELSE least({x}, {n}) END)")  # fmt: skip
 
 
-def _slice(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+def _slice(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
     t = ts[0]
     is_str = t == "str"
     is_list = isinstance(t, tuple) and t[0] == "list"
@@ -372,7 +387,7 @@ def _short_slice(s: str, lo: Expr, hi: Expr, is_str: bool) -> str | None:
     return None
 
 
-def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) -> str:
+def render_index(r: Emitter, base: Expr, idx: Expr, t: Any, s: str, i: str) -> str:
     """``s[i]`` of a str, list or match object (``m.group(i)``), with Python's errors."""
     if isinstance(t, tuple) and t[0] == "dict":
         from .maps import map_index
@@ -425,10 +440,20 @@ def render_index(r: SqlRenderer, base: Expr, idx: Expr, t: Any, s: str, i: str) 
     return body
 
 
-def _format(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
+def _format(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
     spec = _lit(args[1])
-    if not isinstance(spec, str) or r.ty.may_be_null(args[0]):
+    if not isinstance(spec, str):
         return None
+    body = _format_value(args, ts, x, spec)
+    if body is None or not r.ty.may_be_null(args[0]):
+        return body
+    # format(None, "") is 'None'; any other spec raises
+    none = ("'None'" if spec == "" else
+            _raise("unsupported format string passed to NoneType.__format__", "TypeError"))  # fmt: skip
+    return f"(CASE WHEN {x[0]} IS NULL THEN {none} ELSE {body} END)"
+
+
+def _format_value(args: tuple[Expr, ...], ts: list[Any], x: list[str], spec: str) -> str | None:
     if ts[0] == "int":
         m = _INT_SPEC.fullmatch(spec)
         if m is None or (m["zero"] and m["comma"]):
@@ -451,7 +476,7 @@ def _format(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str])
     return None
 
 
-def _percent(r: SqlRenderer, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+def _percent(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     """One conversion of a constant ``%`` format, as what Python's ``%`` is for the value's
     type: ``%d`` is ``str(int(x))`` (a float truncated, a bool 1 or 0), ``%s`` is ``str(x)``,
     ``%f`` / ``%.Nf`` is ``format(x, ".Nf")``; each rendered as those are."""

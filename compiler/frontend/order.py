@@ -348,7 +348,7 @@ _KEY_TYPES = ("int", "float", "str", "bool", "datetime", "date")
 def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
     """The type of a computed key part, or None when it is not a native scalar expression
     of the row's fields (arithmetic, casts, ``str`` methods, datetime parts)."""
-    from ..backend.strtypes import STRING_OPS, string_prim_type
+    from ..primitives import PRIMITIVES, STRING_NAMES
     from ..primitives.datetimes import datetime_type
 
     if isinstance(e, Lit):
@@ -380,8 +380,8 @@ def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
     dt = datetime_type(op, ts)
     if dt is not None:
         return dt if dt in _KEY_TYPES else None
-    if op in STRING_OPS:
+    if op in STRING_NAMES:  # the table's type rule
         lits = [x.value if isinstance(x, Lit) else None for x in e.args]
-        got = string_prim_type(op, ts, [False] * len(ts), lits)
+        got = PRIMITIVES[op].type_at(ts, lits)  # type: ignore[misc]
         return got[0] if got is not None and got[0] in _KEY_TYPES else None
     return None

@@ -18,7 +18,7 @@ from looplift.strings import IMPLS as _STRING_IMPLS
 from ..primitives import CONTAINERS as CONTAINER_TABLE
 from ..primitives import DATETIMES as DATETIME_TABLE
 from ..primitives import MATH as MATH_TABLE
-from ..primitives import MATH_NAMES, PRIMITIVES
+from ..primitives import MATH_NAMES, NOT_LIT, PRIMITIVES, STRING_PRIMS
 
 __all__ = [
     "DATETIME_ATTRS",
@@ -175,59 +175,28 @@ BUILTIN_FUNCS = {
 
 
 # strings: str methods (``str.strip`` ...), slicing, ``format``, ``in`` on strings, ``re``
-# with constant patterns; the implementations are the runtime's (looplift.strings)
+# with constant patterns: the table of primitives' entries (references from
+# looplift.strings); ``int_ok``/``float_ok`` (a try's tests) never raise
+for _p in STRING_PRIMS:
+    if "(" not in _p.name:  # ``int(str)``/``float(str)`` are the IR's ``int``/``float``
+        _add(_p.name, _p.reference, _p.total)
 for _n, _f in _STRING_IMPLS.items():
     if _n not in PRIMS:
-        _add(_n, _f, _n in ("int_ok", "float_ok"))  # a try's tests never raise
+        _add(_n, _f, _n in ("int_ok", "float_ok"))
 
 
-def runs_python(op: str, args: tuple[Any, ...]) -> bool:
-    """Does string primitive ``op`` run as a vectorized Python function on Spark, for some
-    rows at least? (``args`` are IR nodes; literal ones have a ``value``.) ``format`` unless it formats an int with a ``d`` spec or aligns a str;
-    ``re`` always (Java's regex dialect is not Python's)."""
-    from looplift.strings import STR_METHODS
+def runs_python(
+    op: str, args: tuple[Any, ...], ts: list[Any] | None = None, nulls: list[bool] | None = None
+) -> bool:
+    """Does primitive ``op`` run as a vectorized Python function on Spark, for some rows at
+    least? (``args`` are IR nodes; ``ts``/``nulls`` their types where the caller knows
+    them.) The table of primitives decides: an entry whose lowering is not exact at this
+    call site (``Primitive.lowers_natively``) runs its CPython reference; the backend's
+    renderers read the same decision."""
+    from .nodes import Lit
 
-    def lit(i: int) -> Any:
-        return getattr(args[i], "value", _NOT_LIT) if i < len(args) else None
-
-    n = len(args)
-    if op in PRIMITIVES:  # the table's entries: native where the lowering is exact
-        return not PRIMITIVES[op].exact
-    if op.startswith("re.") or op in ("repr", "ascii"):
-        return True
-    if op == "format":
-        spec = lit(1)
-        return not (isinstance(spec, str) and _NATIVE_SPEC.fullmatch(spec))
-    if op == "pct":  # "%.2f" % x is format(x, ".2f"); %d and %s are int() and str()
-        return str(lit(1)).endswith("f")
-    if op == "slice":
-        return lit(3) not in (None, 1) and not (lit(3) == -1 and lit(1) is None and lit(2) is None)
-    if not op.startswith("str.") or op[4:] not in STR_METHODS:
+    entry = PRIMITIVES.get(op)
+    if entry is None:
         return False
-    m = op[4:]
-    if m in ("strip", "lstrip", "rstrip", "startswith", "endswith", "removeprefix",
-             "removesuffix", "join", "zfill"):  # fmt: skip
-        return False
-    if m in ("lower", "upper"):
-        return False  # native (the characters Spark maps unlike CPython are kept as they are)
-    if m in ("split", "rsplit"):
-        sep, maxsplit = lit(1), lit(2) if n > 2 else -1
-        if sep is None and n > 1 and not hasattr(args[1], "value"):
-            return True
-        return not (sep is None and maxsplit == -1) and not (
-            isinstance(sep, str) and sep and isinstance(maxsplit, int)
-            and (m == "split" or maxsplit == -1)
-        )  # fmt: skip
-    if m in ("find", "index"):
-        return n != 2
-    if m == "count":
-        return not (n == 2 and isinstance(lit(1), str))
-    if m == "replace":
-        return not (n == 3 and isinstance(lit(1), str) and lit(1))
-    return True
-
-
-_NOT_LIT = object()
-_NATIVE_SPEC = __import__("re").compile(
-    r"[+\- ]?0?(?:[1-9][0-9]*)?,?d?|(?:.?[<>])?(?:[1-9][0-9]*)?s?"
-)
+    lits = [a.value if isinstance(a, Lit) else NOT_LIT for a in args]
+    return not entry.lowers_natively(ts, lits, nulls)

@@ -12,24 +12,20 @@ True
 
 from __future__ import annotations
 
-from .base import Primitive, Raises, TypeRefused
+from .base import NOT_LIT, Primitive, Raises, Site, TypeRefused
 from .containers import CONTAINERS
 from .datetimes import DATETIMES
 from .mathfuncs import MATH
+from .strmethods import STRING_NAMES, STRING_PRIMS
 
 __all__ = [
-    "CONTAINERS",
-    "DATETIMES",
-    "MATH",
-    "MATH_NAMES",
-    "PRIMITIVES",
-    "Primitive",
-    "Raises",
-    "TypeRefused",
-    "lookup",
-]
+    "CONTAINERS", "DATETIMES", "MATH", "MATH_NAMES", "NOT_LIT", "PRIMITIVES", "Primitive",
+    "Raises", "STRING_NAMES", "STRING_PRIMS", "Site", "TypeRefused", "lookup",
+]  # fmt: skip
 
-PRIMITIVES: dict[str, Primitive] = {p.name: p for p in (*MATH, *DATETIMES, *CONTAINERS)}
+PRIMITIVES: dict[str, Primitive] = {
+    p.name: p for p in (*MATH, *DATETIMES, *CONTAINERS, *STRING_PRIMS)
+}
 MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
 
 

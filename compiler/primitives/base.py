@@ -41,7 +41,8 @@ from sqlglot import exp
 
 __all__ = [
     "Abs", "All", "Any_", "Arg", "Cmp", "Cond", "IsInf", "IsNan", "NonInteger", "Not", "Num",
-    "Operands", "Primitive", "Raises", "Result", "call", "num", "INF", "Pred", "TypeRefused",
+    "NOT_LIT", "Operands", "Pred", "Site", "Primitive", "Raises", "Result", "TypeRefused", "call",
+    "num", "INF",
 ]  # fmt: skip
 
 INF = exp.cast(exp.Literal.string("Infinity"), "double")
@@ -271,9 +272,9 @@ class Any_(Cond):
 @dataclass(frozen=True, slots=True)
 class Pred(Cond):
     """A condition that is not a comparison of floats (a day beyond the month's last, an
-    empty container, an index out of range): a Python predicate over the arguments, and
-    its text for readers. The native check is the entry's SQL rule's (``lowering="rule"``);
-    the edge tests hold the two to the same inputs."""
+    empty container, an index out of range, a substring not found): a Python predicate
+    over the arguments, and its text for readers. The native check is the entry's SQL
+    rule's; the edge tests hold the two to the same inputs."""
 
     test: Callable[..., bool]
     text: str
@@ -412,6 +413,36 @@ class Operands:
         return self.raw_lowering(self) if self.raw_lowering is not None else self.native()
 
 
+# -- a call site (the native decision of the string primitives) -------------------------
+
+NOT_LIT: Any = type("NotLit", (), {"__repr__": lambda self: "NOT_LIT"})()
+"""The literal value of an argument that is not a literal."""
+
+
+@dataclass(frozen=True)
+class Site:
+    """A call site, as the native decision sees it: the literal value of each argument
+    (:data:`NOT_LIT` where it is not a literal), their types and whether each may be None
+    (None: unknown to the caller, which then assumes the usual types)."""
+
+    lits: Sequence[Any]
+    ts: Sequence[Any] | None = None
+    nulls: Sequence[bool] | None = None
+
+    @property
+    def n(self) -> int:
+        return len(self.lits)
+
+    def lit(self, i: int) -> Any:
+        return self.lits[i] if i < len(self.lits) else None
+
+    def t(self, i: int, usual: Any) -> Any:
+        return usual if self.ts is None else self.ts[i]
+
+    def null(self, i: int) -> bool:
+        return bool(self.nulls and self.nulls[i])
+
+
 # -- an entry ------------------------------------------------------------------------------
 
 
@@ -443,6 +474,12 @@ class Primitive:
             the backend registers it (``backend/rules.py``), checked by the tests.
         domain: the family of the entry (``math``, ``datetime``, ``container``), which
             the edge-test generators enumerate.
+        type_at: (type, nullable) from the argument types and literal values, where the
+            result type depends on the literals too (the string primitives: ``re.match``'s
+            groups); it wins over ``type_rule``.
+        native_when: where the lowering is rendered by a backend rule (the string
+            primitives), whether it is exact at a call site (a :class:`Site`);
+            ``exact`` then says the entry has a native lowering at all.
     """
 
     name: str
@@ -461,20 +498,35 @@ class Primitive:
     null_rule: Callable[[Sequence[Any], Sequence[bool]], bool] | None = None
     lowering: str = "tree"
     domain: str = "math"
+    type_at: Callable[[Sequence[Any], Sequence[Any]], tuple[Any, bool] | None] | None = None
+    native_when: Callable[[Any], bool] | None = None
 
     @property
     def total(self) -> bool:
         """Never raises on non-None arguments (the IR may move it across control flow)."""
         return not self.partiality
 
-    def result_type(self, ts: Sequence[Any]) -> Any:
+    def result_type(self, ts: Sequence[Any], lits: Sequence[Any] | None = None) -> Any:
+        if self.type_at is not None:
+            got = self.type_at(ts, lits if lits is not None else [None] * len(ts))
+            return got[0] if got is not None else "any"
         return self.type_rule(ts) if self.type_rule is not None else self.result
 
     def result_nullable(self, ts: Sequence[Any], nulls: Sequence[bool]) -> bool:
         """May the result be None (the arguments' types, and whether each may be None)?"""
         return self.null_rule(ts, nulls) if self.null_rule is not None else any(nulls)
 
-    def lowers_natively(self, ts: Sequence[Any]) -> bool:
+    def lowers_natively(
+        self,
+        ts: Sequence[Any] | None,
+        lits: Sequence[Any] | None = None,
+        nulls: Sequence[bool] | None = None,
+    ) -> bool:
+        """Is the native lowering exact here? (``lits``: each argument's literal value, or
+        :data:`NOT_LIT`; ``ts`` None: the types are not known to the caller.)"""
+        if self.native_when is not None:
+            n = len(lits) if lits is not None else len(ts or ())
+            return self.exact and self.native_when(Site(lits or [None] * n, ts, nulls))
         return self.exact and (self.native is not None or self.lowering == "rule")
 
     def raises(self, args: Sequence[Any]) -> Raises | None:

@@ -1,6 +1,6 @@
 """Edge cases and test algorithms generated from the table of primitives.
 
-For every entry of ``looplift.compiler.primitives`` and every arity it takes, the
+For every ``math`` entry of ``looplift.compiler.primitives`` and every arity it takes, the
 argument tuples worth testing: the generic edge values of the argument type (NaN,
 ±inf, ±0.0, subnormals, the largest float; ±2**63 and neighbours, 2**53 ± 1 for ints),
 the numbers the entry's partiality compares with and their neighbours (read from the
