@@ -18,9 +18,20 @@ from typing import Any
 from looplift.strings import IMPLS as _STRING_IMPLS
 
 from ..primitives import MATH as MATH_TABLE
-from ..primitives import MATH_NAMES, PRIMITIVES
+from ..primitives import MATH_NAMES, OPERATORS, PRIMITIVES
 
-__all__ = ["DATETIME_ATTRS", "DATETIME_METHODS", "PRIMS", "AUGOPS", "BINOPS", "UNARYOPS", "COMPAREOPS", "BUILTIN_FUNCS", "MATH_ARITY", "MATH_FUNCS"]
+__all__ = [
+    "DATETIME_ATTRS",
+    "DATETIME_METHODS",
+    "PRIMS",
+    "AUGOPS",
+    "BINOPS",
+    "UNARYOPS",
+    "COMPAREOPS",
+    "BUILTIN_FUNCS",
+    "MATH_ARITY",
+    "MATH_FUNCS",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -101,6 +112,12 @@ for _n, _f, _t, _s in [
 ]:
     _add(_n, _f, _t, _s)
 
+# operators and numeric builtins: the table of primitives holds reference and partiality
+# (total: never raises on non-None arguments, 64-bit overflow aside); the symbols above
+# are the IR's spelling for explain output
+for _p in OPERATORS:
+    PRIMS[_p.name] = PrimInfo(_p.name, _p.reference, _p.total, PRIMS[_p.name].symbol)
+
 # a dict a host function returned: ``d.get(k, default)``
 _add("dict_get", lambda d, k, default: d.get(k, default), False)
 
@@ -121,6 +138,8 @@ DATETIME_ATTRS = {
 }
 DATETIME_METHODS = {"weekday": "dt.weekday", "isoweekday": "dt.isoweekday", "date": "dt.date",
                     "total_seconds": "td.total_seconds"}  # fmt: skip
+
+
 # container values (``states/containers.py``): ordered lists; a dict is its (key, value) items
 def _c_max(x: Any, *default: Any) -> Any:
     return max(x, default=default[0]) if default else max(x)
@@ -263,4 +282,6 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
 
 
 _NOT_LIT = object()
-_NATIVE_SPEC = __import__("re").compile(r"[+\- ]?0?(?:[1-9][0-9]*)?,?d?|(?:.?[<>])?(?:[1-9][0-9]*)?s?")
+_NATIVE_SPEC = __import__("re").compile(
+    r"[+\- ]?0?(?:[1-9][0-9]*)?,?d?|(?:.?[<>])?(?:[1-9][0-9]*)?s?"
+)
