@@ -47,6 +47,7 @@ def build_graph(prog: Program) -> DataflowGraph:
     g = DataflowGraph(fn.name)
     producer: dict[str, str] = {}
     read_results = {s.result for s in a.sites if s.kind == "read"}
+    type_of = _type_of(prog)
 
     def scope_text(loops: tuple[str, ...]) -> str:
         from ..passes.analyze_scopes import scope_of
@@ -201,14 +202,14 @@ def build_graph(prog: Program) -> DataflowGraph:
         nid = f"{kind}:{n}"
         needs = tuple(sorted(_refs(b.value, read_results) | {c for c, _ in b.guards}))
         op = HostCall(b.span, n, b) if kind == "host" else Scalar(b.span, n, b)
-        pyfns = python_prims(b.value, set(nodes_for))
+        pyfns = python_prims(b.value, set(nodes_for), type_of)
         todo, seen = list(_refs(b.value, read_results)), set()
         while todo:  # temporaries are shown inlined in the label (ends: each name once)
             t = todo.pop()
             if t in seen or not is_temp(t) or t not in a.bound or a.bound[t].value is None:
                 continue
             seen.add(t)
-            pyfns |= python_prims(a.bound[t].value, set(nodes_for))
+            pyfns |= python_prims(a.bound[t].value, set(nodes_for), type_of)
             todo.extend(_refs(a.bound[t].value, read_results))
         native = kind != "host" and not pyfns
         if pyfns and kind != "host":
@@ -321,9 +322,21 @@ def _fields(fields: tuple[int, ...], bracket: bool = False) -> str:
     return text if len(fields) != 1 else str(fields[0])
 
 
-def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> set[str]:
-    """The string primitives of a value that run as vectorized Python functions (not
-    counting the values of nested ``let``s that are ``operators`` of their own)."""
+def _type_of(prog: Program) -> Any:
+    """The types of the program's values (``Typing.of``), or None where they cannot be
+    inferred: the table's operators run natively or not by their argument types."""
+    from ..backend.types import infer_types
+
+    try:
+        return infer_types(prog.analysis, prog.refs, strict=False).of
+    except Exception:  # noqa: BLE001 - the build reports it; explain says what it can
+        return None
+
+
+def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset(),
+                 type_of: Any = None) -> set[str]:  # fmt: skip
+    """The primitives of a value that run as vectorized Python functions (not counting
+    the values of nested ``let``s that are ``operators`` of their own)."""
     out: set[str] = set()
     stack = [e]
     while stack:
@@ -331,7 +344,11 @@ def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> 
         if isinstance(x, Let) and x.name in operators:
             stack.append(x.body)
             continue
-        if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args):
+        if (
+            isinstance(x, Apply)
+            and isinstance(x.fn, Prim)
+            and runs_python(x.fn.op, x.args, type_of)
+        ):
             out.add("format" if x.fn.op == "pct" else x.fn.op)  # "%.2f" % x is a format()
         stack.extend(children(x))
     return out

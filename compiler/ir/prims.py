@@ -18,7 +18,8 @@ from typing import Any
 from looplift.strings import IMPLS as _STRING_IMPLS
 
 from ..primitives import MATH as MATH_TABLE
-from ..primitives import MATH_NAMES, OPERATORS, PRIMITIVES
+from ..primitives import MATH_NAMES, OPERATORS, PRIMITIVES, Operator
+from ..primitives.operator import NOLIT
 
 __all__ = [
     "DATETIME_ATTRS",
@@ -235,9 +236,22 @@ for _n, _f in _STRING_IMPLS.items():
         _add(_n, _f, _n in ("int_ok", "float_ok"))  # a try's tests never raise
 
 
-def runs_python(op: str, args: tuple[Any, ...]) -> bool:
-    """Does string primitive ``op`` run as a vectorized Python function on Spark, for some
-    rows at least? (``args`` are IR nodes; literal ones have a ``value``.) ``format`` unless it formats an int with a ``d`` spec or aligns a str;
+def covered(op: str, ts: list[Any]) -> bool:
+    """The table's entry renders these argument types (the others are another domain's:
+    ``int(s)`` of a str is the strings' rule, ``str(t)`` of a tuple a Python call)."""
+    if op == "str":
+        return True  # every type: a Python call where the table's lowering is not native
+    if op in ("int", "float"):
+        return ts[0] != "str"
+    return True
+
+
+def runs_python(
+    op: str, args: tuple[Any, ...], type_of: Callable[[Any], Any] | None = None
+) -> bool:
+    """Does primitive ``op`` run as a vectorized Python function on Spark, for some
+    rows at least? (``args`` are IR nodes; literal ones have a ``value``; ``type_of``: their
+    types, which the table's operators need: ``str(x)`` of a float runs CPython's.) ``format`` unless it formats an int with a ``d`` spec or aligns a str;
     ``re`` always (Java's regex dialect is not Python's)."""
     from looplift.strings import STR_METHODS
 
@@ -245,8 +259,15 @@ def runs_python(op: str, args: tuple[Any, ...]) -> bool:
         return getattr(args[i], "value", _NOT_LIT) if i < len(args) else None
 
     n = len(args)
-    if op in PRIMITIVES:  # the table's entries: native where the lowering is exact
-        return not PRIMITIVES[op].exact
+    prim = PRIMITIVES.get(op)
+    if isinstance(prim, Operator):  # native where the table's lowering is exact for the types
+        if type_of is None:  # types unknown: what the entry says for every type
+            return prim.exact_for is not None or not prim.exact
+        ts = [type_of(a) for a in args]
+        lits = [getattr(a, "value", NOLIT) if type(a).__name__ == "Lit" else NOLIT for a in args]
+        return covered(op, ts) and not prim.lowers_natively(ts, lits)
+    if prim is not None:  # the table's entries: native where the lowering is exact
+        return not prim.exact
     if op.startswith("re.") or op in ("repr", "ascii"):
         return True
     if op == "format":

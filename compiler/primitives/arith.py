@@ -322,7 +322,7 @@ ARITH: tuple[Operator, ...] = (
     _op("pow", _safe_pow, _power, _POW, _pow_type, "{0} ** {1}", "`**`",
         model=_np("power"), raw=lambda o: call("power", o.d(0), o.d(1)),
         edges=((0, -1), (0.0, -1.0), (-0.0, -1.0), (0.0, -math.inf), (-8.0, 1 / 3), (10.0, 400.0),
-               (1.0, math.nan), (-1.0, math.inf), (2, 62), (2, 63), (-2, 63), (-1, INT64_MAX),
+               (1.0, math.nan), (-1.0, math.inf), (2, 62), (2, 63), (-2, 63), (-1, INT64_MAX), (3, 100), (2, 65),
                (2, INT64_MAX), (3, 40), (2, -1), (-2, -1), (math.nan, 0.0), (2.0, 0.5)),
         notes="x ** n with n an int that is not a literal >= 0 is typed float (Python's value "
               "is an int when n >= 0): the plan returns that int as a double"),

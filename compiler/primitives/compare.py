@@ -41,6 +41,7 @@ from .typerules import unify
 
 __all__ = ["COMPARE", "compare", "truthy"]
 
+_CHEAP = re.compile(r"[\w.`:]+|-?[0-9][0-9.eE+-]*[DL]?|\(?CAST\([\w.`:]+ AS \w+\)\)?")
 _NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\)")
 _NODES = {"eq": exp.EQ, "ne": exp.NEQ, "lt": exp.LT, "le": exp.LTE, "gt": exp.GT, "ge": exp.GTE}
 _MIRROR = {"eq": "eq", "ne": "ne", "lt": "gt", "le": "ge", "gt": "lt", "ge": "le"}
@@ -83,9 +84,17 @@ def compare(op: str, o: Operands, a: int = 0, b: int = 1) -> exp.Expression:
     ta, tb = o.ts[a], o.ts[b]
     x, y = _side(o, a), _side(o, b)
     if {ta, tb} == {"int", "float"} or {ta, tb} == {"bool", "float"}:
-        if ta == "float":
-            return _mixed(_MIRROR[op], y, x)
-        return _mixed(op, x, y)
+        (i, f, op) = (y, x, _MIRROR[op]) if ta == "float" else (x, y, op)
+        if _CHEAP.fullmatch(f.sql(dialect="spark")):
+            return _mixed(op, i, f)
+        # the float is repeated: computed once, with the int (no Python call in a lambda)
+        value = call("named_struct", exp.Literal.string("i"), i, exp.Literal.string("f"), f)
+        ref = lambda k: exp.Dot(this=exp.var("__c"), expression=exp.to_identifier(k))  # noqa: E731
+        lam = exp.Lambda(
+            this=_mixed(op, ref("i"), ref("f")), expressions=[exp.to_identifier("__c")]
+        )
+        return exp.Bracket(this=call("transform", call("array", value), lam),
+                           expressions=[exp.Literal.number(0)])  # fmt: skip
     out = _NODES[op](this=x, expression=y)
     if op in ("lt", "le") and may_be_nan(o, b):
         return exp.and_(out, exp.not_(call("isnan", y.copy())))
@@ -103,13 +112,24 @@ def _nullable(o: Operands, i: int) -> bool:
     return bool(o.nullable[i])  # type: ignore[attr-defined]
 
 
+def _mixed_kinds(o: Operands) -> bool:
+    return {o.ts[0], o.ts[1]} in ({"int", "float"}, {"bool", "float"})
+
+
 def _equality(op: str) -> Any:
     def lower(o: Operands) -> exp.Expression:
-        core = exp.paren(compare("eq", o))
-        if _nullable(o, 0) or _nullable(o, 1):  # None == None; None == x is false
-            n0 = exp.Is(this=o.raw(0), expression=exp.Null())
-            n1 = exp.Is(this=o.raw(1), expression=exp.Null())
-            core = exp.Case().when(exp.or_(n0, n1), exp.and_(n0.copy(), n1.copy())).else_(core)
+        if not (_nullable(o, 0) or _nullable(o, 1)):
+            return exp.paren(compare(op, o))
+        if not _mixed_kinds(o):  # None == None; None == x is false; NaN never equal
+            out: exp.Expression = exp.NullSafeEQ(this=_side(o, 0), expression=_side(o, 1))
+            nan = [i for i in (0, 1) if may_be_nan(o, i)]
+            if nan:
+                out = exp.and_(out, exp.not_(call("isnan", _side(o, nan[0]))))
+            return exp.paren(out) if op == "eq" else exp.paren(exp.not_(exp.paren(out)))
+        n0 = exp.Is(this=o.raw(0), expression=exp.Null())
+        n1 = exp.Is(this=o.raw(1), expression=exp.Null())
+        core = exp.Case().when(exp.or_(n0, n1), exp.and_(n0.copy(), n1.copy()))
+        core = core.else_(exp.paren(compare("eq", o)))
         return core if op == "eq" else exp.not_(exp.paren(core))
 
     return lower

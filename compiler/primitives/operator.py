@@ -31,6 +31,7 @@ the expression renderer (which knows which operands may be None).
 
 from __future__ import annotations
 
+import re
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -176,7 +177,7 @@ class Operator(Primitive):
         """The checked lowering: the clauses with a native check of their own become
         ``CASE WHEN`` tests in front of the native expression (None and Spark's ANSI
         checks are not repeated)."""
-        ops = Operands(sql, ts, self.native, self.raw)
+        ops = OpOperands(sql, ts, self.native, self.raw)
         ops.lits = _lits(lits, len(ts))  # type: ignore[attr-defined]
         ops.nullable = list(nullable) or [False] * len(ts)  # type: ignore[attr-defined]
         whens = []
@@ -201,6 +202,18 @@ class Operator(Primitive):
         if not isinstance(tree, (exp.Case, exp.Anonymous, exp.Cast, exp.Var, exp.Paren)):
             tree = exp.paren(tree)
         return tree.sql(dialect="spark", normalize_functions="lower")
+
+
+_SQL_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+
+
+class OpOperands(Operands):
+    """Operands whose SQL string literals count as atoms (not parenthesized)."""
+
+    def raw(self, i: int) -> exp.Expression:
+        if _SQL_STRING.fullmatch(self.sql[i]):
+            return exp.var(self.sql[i])
+        return super().raw(i)
 
 
 def _lits(lits: Sequence[Any], n: int) -> list[Any]:

@@ -44,11 +44,11 @@ def plan(spark, usage):
         'end',
         E(
             "transform(array(named_struct('_0', (CAST(year(`ts`) AS BIGINT) + (CASE WHEN (CAST(month(`ts`) AS BIGINT) "
-            '% 12L) != 0 AND ((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) div '
-            "12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) div 12L END)), '_1', ((CASE WHEN (CAST(month(`ts`) AS BIGINT) "
-            '% 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS '
-            'BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 < '
-            "1 OR __v1._0 > 9999 OR __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: year or month is out of "
+            '% 12L) <> 0 AND (CAST(month(`ts`) AS BIGINT) < 0) <> (12L < 0) THEN (CAST(month(`ts`) AS BIGINT) DIV '
+            "12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) DIV 12L END)), '_1', ((CASE WHEN (CAST(month(`ts`) AS BIGINT) "
+            '% 12L) <> 0 AND ((CAST(month(`ts`) AS BIGINT) % 12L) < 0) <> (12L < 0) THEN (CAST(month(`ts`) AS BIGINT) '
+            '% 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 < 1 OR '
+            "__v1._0 > 9999 OR __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: year or month is out of "
             "range (Python raises ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(__v1._0, __v1._1, "
             '1))) OR 0L < 0 OR 0L > 23 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 59 OR 0L < 0 OR 0L > 999999 THEN '
             "raise_error('ValueError: a field is out of range (Python raises ValueError)') ELSE "
@@ -58,11 +58,11 @@ def plan(spark, usage):
     )
     rows_4 = rows_3.withColumn(
         'hours_left',
-        E('(CAST(CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE) AS DOUBLE) / CAST(3600L AS DOUBLE))'),
+        E('((CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE)) / CAST(3600L AS DOUBLE))'),
     )
     rows_5 = rows_4.withColumn('plan_2', E('`plan`'))
-    rows_6 = rows_5.withColumn('cond', E("(NOT (`plan_2` IN ('free', 'basic', 'pro')))"))
-    rows_7 = rows_6.withColumn('total', E("CASE WHEN `cond` THEN concat('unknown plan ', `plan_2`) END"))
+    rows_6 = rows_5.withColumn('cond', E("(NOT (`plan_2` IN (('free'), ('basic'), ('pro'))))"))
+    rows_7 = rows_6.withColumn('total', E("CASE WHEN `cond` THEN concat(('unknown plan '), `plan_2`) END"))
     rows_8 = rows_7.withColumn(
         'raise_',
         E("CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'))) END"),
@@ -75,8 +75,11 @@ def plan(spark, usage):
         ),
     )
     rows_10 = rows_9.withColumn('currency_2', E('`currency`'))
-    rows_11 = rows_10.withColumn('cond_2', E("(NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF')))"))
-    rows_12 = rows_11.withColumn('total_2', E("CASE WHEN `cond_2` THEN concat('unknown currency ', `currency_2`) END"))
+    rows_11 = rows_10.withColumn('cond_2', E("(NOT (`currency_2` IN (('EUR'), ('USD'), ('GBP'), ('CHF'))))"))
+    rows_12 = rows_11.withColumn(
+        'total_2',
+        E("CASE WHEN `cond_2` THEN concat(('unknown currency '), `currency_2`) END"),
+    )
     rows_13 = rows_12.withColumn(
         'raise__2',
         E("CASE WHEN `cond_2` THEN raise_error(concat('ValueError: ', coalesce(`total_2`, 'None'))) END"),

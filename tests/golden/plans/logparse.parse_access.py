@@ -32,7 +32,7 @@ def plan(spark, lines):
             "\u3000' FROM `line`)"
         ),
     )
-    rows_3 = rows_2.withColumn('cond', E("coalesce((`text` != ''), FALSE)"))
+    rows_3 = rows_2.withColumn('cond', E("(`text` <> '')"))
     rows_4 = rows_3.withColumn('cond_2', E("CASE WHEN `cond` THEN startswith(`text`, '#') END"))
     rows_5 = rows_4.withColumn('cond_3', E('CASE WHEN `cond` THEN (NOT `cond_2`) END'))
     rows_6 = rows_5.withColumn(
@@ -67,7 +67,7 @@ def plan(spark, lines):
     )
     rows_10 = rows_9.withColumn(
         'total',
-        E("CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN concat(`text_2`, ' ') END"),
+        E("CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN concat(`text_2`, (' ')) END"),
     )
     rows_11 = rows_10.withColumn(
         'group_3',
@@ -190,7 +190,10 @@ def plan(spark, lines):
     )
     rows_20 = rows_19.withColumn(
         'cond_4',
-        E("CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_5` <=> '-')) END"),
+        E(
+            'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (CASE WHEN `group_5` IS '
+            "NULL OR ('-') IS NULL THEN `group_5` IS NULL AND ('-') IS NULL ELSE (`group_5` = ('-')) END)) END"
+        ),
     )
     rows_21 = rows_20.withColumn(
         'group_6',
@@ -361,7 +364,7 @@ def plan(spark, lines):
     )
     rows_30 = rows_29.withColumn(
         'cond_6',
-        E('CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (`agent` IS NOT NULL) END'),
+        E('CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT `agent` IS NULL) END'),
     )
     rows_31 = rows_30.withColumn(
         'lower',

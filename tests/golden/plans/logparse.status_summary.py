@@ -59,7 +59,10 @@ def plan(spark, lines):
     )
     rows_6 = rows_5.withColumn(
         'cond_2',
-        E("CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_2` <=> '-')) END"),
+        E(
+            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (CASE WHEN `group_2` IS NULL OR ('-') IS NULL "
+            "THEN `group_2` IS NULL AND ('-') IS NULL ELSE (`group_2` = ('-')) END)) END"
+        ),
     )
     rows_7 = rows_6.withColumn(
         'group_3',
