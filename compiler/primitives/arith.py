@@ -324,7 +324,9 @@ ARITH: tuple[Operator, ...] = (
         edges=((0, -1), (0.0, -1.0), (-0.0, -1.0), (0.0, -math.inf), (-8.0, 1 / 3), (10.0, 400.0),
                (1.0, math.nan), (-1.0, math.inf), (2, 62), (2, 63), (-2, 63), (-1, INT64_MAX), (3, 100), (2, 65),
                (2, INT64_MAX), (3, 40), (2, -1), (-2, -1), (math.nan, 0.0), (2.0, 0.5)),
-        notes="x ** n with n an int that is not a literal >= 0 is typed float (Python's value "
+        notes="float ** y is Java's pow: within one ulp of C's for a fractional y (exact "
+        "for integral y, as the edge tests check to the harness' tolerance); "
+        "x ** n with n an int that is not a literal >= 0 is typed float (Python's value "
               "is an int when n >= 0): the plan returns that int as a double"),
     _op("neg", operator.neg, _neg, (beyond64(operator.neg),), _unary, "-{0}", "unary `-`",
         arity=(1, 1), edges=((INT64_MIN,), (0.0,), (True,))),
