@@ -61,8 +61,8 @@ def plan(spark, usage):
         E('((CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE)) / CAST(3600L AS DOUBLE))'),
     )
     rows_5 = rows_4.withColumn('plan_2', E('`plan`'))
-    rows_6 = rows_5.withColumn('cond', E("(NOT (`plan_2` IN (('free'), ('basic'), ('pro'))))"))
-    rows_7 = rows_6.withColumn('total', E("CASE WHEN `cond` THEN concat(('unknown plan '), `plan_2`) END"))
+    rows_6 = rows_5.withColumn('cond', E("(NOT (`plan_2` IN ('free', 'basic', 'pro')))"))
+    rows_7 = rows_6.withColumn('total', E("CASE WHEN `cond` THEN concat('unknown plan ', `plan_2`) END"))
     rows_8 = rows_7.withColumn(
         'raise_',
         E("CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'))) END"),
@@ -75,11 +75,8 @@ def plan(spark, usage):
         ),
     )
     rows_10 = rows_9.withColumn('currency_2', E('`currency`'))
-    rows_11 = rows_10.withColumn('cond_2', E("(NOT (`currency_2` IN (('EUR'), ('USD'), ('GBP'), ('CHF'))))"))
-    rows_12 = rows_11.withColumn(
-        'total_2',
-        E("CASE WHEN `cond_2` THEN concat(('unknown currency '), `currency_2`) END"),
-    )
+    rows_11 = rows_10.withColumn('cond_2', E("(NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF')))"))
+    rows_12 = rows_11.withColumn('total_2', E("CASE WHEN `cond_2` THEN concat('unknown currency ', `currency_2`) END"))
     rows_13 = rows_12.withColumn(
         'raise__2',
         E("CASE WHEN `cond_2` THEN raise_error(concat('ValueError: ', coalesce(`total_2`, 'None'))) END"),

@@ -46,14 +46,11 @@ def plan(spark, clicks, gap_s):
             "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN (CASE WHEN "
             "(NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
             "named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: comparison `>` with None (Python "
-            "raises TypeError)') ELSE (CASE WHEN isnan(((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', "
-            "CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`)) THEN "
-            "FALSE WHEN ((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, "
-            "6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) >= 9.223372036854776e+18D THEN TRUE WHEN ((CASE "
-            "WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) "
-            "ELSE named_struct('_1', NULL) END).`_1`) < -9.223372036854776e+18D THEN FALSE ELSE (:gap_s) < "
-            "ceil(((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS "
-            "DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`)) END) END)) THEN 1L ELSE 0 END)"
+            "raises TypeError)') ELSE (transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS "
+            "NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
+            "named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= "
+            '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE __c.i < '
+            'ceil(__c.f) END)[0]) END)) THEN 1L ELSE 0 END)'
         ),
     )
     windowed_3 = windowed_2.withColumn(
@@ -72,16 +69,12 @@ def plan(spark, clicks, gap_s):
             "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN "
             "(CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) "
             "AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: "
-            "comparison `>` with None (Python raises TypeError)') ELSE (CASE WHEN isnan(((CASE WHEN (NOT "
-            "_bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) "
-            "ELSE named_struct('_1', NULL) END).`_1`)) THEN FALSE WHEN ((CASE WHEN (NOT _bc0 IS NULL) THEN "
-            "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1`) >= 9.223372036854776e+18D THEN TRUE WHEN ((CASE WHEN (NOT "
-            "_bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) "
-            "ELSE named_struct('_1', NULL) END).`_1`) < -9.223372036854776e+18D THEN FALSE ELSE (:gap_s) < "
-            "ceil(((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
-            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`)) END) END)) THEN (_bc1 + "
-            '1L) ELSE _bc1 END) AS bigint)'
+            "comparison `>` with None (Python raises TypeError)') ELSE (transform(array(named_struct('i', "
+            "(:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
+            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN "
+            'isnan(__c.f) THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN TRUE WHEN __c.f < '
+            '-9.223372036854776e+18D THEN FALSE ELSE __c.i < ceil(__c.f) END)[0]) END)) THEN (_bc1 + 1L) '
+            'ELSE _bc1 END) AS bigint)'
         ).alias('session'),
         E(
             "CAST((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "

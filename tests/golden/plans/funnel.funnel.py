@@ -29,13 +29,13 @@ def plan(spark, events):
         F.col('uid'),
         E(
             "aggregate(_all, named_struct('c0', CAST(0L AS bigint), 'c1', CAST(0L AS bigint)), (_fa, _fr) -> "
-            "named_struct('c0', CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = ('view'))) THEN _fa.c0 ELSE "
-            "(CASE WHEN ((_fa.c1 = 1L) AND (_fr._f2 = ('cart'))) THEN _fa.c0 ELSE (CASE WHEN ((_fa.c1 = 2L) "
-            "AND (_fr._f2 = ('purchase'))) THEN (_fa.c0 + 1L) ELSE _fa.c0 END) END) END) AS bigint), 'c1', "
-            "CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = ('view'))) THEN 1L ELSE (CASE WHEN ((_fa.c1 = 1L) "
-            "AND (_fr._f2 = ('cart'))) THEN 2L ELSE (CASE WHEN ((_fa.c1 = 2L) AND (_fr._f2 = ('purchase'))) "
-            "THEN 0L ELSE _fa.c1 END) END) END) AS bigint)), _fa -> named_struct('r0', CAST(_fa.c0 AS "
-            "bigint), 'r1', CAST(_fa.c1 AS bigint)))"
+            "named_struct('c0', CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = 'view')) THEN _fa.c0 ELSE "
+            "(CASE WHEN ((_fa.c1 = 1L) AND (_fr._f2 = 'cart')) THEN _fa.c0 ELSE (CASE WHEN ((_fa.c1 = 2L) "
+            "AND (_fr._f2 = 'purchase')) THEN (_fa.c0 + 1L) ELSE _fa.c0 END) END) END) AS bigint), 'c1', "
+            "CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = 'view')) THEN 1L ELSE (CASE WHEN ((_fa.c1 = 1L) "
+            "AND (_fr._f2 = 'cart')) THEN 2L ELSE (CASE WHEN ((_fa.c1 = 2L) AND (_fr._f2 = 'purchase')) THEN "
+            "0L ELSE _fa.c1 END) END) END) AS bigint)), _fa -> named_struct('r0', CAST(_fa.c0 AS bigint), "
+            "'r1', CAST(_fa.c1 AS bigint)))"
         ).alias('_fold'),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('conversions_value'), F.col('_fold.r1').alias('stage'))

@@ -35,7 +35,7 @@ def plan(spark, visits):
         F.col('n').alias('visits'),
         E(
             "transform(array((CASE WHEN `country` IS NULL THEN raise_error('looplift: `+` with None (Python "
-            "raises TypeError)') ELSE concat(`country`, ('/')) END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
+            "raises TypeError)') ELSE concat(`country`, '/') END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
             "raise_error('looplift: `+` with None (Python raises TypeError)') ELSE concat((__v1), "
             "coalesce(CAST(`uid` AS STRING), 'None')) END))[0]"
         ).alias('label'),

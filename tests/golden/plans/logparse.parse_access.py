@@ -67,7 +67,7 @@ def plan(spark, lines):
     )
     rows_10 = rows_9.withColumn(
         'total',
-        E("CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN concat(`text_2`, (' ')) END"),
+        E("CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN concat(`text_2`, ' ') END"),
     )
     rows_11 = rows_10.withColumn(
         'group_3',
@@ -191,8 +191,8 @@ def plan(spark, lines):
     rows_20 = rows_19.withColumn(
         'cond_4',
         E(
-            'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (CASE WHEN `group_5` IS '
-            "NULL OR ('-') IS NULL THEN `group_5` IS NULL AND ('-') IS NULL ELSE (`group_5` = ('-')) END)) END"
+            'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_5` IS NOT '
+            "DISTINCT FROM '-')) END"
         ),
     )
     rows_21 = rows_20.withColumn(

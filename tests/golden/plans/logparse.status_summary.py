@@ -59,10 +59,7 @@ def plan(spark, lines):
     )
     rows_6 = rows_5.withColumn(
         'cond_2',
-        E(
-            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (CASE WHEN `group_2` IS NULL OR ('-') IS NULL "
-            "THEN `group_2` IS NULL AND ('-') IS NULL ELSE (`group_2` = ('-')) END)) END"
-        ),
+        E("CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_2` IS NOT DISTINCT FROM '-')) END"),
     )
     rows_7 = rows_6.withColumn(
         'group_3',

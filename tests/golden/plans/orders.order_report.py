@@ -69,7 +69,7 @@ def plan(spark, orders, threshold):
         E(
             'concat((concat((concat((concat(`sign`, (coalesce(CAST((CASE WHEN (`a_2` % 100L) <> 0 AND (`a_2` '
             "< 0) <> (100L < 0) THEN (`a_2` DIV 100L) - 1 ELSE `a_2` DIV 100L END) AS STRING), 'None')))), "
-            "('.'))), (coalesce(CAST((transform(array(CASE WHEN (`a_2` % 100L) <> 0 AND ((`a_2` % 100L) < 0) "
+            "'.')), (coalesce(CAST((transform(array(CASE WHEN (`a_2` % 100L) <> 0 AND ((`a_2` % 100L) < 0) "
             '<> (100L < 0) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END), __v1 -> CASE WHEN ((__v1) % '
             '10L) <> 0 AND ((__v1) < 0) <> (10L < 0) THEN ((__v1) DIV 10L) - 1 ELSE (__v1) DIV 10L END)[0]) '
             "AS STRING), 'None')))), (coalesce(CAST((CASE WHEN (`a_2` % 10L) <> 0 AND ((`a_2` % 10L) < 0) <> "

@@ -38,12 +38,12 @@ def plan(spark, moves):
             '_fr._f2) > 0.0D AND NOT isnan((_fa.c0 + _fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS '
             "double), '_out', concat(_fa._out, array(named_struct('o0', CAST(`item` AS string), 'o1', "
             "CAST(_fr._f1 AS bigint), 'o2', CAST(CASE WHEN (_fa.c0 + _fr._f2) > 0.0D AND NOT isnan((_fa.c0 + "
-            "_fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS double), 'o3', CAST((CASE WHEN (CASE WHEN "
-            'isnan((_fa.c0 + _fr._f2)) THEN FALSE WHEN (_fa.c0 + _fr._f2) >= 9.223372036854776e+18D THEN '
-            'FALSE WHEN (_fa.c0 + _fr._f2) < -9.223372036854776e+18D THEN TRUE ELSE 0L > floor((_fa.c0 + '
-            "_fr._f2)) END) THEN named_struct('_1', (-(_fa.c0 + _fr._f2))) ELSE named_struct('_1', 0.0D) "
-            "END).`_1` AS double))))), _fa -> named_struct('c0', _fa.c0, '_outs', concat(_fc._outs, "
-            "array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs)))"
+            "_fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS double), 'o3', CAST((CASE WHEN "
+            "(transform(array(named_struct('i', 0L, 'f', (_fa.c0 + _fr._f2))), __c -> CASE WHEN isnan(__c.f) "
+            'THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN FALSE WHEN __c.f < -9.223372036854776e+18D '
+            "THEN TRUE ELSE __c.i > floor(__c.f) END)[0]) THEN named_struct('_1', (-(_fa.c0 + _fr._f2))) "
+            "ELSE named_struct('_1', 0.0D) END).`_1` AS double))))), _fa -> named_struct('c0', _fa.c0, "
+            "'_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs)))"
         ).alias('_fold'),
     )
     yielded = folded.select(F.inline('_fold._rows')).select(

@@ -36,7 +36,7 @@ def plan(spark, events):
             'o1: bigint, o2: bigint, o3: bigint, o4: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
             "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
             'array<struct<o0: bigint, o1: bigint, o2: bigint, o3: bigint, o4: bigint>>)), (_fa, _fr) -> '
-            "named_struct('c0', CAST((CASE WHEN (_fr._f2 = ('buy')) THEN (((CASE WHEN ((NOT _fa.c1 IS NULL) "
+            "named_struct('c0', CAST((CASE WHEN (_fr._f2 = 'buy') THEN (((CASE WHEN ((NOT _fa.c1 IS NULL) "
             'AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END)) + 1L) ELSE (CASE WHEN ((NOT _fa.c1 '
             "IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) END) AS bigint), 'c1', "
             "CAST(_fr._f1 AS bigint), 'c2', CAST((((CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) "

@@ -39,7 +39,7 @@ def plan(spark, hits):
     )
     rows_5 = rows_4.withColumn(
         'total',
-        E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN concat(('client error '), `text`) END"),
+        E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN concat('client error ', `text`) END"),
     )
     rows_6 = rows_5.withColumn(
         'text_2',
@@ -47,7 +47,7 @@ def plan(spark, hits):
     )
     rows_7 = rows_6.withColumn(
         'total_2',
-        E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN concat(('error '), `text_2`) END"),
+        E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN concat('error ', `text_2`) END"),
     )
     rows_8 = rows_7.withColumn(
         'site_of',

@@ -30,12 +30,12 @@ def plan(spark, sales):
     # additive rev: native sums per scope key
     sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('store1', 'sales_4').agg(
         E(
-            "sum((CASE WHEN (`kind` = ('refund')) THEN 1L ELSE 0 END) * `_sign` + (CASE WHEN (NOT (`kind` = "
-            "('refund'))) THEN 1L ELSE 0 END) * `_sign`)"
+            "sum((CASE WHEN (`kind` = 'refund') THEN 1L ELSE 0 END) * `_sign` + (CASE WHEN (NOT (`kind` = "
+            "'refund')) THEN 1L ELSE 0 END) * `_sign`)"
         ).alias('rev_count'),
         E(
-            "sum((CASE WHEN (`kind` = ('refund')) THEN (- `amount`) ELSE 0 END) * `_sign` + (CASE WHEN (NOT "
-            "(`kind` = ('refund'))) THEN `amount` ELSE 0 END) * `_sign`)"
+            "sum((CASE WHEN (`kind` = 'refund') THEN (- `amount`) ELSE 0 END) * `_sign` + (CASE WHEN (NOT "
+            "(`kind` = 'refund')) THEN `amount` ELSE 0 END) * `_sign`)"
         ).alias('rev_net'),
     )
     agg = sums.select(
