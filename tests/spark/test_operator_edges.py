@@ -184,7 +184,14 @@ def _ids(context: str, rows: list[tuple]) -> list[int]:
 
 
 def _sigs(context: str) -> list[E.OSig]:
-    return [s for s in SIGS if context in E.contexts_of(s)]
+    """The signatures run in a context: all in the scalar one (and with
+    ``LOOPLIFT_EDGES_ALL=1``), elsewhere the all-float one of each entry (the rendering
+    of an operator is the same in every context; the contexts test its guards and
+    bindings)."""
+    sigs = [s for s in SIGS if context in E.contexts_of(s)]
+    if ALL or context == "scalar":
+        return sigs
+    return [s for s in sigs if all(t == "float" for t in s.ts)]
 
 
 @pytest.mark.spark
@@ -196,7 +203,10 @@ def test_values_agree_with_cpython(spark: Any, algos: dict, context: str) -> Non
     for j, sig in enumerate(_sigs(context)):
         algo = algos[E.algo_name("scalar" if context == "sql" else context, sig)]
         ok, values = [], []
-        for row in _rows(context, sig, E.edge_inputs(sig)):
+        # an input whose call raises (an int beyond 64 bits included, SPEC §4) raises in
+        # every context, even where Python's algorithm goes on with the big int
+        inputs = [a for a in E.edge_inputs(sig) if not E.raises(E.outcome(sig.prim, a))]
+        for row in _rows(context, sig, inputs):
             want = _reference(algo, context, row)
             if not want.raised and not isinstance(want.value, complex):
                 ok.append(row)
