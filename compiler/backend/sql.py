@@ -2,14 +2,13 @@
 
 The plan runs with ANSI mode on, so integer overflow and division by zero
 raise, as in Python (which has no 64-bit overflow: there the plan raises
-where Python would give a big int, never a wrapped value). Python's floor
-division and modulo become ``pmod`` arithmetic, ``round`` is banker's
-``bround``, ``+`` on strings is ``concat``, truthiness follows Python, and
-comparisons with None raise as they do in Python.
+where Python would give a big int, never a wrapped value). What each primitive
+becomes is its rule (:mod:`.rules`): the operators' and numeric builtins' are the
+table of primitives' lowerings (:mod:`.arithsql`), truthiness follows Python.
 
 Where no native expression is exact (``round(x, n)`` on floats, ``str`` of a
-float, some ``math`` functions) the expression calls a registered vectorized
-Python function; host functions are called the same way.
+float, some ``math`` functions: the table says) the expression calls a registered
+vectorized Python function; host functions are called the same way.
 
 >>> quote_ident("a`b")
 '`a``b`'
