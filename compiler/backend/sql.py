@@ -2,14 +2,13 @@
 
 The plan runs with ANSI mode on, so integer overflow and division by zero
 raise, as in Python (which has no 64-bit overflow: there the plan raises
-where Python would give a big int, never a wrapped value). Python's floor
-division and modulo become ``pmod`` arithmetic, ``round`` is banker's
-``bround``, ``+`` on strings is ``concat``, truthiness follows Python, and
-comparisons with None raise as they do in Python.
+where Python would give a big int, never a wrapped value). What each primitive
+becomes is its rule (:mod:`.rules`): the operators' and numeric builtins' are the
+table of primitives' lowerings (:mod:`.arithsql`), truthiness follows Python.
 
 Where no native expression is exact (``round(x, n)`` on floats, ``str`` of a
-float, some ``math`` functions) the expression calls a registered vectorized
-Python function; host functions are called the same way.
+float, some ``math`` functions: the table says) the expression calls a registered
+vectorized Python function; host functions are called the same way.
 
 >>> quote_ident("a`b")
 '`a``b`'
@@ -17,7 +16,6 @@ Python function; host functions are called the same way.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
@@ -29,10 +27,11 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
 from . import container_loops, containers, datetimes, maps, strsql  # noqa: F401 - register their rules
+from .arithsql import operator_sql
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
 from .rules import form_for, overload_for, rule_for
-from .strsql import FLOAT_RE, INT_RE, render_float, render_index, render_int, truthy
+from .strsql import FLOAT_RE, INT_RE, render_index, truthy
 from .strtypes import element_type
 from .types import Typing, spark_type
 
@@ -52,37 +51,6 @@ def _const_sql(v: Any) -> str:
         inner = ", ".join(f"'_{i + 1}', {_const_sql(x)}" for i, x in enumerate(v))
         return f"named_struct({inner})"
     return sql_literal(v)
-
-
-def _int_power(x: str, y: str) -> str:
-    """``x ** y`` on 64-bit ints, exact, raising on overflow (Python's result is an int)."""
-    return (
-        f"(CASE WHEN {y} = 0 THEN 1L WHEN {x} = 0 THEN 0L WHEN {x} = 1 THEN 1L "
-        f"WHEN {x} = -1 THEN (CASE WHEN {y} % 2 = 0 THEN 1L ELSE -1L END) "
-        f"WHEN {y} > 64 THEN raise_error('looplift: integer power overflows 64 bits') "
-        f"ELSE aggregate(sequence(1, CAST({y} AS INT)), 1L, (acc, i) -> acc * {x}) END)"
-    )
-
-
-# operators whose SQL is a template of their operands' SQL: op -> (template, what raises
-# TypeError on None in Python, or None when None is fine)
-SIMPLE: dict[str, tuple[str, str | None]] = {
-    "sub": ("({0} - {1})", "`-`"),
-    "truediv": ("(CAST({0} AS DOUBLE) / CAST({1} AS DOUBLE))", "`/`"),
-    "neg": ("(- {0})", "unary `-`"),
-    "pos": ("{0}", None),
-    "lt": ("({0} < {1})", "comparison `<`"),
-    "le": ("({0} <= {1})", "comparison `<=`"),
-    "gt": ("({0} > {1})", "comparison `>`"),
-    "ge": ("({0} >= {1})", "comparison `>=`"),
-    "is_none": ("({0} IS NULL)", None),
-    "is_not_none": ("({0} IS NOT NULL)", None),
-    "abs": ("abs({0})", "abs()"),
-}
-
-
-_NUMBER_SQL = re.compile(r"-?[0-9][0-9.eE+-]*[DL]?|CAST\('-?Infinity' AS DOUBLE\)")
-NAN_COMPARE = frozenset(("lt", "le", "gt", "ge"))  # rendered by SqlRenderer._nan_compare on floats
 
 
 @dataclass
@@ -256,7 +224,7 @@ class SqlRenderer(GuardedSql):
         return f"(CASE WHEN {test} THEN raise_error({msg}) ELSE {sql} END)"
 
     def _prim(self, op: str, args: tuple[Expr, ...]) -> str:
-        """An operator: a template of :data:`SIMPLE`, else its ``_op_<name>`` method."""
+        """An operator: its registered rule (:mod:`.rules`), else its ``_op_<name>`` method."""
         if op == "nth":
             return self._nth(args[0], args[1])
         if op in ("table_item", "table_get"):
@@ -277,127 +245,12 @@ class SqlRenderer(GuardedSql):
         registered = overload_for(op, ts) or rule_for(op)  # datetime arithmetic: an overload
         if registered is not None:
             return registered(self, op, args, ts, x)
-        if op in NAN_COMPARE and "float" in ts:
-            return self._raise_if_null(args, self._nan_compare(op, args, ts, x), SIMPLE[op][1])
-        simple = SIMPLE.get(op)
-        if simple is not None:
-            template, what = simple
-            sql = template.format(*x)
-            return sql if what is None else self._raise_if_null(args, sql, what)
         if op.startswith("math."):
             return self._math(op[5:], args, x)
         method = getattr(self, f"_op_{op}", None)
         if method is None:
             raise BackendError(f"no SQL translation for operator {op}")
         return method(args, ts, x)
-
-    # -- operators that depend on their operands' types ------------------------------
-    def _op_add(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if "str" in ts:
-            return self._raise_if_null(args, f"concat({x[0]}, {x[1]})", "string concatenation")
-        return self._raise_if_null(args, f"({x[0]} + {x[1]})", "`+`")
-
-    def _op_mul(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if "str" in ts:
-            s, n = (x[0], x[1]) if ts[0] == "str" else (x[1], x[0])
-            return f"repeat({s}, CAST(greatest({n}, 0L) AS INT))"
-        return self._raise_if_null(args, f"({x[0]} * {x[1]})", "`*`")
-
-    def _op_floordiv(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if all(t in ("int", "bool") for t in ts):
-            # truncating division, one less when the signs differ and it is inexact
-            # (never overflows where Python's result fits in 64 bits)
-            body = (
-                f"(CASE WHEN ({x[0]} % {x[1]}) != 0 AND (({x[0]} < 0) != ({x[1]} < 0)) "
-                f"THEN ({x[0]} div {x[1]}) - 1 ELSE {x[0]} div {x[1]} END)"
-            )
-        else:
-            body = f"CAST(floor(CAST({x[0]} AS DOUBLE) / {x[1]}) AS DOUBLE)"
-        return self._raise_if_null(args, body, "`//`")
-
-    def _op_mod(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if "str" in ts:
-            raise BackendError("`%` formatting with a format that is not a constant str is not "
-                               "supported", hint='write the format as a literal ("n=%d" % n) '
-                               'or use an f-string')  # fmt: skip
-        # Python's remainder has the sign of the divisor
-        a0, b0 = (x[0], x[1]) if all(t in ("int", "bool") for t in ts) else (
-            f"CAST({x[0]} AS DOUBLE)", f"CAST({x[1]} AS DOUBLE)")  # fmt: skip
-        body = (
-            f"(CASE WHEN ({a0} % {b0}) != 0 AND ((({a0} % {b0}) < 0) != ({b0} < 0)) "
-            f"THEN ({a0} % {b0}) + {b0} ELSE ({a0} % {b0}) END)"
-        )
-        return self._raise_if_null(args, body, "`%`")
-
-    def _op_pow(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if all(t in ("int", "bool") for t in ts):
-            exact = _int_power(x[0], x[1])
-            if isinstance(args[1], Lit) and args[1].value >= 0:
-                return self._raise_if_null(args, exact, "`**`")
-            body = (
-                f"(CASE WHEN {x[1]} >= 0 THEN CAST({exact} AS DOUBLE) "
-                f"ELSE power({x[0]}, {x[1]}) END)"
-            )
-            return self._raise_if_null(args, body, "`**`")
-        return self._raise_if_null(args, f"power({x[0]}, {x[1]})", "`**`")
-
-    def _op_not(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        return f"(NOT {self._truthy(x[0], ts[0], self.ty.may_be_null(args[0]))})"
-
-    def _nullable(self, args: tuple[Expr, ...]) -> bool:
-        return any(self.ty.may_be_null(a) for a in args)
-
-    def _op_eq(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        sql = f"({x[0]} <=> {x[1]})" if self._nullable(args) else f"({x[0]} = {x[1]})"
-        nan = self._may_be_nan(args, ts, x)[:1]  # NaN == NaN is false in Python
-        return f"({sql} AND NOT isnan({nan[0]}))" if nan else sql
-
-    def _op_ne(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        sql = f"(NOT ({x[0]} <=> {x[1]}))" if self._nullable(args) else f"({x[0]} != {x[1]})"
-        nan = self._may_be_nan(args, ts, x)[:1]
-        return f"({sql} OR isnan({nan[0]}))" if nan else sql
-
-    # -- NaN: Spark orders it above every number and makes it equal to itself; in Python
-    # every comparison with NaN is false (and so max/min keep the value they have) --------
-    def _may_be_nan(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> list[str]:
-        """The SQL of the operands that may be NaN: floats other than literal numbers."""
-        return [s for a, t, s in zip(args, ts, x, strict=True)
-                if t == "float" and not (isinstance(a, Lit) and a.value == a.value)
-                and not _NUMBER_SQL.fullmatch(s)]  # fmt: skip
-
-    def _nan_compare(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        """``<``, ``<=``, ``>``, ``>=`` as Python compares floats: false when either side
-        is NaN. Spark's own result is already false when the side it orders first is NaN
-        (``NaN < y``), so only the other side needs a test."""
-        sql = SIMPLE[op][0].format(*x)
-        side = 1 if op in ("lt", "le") else 0
-        if side == 1:
-            may = self._may_be_nan(args[1:], ts[1:], x[1:])
-        else:
-            may = self._may_be_nan(args[:1], ts[:1], x[:1])
-        return f"({sql} AND NOT isnan({may[0]}))" if may else sql
-
-    def _py_extreme(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        """``max(a, b, ...)`` as Python computes it: the first argument, replaced by each
-        later one that compares greater (``min``: less); NaN never compares, so it is kept
-        only where it comes first."""
-        cmp = "gt" if op == "max" else "lt"
-        best, best_t, best_e = x[0], ts[0], args[0]
-        for a, t, s in zip(args[1:], ts[1:], x[1:], strict=True):
-            test = self._nan_compare(cmp, (a, best_e), [t, best_t], [s, best])
-            best = f"(CASE WHEN {test} THEN {s} ELSE {best} END)"
-            best_t, best_e = ("float" if "float" in (t, best_t) else t), Var("_")
-        return best
-
-    def _op_in(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if self.ty.may_be_null(args[0]):
-            body = " OR ".join(f"({x[0]} <=> {y})" for y in x[1:]) or "FALSE"
-        else:
-            body = f"{x[0]} IN ({', '.join(x[1:])})" if x[1:] else "FALSE"
-        return f"({body})"
-
-    def _op_not_in(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        return f"(NOT {self._op_in(args, ts, x)})"
 
     def _op_tuple(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         inner = ", ".join(f"'_{i + 1}', {v}" for i, v in enumerate(x))
@@ -429,36 +282,19 @@ class SqlRenderer(GuardedSql):
         else:
             assert isinstance(last, Lit)
             text = k if kt == "str" else f"CAST({k} AS STRING)"
-            other = f"raise_error(concat({sql_string(f'{last.value}: ')}, coalesce({text}, 'None')))"
+            other = (
+                f"raise_error(concat({sql_string(f'{last.value}: ')}, coalesce({text}, 'None')))"
+            )
         if not whens:
             return other
         return f"(CASE {k} {' '.join(whens)} ELSE {other} END)"
 
-    def _op_min(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if len(args) > 1 and self._may_be_nan(args, ts, x):
-            return self._raise_if_null(args, self._py_extreme("min", args, ts, x), "min()")
-        return self._raise_if_null(args, f"least({', '.join(x)})", "min()")
-
-    def _op_max(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if len(args) > 1 and self._may_be_nan(args, ts, x):
-            return self._raise_if_null(args, self._py_extreme("max", args, ts, x), "max()")
-        return self._raise_if_null(args, f"greatest({', '.join(x)})", "max()")
-
-    def _op_round(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if len(args) == 1:
-            if ts[0] in ("int", "bool"):
-                return x[0]
-            return self._raise_if_null(
-                args, f"CAST(bround(CAST({x[0]} AS DOUBLE), 0) AS BIGINT)", "round()"
-            )
-        if ts[0] in ("int", "bool") and isinstance(args[1], Lit) and args[1].value >= 0:
-            return x[0]
-        return self._pycall("prim", "round", args)
-
+    # -- the table's operators, for the renderers that build on them (``%`` formatting)
     def _op_int(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if ts[0] == "str":
-            return render_int(x[0])
-        return self._raise_if_null(args, f"CAST({x[0]} AS BIGINT)", "int()")
+        return operator_sql(self, "int", args, ts, x)
+
+    def _op_str(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+        return operator_sql(self, "str", args, ts, x)
 
     def _op_int_ok(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         """``int(x)`` does not raise ValueError (a None goes on, to raise TypeError)."""
@@ -473,23 +309,6 @@ class SqlRenderer(GuardedSql):
             return f"({x[0]} IS NULL OR {x[0]} RLIKE {sql_string(FLOAT_RE)})"
         return "TRUE"
 
-    def _op_float(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        if ts[0] == "str":
-            return render_float(x[0])
-        return self._raise_if_null(args, f"CAST({x[0]} AS DOUBLE)", "float()")
-
-    def _op_str(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        t = ts[0]
-        if t == "str":
-            return x[0] if not self.ty.may_be_null(args[0]) else f"coalesce({x[0]}, 'None')"
-        if t == "bool":
-            return f"(CASE WHEN {x[0]} IS NULL THEN 'None' WHEN {x[0]} THEN 'True' ELSE 'False' END)"
-        if t == "int":
-            return f"coalesce(CAST({x[0]} AS STRING), 'None')"
-        return self._pycall("prim", "str", args)
-
-    def _op_bool(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
-        return self._truthy(x[0], ts[0], True)
 
     def _op_len(self, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         if isinstance(ts[0], tuple) and ts[0][0] in ("list", "dict"):

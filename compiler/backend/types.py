@@ -20,15 +20,15 @@ from typing import Any
 from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis
 from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
-from ..primitives import PRIMITIVES, TypeRefused
+from ..primitives import PRIMITIVES, Operator, TypeRefused
 from ..primitives.datetimes import arith_type
-from ..primitives.typejoin import unify
+from ..primitives.operator import NOLIT
+from ..primitives.typerules import numeric, unify
 from .strtypes import STRING_OPS, element_type, string_prim_type
 
 __all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
 
 Type = Any
-
 
 
 def spark_type(t: Type) -> str:
@@ -264,7 +264,7 @@ def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
         return said
     ref = f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', '')}"
     if ref == "builtins:divmod":
-        num = _num(arg_types)
+        num = numeric(arg_types)
         return ("tuple", (num, num)), False
     if ref in _KNOWN_HOSTS:
         return _KNOWN_HOSTS[ref], False
@@ -331,38 +331,15 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
     dt = arith_type(op, ts)
     if dt is not None:
         return dt, null
-    if op in ("add", "sub", "mul"):
-        if op == "add" and "str" in ts:
-            return "str", null
-        if op == "sub" and ts and ts[0] in ("datetime", "date"):
-            return "any", null
-        return _num(ts), null
-    if op == "truediv":
-        return "float", null
-    if op in ("floordiv", "mod"):
-        return _num(ts), null
-    if op == "pow":
-        t = _num(ts)
-        if t == "int" and not (isinstance(args[1], Lit) and args[1].value >= 0):
-            return "float", null  # a negative exponent gives a float
-        return t, null
-    if op in ("neg", "pos", "abs"):
-        return ("int" if ts[0] == "bool" else ts[0]), null
-    if op in ("not", "eq", "ne", "lt", "le", "gt", "ge", "is_none", "is_not_none", "in", "not_in"):
-        return "bool", False
-    if op in ("min", "max"):
-        t = ts[0]
-        for x in ts[1:]:
-            t = unify(t, x)
-        return t, null
-    if op == "round":
-        if len(args) == 1:
-            return "int", null
-        return ts[0], null
-    if op in ("int", "len"):
+    if op == "sub" and ts and ts[0] in ("datetime", "date"):
+        return "any", null
+    prim = PRIMITIVES.get(op)
+    if isinstance(prim, Operator):  # operators and numeric builtins: the table's rule
+        lits = [x.value if isinstance(x, Lit) else NOLIT for x in args]
+        t = prim.result_type(ts, lits)
+        return t, null and prim.nulls == "raise" and t != "bool"
+    if op == "len":
         return "int", null
-    if op in ("float", "str", "bool"):
-        return op, False if op in ("str", "bool") else null
     if op == "tuple":
         return ("tuple", tuple(ts)), False
     if op == "raise":
@@ -391,16 +368,6 @@ def _const_type(v: Any) -> Type:
     if isinstance(v, tuple):
         return ("tuple", tuple(_const_type(x) for x in v))
     return _lit_type(v)
-
-
-def _num(ts: list[Type]) -> Type:
-    out = "int"
-    for t in ts:
-        if t == "float":
-            return "float"
-        if t not in ("int", "bool"):
-            return t if t in ("str",) else "any" if t != "none" else out
-    return out
 
 
 # readers whose type follows the argument type of the state's actions

@@ -18,7 +18,7 @@ from looplift.strings import IMPLS as _STRING_IMPLS
 from ..primitives import CONTAINERS as CONTAINER_TABLE
 from ..primitives import DATETIMES as DATETIME_TABLE
 from ..primitives import MATH as MATH_TABLE
-from ..primitives import MATH_NAMES, NOT_LIT, PRIMITIVES, STRING_PRIMS
+from ..primitives import MATH_NAMES, NOT_LIT, OPERATORS, PRIMITIVES, STRING_PRIMS, Operator
 
 __all__ = [
     "DATETIME_ATTRS",
@@ -112,6 +112,12 @@ for _n, _f, _t, _s in [
 ]:
     _add(_n, _f, _t, _s)
 
+# operators and numeric builtins: the table of primitives holds reference and partiality
+# (total: never raises on non-None arguments, 64-bit overflow aside); the symbols above
+# are the IR's spelling for explain output
+for _p in OPERATORS:
+    PRIMS[_p.name] = PrimInfo(_p.name, _p.reference, _p.total, PRIMS[_p.name].symbol)
+
 # datetimes (constructors, attributes, methods) and container reads (``c_*`` on the
 # values of ``states/containers.py``, ``dict_get`` on a dict a host function returned):
 # the table of primitives holds reference, partiality, type rule and lowering
@@ -185,18 +191,38 @@ for _n, _f in _STRING_IMPLS.items():
         _add(_n, _f, _n in ("int_ok", "float_ok"))
 
 
+def covered(op: str, ts: list[Any]) -> bool:
+    """The table's entry renders these argument types (the others are another domain's:
+    ``int(s)`` of a str is the strings' rule, ``str(t)`` of a tuple a Python call)."""
+    if op == "str":
+        return True  # every type: a Python call where the table's lowering is not native
+    if op in ("int", "float"):
+        return ts[0] != "str"
+    return True
+
+
 def runs_python(
-    op: str, args: tuple[Any, ...], ts: list[Any] | None = None, nulls: list[bool] | None = None
+    op: str,
+    args: tuple[Any, ...],
+    type_of: Callable[[Any], Any] | None = None,
+    nulls: list[bool] | None = None,
+    ts: list[Any] | None = None,
 ) -> bool:
     """Does primitive ``op`` run as a vectorized Python function on Spark, for some rows at
-    least? (``args`` are IR nodes; ``ts``/``nulls`` their types where the caller knows
-    them.) The table of primitives decides: an entry whose lowering is not exact at this
-    call site (``Primitive.lowers_natively``) runs its CPython reference; the backend's
-    renderers read the same decision."""
+    least? (``args`` are IR nodes; ``type_of`` or ``ts`` their types and ``nulls`` whether
+    each may be None, where the caller knows them.) The table of primitives decides: an
+    entry whose lowering is not exact at this call site (``Primitive.lowers_natively``)
+    runs its CPython reference; the backend's renderers read the same decision."""
     from .nodes import Lit
 
     entry = PRIMITIVES.get(op)
     if entry is None:
         return False
+    if ts is None and type_of is not None:
+        ts = [type_of(a) for a in args]
     lits = [a.value if isinstance(a, Lit) else NOT_LIT for a in args]
+    if isinstance(entry, Operator):  # native where the lowering is exact for the types
+        if ts is None:  # types unknown: what the entry says for every type
+            return entry.exact_for is not None or not entry.exact
+        return covered(op, ts) and not entry.lowers_natively(ts, lits)
     return not entry.lowers_natively(ts, lits, nulls)

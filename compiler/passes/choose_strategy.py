@@ -20,6 +20,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..backend.fold import fold_check
 from ..backend.sequence import native_sequence
+from ..backend.types import infer_types
 from ..dataflow.build import read_results, refs
 from ..dataflow.graph import DataflowGraph, Node
 from ..dataflow.payloads import ROWS, NodeKind, StateOp, frame_key
@@ -40,6 +41,7 @@ def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
     """Record every node's strategy on ``graph`` (in place; returned for chaining)."""
     ops = {op.name: op for op in prog.operators}
     values = {n.produces[0] for n in graph.of_kind(NodeKind.SCALAR, NodeKind.HOST)}
+    type_of = _type_of(prog) if values else None
     for node in list(graph.nodes()):
         label = node.label
         if isinstance(node.op, StateOp):
@@ -48,7 +50,7 @@ def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
         elif node.kind is NodeKind.HOST:
             choice = Choice(Strategy.HOST_CALL)
         elif node.kind is NodeKind.SCALAR:
-            choice = _value_choice(prog.analysis, node, values)
+            choice = _value_choice(prog.analysis, node, values, type_of)
             if choice.python_fns:
                 label += f"   [Python function: {', '.join(choice.python_fns)}]"
         else:
@@ -85,28 +87,39 @@ def _arg_best_of_rows(a: Analysis, op: StateOperator) -> bool:
     return op.arg_best and bool(op.actions) and frame_key(a, op.actions[0].loops) == ROWS
 
 
-def _value_choice(a: Analysis, node: Node, operators: set[str]) -> Choice:
+def _value_choice(a: Analysis, node: Node, operators: set[str], type_of: Any = None) -> Choice:
     """A value: native, or with string work that runs as vectorized Python functions
     (its own, and its inlined temporaries')."""
     b = a.bound[node.produces[0]]
     external = read_results(a)
-    pyfns = python_prims(b.value, operators)
+    pyfns = python_prims(b.value, operators, type_of)
     todo, seen = list(refs(b.value, external)), set()
     while todo:  # temporaries are inlined into their consumer (ends: each name once)
         t = todo.pop()
         if t in seen or not is_temp(t) or t not in a.bound or a.bound[t].value is None:
             continue
         seen.add(t)
-        pyfns |= python_prims(a.bound[t].value, operators)
+        pyfns |= python_prims(a.bound[t].value, operators, type_of)
         todo.extend(refs(a.bound[t].value, external))
     if pyfns:
         return Choice(Strategy.PYTHON_FUNCTION, python_fns=tuple(sorted(pyfns)))
     return Choice(Strategy.NATIVE_EXPR)
 
 
-def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> set[str]:
-    """The string primitives of a value that run as vectorized Python functions (not
-    counting the values of nested ``let``s that are ``operators`` of their own)."""
+def _type_of(prog: Program) -> Any:
+    """The types of the program's values (``Typing.of``), or None where they cannot be
+    inferred: the table's operators run natively or not by their argument types."""
+    try:
+        return infer_types(prog.analysis, prog.refs, strict=False).of
+    except Exception:  # noqa: BLE001 - the build reports it; explain says what it can
+        return None
+
+
+def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset(),
+                 type_of: Any = None) -> set[str]:  # fmt: skip
+    """The primitives of a value that run as vectorized Python functions (not counting
+    the values of nested ``let``s that are ``operators`` of their own; ``type_of``: the
+    values' types, by which the table's operators decide)."""
     out: set[str] = set()
     stack = [e]
     while stack:
@@ -114,7 +127,7 @@ def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset()) -> 
         if isinstance(x, Let) and x.name in operators:
             stack.append(x.body)
             continue
-        if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args):
+        if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args, type_of):
             out.add("format" if x.fn.op == "pct" else x.fn.op)  # "%.2f" % x is a format()
         stack.extend(children(x))
     return out

@@ -1,6 +1,7 @@
 """The table of primitives: for each, its type rule, CPython reference, partiality and
-native lowering (see :mod:`.base`). The typer, the expression renderer, ``runs_python``
-(``--explain``) and the IR's table of primitives read it; nothing else decides.
+native lowering (see :mod:`.base`; operators and builtins: :mod:`.operator`). The typer,
+the expression renderer, ``runs_python`` (``--explain``) and the IR's table of
+primitives read it; nothing else decides.
 
 It sits below the frontend and the backend and imports neither.
 
@@ -8,23 +9,32 @@ It sits below the frontend and the backend and imports neither.
 'int'
 >>> PRIMITIVES["math.atan"].total
 True
+>>> PRIMITIVES["add"].result_type(["bool", "int"])
+'int'
 """
 
 from __future__ import annotations
 
+from .arith import ARITH
 from .base import NOT_LIT, Primitive, Raises, Site, TypeRefused
+from .compare import COMPARE
 from .containers import CONTAINERS
+from .convert import CONVERT
 from .datetimes import DATETIMES
 from .mathfuncs import MATH
+from .operator import Operator
 from .strmethods import STRING_NAMES, STRING_PRIMS
 
 __all__ = [
-    "CONTAINERS", "DATETIMES", "MATH", "MATH_NAMES", "NOT_LIT", "PRIMITIVES", "Primitive",
-    "Raises", "STRING_NAMES", "STRING_PRIMS", "Site", "TypeRefused", "lookup",
+    "CONTAINERS", "DATETIMES", "MATH", "MATH_NAMES", "NOT_LIT", "OPERATORS", "PRIMITIVES",
+    "Operator", "Primitive", "Raises", "STRING_NAMES", "STRING_PRIMS", "Site", "TypeRefused",
+    "lookup",
 ]  # fmt: skip
 
+#: arithmetic, comparisons, numeric builtins and conversions (``add``, ``lt``, ``round`` ...)
+OPERATORS: tuple[Operator, ...] = (*ARITH, *COMPARE, *CONVERT)
 PRIMITIVES: dict[str, Primitive] = {
-    p.name: p for p in (*MATH, *DATETIMES, *CONTAINERS, *STRING_PRIMS)
+    p.name: p for p in (*MATH, *OPERATORS, *DATETIMES, *CONTAINERS, *STRING_PRIMS)
 }
 MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
 

@@ -32,7 +32,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import Pred, Primitive, Raises, TypeRefused
-from .typejoin import unify
+from .typerules import unify
 
 __all__ = ["CONTAINERS", "element_type"]
 

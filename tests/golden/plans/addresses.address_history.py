@@ -46,20 +46,21 @@ def plan(spark, snapshots):
             'bigint, o2: string, o3: bigint, o4: bigint, o5: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
             "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
             'array<struct<o0: bigint, o1: bigint, o2: string, o3: bigint, o4: bigint, o5: bigint>>)), (_fa, '
-            "_fr) -> named_struct('c0', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 <=> _fa.c0))) OR "
-            "(_fr._f3 != _fa.c2)) THEN _fr._f2 ELSE _fa.c0 END) AS string), 'c1', CAST((CASE WHEN (((_fa.c3 "
-            '= 0L) OR (NOT (_fr._f2 <=> _fa.c0))) OR (_fr._f3 != _fa.c2)) THEN _fr._f1 ELSE _fa.c1 END) AS '
-            "bigint), 'c2', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 <=> _fa.c0))) OR (_fr._f3 != "
-            "_fa.c2)) THEN _fr._f3 ELSE _fa.c2 END) AS bigint), 'c3', CAST((CASE WHEN (((_fa.c3 = 0L) OR "
-            '(NOT (_fr._f2 <=> _fa.c0))) OR (_fr._f3 != _fa.c2)) THEN (_fa.c3 + 1L) ELSE _fa.c3 END) AS '
-            "bigint), '_out', (CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 <=> _fa.c0))) OR (_fr._f3 != "
-            "_fa.c2)) THEN (CASE WHEN (_fa.c3 > 0L) THEN concat(_fa._out, array(named_struct('o0', "
-            "CAST(`cid` AS bigint), 'o1', CAST(_fa.c3 AS bigint), 'o2', CAST(_fa.c0 AS string), 'o3', "
-            "CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c1 AS bigint), 'o5', CAST(_fr._f1 AS bigint)))) ELSE "
-            "_fa._out END) ELSE _fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', "
-            "_fa.c2, 'c3', _fa.c3, '_outs', concat(_fc._outs, array(_fa._out)))), _fc -> "
-            "named_struct('_rows', flatten(_fc._outs), 'r0', CAST(_fc.c0 AS string), 'r1', CAST(_fc.c1 AS "
-            "bigint), 'r2', CAST(_fc.c2 AS bigint), 'r3', CAST(_fc.c3 AS bigint)))"
+            "_fr) -> named_struct('c0', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT "
+            "FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN _fr._f2 ELSE _fa.c0 END) AS string), 'c1', "
+            'CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> '
+            "_fa.c2)) THEN _fr._f1 ELSE _fa.c1 END) AS bigint), 'c2', CAST((CASE WHEN (((_fa.c3 = 0L) OR "
+            '(NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN _fr._f3 ELSE _fa.c2 '
+            "END) AS bigint), 'c3', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM "
+            "_fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN (_fa.c3 + 1L) ELSE _fa.c3 END) AS bigint), '_out', (CASE "
+            'WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) '
+            "THEN (CASE WHEN (_fa.c3 > 0L) THEN concat(_fa._out, array(named_struct('o0', CAST(`cid` AS "
+            "bigint), 'o1', CAST(_fa.c3 AS bigint), 'o2', CAST(_fa.c0 AS string), 'o3', CAST(_fa.c2 AS "
+            "bigint), 'o4', CAST(_fa.c1 AS bigint), 'o5', CAST(_fr._f1 AS bigint)))) ELSE _fa._out END) ELSE "
+            "_fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, 'c3', _fa.c3, "
+            "'_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs), "
+            "'r0', CAST(_fc.c0 AS string), 'r1', CAST(_fc.c1 AS bigint), 'r2', CAST(_fc.c2 AS bigint), 'r3', "
+            'CAST(_fc.c3 AS bigint)))'
         ).alias('_fold'),
     )
     agg = folded.select(

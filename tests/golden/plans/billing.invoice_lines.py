@@ -47,10 +47,10 @@ def plan(spark, usage):
         'end',
         E(
             "transform(array(named_struct('_0', (CAST(year(`ts`) AS BIGINT) + (CASE WHEN (CAST(month(`ts`) AS BIGINT) "
-            '% 12L) != 0 AND ((CAST(month(`ts`) AS BIGINT) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS BIGINT) div '
-            "12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) div 12L END)), '_1', ((CASE WHEN (CAST(month(`ts`) AS BIGINT) "
-            '% 12L) != 0 AND (((CAST(month(`ts`) AS BIGINT) % 12L) < 0) != (12L < 0)) THEN (CAST(month(`ts`) AS '
-            'BIGINT) % 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 > '
+            '% 12L) <> 0 AND (CAST(month(`ts`) AS BIGINT) < 0) <> (12L < 0) THEN (CAST(month(`ts`) AS BIGINT) DIV '
+            "12L) - 1 ELSE CAST(month(`ts`) AS BIGINT) DIV 12L END)), '_1', ((CASE WHEN (CAST(month(`ts`) AS BIGINT) "
+            '% 12L) <> 0 AND ((CAST(month(`ts`) AS BIGINT) % 12L) < 0) <> (12L < 0) THEN (CAST(month(`ts`) AS BIGINT) '
+            '% 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 > '
             '2147483647 OR __v1._0 < -2147483648 OR __v1._1 > 2147483647 OR __v1._1 < -2147483648 THEN '
             "raise_error('OverflowError: signed integer is greater than maximum (Python raises OverflowError)') WHEN "
             "__v1._0 < 1 OR __v1._0 > 9999 THEN raise_error('ValueError: year is out of range (Python raises "
@@ -63,7 +63,7 @@ def plan(spark, usage):
     )
     rows_4 = rows_3.withColumn(
         'hours_left',
-        E('(CAST(CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE) AS DOUBLE) / CAST(3600L AS DOUBLE))'),
+        E('((CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE)) / CAST(3600L AS DOUBLE))'),
     )
     rows_5 = rows_4.withColumn('plan_2', E('`plan`'))
     rows_6 = rows_5.withColumn('cond', E("(NOT (`plan_2` IN ('free', 'basic', 'pro')))"))

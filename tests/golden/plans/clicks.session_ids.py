@@ -42,14 +42,15 @@ def plan(spark, clicks, gap_s):
     windowed_2 = windowed.withColumn(
         '_dc1',
         E(
-            "(CASE WHEN (((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, "
-            "6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL) OR (CASE WHEN (CASE WHEN (_bc0 IS NOT "
-            "NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
+            "(CASE WHEN ((((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
+            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN (CASE WHEN "
+            "(NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
             "named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: comparison `>` with None (Python "
-            "raises TypeError)') ELSE (((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
-            "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` > :gap_s) AND NOT isnan((CASE "
-            "WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) "
-            "ELSE named_struct('_1', NULL) END).`_1`)) END)) THEN 1L ELSE 0 END)"
+            "raises TypeError)') ELSE (transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS "
+            "NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
+            "named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= "
+            '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE __c.i < '
+            'ceil(__c.f) END)[0]) END)) THEN 1L ELSE 0 END)'
         ),
     )
     windowed_3 = windowed_2.withColumn(
@@ -64,18 +65,19 @@ def plan(spark, clicks, gap_s):
         E('CAST(_f1 AS timestamp)').alias('ts'),
         E('CAST(_f2 AS string)').alias('page'),
         E(
-            "CAST((CASE WHEN (((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
-            "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL) OR (CASE WHEN "
-            "(CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) "
+            "CAST((CASE WHEN ((((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
+            "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN "
+            "(CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) "
             "AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: "
-            "comparison `>` with None (Python raises TypeError)') ELSE (((CASE WHEN (_bc0 IS NOT NULL) THEN "
-            "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1` > :gap_s) AND NOT isnan((CASE WHEN (_bc0 IS NOT NULL) THEN "
-            "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1`)) END)) THEN (_bc1 + 1L) ELSE _bc1 END) AS bigint)"
+            "comparison `>` with None (Python raises TypeError)') ELSE (transform(array(named_struct('i', "
+            "(:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
+            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN "
+            'isnan(__c.f) THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN TRUE WHEN __c.f < '
+            '-9.223372036854776e+18D THEN FALSE ELSE __c.i < ceil(__c.f) END)[0]) END)) THEN (_bc1 + 1L) '
+            'ELSE _bc1 END) AS bigint)'
         ).alias('session'),
         E(
-            "CAST((CASE WHEN (_bc0 IS NOT NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
+            "CAST((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
             "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` AS double)"
         ).alias('since_prev_s'),
     )

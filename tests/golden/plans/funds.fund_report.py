@@ -60,10 +60,7 @@ def plan(spark, returns):
     by_fund_2 = by_fund.withColumn('months', E('(0L + `months_value`)'))
     by_fund_3 = by_fund_2.withColumn('n', E('(0L + `n_value`)'))
     by_fund_4 = by_fund_3.withColumn('logs', E('(0.0D + `logs_value`)'))
-    by_fund_5 = by_fund_4.withColumn(
-        'ratio',
-        E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
+    by_fund_5 = by_fund_4.withColumn('ratio', E('CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END'))
     by_fund_6 = by_fund_5.withColumn(
         'exp',
         E(
@@ -85,16 +82,27 @@ def plan(spark, returns):
     by_fund_10 = by_fund_9.withColumn(
         'yearly',
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, (power((1.0D + `monthly`), 12L) - 1.0D), 4L)), __v1 '
-            '-> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, ((CASE WHEN (1.0D + `monthly`) = 0 AND CAST(12L AS '
+            "DOUBLE) < 0 AND abs(CAST(12L AS DOUBLE)) <> CAST('Infinity' AS DOUBLE) THEN raise_error('looplift: "
+            "pow(...): 0.0 cannot be raised to a negative power (Python raises ZeroDivisionError)') WHEN (1.0D + "
+            "`monthly`) < 0 AND abs((1.0D + `monthly`)) <> CAST('Infinity' AS DOUBLE) AND CAST(12L AS DOUBLE) <> "
+            "rint(CAST(12L AS DOUBLE)) THEN raise_error('looplift: pow(...): a negative number to a fractional power "
+            "(Python returns a complex number, which looplift has no type for) (Python raises ValueError)') WHEN "
+            "abs(power((1.0D + `monthly`), CAST(12L AS DOUBLE))) = CAST('Infinity' AS DOUBLE) AND (abs((1.0D + "
+            "`monthly`)) <> CAST('Infinity' AS DOUBLE) AND NOT isnan((1.0D + `monthly`)) AND abs(CAST(12L AS DOUBLE)) "
+            "<> CAST('Infinity' AS DOUBLE) AND NOT isnan(CAST(12L AS DOUBLE))) THEN raise_error('looplift: pow(...): "
+            "(34, \\'Numerical result out of range\\') (Python raises OverflowError)') ELSE CASE WHEN (1.0D + "
+            "`monthly`) = 1 OR ((1.0D + `monthly`) = -1 AND abs(CAST(12L AS DOUBLE)) = CAST('Infinity' AS DOUBLE)) "
+            'THEN 1.0D ELSE power((1.0D + `monthly`), CAST(12L AS DOUBLE)) END END) - 1.0D), 4L)), __v1 -> (CASE WHEN '
+            '__v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
         ),
     )
     by_fund_11 = by_fund_10.withColumn(
         'least',
         E(
             'CASE WHEN (NOT (`worst_value` IS NULL)) THEN (CASE WHEN `worst_value` IS NULL THEN '
-            "raise_error('looplift: min() with None (Python raises TypeError)') ELSE (CASE WHEN (`worst_value` < "
-            '0.0D) THEN `worst_value` ELSE 0.0D END) END) END'
+            "raise_error('looplift: min() with None (Python raises TypeError)') ELSE CASE WHEN `worst_value` < 0.0D "
+            'THEN `worst_value` ELSE 0.0D END END) END'
         ),
     )
     by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `least` END)'))

@@ -33,10 +33,7 @@ def plan(spark, returns):
     agg = sums.select(E('coalesce(`logs_total`, 0)').alias('logs_value'), E('coalesce(`n_n`, 0)').alias('n_value'))
     single = agg.withColumn('n', E('(0L + `n_value`)'))
     single_2 = single.withColumn('logs', E('(0.0D + `logs_value`)'))
-    single_3 = single_2.withColumn(
-        'ratio',
-        E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`logs` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
+    single_3 = single_2.withColumn('ratio', E('CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END'))
     single_4 = single_3.withColumn(
         'exp',
         E(

@@ -32,7 +32,7 @@ def plan(spark, txns):
     )
     # rows yielded in the ordered loop at line 25: window functions over each scope's rows in order
     # balance: a running sum of the rows before
-    windowed = ordered_input.withColumn('_dc0', E('(CASE WHEN (_f3 IS NOT NULL) THEN _f3 ELSE 0 END)'))
+    windowed = ordered_input.withColumn('_dc0', E('(CASE WHEN (NOT _f3 IS NULL) THEN _f3 ELSE 0 END)'))
     windowed_2 = windowed.withColumn(
         '_bc0',
         E(
@@ -45,7 +45,7 @@ def plan(spark, txns):
         E('CAST(_f1 AS bigint)').alias('day'),
         E('CAST(_f2 AS bigint)').alias('seq'),
         E(
-            'CAST((CASE WHEN (_f3 IS NOT NULL) THEN (CASE WHEN _bc0 IS NULL OR _f3 IS NULL THEN '
+            'CAST((CASE WHEN (NOT _f3 IS NULL) THEN (CASE WHEN _bc0 IS NULL OR _f3 IS NULL THEN '
             "raise_error('looplift: `+` with None (Python raises TypeError)') ELSE (_bc0 + _f3) END) ELSE "
             '_bc0 END) AS bigint)'
         ).alias('balance'),

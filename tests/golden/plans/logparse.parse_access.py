@@ -32,7 +32,7 @@ def plan(spark, lines):
             "\u3000' FROM `line`)"
         ),
     )
-    rows_3 = rows_2.withColumn('cond', E("coalesce((`text` != ''), FALSE)"))
+    rows_3 = rows_2.withColumn('cond', E("(`text` <> '')"))
     rows_4 = rows_3.withColumn('cond_2', E("CASE WHEN `cond` THEN startswith(`text`, '#') END"))
     rows_5 = rows_4.withColumn('cond_3', E('CASE WHEN `cond` THEN (NOT `cond_2`) END'))
     rows_6 = rows_5.withColumn(
@@ -190,7 +190,10 @@ def plan(spark, lines):
     )
     rows_20 = rows_19.withColumn(
         'cond_4',
-        E("CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_5` <=> '-')) END"),
+        E(
+            'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_5` IS NOT '
+            "DISTINCT FROM '-')) END"
+        ),
     )
     rows_21 = rows_20.withColumn(
         'group_6',
@@ -361,7 +364,7 @@ def plan(spark, lines):
     )
     rows_30 = rows_29.withColumn(
         'cond_6',
-        E('CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (`agent` IS NOT NULL) END'),
+        E('CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (NOT `agent` IS NULL) END'),
     )
     rows_31 = rows_30.withColumn(
         'lower',

@@ -59,7 +59,7 @@ def plan(spark, lines):
     )
     rows_6 = rows_5.withColumn(
         'cond_2',
-        E("CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_2` <=> '-')) END"),
+        E("CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_2` IS NOT DISTINCT FROM '-')) END"),
     )
     rows_7 = rows_6.withColumn(
         'group_3',

@@ -28,7 +28,7 @@ def plan(spark, orders, threshold):
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"threshold": threshold})  # SQL whose :name parameters are bound
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts', 'cents')
-    rows_2 = rows.withColumn('cond', E('(`cents` >= :threshold)'))
+    rows_2 = rows.withColumn('cond', E('(`cents` >= (:threshold))'))
     rows_3 = rows_2.withColumn('cond_2', E('CASE WHEN `cond` THEN (`cents` < 0L) END'))
     rows_4 = rows_3.withColumn('cond_3', E('CASE WHEN `cond` THEN (NOT `cond_2`) END'))
     rows_5 = rows_4.withColumn(
@@ -67,13 +67,13 @@ def plan(spark, orders, threshold):
         F.col('big'),
         F.col('night'),
         E(
-            'concat(concat(concat(concat(`sign`, coalesce(CAST((CASE WHEN (`a_2` % 100L) != 0 AND ((`a_2` < '
-            "0) != (100L < 0)) THEN (`a_2` div 100L) - 1 ELSE `a_2` div 100L END) AS STRING), 'None')), "
-            "'.'), coalesce(CAST(transform(array((CASE WHEN (`a_2` % 100L) != 0 AND (((`a_2` % 100L) < 0) != "
-            '(100L < 0)) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END)), __v1 -> (CASE WHEN (__v1 % '
-            '10L) != 0 AND ((__v1 < 0) != (10L < 0)) THEN (__v1 div 10L) - 1 ELSE __v1 div 10L END))[0] AS '
-            "STRING), 'None')), coalesce(CAST((CASE WHEN (`a_2` % 10L) != 0 AND (((`a_2` % 10L) < 0) != (10L "
-            "< 0)) THEN (`a_2` % 10L) + 10L ELSE (`a_2` % 10L) END) AS STRING), 'None'))"
+            'concat((concat((concat((concat(`sign`, (coalesce(CAST((CASE WHEN (`a_2` % 100L) <> 0 AND (`a_2` '
+            "< 0) <> (100L < 0) THEN (`a_2` DIV 100L) - 1 ELSE `a_2` DIV 100L END) AS STRING), 'None')))), "
+            "'.')), (coalesce(CAST((transform(array(CASE WHEN (`a_2` % 100L) <> 0 AND ((`a_2` % 100L) < 0) "
+            '<> (100L < 0) THEN (`a_2` % 100L) + 100L ELSE (`a_2` % 100L) END), __v1 -> CASE WHEN ((__v1) % '
+            '10L) <> 0 AND ((__v1) < 0) <> (10L < 0) THEN ((__v1) DIV 10L) - 1 ELSE (__v1) DIV 10L END)[0]) '
+            "AS STRING), 'None')))), (coalesce(CAST((CASE WHEN (`a_2` % 10L) <> 0 AND ((`a_2` % 10L) < 0) <> "
+            "(10L < 0) THEN (`a_2` % 10L) + 10L ELSE (`a_2` % 10L) END) AS STRING), 'None')))"
         ).alias('net'),
     )
     return out

@@ -32,7 +32,7 @@ def plan(spark, orders):
     agg_2 = sums_2.select(F.col('customer'), E('coalesce(`revenue_total`, 0)').alias('revenue_value'))
     by_customer = agg_2.withColumn('revenue', E('(0L + `revenue_value`)'))
     single = agg.withColumn('grand', E('(0L + `grand_value`)'))
-    single_2 = single.withColumn('cond', E('(`grand` != 0L)'))
+    single_2 = single.withColumn('cond', E('(`grand` <> 0L)'))
     # global values into scope [customer]
     by_customer_2 = by_customer.crossJoin(F.broadcast(single_2.select('grand_value', 'cond', 'grand')))
     by_customer_3 = by_customer_2.withColumn(

@@ -25,12 +25,12 @@ def plan(spark, orders):
     out = rows.select(
         F.col('customer'),
         E(
-            '(CASE WHEN (`cents` % 1000L) != 0 AND ((`cents` < 0) != (1000L < 0)) THEN (`cents` div 1000L) - '
-            '1 ELSE `cents` div 1000L END)'
+            'CASE WHEN (`cents` % 1000L) <> 0 AND (`cents` < 0) <> (1000L < 0) THEN (`cents` DIV 1000L) - 1 '
+            'ELSE `cents` DIV 1000L END'
         ).alias('bucket'),
         E(
-            '(CASE WHEN (`cents` % 1000L) != 0 AND (((`cents` % 1000L) < 0) != (1000L < 0)) THEN (`cents` % '
-            '1000L) + 1000L ELSE (`cents` % 1000L) END)'
+            'CASE WHEN (`cents` % 1000L) <> 0 AND ((`cents` % 1000L) < 0) <> (1000L < 0) THEN (`cents` % '
+            '1000L) + 1000L ELSE (`cents` % 1000L) END'
         ).alias('rest'),
     )
     return out

@@ -39,17 +39,17 @@ def plan(spark, readings):
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor1', 'x')
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(
-        hi_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('x')).alias('hi_reduced'),
-        lo_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('x')).alias('lo_reduced'),
+        hi_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('x')).alias('hi_reduced'),
+        lo_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('x')).alias('lo_reduced'),
     )
     agg = reduced.select(F.col('hi_reduced._1').alias('hi_value'), F.col('lo_reduced._1').alias('lo_value'))
     agg_2 = ll.default_row(spark, agg, [('hi_value', hi_reducer.fresh()[0]), ('lo_value', lo_reducer.fresh()[0])])
     # additive missing, n, total: native sums per scope key
     sums = rows.withColumn('_sign', F.lit(1)).agg(
-        E('sum((CASE WHEN (NOT (`x` IS NOT NULL)) THEN 1L ELSE 0 END) * `_sign`)').alias('missing_n'),
-        E('sum((CASE WHEN (`x` IS NOT NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
+        E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END) * `_sign`)').alias('missing_n'),
+        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
         E(
-            "sum((CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
+            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
             "total.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 "
             'END) * `_sign`)'
         ).alias('total_total'),
@@ -67,16 +67,13 @@ def plan(spark, readings):
         E("CASE WHEN (`n` = 0L) THEN named_struct('_1', 0L, '_2', `missing`, '_3', 0.0D, '_4', 0.0D, '_5', 0.0D) END"),
     )
     single_5 = single_4.withColumn('total', E('(0.0D + `total_value`)'))
-    single_6 = single_5.withColumn(
-        'ratio',
-        E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`total` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
+    single_6 = single_5.withColumn('ratio', E('CASE WHEN (NOT (`n` = 0L)) THEN (`total` / CAST(`n` AS DOUBLE)) END'))
     single_7 = single_6.withColumn(
         'least',
         E(
             "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('looplift: "
-            "min() with None (Python raises TypeError)') ELSE (CASE WHEN (`lo_value` < CAST('Infinity' AS DOUBLE)) "
-            "THEN `lo_value` ELSE CAST('Infinity' AS DOUBLE) END) END) END"
+            "min() with None (Python raises TypeError)') ELSE CASE WHEN `lo_value` < CAST('Infinity' AS DOUBLE) THEN "
+            "`lo_value` ELSE CAST('Infinity' AS DOUBLE) END END) END"
         ),
     )
     single_8 = single_7.withColumn(
@@ -87,8 +84,8 @@ def plan(spark, readings):
         'greatest',
         E(
             "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('looplift: "
-            "max() with None (Python raises TypeError)') ELSE (CASE WHEN ((`hi_value` > CAST('-Infinity' AS DOUBLE)) "
-            "AND NOT isnan(`hi_value`)) THEN `hi_value` ELSE CAST('-Infinity' AS DOUBLE) END) END) END"
+            "max() with None (Python raises TypeError)') ELSE CASE WHEN `hi_value` > CAST('-Infinity' AS DOUBLE) AND "
+            "NOT isnan(`hi_value`) THEN `hi_value` ELSE CAST('-Infinity' AS DOUBLE) END END) END"
         ),
     )
     single_10 = single_9.withColumn(

@@ -35,20 +35,20 @@ def plan(spark, readings, limit):
     rows_2 = rows.withColumn(
         'product',
         E(
-            "CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL OR `x` IS NULL THEN raise_error('looplift: `*` "
+            "CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL OR `x` IS NULL THEN raise_error('looplift: `*` "
             "with None (Python raises TypeError)') ELSE (`x` * `x`) END) END"
         ),
     )
     # additive n, s, squares: native sums per scope key
     sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('sensor').agg(
-        E('sum((CASE WHEN (`x` IS NOT NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
+        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
         E(
-            "sum((CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
+            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
             "s.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 END) * "
             '`_sign`)'
         ).alias('s_total'),
         E(
-            "sum((CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `product` IS NULL THEN raise_error('looplift: "
+            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `product` IS NULL THEN raise_error('looplift: "
             "squares.add(None): a state\\'s += with None raises TypeError in Python') ELSE `product` END) "
             'ELSE 0 END) * `_sign`)'
         ).alias('squares_total'),
@@ -62,36 +62,49 @@ def plan(spark, readings, limit):
     rows_3 = rows_2.withColumn(
         'abs',
         E(
-            "CASE WHEN (`x` IS NOT NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: abs() with None "
+            "CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: abs() with None "
             "(Python raises TypeError)') ELSE abs(`x`) END) END"
         ),
     )
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows_3.groupBy('sensor').agg(
-        peak_reducer.udf(E('CASE WHEN (`x` IS NOT NULL) THEN 0 END'), F.col('abs')).alias('peak_reduced'),
+        peak_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('abs')).alias('peak_reduced'),
     )
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])
     by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
     by_sensor_3 = by_sensor_2.withColumn('s', E('(0.0D + `s_value`)'))
-    by_sensor_4 = by_sensor_3.withColumn(
-        'ratio',
-        E('CASE WHEN (`n` > 0L) THEN (CAST(`s` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
+    by_sensor_4 = by_sensor_3.withColumn('ratio', E('CASE WHEN (`n` > 0L) THEN (`s` / CAST(`n` AS DOUBLE)) END'))
     by_sensor_5 = by_sensor_4.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `ratio` ELSE 0.0D END)'))
     by_sensor_6 = by_sensor_5.withColumn('squares', E('(0.0D + `squares_value`)'))
     by_sensor_7 = by_sensor_6.withColumn(
         'ratio_2',
-        E('CASE WHEN (`n` > 0L) THEN (CAST(`squares` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
+        E('CASE WHEN (`n` > 0L) THEN (`squares` / CAST(`n` AS DOUBLE)) END'),
     )
-    by_sensor_8 = by_sensor_7.withColumn('power', E('CASE WHEN (`n` > 0L) THEN power(`mean`, 2L) END'))
+    by_sensor_8 = by_sensor_7.withColumn(
+        'power',
+        E(
+            'CASE WHEN (`n` > 0L) THEN CASE WHEN `mean` = 0 AND CAST(2L AS DOUBLE) < 0 AND abs(CAST(2L AS DOUBLE)) <> '
+            "CAST('Infinity' AS DOUBLE) THEN raise_error(concat('looplift: pow(', CAST(`mean` AS STRING), ', ', "
+            "CAST(2L AS STRING), '): 0.0 cannot be raised to a negative power (Python raises ZeroDivisionError)')) "
+            "WHEN `mean` < 0 AND abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND CAST(2L AS DOUBLE) <> rint(CAST(2L AS "
+            "DOUBLE)) THEN raise_error(concat('looplift: pow(', CAST(`mean` AS STRING), ', ', CAST(2L AS STRING), '): "
+            'a negative number to a fractional power (Python returns a complex number, which looplift has no type '
+            "for) (Python raises ValueError)')) WHEN abs(power(`mean`, CAST(2L AS DOUBLE))) = CAST('Infinity' AS "
+            "DOUBLE) AND (abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND NOT isnan(`mean`) AND abs(CAST(2L AS DOUBLE)) "
+            "<> CAST('Infinity' AS DOUBLE) AND NOT isnan(CAST(2L AS DOUBLE))) THEN raise_error(concat('looplift: "
+            "pow(', CAST(`mean` AS STRING), ', ', CAST(2L AS STRING), '): (34, \\'Numerical result out of range\\') "
+            "(Python raises OverflowError)')) ELSE CASE WHEN `mean` = 1 OR (`mean` = -1 AND abs(CAST(2L AS DOUBLE)) = "
+            "CAST('Infinity' AS DOUBLE)) THEN 1.0D ELSE power(`mean`, CAST(2L AS DOUBLE)) END END END"
+        ),
+    )
     by_sensor_9 = by_sensor_8.withColumn('difference', E('CASE WHEN (`n` > 0L) THEN (`ratio_2` - `power`) END'))
     by_sensor_10 = by_sensor_9.withColumn('variance', E('(CASE WHEN (`n` > 0L) THEN `difference` ELSE 0.0D END)'))
     by_sensor_11 = by_sensor_10.withColumn(
         'stddev',
         E(
-            'transform(array((CASE WHEN (0.0D > `variance`) THEN 0.0D ELSE `variance` END)), __v1 -> CASE WHEN (__v1) '
-            "< 0 THEN raise_error('looplift: math.sqrt(...): math domain error (Python raises ValueError)') ELSE "
+            'transform(array(CASE WHEN 0.0D > `variance` THEN 0.0D ELSE `variance` END), __v1 -> CASE WHEN (__v1) < 0 '
+            "THEN raise_error('looplift: math.sqrt(...): math domain error (Python raises ValueError)') ELSE "
             'sqrt((__v1)) END)[0]'
         ),
     )
@@ -99,8 +112,8 @@ def plan(spark, readings, limit):
         'greatest',
         E(
             "CASE WHEN (NOT (`peak_value` IS NULL)) THEN (CASE WHEN `peak_value` IS NULL THEN raise_error('looplift: "
-            "max() with None (Python raises TypeError)') ELSE (CASE WHEN ((`peak_value` > 0.0D) AND NOT "
-            'isnan(`peak_value`)) THEN `peak_value` ELSE 0.0D END) END) END'
+            "max() with None (Python raises TypeError)') ELSE CASE WHEN `peak_value` > 0.0D AND NOT "
+            'isnan(`peak_value`) THEN `peak_value` ELSE 0.0D END END) END'
         ),
     )
     by_sensor_13 = by_sensor_12.withColumn(
@@ -111,7 +124,7 @@ def plan(spark, readings, limit):
         'cond',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('looplift: comparison `>` "
-            "with None (Python raises TypeError)') ELSE ((`peak` > :limit) AND NOT isnan(`peak`)) END) END"
+            "with None (Python raises TypeError)') ELSE (`peak` > (:limit) AND NOT isnan(`peak`)) END) END"
         ),
     )
     by_sensor_15 = by_sensor_14.withColumn(

@@ -71,9 +71,11 @@ def plan(spark, sales):
         F.col('product'),
         E('coalesce(`n_n`, 0)').alias('n_value'),
         E(
-            '(CASE WHEN CAST((coalesce(`var_n`, 0) > 0L) AS BOOLEAN) THEN greatest((CAST((coalesce(`var_ss`, '
-            '0) - (CAST((coalesce(`var_s`, 0) * coalesce(`var_s`, 0)) AS DOUBLE) / CAST(coalesce(`var_n`, 0) '
-            'AS DOUBLE))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS DOUBLE)), 0.0D) ELSE NULL END)'
+            '(CASE WHEN CAST((coalesce(`var_n`, 0) > 0L) AS BOOLEAN) THEN '
+            'transform(array((CAST(((coalesce(`var_ss`, 0) - ((CAST(((coalesce(`var_s`, 0) * '
+            'coalesce(`var_s`, 0))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS DOUBLE))))) AS DOUBLE) / '
+            'CAST(coalesce(`var_n`, 0) AS DOUBLE))), __v1 -> CASE WHEN 0.0D > (__v1) THEN 0.0D ELSE (__v1) '
+            'END)[0] ELSE NULL END)'
         ).alias('var_value'),
     )
     by_product = ll.join_on_keys(agg, agg_2, ['product'])

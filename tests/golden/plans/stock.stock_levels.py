@@ -34,14 +34,16 @@ def plan(spark, moves):
             "_chunk)), named_struct('c0', CAST(0.0D AS double), '_outs', CAST(array() AS "
             'array<array<struct<o0: string, o1: bigint, o2: double, o3: double>>>)), (_fc, _fk) -> '
             "aggregate(_fk, named_struct('c0', _fc.c0, '_out', CAST(array() AS array<struct<o0: string, o1: "
-            "bigint, o2: double, o3: double>>)), (_fa, _fr) -> named_struct('c0', CAST((CASE WHEN (((_fa.c0 "
-            '+ _fr._f2) > 0.0D) AND NOT isnan((_fa.c0 + _fr._f2))) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END) AS '
+            "bigint, o2: double, o3: double>>)), (_fa, _fr) -> named_struct('c0', CAST(CASE WHEN (_fa.c0 + "
+            '_fr._f2) > 0.0D AND NOT isnan((_fa.c0 + _fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS '
             "double), '_out', concat(_fa._out, array(named_struct('o0', CAST(`item` AS string), 'o1', "
-            "CAST(_fr._f1 AS bigint), 'o2', CAST((CASE WHEN (((_fa.c0 + _fr._f2) > 0.0D) AND NOT "
-            "isnan((_fa.c0 + _fr._f2))) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END) AS double), 'o3', CAST((CASE "
-            "WHEN ((_fa.c0 + _fr._f2) < 0L) THEN named_struct('_1', (- (_fa.c0 + _fr._f2))) ELSE "
-            "named_struct('_1', 0.0D) END).`_1` AS double))))), _fa -> named_struct('c0', _fa.c0, '_outs', "
-            "concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs)))"
+            "CAST(_fr._f1 AS bigint), 'o2', CAST(CASE WHEN (_fa.c0 + _fr._f2) > 0.0D AND NOT isnan((_fa.c0 + "
+            "_fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS double), 'o3', CAST((CASE WHEN "
+            "(transform(array(named_struct('i', 0L, 'f', (_fa.c0 + _fr._f2))), __c -> CASE WHEN isnan(__c.f) "
+            'THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN FALSE WHEN __c.f < -9.223372036854776e+18D '
+            "THEN TRUE ELSE __c.i > floor(__c.f) END)[0]) THEN named_struct('_1', (-(_fa.c0 + _fr._f2))) "
+            "ELSE named_struct('_1', 0.0D) END).`_1` AS double))))), _fa -> named_struct('c0', _fa.c0, "
+            "'_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs)))"
         ).alias('_fold'),
     )
     yielded = folded.select(F.inline('_fold._rows')).select(

@@ -47,7 +47,7 @@ def plan(spark, items):
     out = ll.union_all(
         [
             agg.select(F.col('category'), F.col('top_largest').alias('price'), E('1L').alias('rank')),
-            agg.where(E('(`top_runner_up` IS NOT NULL)')).select(
+            agg.where(E('(NOT `top_runner_up` IS NULL)')).select(
                 F.col('category'),
                 F.col('top_runner_up_2').alias('price'),
                 E('2L').alias('rank'),

@@ -36,14 +36,14 @@ def plan(spark, events):
             'o1: bigint, o2: bigint, o3: bigint, o4: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
             "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
             'array<struct<o0: bigint, o1: bigint, o2: bigint, o3: bigint, o4: bigint>>)), (_fa, _fr) -> '
-            "named_struct('c0', CAST((CASE WHEN (_fr._f2 = 'buy') THEN ((CASE WHEN ((_fa.c1 IS NOT NULL) AND "
-            '((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) + 1L) ELSE (CASE WHEN ((_fa.c1 IS NOT '
-            "NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) END) AS bigint), 'c1', "
-            "CAST(_fr._f1 AS bigint), 'c2', CAST(((CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > "
-            "1800L)) THEN 0L ELSE _fa.c2 END) + 1L) AS bigint), 'c3', CAST((CASE WHEN ((CASE WHEN ((_fa.c1 "
-            'IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 END) IS NULL) THEN _fr._f1 '
-            'ELSE (CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 '
-            "END) END) AS bigint), '_out', (CASE WHEN ((_fa.c1 IS NOT NULL) AND ((_fr._f1 - _fa.c1) > "
+            "named_struct('c0', CAST((CASE WHEN (_fr._f2 = 'buy') THEN (((CASE WHEN ((NOT _fa.c1 IS NULL) "
+            'AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END)) + 1L) ELSE (CASE WHEN ((NOT _fa.c1 '
+            "IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) END) AS bigint), 'c1', "
+            "CAST(_fr._f1 AS bigint), 'c2', CAST((((CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) "
+            "> 1800L)) THEN 0L ELSE _fa.c2 END)) + 1L) AS bigint), 'c3', CAST((CASE WHEN (((CASE WHEN ((NOT "
+            '_fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 END)) IS NULL) THEN '
+            '_fr._f1 ELSE (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE '
+            "_fa.c3 END) END) AS bigint), '_out', (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > "
             "1800L)) THEN concat(_fa._out, array(named_struct('o0', CAST(`uid` AS bigint), 'o1', CAST(_fa.c3 "
             "AS bigint), 'o2', CAST(_fa.c1 AS bigint), 'o3', CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c0 AS "
             "bigint)))) ELSE _fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, "
@@ -65,7 +65,7 @@ def plan(spark, events):
             E(
                 "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), 'o1', "
                 "CAST(_y.o1 AS bigint), 'o2', CAST(_y.o2 AS bigint), 'o3', CAST(_y.o3 AS bigint), 'o4', "
-                "CAST(_y.o4 AS bigint))), CASE WHEN (`start` IS NOT NULL) THEN array(named_struct('o0', "
+                "CAST(_y.o4 AS bigint))), CASE WHEN (NOT `start` IS NULL) THEN array(named_struct('o0', "
                 "CAST(`uid` AS bigint), 'o1', CAST(`start` AS bigint), 'o2', CAST(`end` AS bigint), 'o3', "
                 "CAST(`n` AS bigint), 'o4', CAST(`buys` AS bigint))) ELSE array() END)"
             ),

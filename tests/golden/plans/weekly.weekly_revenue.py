@@ -25,10 +25,7 @@ def plan(spark, sales):
     # a computed group key
     rows_2 = rows.withColumn(
         'sales_4',
-        E(
-            '(CASE WHEN (`day1` % 7L) != 0 AND ((`day1` < 0) != (7L < 0)) THEN (`day1` div 7L) - 1 ELSE `day1` div 7L '
-            'END)'
-        ),
+        E('CASE WHEN (`day1` % 7L) <> 0 AND (`day1` < 0) <> (7L < 0) THEN (`day1` DIV 7L) - 1 ELSE `day1` DIV 7L END'),
     )
     # additive rev: native sums per scope key
     sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('store1', 'sales_4').agg(

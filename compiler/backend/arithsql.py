@@ -1,0 +1,82 @@
+"""The rules of the operators and numeric builtins (arithmetic, comparisons, ``round``,
+``int``, ``float``, ``str``, ``bool``): the table's checked lowering
+(:class:`~looplift.compiler.primitives.operator.Operator`), behind the None checks, or
+CPython's reference as a vectorized Python function where the table says the lowering
+is not exact for these argument types (``str`` of a float, ``round(x, n)`` of a float).
+
+What is not the table's: datetime arithmetic (``datetimes``), ``int`` / ``float`` of a
+str (``strsql``), truthiness of other values (the emitter's), ``%`` with a str on the
+left (formatting: refused here unless its format is a literal, which the frontend
+turns into ``pct``).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from ..ir.nodes import Expr, Lit
+from ..primitives import OPERATORS, PRIMITIVES
+from ..primitives.operator import NOLIT, IsNone, Operator
+from .datetimes import datetime_arith
+from .errors import BackendError
+from .rules import Emitter, rule
+from .strsql import render_float, render_int
+from .types import spark_type
+
+__all__ = ["NAMES", "operator_sql", "literals"]
+
+NAMES = tuple(p.name for p in OPERATORS)
+_NUMS = ("bool", "int", "float", "str", "none")
+
+
+def literals(args: tuple[Expr, ...]) -> list[Any]:
+    return [a.value if isinstance(a, Lit) else NOLIT for a in args]
+
+
+@rule(*NAMES)
+def operator_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
+    special = _not_the_tables(r, op, args, ts, x)
+    if special is not None:
+        return special
+    prim = PRIMITIVES[op]
+    assert isinstance(prim, Operator)
+    lits = literals(args)
+    if not prim.lowers_natively(ts, lits):
+        rtype = spark_type(prim.result_type(ts, lits))
+        return r._pycall("prim", op, args, rtype)  # type: ignore[attr-defined]
+    nullable = [r.ty.may_be_null(a) for a in args]
+    sql = prim.lower(x, ts, lits, nullable)
+    if prim.nulls != "raise":
+        return sql
+    what = next(c.message for c in prim.partiality if isinstance(c.when, IsNone))
+    return r._raise_if_null(args, sql, what)  # type: ignore[attr-defined]
+
+
+def _not_the_tables(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any],
+                    x: list[str]) -> str | None:  # fmt: skip
+    """The argument types the table's entry does not cover, rendered by their domain."""
+    if op in ("add", "sub", "mul", "neg"):
+        arith = datetime_arith(op, ts, x)
+        if arith is not None:
+            return r._raise_if_null(args, arith, f"`{op}`")  # type: ignore[attr-defined]
+    if op in ("not", "bool") and ts[0] not in _NUMS:
+        t = r._truthy(x[0], ts[0], True)  # type: ignore[attr-defined]
+        return f"(NOT {t})" if op == "not" else t
+    if op == "int" and ts[0] == "str":
+        return render_int(x[0])
+    if op == "float" and ts[0] == "str":
+        return render_float(x[0])
+    if op == "str" and ts[0] not in _NUMS:
+        return r._pycall("prim", "str", args)  # type: ignore[attr-defined]
+    if op == "mod" and "str" in ts:
+        raise BackendError("`%` formatting with a format that is not a constant str is not "
+                           "supported", hint='write the format as a literal ("n=%d" % n) '
+                           'or use an f-string')  # fmt: skip
+    if (
+        op in ("min", "max")
+        and not any(t == "float" for t in ts)
+        and not all(t in ("int", "bool") for t in ts)
+    ):  # strs (and values Spark orders as Python does): least / greatest
+        fn = "least" if op == "min" else "greatest"
+        return r._raise_if_null(args, f"{fn}({', '.join(x)})", f"{op}()")  # type: ignore[attr-defined]
+    return None
