@@ -22,6 +22,7 @@ from .ir.nodes import (
     Host,
     Lambda,
     Let,
+    ParamKind,
     Span,
     StateCall,
     StateNew,
@@ -182,7 +183,7 @@ def analyze(fn: Function) -> Analysis:
     a = Analysis(fn)
     for p in fn.params:
         a.bound[p.name] = Bound(p.name, None, (), (), p.span)
-        if p.kind == "rows":
+        if p.kind == ParamKind.ROWS:
             a.streams[p.name] = (p.name, tuple(range(len(p.types))))
     _walk(fn.body, a, (), ())
     return a
@@ -318,7 +319,7 @@ def rank_field(a: Analysis, src: str) -> int:
 def is_ranked(lp: Loop, nfields: int) -> bool:
     """A loop over a ranked stream (its last field is the rank, a window function)."""
     return (
-        lp.kind == "rows"
+        lp.kind == LoopKind.ROWS
         and lp.order_by is not None
         and not lp.ordered
         and bool(lp.fields)

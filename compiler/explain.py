@@ -18,7 +18,7 @@ from typing import TYPE_CHECKING, Any
 from .analysis import LoopKind
 from .dataflow.exprs import render, render_guards, render_name
 from .dataflow.payloads import NodeKind
-from .dataflow.strategy import Strategy
+from .dataflow.strategy import PyCallKind, Strategy
 from .ir.nodes import CARRY, Host
 from .names import is_temp, user_name
 
@@ -262,7 +262,7 @@ def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str]) -> set[str
     out: set[str] = set()
     graph_hosts = {_host_ref(n) for n in g.of_kind(NodeKind.HOST)}
     for c in made.pycalls:
-        if c.kind != "host":
+        if c.kind != PyCallKind.HOST:
             out.add(f"the Python function {c.ref}")
         elif c.ref not in graph_hosts | hosted_refs:
             out.add(f"host call {c.ref.rsplit(':', 1)[-1]}")

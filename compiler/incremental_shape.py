@@ -17,7 +17,10 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from .program import Program
+from .analysis import LoopKind
+from .ir.nodes import ParamKind
+from .operators import OperatorKind
+from .program import AlgorithmKind, Program
 
 __all__ = ["IncrementalShape", "incremental_shape"]
 
@@ -46,8 +49,8 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     kind = prog.kind
     name = prog.fn.name
     params = list(prog.fn.params)
-    rows = [i for i, p in enumerate(params) if p.kind == "rows"]
-    if kind == "scalar" or not rows:
+    rows = [i for i, p in enumerate(params) if p.kind == ParamKind.ROWS]
+    if kind == AlgorithmKind.SCALAR or not rows:
         return IncrementalShape(kind, (), "", -1, "",
                                 f"`{name}` is a scalar algorithm: nothing to maintain")  # fmt: skip
     rows_index = rows[0]
@@ -62,27 +65,27 @@ def incremental_shape(prog: Program) -> IncrementalShape:
     top = tops[0] if len(tops) == 1 else None
     ops = prog.operators
     # a ranked loop (``sorted(g, ...)[:n]``) depends on its scope's other rows, like an ordered one
-    flat = all(lp.parent is None and lp.kind == "rows" and not lp.ordered and lp.order_by is None
+    flat = all(lp.parent is None and lp.kind == LoopKind.ROWS and not lp.ordered and lp.order_by is None
                for lp in a.loops.values())  # fmt: skip
     carry = any(o.ordered or o.name.endswith(".carry") or "carry" in o.classes for o in ops)
     # local containers are plain dicts / lists / sets in the reference: nothing to restore
-    containers = any(o.kind == "container" for o in ops)
+    containers = any(o.kind == OperatorKind.CONTAINER for o in ops)
     # an action outside the loops over rows (``s.add(10)`` before the loop) would run
     # again on every replay: only per-row actions can be replayed
-    per_row = all(any(a.loops[lp].kind == "rows" for lp in site.loops if lp in a.loops)
+    per_row = all(any(a.loops[lp].kind == LoopKind.ROWS for lp in site.loops if lp in a.loops)
                   for o in ops for site in getattr(o, "actions", ()))  # fmt: skip
-    if kind == "aggregate" and a.loops and flat and ops and not carry and not containers and per_row \
+    if kind == AlgorithmKind.AGGREGATE and a.loops and flat and ops and not carry and not containers and per_row \
             and all(o.scope == () for o in ops):  # fmt: skip
         # unordered loops over all rows feeding states, read after the loops: the
         # states are restored and the delta replayed (one global key)
         return IncrementalShape(kind, (), "state", rows_index, "")
-    if kind == "table" and top is not None and top.kind == "rows" and not top.ordered \
+    if kind == AlgorithmKind.TABLE and top is not None and top.kind == LoopKind.ROWS and not top.ordered \
             and flat and not ops and yields:  # fmt: skip
         # a map over rows (each row's outputs depend on it alone): one key per row
         nfields = len(params[rows_index].types)
         return IncrementalShape(kind, tuple(range(nfields)), "rows", rows_index,
                                 "a map over rows")  # fmt: skip
-    if kind != "table" or top is None or top.kind != "group" or top.ordered:
+    if kind != AlgorithmKind.TABLE or top is None or top.kind != LoopKind.GROUP or top.ordered:
         return IncrementalShape(kind, (), "rows", rows_index,
                                 "no single top-level group_by: one global key")  # fmt: skip
     if not yields or any(not s.loops or s.loops[0] != top.name for s in yields):
@@ -90,7 +93,7 @@ def incremental_shape(prog: Program) -> IncrementalShape:
                                 "rows are yielded outside the group_by")  # fmt: skip
     below = [lp for lp in a.loops.values() if lp.parent == top.name]
     why = ""
-    if not below or any(lp.kind != "rows" or lp.ordered or lp.order_by is not None for lp in below):
+    if not below or any(lp.kind != LoopKind.ROWS or lp.ordered or lp.order_by is not None for lp in below):
         why = "nested or ordered loops inside the group_by"
     elif carry:
         why = "loop-carried locals (only State objects can be restored)"
@@ -102,7 +105,7 @@ def incremental_shape(prog: Program) -> IncrementalShape:
         why = "an action outside the loop over the group's rows"
     elif any(o.scope != (top.name,) for o in ops):
         why = "states outside the group_by's scope"
-    elif any(lp.kind == "rows" and lp.parent is None for lp in a.loops.values()):
+    elif any(lp.kind == LoopKind.ROWS and lp.parent is None for lp in a.loops.values()):
         why = "a loop over all rows"
     nfields = len(params[rows_index].types)
     if any(i >= nfields for i in top.key):

@@ -11,6 +11,7 @@ raises :class:`MissingAnalysis` naming the pass.
 from __future__ import annotations
 
 import dataclasses
+import enum
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -69,7 +70,12 @@ class Scopes:
 
 YieldForm = Literal["1:1", "1:n", "filter"]
 CodeKind = Literal["scalar", "host"]
-AlgorithmKind = Literal["scalar", "aggregate", "table"]
+class AlgorithmKind(enum.StrEnum):
+    """What a ``@dataflow`` function is, by what it returns."""
+
+    SCALAR = "scalar"  # a value per call, no RowStream
+    AGGREGATE = "aggregate"  # a value from a RowStream
+    TABLE = "table"  # rows (it yields)
 
 
 @dataclass(frozen=True)

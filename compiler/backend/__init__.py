@@ -12,6 +12,7 @@ from __future__ import annotations
 import os
 
 from ..errors import CompilerError, Diagnostic
+from ..program import AlgorithmKind
 from .context import Compiled
 from .errors import BackendError
 from .plan import PlanModule, generate_plan
@@ -29,7 +30,7 @@ def backend_for(compiled: Compiled) -> PlanModule | ScalarFunction:
     compiler bug) as an internal error at the ``def`` (``LOOPLIFT_DEBUG=1`` raises it)."""
     fn = compiled.program.fn
     try:
-        if compiled.kind == "scalar":
+        if compiled.kind == AlgorithmKind.SCALAR:
             return scalar_function(compiled.program)
         return generate_plan(compiled)
     except BackendError as e:

@@ -15,10 +15,10 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...sqltext import param_ref
-from ..analysis import Analysis
-from ..ir.nodes import Let, Lit, Var
-from ..operators import StateClassInfo, StateOperator
-from ..program import Program
+from ..analysis import Analysis, LoopKind
+from ..ir.nodes import Let, Lit, ParamKind, Var
+from ..operators import OperatorKind, StateClassInfo, StateOperator
+from ..program import AlgorithmKind, Program
 from .errors import BackendError
 from .sequence import NativeSequence, native_sequence, reader_sql
 from .sql import PyCall, SqlRenderer, quote_ident
@@ -61,7 +61,7 @@ def _refuse_nested(name: str, value: str, guard: str | None, reads: dict[str, st
 def agg_expression(prog: Program) -> AggExpression:
     a: Analysis = prog.analysis
     fn = prog.fn
-    if prog.kind != "aggregate":
+    if prog.kind != AlgorithmKind.AGGREGATE:
         raise BackendError(f"`{fn.name}` is not an aggregate algorithm")
     ty = infer_types(a, prog.refs)
     ops = prog.operators
@@ -71,7 +71,7 @@ def agg_expression(prog: Program) -> AggExpression:
             op.scope
             or op.ordered
             or any(
-                len(act.loops) != 1 or a.loops[act.loops[0]].kind != "rows" for act in op.actions
+                len(act.loops) != 1 or a.loops[act.loops[0]].kind != LoopKind.ROWS for act in op.actions
             )
         ):
             raise BackendError(
@@ -84,7 +84,7 @@ def agg_expression(prog: Program) -> AggExpression:
                 "reducer over rows in no order does not keep"
             )
     seqs = {op.name: native_sequence(op, a, prog.refs, ty) for op in ops}
-    kinds = {"native" if op.kind == "additive" or seqs[op.name] else op.kind for op in ops}
+    kinds = {"native" if op.kind == OperatorKind.ADDITIVE or seqs[op.name] else op.kind for op in ops}
     if len(kinds) > 1:
         raise BackendError(
             f"`{fn.name}` mixes native and Python reducers, which Spark cannot evaluate in one "
@@ -92,7 +92,7 @@ def agg_expression(prog: Program) -> AggExpression:
         )
     reads: dict[str, str] = {}
     reducers: list[tuple[str, dict[str, Any]]] = []
-    params = {p.name for p in fn.params if p.kind == "scalar"}
+    params = {p.name for p in fn.params if p.kind == ParamKind.SCALAR}
 
     def resolve(n: str) -> str | None:
         if n in reads:
@@ -102,7 +102,7 @@ def agg_expression(prog: Program) -> AggExpression:
         b = a.bound.get(n)
         if b is not None and b.value is None:
             for lp in a.loops.values():
-                if n in lp.params and lp.kind == "rows":
+                if n in lp.params and lp.kind == LoopKind.ROWS:
                     return f"{FIELD}{lp.fields[lp.params.index(n)]}{FIELD}"
             raise BackendError(f"`{n}` is not available in an aggregate expression")
         return None
@@ -112,7 +112,7 @@ def agg_expression(prog: Program) -> AggExpression:
         if not op.actions:  # (dead code after a `return`): the plan reads a fresh state
             raise BackendError(f"state `{op.states[0]}` gets no action; call `{fn.name}` on a "
                                "DataFrame")  # fmt: skip
-        if op.kind == "additive":
+        if op.kind == OperatorKind.ADDITIVE:
             _additive(fn.name, op, classes, r, ty, reads)
         elif seqs[op.name] is not None:
             _sequence(fn.name, op, seqs[op.name], a, r, ty, reads)

@@ -19,6 +19,7 @@ from ..primitives import OPERATORS, PRIMITIVES
 from ..primitives.operator import NOLIT, IsNone, Operator
 from .datetimes import datetime_arith
 from .errors import BackendError
+from .guarded import PyCallKind
 from .rules import Emitter, rule
 from .strsql import render_float, render_int
 from .types import spark_type
@@ -43,7 +44,7 @@ def operator_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: 
     lits = literals(args)
     if not prim.lowers_natively(ts, lits):
         rtype = spark_type(prim.result_type(ts, lits))
-        return r._pycall("prim", op, args, rtype)  # type: ignore[attr-defined]
+        return r._pycall(PyCallKind.PRIM, op, args, rtype)  # type: ignore[attr-defined]
     nullable = [r.ty.may_be_null(a) for a in args]
     sql = prim.lower(x, ts, lits, nullable)
     if prim.nulls != "raise":
@@ -67,7 +68,7 @@ def _not_the_tables(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any],
     if op == "float" and ts[0] == "str":
         return render_float(x[0])
     if op == "str" and ts[0] not in _NUMS:
-        return r._pycall("prim", "str", args)  # type: ignore[attr-defined]
+        return r._pycall(PyCallKind.PRIM, "str", args)  # type: ignore[attr-defined]
     if op == "mod" and "str" in ts:
         raise BackendError("`%` formatting with a format that is not a constant str is not "
                            "supported", hint='write the format as a literal ("n=%d" % n) '

@@ -33,6 +33,7 @@ from typing import TYPE_CHECKING, Any
 
 from ..dataflow.payloads import GLOBAL, ROWS, GroupBy, Iterate, Param, Source
 from ..names import user_name
+from ..operators import OperatorKind
 from .plan import PlanModule, Planner, planned_or
 from .states import action_map, additive_terms, exclusive, field_init
 
@@ -100,9 +101,9 @@ class BulkPlanner(Planner):
         }
         states: list[tuple[Any, ...]] = []
         for op in self.ops:
-            if op.kind == "action" and not op.ordered:
+            if op.kind == OperatorKind.ACTION and not op.ordered:
                 states.append(self._action_state(op, r, per_row))
-            elif op.kind == "additive":
+            elif op.kind == OperatorKind.ADDITIVE:
                 states.extend(self._additive_states(op, r, per_row))
             else:
                 raise NotNative(f"state `{user_name(op.name)}` is {op.kind or 'not classified'}")

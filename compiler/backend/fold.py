@@ -36,7 +36,20 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..analysis import Analysis
-from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from ..ir.nodes import (
+    CARRY,
+    Apply,
+    Builtin,
+    Expr,
+    Host,
+    Lambda,
+    Let,
+    Lit,
+    ParamKind,
+    Prim,
+    StateCall,
+    Var,
+)
 from ..ir.traverse import free_vars, walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
@@ -232,16 +245,18 @@ class _FoldBuilder:
         needs: dict[str, set[str]] = {}
         for c in self.carries:
             form = self.forms[c.field]
-            kind = form[0]
-            if kind == "any" or kind == "add" and c.type not in ("int", "float", "bool"):
+            if form[0] not in {f.value for f in WindowForm}:  # ("any", ...): no window computes it
                 return None
-            if kind in ("max", "min") and c.member != kind:
+            kind = WindowForm(form[0])
+            if kind is WindowForm.ADD and c.type not in ("int", "float", "bool"):
                 return None
-            wc = WindowCarry(c, WindowForm(kind))
-            if kind in ("set", "add", "max", "min"):
-                wc = WindowCarry(c, WindowForm(kind), self._expand(form[1]))
-            elif kind == "cset":
-                wc = WindowCarry(c, WindowForm.CSET, self._expand(form[2]), self._expand(form[1]))
+            if kind in (WindowForm.MAX, WindowForm.MIN) and c.member != kind:
+                return None
+            wc = WindowCarry(c, kind)
+            if kind in (WindowForm.SET, WindowForm.ADD, WindowForm.MAX, WindowForm.MIN):
+                wc = WindowCarry(c, kind, self._expand(form[1]))
+            elif kind is WindowForm.CSET:
+                wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
             refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond}"))
             if c.field in refs:
                 return None  # its new value depends on its old one: a fold, not a window
@@ -609,7 +624,7 @@ def fold_check(prog: Any, op: StateOperator) -> tuple[str | None, bool]:
         ty = infer_types(a, prog.refs, strict=False)
     except Exception as e:  # noqa: BLE001 - the plan reports typing errors itself
         return f"its types are not known ({e})", False
-    scalars = {p.name for p in prog.fn.params if p.kind == "scalar"}
+    scalars = {p.name for p in prog.fn.params if p.kind == ParamKind.SCALAR}
     free = fold_free(a, op, scalars)
     classes = prog.kinds.classes
     window = False

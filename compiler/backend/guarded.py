@@ -27,6 +27,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from ..dataflow.strategy import PyCallKind
 from ..ir.nodes import Expr, Let, Var
 from ..ir.traverse import walk
 from .types import host_return_type, spark_type
@@ -74,7 +75,7 @@ class PyCall:
     """A vectorized Python function the SQL calls by name (registered per session)."""
 
     name: str
-    kind: str  # "prim" (a PRIMS entry) or "host" (module:qualname)
+    kind: PyCallKind
     ref: str
     arg_types: tuple[str, ...]
     return_type: str
@@ -202,14 +203,14 @@ class GuardedSql:
     def python_call(self, ref: str, args: tuple[Expr, ...], rtype: str) -> str:
         """The whole of a ``@dataflow`` function (``module:name``) as one Python call: its
         reference run by CPython on each row, errors raised as the SQL uses the value."""
-        return self._pycall("host", ref, args, rtype=rtype)
+        return self._pycall(PyCallKind.HOST, ref, args, rtype=rtype)
 
-    def _pycall(self, kind: str, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
+    def _pycall(self, kind: PyCallKind, ref: str, args: tuple[Expr, ...], rtype: str | None = None,
                 total: bool = False) -> str:  # fmt: skip
         arg_types = tuple(spark_type(self._t(a)) for a in args)
         if rtype is not None:
             pass
-        elif kind == "prim":
+        elif kind == PyCallKind.PRIM:
             rtype = {"round": spark_type(self._t(args[0])), "str": "string"}.get(ref, "double")
         else:
             t, _ = host_return_type(self.refs.get(ref), [self._t(a) for a in args])

@@ -43,7 +43,7 @@ from ..ir.nodes import ParamKind, Var
 from ..ir.traverse import walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
-from ..program import Program
+from ..program import AlgorithmKind, Program
 from .context import Compiled
 from .errors import BackendError
 from .frame import SRC, Frame
@@ -98,7 +98,7 @@ def planned_or(refusal: type[Exception], compiled: Compiled, planner: type[Plann
     (signed, bulk): a scalar algorithm or a part without a rule raises ``refusal`` with
     the reason."""
     prog = compiled.program
-    if prog.kind == "scalar":
+    if prog.kind == AlgorithmKind.SCALAR:
         raise refusal("a scalar algorithm has no state")
     try:
         return getattr(planner(prog, compiled.graph), run)()
@@ -155,7 +155,7 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
 
     # -- the visit ----------------------------------------------------------------
     def run(self) -> PlanModule:
-        if self.prog.kind == "scalar":
+        if self.prog.kind == AlgorithmKind.SCALAR:
             raise BackendError("scalar algorithms compile to SQL functions, not plans")
         live = nx.ancestors(self.graph.g, "return") if "return" in self.graph.g else set()
         for node in self.graph.nodes():

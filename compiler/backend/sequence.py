@@ -43,8 +43,8 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from ..ir.nodes import Lit, Var
-from ..operators import StateOperator
+from ..ir.nodes import Lit, ParamKind, Var
+from ..operators import OperatorKind, StateOperator
 from .errors import BackendError
 from .sql import sql_string
 from .states import exclusive
@@ -113,7 +113,7 @@ class NativeSequence:
 def native_sequence(op: StateOperator, a: Analysis, refs: dict[str, Any], ty: Typing | None = None
                     ) -> NativeSequence | None:  # fmt: skip
     """The native form of ``op``'s readers, or None (the Python reducer runs)."""
-    if op.kind != "action" or op.ordered or op.arg_best or len(op.states) != 1:
+    if op.kind != OperatorKind.ACTION or op.ordered or op.arg_best or len(op.states) != 1:
         return None
     cls = refs.get(op.classes[0])
     name = getattr(cls, "__name__", "")
@@ -152,7 +152,7 @@ def native_sequence(op: StateOperator, a: Analysis, refs: dict[str, Any], ty: Ty
             if isinstance(k.value, bool) or not isinstance(k.value, int) or k.value < 0:
                 return None  # Python's constructor raises
         elif not (isinstance(k, Var) and ty.types.get(k.name) == "int"
-                  and any(p.name == k.name and p.kind == "scalar" for p in a.fn.params)):  # fmt: skip
+                  and any(p.name == k.name and p.kind == ParamKind.SCALAR for p in a.fn.params)):  # fmt: skip
             return None
     elif a.states[op.states[0]].args:
         return None

@@ -41,6 +41,7 @@ from ..dataflow.payloads import (
     Return,
 )
 from ..names import user_name
+from ..operators import OperatorKind
 from .frame import Frame
 from .plan import PlanModule, Planner, planned_or
 
@@ -92,7 +93,7 @@ class SignedPlanner(Planner):
         raise NotSigned("a host function runs Python")
 
     def materialize_op(self, op: StateOperator) -> None:
-        if op.kind != "additive" and op.name not in self.op_done:
+        if op.kind != OperatorKind.ADDITIVE and op.name not in self.op_done:
             raise NotSigned(f"state `{user_name(op.name)}` is not additive")
         super().materialize_op(op)
 

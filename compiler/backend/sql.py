@@ -26,10 +26,15 @@ from looplift.sqltext import sql_literal as _sql_literal
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
-from . import container_loops, containers, datetimes, maps, strsql  # noqa: F401 - register their rules
-from .arithsql import operator_sql
+
+# the renderer modules register their rules when imported (names imported to say so)
+from .arithsql import operator_sql  # noqa: F401
+from .container_loops import each_sql  # noqa: F401
+from .containers import container_sql  # noqa: F401
+from .datetimes import datetime_rule  # noqa: F401
 from .errors import BackendError
-from .guarded import MAX_SQL, GuardedSql, PyCall, TooBig
+from .guarded import MAX_SQL, GuardedSql, PyCall, PyCallKind, TooBig
+from .maps import dict_get_rule  # noqa: F401
 from .rules import form_for, overload_for, rule_for
 from .strsql import FLOAT_RE, INT_RE, render_index, truthy
 from .strtypes import element_type
@@ -151,7 +156,7 @@ class SqlRenderer(GuardedSql):
                     self.conds.pop()
                 return f"(CASE WHEN {c} THEN {t} ELSE {o} END)"
             if isinstance(f, Host):
-                return self._pycall("host", f.ref, e.args)
+                return self._pycall(PyCallKind.HOST, f.ref, e.args)
             special = form_for(f.name) if isinstance(f, Builtin) else None
             if special is not None:  # fold, sort_by, each (container_loops)
                 return special(self, e)
@@ -364,5 +369,5 @@ class SqlRenderer(GuardedSql):
         prim = PRIMITIVES[f"math.{name}"]
         ts = [self._t(a) for a in args]
         if not prim.lowers_natively(ts):
-            return self._pycall("prim", prim.name, args, spark_type(prim.result_type(ts)))
+            return self._pycall(PyCallKind.PRIM, prim.name, args, spark_type(prim.result_type(ts)))
         return self._raise_if_null(args, prim.lower(x, ts), f"{prim.name}()")

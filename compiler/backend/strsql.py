@@ -40,6 +40,7 @@ from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
+from .guarded import PyCallKind
 from .rules import Emitter, rule
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
@@ -154,7 +155,7 @@ def _python(r: Emitter, op: str, args: tuple[Expr, ...], t: Any) -> str:
         and not any(r.ty.may_be_null(a) for a in args if r._t(a) in ("str", "none"))
         and all(r._t(a) in ("str", "int") for a in args)
     )
-    return r._pycall("prim", op, args, rtype=spark_type(t), total=total)
+    return r._pycall(PyCallKind.PRIM, op, args, rtype=spark_type(t), total=total)
 
 
 @rule(*sorted(STRING_OPS))

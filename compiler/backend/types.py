@@ -18,8 +18,21 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...fieldtypes import FIELD_TYPES
-from ..analysis import Analysis
-from ..ir.nodes import CARRY, Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
+from ..analysis import Analysis, LoopKind, SiteKind
+from ..ir.nodes import (
+    CARRY,
+    Apply,
+    Builtin,
+    Expr,
+    Host,
+    Lambda,
+    Let,
+    Lit,
+    ParamKind,
+    Prim,
+    StateCall,
+    Var,
+)
 from ..primitives import PRIMITIVES, Operator, TypeRefused
 from ..primitives.datetimes import arith_type
 from ..primitives.operator import NOLIT
@@ -132,13 +145,13 @@ def infer_types(a: Analysis, refs: dict[str, Any], *, strict: bool = True) -> Ty
     host function whose result type nothing says (else it is typed ``str``)."""
     ty = Typing()
     for p in a.fn.params:
-        if p.kind == "scalar":
+        if p.kind == ParamKind.SCALAR:
             t = p.types[0]
             if t.startswith("Optional["):  # an Optional scalar parameter may be None
                 t = t[len("Optional[") : -1]
                 ty.nullable.add(p.name)
             ty.types[p.name] = t
-    fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == "rows"}
+    fields: dict[str, tuple[str, ...]] = {p.name: p.types for p in a.fn.params if p.kind == ParamKind.ROWS}
 
     def field_type(src: str, i: int) -> tuple[Type, bool]:
         if i >= len(fields[src]):  # a computed key part, or the rank of a ranked stream's row
@@ -169,7 +182,7 @@ def _infer_pass(a: Analysis, refs: dict[str, Any], ty: Typing, field_type: Any,
             loop = next((lp for lp in a.loops.values() if name in lp.params), None)
             if loop is None:
                 continue
-            if loop.kind == "rows":
+            if loop.kind == LoopKind.ROWS:
                 i = loop.params.index(name)
                 t, null = field_type(loop.source, loop.fields[i])
             elif name == loop.params[0]:
@@ -464,7 +477,7 @@ def unresolved_readers(a: Analysis, refs: dict[str, Any], ty: Typing) -> list[tu
     (no annotation, a source that does not say it, no type observed on data)."""
     found = []
     for s in a.sites:
-        decl = a.states.get(s.state) if s.kind == "read" else None
+        decl = a.states.get(s.state) if s.kind == SiteKind.READ else None
         if decl is None or decl.cls == CARRY:
             continue
         cls = refs.get(decl.cls)

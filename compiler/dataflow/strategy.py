@@ -12,7 +12,7 @@ from __future__ import annotations
 import enum
 from dataclasses import dataclass
 
-__all__ = ["Choice", "FUSED", "NATIVE_IN_ORDER", "ORDERED", "Strategy"]
+__all__ = ["Choice", "FUSED", "NATIVE_IN_ORDER", "ORDERED", "PyCallKind", "Strategy"]
 
 
 class Strategy(enum.Enum):
@@ -95,3 +95,10 @@ class Choice:
     @property
     def native(self) -> bool:
         return self.strategy.native
+
+
+class PyCallKind(enum.StrEnum):
+    """What a vectorized Python function of a plan runs."""
+
+    PRIM = "prim"  # a primitive's CPython reference (the table of primitives)
+    HOST = "host"  # a host function (module:qualname)

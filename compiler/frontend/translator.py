@@ -92,7 +92,7 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
             if par is None:
                 continue
             params.append(par)
-            if par.kind == "rows":
+            if par.kind == ParamKind.ROWS:
                 env.names[par.name] = Rows(
                     par.name, par.span, arity=len(par.types), types=par.types
                 )
@@ -115,7 +115,7 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
                 f"the columns of `{self.obj.name}` are not all strings: {columns!r}",
                 'name the output columns with strings: @dataflow(columns=("user_id", "n"))',
             )
-        stream_params = [p for p in params if p.kind == "rows"]
+        stream_params = [p for p in params if p.kind == ParamKind.ROWS]
         if self.has_yield and not stream_params:
             self.error(
                 node.name,

@@ -13,6 +13,7 @@ from typing import Any
 
 from looplift.state import Carry
 
+from ..ir.nodes import ParamKind
 from .nodes import (
     CARRY,
     Apply,
@@ -38,7 +39,7 @@ def evaluate(fn: Function, refs: dict[str, Any], args: list[Any]) -> Any:
     """Run ``fn`` on Python arguments (lists of tuples for RowStreams)."""
     env: dict[str, Any] = {}
     for p, a in zip(fn.params, args, strict=True):
-        env[p.name] = [tuple(r) for r in a] if p.kind == "rows" else a
+        env[p.name] = [tuple(r) for r in a] if p.kind == ParamKind.ROWS else a
     out: list[tuple[Any, ...]] = []
     result = _eval(fn.body, env, refs, out)
     return out if fn.returns == "rows" else result

@@ -209,4 +209,4 @@ class Function:
 
     @property
     def stream_params(self) -> tuple[Param, ...]:
-        return tuple(p for p in self.params if p.kind == "rows")
+        return tuple(p for p in self.params if p.kind == ParamKind.ROWS)

@@ -22,10 +22,10 @@ from __future__ import annotations
 
 import dataclasses
 
-from ..analysis import Analysis
+from ..analysis import Analysis, LoopKind, SiteKind
 from ..ir.nodes import CARRY, Apply, Builtin, Host, Lambda, Prim, Var
 from ..operators import OperatorKind
-from ..program import Kinds, Program, YieldSite
+from ..program import AlgorithmKind, Kinds, Program, YieldSite
 from ..state_classes import classify_state_class
 
 __all__ = ["classify_operators"]
@@ -34,7 +34,11 @@ __all__ = ["classify_operators"]
 def classify_operators(prog: Program) -> Program:
     a: Analysis = prog.analysis
     fn = prog.fn
-    kind = "table" if fn.returns == "rows" else "aggregate" if fn.stream_params else "scalar"
+    kind = (
+        AlgorithmKind.TABLE if fn.returns == "rows"
+        else AlgorithmKind.AGGREGATE if fn.stream_params
+        else AlgorithmKind.SCALAR
+    )  # fmt: skip
     classes = {}
     for decl in a.states.values():
         if decl.cls == CARRY or decl.cls in classes:
@@ -94,9 +98,9 @@ def classify_operators(prog: Program) -> Program:
                 code[name] = "scalar"
     yields = []
     for s in a.sites:
-        if s.kind != "yield":
+        if s.kind != SiteKind.YIELD:
             continue
-        in_rows = bool(s.loops) and a.loops[s.loops[-1]].kind == "rows"
+        in_rows = bool(s.loops) and a.loops[s.loops[-1]].kind == LoopKind.ROWS
         each = isinstance(s.args[0], Var) and _is_each(a.bound.get(s.args[0].name))
         form = "filter" if (in_rows and s.guards) else "1:n" if in_rows or each else "1:1"
         yields.append(YieldSite(s, form))

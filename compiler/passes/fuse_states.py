@@ -25,7 +25,7 @@ from __future__ import annotations
 
 import networkx as nx
 
-from ..analysis import Analysis, Site, analyze
+from ..analysis import Analysis, Site, SiteKind, analyze
 from ..dataflow.strategy import NATIVE_IN_ORDER
 from ..errors import Diagnostic, PassError
 from ..ir.nodes import CARRY, Var
@@ -58,9 +58,9 @@ def _state_deps(a: Analysis) -> nx.DiGraph:
     """Edge s -> t when an action of t (or its guard) uses a value read from s."""
     g = nx.DiGraph()
     g.add_nodes_from(a.states)
-    reader_of = {s.result: s for s in a.sites if s.kind == "read"}
+    reader_of = {s.result: s for s in a.sites if s.kind == SiteKind.READ}
     for site in a.sites:
-        if site.kind != "action":
+        if site.kind != SiteKind.ACTION:
             continue
         used = _site_inputs(site)
         for n in a.closure(used):
@@ -229,7 +229,7 @@ def _operator(
     inputs = tuple(sorted({act.loops[-1] for act in actions if len(act.loops) > len(scope)}))
     depth = len(scope)
     own_reads = {r.result for r in reads}
-    read_results = {s.result for s in a.sites if s.kind == "read"}
+    read_results = {s.result for s in a.sites if s.kind == SiteKind.READ}
     # the map part: per-row binders inside the operator's loops, walked back from
     # the action arguments and guards; whatever it reaches outside is a free input
     map_code: set[str] = set()
