@@ -43,6 +43,9 @@ from tests.spark.harness import (
 
 SIGS = list(E.all_signatures())
 ALL = os.environ.get("LOOPLIFT_EDGES_ALL") == "1"
+# the other contexts' raising inputs and every None position: with LOOPLIFT_EDGES_ALL=1
+# (`make test` runs the reduced form: the scalar context, a few None positions)
+EVERY = [pytest.mark.slow, pytest.mark.skipif(not ALL, reason="LOOPLIFT_EDGES_ALL=1")]
 
 
 # -- the table itself (no Spark) ----------------------------------------------------------
@@ -275,7 +278,7 @@ def _check_raises(spark: Any, algos: dict, context: str, exhaustive: bool) -> in
 
 @pytest.mark.spark
 @pytest.mark.parametrize(
-    "context", ["scalar", *(pytest.param(c, marks=pytest.mark.slow) for c in E.CONTEXTS[1:])]
+    "context", ["scalar", *(pytest.param(c, marks=EVERY) for c in E.CONTEXTS[1:])]
 )
 def test_raises_as_cpython(spark: Any, algos: dict, context: str) -> None:
     assert _check_raises(spark, algos, context, exhaustive=ALL) > 0
@@ -285,7 +288,7 @@ NONE_QUICK = ("add", "lt", "eq", "round", "str", "in", "max")
 
 
 @pytest.mark.spark
-@pytest.mark.parametrize("exhaustive", [False, pytest.param(True, marks=pytest.mark.slow)])
+@pytest.mark.parametrize("exhaustive", [False, pytest.param(True, marks=EVERY)])
 def test_none_as_cpython(spark: Any, algos: dict, exhaustive: bool) -> None:
     """A None in each argument position: TypeError where CPython raises it, else the
     same value (``None == None``, ``str(None)``, ``not None``); the values in one job."""
