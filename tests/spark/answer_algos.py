@@ -1,0 +1,48 @@
+"""Wrong answers on Spark against CPython, fixed (tests/spark/test_wrong_answers.py).
+
+- ``s += v`` / ``s = s + v`` / ``s = v + s`` over str in an ordered loop concatenate in the
+  loop's order (they were a numeric sum, and ``v + s`` appended);
+
+>>> concat_in_order([(1, 2, "x"), (1, -1, "y"), (2, 0, "z")])
+[(1, 'yx', 'xy', '<y|x|'), (2, 'z', 'z', '<z|')]
+"""
+
+from looplift import RowStream, dataflow, group_by, sorted_by
+
+
+def shout(s: str) -> str:
+    return s.upper()
+
+
+# -- str concatenation in an ordered loop --------------------------------------------------
+
+
+@dataflow(columns=("k", "appended", "prepended", "framed"))
+def concat_in_order(rows: RowStream[int, int, str]):
+    for k, g in group_by(0, rows, order_by=1):
+        s = ""
+        p = ""
+        f = "<"
+        for _, _, v in g:
+            s += v
+            p = v + p
+            f = f + v + "|"
+        yield k, s, p, f
+
+
+@dataflow(columns=("k", "seen"))
+def concat_running(rows: RowStream[int, int, str]):
+    """Read in the loop (a fold that yields), and through Python (a host function)."""
+    for k, g in group_by(0, rows):
+        s = ""
+        for _, b, v in sorted_by(g, 1):
+            s = shout(v) + s
+            yield k, s + str(b)
+
+
+@dataflow
+def concat_all(rows: RowStream[int, int, str]) -> str:
+    s = "="
+    for _, _, v in sorted_by(rows, 1):
+        s = v + s
+    return s
