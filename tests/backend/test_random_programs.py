@@ -1144,11 +1144,12 @@ def test_continue_around_an_ordered_loop_under_a_tuple_key(spark, step, before) 
     _check(spark, src, [*_ROWS, (1, 5, 3), (2, 1, 7)], 0)
 
 
-@pytest.mark.xfail(strict=True, reason="NaN keys from rows are distinct: a group per NaN row")
 def test_nan_group_keys(spark) -> None:  # noqa: ANN001
     """Found by the nulls shape: CPython's `group_by` keys a dict by the row's NaN objects,
-    all distinct, so each NaN row is a group of its own; Spark groups NaNs together."""
+    all distinct, so each NaN row is a group of its own; Spark grouped NaNs together.
+    -0.0 and 0.0 are one group (equal in Python and in Spark)."""
     body = "        yield k, len(g)\n"
-    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0)]
+    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0),
+            (3, 0, -0.0), (3, 1, 0.0), (4, 0, None)]  # fmt: skip
     src = _group_prog("k, g in group_by(2, rows)", body, "int, int, Optional[float]")
     _check(spark, src, rows, 0, "a long, b long, c double")

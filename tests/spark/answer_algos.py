@@ -2,6 +2,8 @@
 
 - ``s += v`` / ``s = s + v`` / ``s = v + s`` over str in an ordered loop concatenate in the
   loop's order (they were a numeric sum, and ``v + s`` appended);
+- a float group key that is NaN makes a group per row (CPython's dict holds each row's NaN,
+  a distinct object), in every strategy; -0.0 and 0.0 are one key;
 
 >>> concat_in_order([(1, 2, "x"), (1, -1, "y"), (2, 0, "z")])
 [(1, 'yx', 'xy', '<y|x|'), (2, 'z', 'z', '<z|')]
@@ -46,3 +48,40 @@ def concat_all(rows: RowStream[int, int, str]) -> str:
     for _, _, v in sorted_by(rows, 1):
         s = v + s
     return s
+
+
+# -- NaN group keys ------------------------------------------------------------------------
+
+
+@dataflow(columns=("k", "n", "total", "fold", "top"))
+def nan_keys(rows: RowStream[int, int, float | None]):
+    """Additive (len, sum), an ordered fold, a Python state (max of a generator)."""
+    for k, g in group_by(2, rows, order_by=1):
+        n = 0
+        total = 0
+        f = 0
+        for _, b, _ in g:
+            n += 1
+            total += b
+            f = f * 3 + b
+        yield k, n, total, f, max(b for _, b, _ in g)
+
+
+@dataflow(columns=("k", "b", "run"))
+def nan_keys_window(rows: RowStream[int, int, float | None]):
+    """A running sum that yields per row (a window), the key a tuple with a float part."""
+    for (a, k), g in group_by((0, 2), rows, order_by=1):
+        run = 0
+        for _, b, _ in g:
+            run += b
+            yield k, b, run + a
+
+
+@dataflow(columns=("k", "s"))
+def nan_keys_python(rows: RowStream[int, int, float | None]):
+    """The loop body in Python (a host function)."""
+    for k, g in group_by(2, rows, order_by=1):
+        s = ""
+        for _, b, _ in g:
+            s = shout(str(b)) + s
+        yield k, s

@@ -17,10 +17,16 @@ pytestmark = pytest.mark.spark
 _WORDS = [(1, 2, "x"), (1, -1, "y"), (2, 5, "z"), (2, -3, "w"), (3, 0, ""), (1, 7, "q"),
           (1, 7, "a"), (4, 1, "é")]  # fmt: skip
 
+_NANS = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0), (3, 0, None),
+         (3, 4, -0.0), (4, 1, 0.0), (1, 9, float("nan")), (1, 3, 2.5)]  # fmt: skip
+
 INPUTS: dict[str, list[list[tuple]]] = {
     "concat_in_order": [_WORDS, []],
     "concat_running": [_WORDS, [(1, 1, "b")]],
     "concat_all": [_WORDS, [(1, 1, "b")]],
+    "nan_keys": [_NANS, [(1, 1, float("nan"))]],
+    "nan_keys_window": [_NANS, [(1, 1, float("nan"))]],
+    "nan_keys_python": [_NANS, [(1, 1, float("nan"))]],
 }
 
 
