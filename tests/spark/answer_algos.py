@@ -4,6 +4,7 @@
   loop's order (they were a numeric sum, and ``v + s`` appended);
 - a float group key that is NaN makes a group per row (CPython's dict holds each row's NaN,
   a distinct object), in every strategy; -0.0 and 0.0 are one key;
+- a set of float fields keeps each row's NaN (distinct objects), one of each other value;
 
 >>> concat_in_order([(1, 2, "x"), (1, -1, "y"), (2, 0, "z")])
 [(1, 'yx', 'xy', '<y|x|'), (2, 'z', 'z', '<z|')]
@@ -85,3 +86,28 @@ def nan_keys_python(rows: RowStream[int, int, float | None]):
         for _, b, _ in g:
             s = shout(str(b)) + s
         yield k, s
+
+
+# -- NaNs in a set -------------------------------------------------------------------------
+
+
+@dataflow(columns=("k", "n", "guarded", "nans", "total", "has", "ordered"))
+def nan_sets(rows: RowStream[int, int, float | None]):
+    """A set comprehension (len, NaN count, sum, `in`), one filled under a guard, one of an
+    ordered loop."""
+    for k, g in group_by(0, rows):
+        s = {c for _, _, c in g if c is not None}
+        kept = set()
+        for _, b, c in g:
+            if b > 0:
+                kept.add(c)
+        ordered = set()
+        for _, _, c in sorted_by(g, 1):
+            ordered.add(c)
+        nans = len([x for x in s if x != x])
+        yield k, len(s), len(kept), nans, sum(s), 2.5 in s, len(ordered)
+
+
+@dataflow
+def nan_set_overall(rows: RowStream[int, int, float | None]) -> int:
+    return len({c for _, _, c in rows})

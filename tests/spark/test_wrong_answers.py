@@ -24,6 +24,8 @@ INPUTS: dict[str, list[list[tuple]]] = {
     "concat_in_order": [_WORDS, []],
     "concat_running": [_WORDS, [(1, 1, "b")]],
     "concat_all": [_WORDS, [(1, 1, "b")]],
+    "nan_sets": [_NANS, [(1, 1, float("nan"))]],
+    "nan_set_overall": [_NANS, [(1, 1, float("nan"))]],
     "nan_keys": [_NANS, [(1, 1, float("nan"))]],
     "nan_keys_window": [_NANS, [(1, 1, float("nan"))]],
     "nan_keys_python": [_NANS, [(1, 1, float("nan"))]],
