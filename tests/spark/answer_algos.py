@@ -4,6 +4,7 @@
   loop's order (they were a numeric sum, and ``v + s`` appended);
 - a float group key that is NaN makes a group per row (CPython's dict holds each row's NaN,
   a distinct object), in every strategy; -0.0 and 0.0 are one key;
+- a bool carry updated by ``f = f or c > t`` is a bool (it was typed "any": a double);
 - a set of float fields keeps each row's NaN (distinct objects), one of each other value;
 
 >>> concat_in_order([(1, 2, "x"), (1, -1, "y"), (2, 0, "z")])
@@ -111,3 +112,17 @@ def nan_sets(rows: RowStream[int, int, float | None]):
 @dataflow
 def nan_set_overall(rows: RowStream[int, int, float | None]) -> int:
     return len({c for _, _, c in rows})
+
+
+# -- a bool carry --------------------------------------------------------------------------
+
+
+@dataflow(columns=("k", "any_big", "all_small"))
+def bool_carries(rows: RowStream[int, int, int], t: int):
+    for k, g in group_by(0, rows, order_by=1):
+        f = False
+        a = True
+        for _, _, c in g:
+            f = f or c > t
+            a = a and c < t
+        yield k, f, a

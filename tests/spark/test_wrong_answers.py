@@ -32,6 +32,13 @@ INPUTS: dict[str, list[list[tuple]]] = {
 }
 
 
+_INTS = [(1, 2, 3), (1, -1, 4), (2, 5, 5), (2, -3, 7), (3, 0, 1), (1, 0, -2), (1, 2, 3)]
+
+
+def test_bool_carries(spark: Any) -> None:
+    expect_same_batch(spark, A.bool_carries, [(_INTS, (3,)), (_INTS, (9,)), ([], (0,))])
+
+
 @pytest.mark.parametrize("name", list(INPUTS))
 def test_matches_python(spark: Any, name: str) -> None:
     expect_same_batch(spark, getattr(A, name), [(rows, ()) for rows in INPUTS[name]])
