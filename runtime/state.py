@@ -224,6 +224,9 @@ class Carry:
     def add(self, x: Any) -> None:
         self.v = self.v + x
 
+    def radd(self, x: Any) -> None:  # `v = x + v`: `+` on str is not commutative
+        self.v = x + self.v
+
     def sub(self, x: Any) -> None:
         self.v = self.v - x
 

@@ -75,6 +75,7 @@ class BulkPlanner(Planner):
     """:class:`Planner` visiting only the rows and loops, then emitting the key aggregate."""
 
     keep = KEEP  # the sign and the row hash, after the fields
+    nan_keys = False  # incremental: a NaN key row is matched by its value
 
     def bulk(self) -> BulkPlan:
         for node in self.graph.nodes():

@@ -484,7 +484,7 @@ class _FoldBuilder:
                 cur[c.field] = self._value(args[0], cur)
                 self.forms[c.field] = ("set", cur[c.field])
                 return cur
-            if call.method not in ("add", "sub", "max", "min"):
+            if call.method not in ("add", "radd", "sub", "max", "min"):
                 raise NotFoldable(f"`{call.method}` on a carried local")
             tmp = f"_fold.{c.field}"
             self.ty.types[tmp] = c.type
@@ -492,15 +492,19 @@ class _FoldBuilder:
                 self.ty.nullable.add(tmp)
             self.env[tmp] = cur[c.field]
             arg = args[0]
-            cur[c.field] = self._share(self.r.expr(Apply(Prim(call.method), (Var(tmp), arg))))
+            if call.method == "radd":  # `v = e + v`: e on the left (str concatenation)
+                step = Apply(Prim("add"), (arg, Var(tmp)))
+            else:
+                step = Apply(Prim(call.method), (Var(tmp), arg))
+            cur[c.field] = self._share(self.r.expr(step))
             form = self.forms[c.field]
             if (
-                call.method in ("add", "sub")
+                call.method in ("add", "radd", "sub")
                 and form[0] in ("keep", "add")
                 and c.type in ("int", "float")
             ):
                 d = self._value(arg, cur)
-                d = d if call.method == "add" else f"(- {d})"
+                d = f"(- {d})" if call.method == "sub" else d
                 self.forms[c.field] = ("add", d if form[0] == "keep" else f"({form[1]} + {d})")
             else:
                 self.forms[c.field] = ("set", cur[c.field])

@@ -48,9 +48,9 @@ class FramesMixin:
         out: list[str] = []
         for loop in fk.loops:
             for f in self.a.loops[loop].key:
-                c = self.field_col(f)
-                if c not in out:
-                    out.append(c)
+                for c in (self.field_col(f), self.nan_key_col(f)):
+                    if c is not None and c not in out:
+                        out.append(c)
         return tuple(out)
 
     def frame_base(self, fk: FrameKey) -> str:
@@ -106,7 +106,9 @@ class FramesMixin:
             self.emit(f"{var} = spark.range(1).select()  # the single global row")
         else:
             cols = ", ".join(repr(k) for k in keys)
-            self.emit(f"{var} = {self.frame(ROWS).var}.select({cols}).distinct()  # one row per key")
+            self.emit(
+                f"{var} = {self.frame(ROWS).var}.select({cols}).distinct()  # one row per key"
+            )
         self.frames[fk] = Frame(var, keys)
         return self.frames[fk]
 

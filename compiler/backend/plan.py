@@ -52,7 +52,7 @@ from .loops import LoopsMixin
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
 from .outputs import Outputs, OutputsMixin
-from .sql import PyCall
+from .sql import PyCall, quote_ident
 from .strategies import StatePlanner, planner_class
 from .strategies.ordered import OrderedFunction
 from .types import Typing, infer_types
@@ -199,6 +199,13 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         for f in op.loop.key:
             if f in self.a.virtual:
                 self.computed_key_column(f)
+            nan = self.nan_key_col(f)
+            if nan is not None and nan not in self.frame(ROWS).cols:
+                c = quote_ident(self.field_col(f))
+                sql = f"CASE WHEN isnan({c}) THEN monotonically_increasing_id() END"
+                self.step(ROWS, f"{SRC}.withColumn({nan!r}, E({sql!r}))",
+                          "a NaN key is a group per row (distinct NaN objects in Python)")  # fmt: skip
+                self.frames[ROWS].cols.add(nan)
 
     def visit_Iterate(self, op: Iterate) -> None:
         self._check_loop(op)
@@ -372,6 +379,21 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
                 for p, f in zip(lp.params, lp.fields, strict=True):
                     out.setdefault(f, user_name(p, keep_callee=False))
         return out
+
+    # CPython's group_by keys a dict by each row's NaN, a distinct object per row: a NaN key
+    # is a group of its own per row. A float key part gets a row id where it is NaN.
+    nan_keys = True
+
+    def nan_key_col(self, f: int) -> str | None:
+        """The column beside float key field ``f`` that tells its NaN rows apart (a row id
+        where the field is NaN, else NULL), or None for a key of another type."""
+        if not self.nan_keys or self.source is None:
+            return None
+        n = len(self.source.types)
+        t = self.source.types[f] if f < n else self.a.virtual.get(f, (None, None))[1]
+        if isinstance(t, str) and t.startswith("Optional["):
+            t = t[len("Optional[") : -1]
+        return f"_nan_{self.field_col(f)}" if t == "float" else None
 
     def field_col(self, i: int) -> str:
         """The column of source field ``i`` (named after the variable that binds it)."""

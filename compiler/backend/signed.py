@@ -72,6 +72,7 @@ class SignedPlanner(Planner):
 
     aggregates: list[tuple[str, ...]]
     keep = (SIGN,)
+    nan_keys = False  # incremental: a NaN key row is matched by its value
 
     def run(self) -> PlanModule:
         self.aggregates = []

@@ -223,10 +223,15 @@ def _value_type(
         nulls = False
         for lam in args[1:]:
             assert isinstance(lam, Lambda)
+            tail = lam.body
+            while isinstance(tail, Let):
+                tail = tail.body
+            if isinstance(tail, Var) and tail.name not in ty.types and tail.name in a.bound:
+                continue  # bound after this `if` (in its branch): the next pass types it
             t, n = _value_type(lam.body, ty, a, refs, state_arg)
             ts.append(t)
             nulls = nulls or (t != "never" and (n or t == "none"))
-        return unify(ts[0], ts[1]), nulls
+        return (unify(ts[0], ts[1]) if len(ts) == 2 else ts[0] if ts else "none"), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
     if isinstance(f, Builtin) and f.name == "fold":

@@ -180,7 +180,10 @@ class StmtMixin(Context):
             cb = env.names.get(target.value.value)
             if isinstance(cb, Container):
                 return self.container_store(target, value, cb, env, s, rest)
-        if isinstance(target, cst.Name) and (got := self.bind_view(target, value, env, rest)) is not None:
+        if (
+            isinstance(target, cst.Name)
+            and (got := self.bind_view(target, value, env, rest)) is not None
+        ):
             return got
         # a carried local being updated inside a loop
         if isinstance(target, cst.Name):
@@ -317,7 +320,9 @@ class StmtMixin(Context):
             right_is = is_name(value.right, name)
             other = value.right if left_is else value.left
             if (left_is or (right_is and op == "add")) and not mentions(other, name):
-                eff = Apply(StateCall(b.var, op), (self.expr(other, env),), span=self.span(stmt))
+                # `v = e + v` prepends: the same as `v += e` for numbers, not for str
+                meth = op if left_is else "radd"
+                eff = Apply(StateCall(b.var, meth), (self.expr(other, env),), span=self.span(stmt))
                 return Let("_", eff, rest(env), span=self.span(stmt))
         # v = max(v, e) / v = min(e, v)
         if (

@@ -243,7 +243,9 @@ def _operator(
         inside = len(b.loops) > depth and b.value is not None and n not in read_results
         if inside or (n in own_reads and ordered):
             map_code.add(n)
-            todo.extend(x for x in a.deps[n] if x not in a.states)  # another state: its own operator
+            todo.extend(
+                x for x in a.deps[n] if x not in a.states
+            )  # another state: its own operator
             todo.extend(c for c, _ in b.guards)
         else:
             free.add(n)
@@ -264,7 +266,7 @@ def _operator(
 def _action_codes(prog: Program, cls_ref: str) -> dict[str, int]:
     cls = prog.refs.get(cls_ref)
     if cls is None:
-        return {m: i for i, m in enumerate(("add", "sub", "max", "min", "set"))}
+        return {m: i for i, m in enumerate(("add", "sub", "max", "min", "set", "radd"))}
     return {m: i for i, m in enumerate(cls.actions())}
 
 

@@ -41,13 +41,14 @@ from .let_normalize import let_normalize
 
 __all__ = ["recognize_reductions"]
 
-_KIND_OPS = {"sum": {"add", "sub"}, "max": {"max"}, "min": {"min"}}
+_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}}
 
 
 def recognize_reductions(prog: Program) -> Program:
     from looplift import states
 
     a = analyze(prog.fn)
+    texts = _str_carries(a, prog.refs)
     diags: list[Diagnostic] = []
     plan: dict[str, tuple[str, Expr]] = {}  # carry var -> (reduction, init atom)
     flags: dict[str, Lit] = {}  # carry var -> the constant every update sets (a flag)
@@ -61,17 +62,35 @@ def recognize_reductions(prog: Program) -> Program:
         ops = {s.method for s in updates}
         consts = {(type(s.args[0].value), s.args[0].value) for s in updates
                   if s.args and isinstance(s.args[0], Lit)}  # fmt: skip
-        if ops == {"set"} and not in_loop_reads and len(consts) == 1 and all(
-            isinstance(s.args[0], Lit) for s in updates
+        if (
+            ops == {"set"}
+            and not in_loop_reads
+            and len(consts) == 1
+            and all(isinstance(s.args[0], Lit) for s in updates)
         ):
             # a flag: `found = True` under a condition is the same in any row order
             plan[name] = ("flag", decl.args[0])
             flags[name] = updates[0].args[0]
             continue
         kind = next((k for k, allowed in _KIND_OPS.items() if ops and ops <= allowed), None)
+        if kind == "sum" and name in texts:
+            # `s += v` over str concatenates: in row order, not a sum
+            bad = next((s for s in updates if s.loops and not a.loops[s.loops[-1]].ordered), None)
+            if bad is None:
+                continue  # an ordered loop concatenates in its order (a fold)
+            diags.append(
+                Diagnostic(
+                    bad.span,
+                    f"`{user}` concatenates strings in an unordered loop: the result would "
+                    "depend on row order",
+                    "iterate in a defined order: `for ... in sorted(g, key=...)` or "
+                    "`group_by(key, rows, order_by=field)`",
+                )
+            )
+            continue
         if kind is not None and not in_loop_reads:
             if kind == "sum" and all(
-                s.method == "add" and isinstance(s.args[0], Lit) and s.args[0].value == 1
+                s.method in ("add", "radd") and isinstance(s.args[0], Lit) and s.args[0].value == 1
                 for s in updates
             ):
                 kind = "count"
@@ -155,7 +174,7 @@ def recognize_reductions(prog: Program) -> Program:
                 dataclasses.replace(e, value=Apply(_call(f, "add"), (Var(neg),), span=v.span)),
                 span=e.span,
             )
-        if kind in ("max", "min"):
+        if kind in ("max", "min") or f.method == "radd":  # `+` on numbers commutes
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add")))
         return e
 
@@ -177,3 +196,21 @@ def _if_none(x: Var, then: Expr, other: Expr, span) -> Expr:
         Apply(Prim("is_none"), (x,)),
         Apply(Builtin("if"), (Var(t), Lambda((), then), Lambda((), other)), span=span),
     )
+
+
+def _str_carries(a, refs) -> set[str]:  # noqa: ANN001
+    """The carries that hold a str: their `+` concatenates (in order), it does not sum."""
+    from ..backend.types import infer_types
+
+    try:
+        ty = infer_types(a, refs, strict=False)
+    except Exception:  # noqa: BLE001 - typing errors are reported by the backend
+        return set()
+    out = set()
+    for name, decl in a.states.items():
+        if decl.cls != CARRY:
+            continue
+        xs = [*decl.args[:1], *(s.args[0] for s in a.actions_of(name) if s.args)]
+        if any(ty.of(x) == "str" for x in xs):
+            out.add(name)
+    return out

@@ -1102,24 +1102,30 @@ def test_pairwise_as_an_attribute_of_itertools(spark) -> None:  # noqa: ANN001
 
 # known wrong answers or crashes the generator draws around (issue 24 item 6), each a
 # minimal reproducer: strict, so a fix turns them into failures to remove the mark from
-@pytest.mark.xfail(strict=True, reason="a bool carry in an ordered fold typed double")
-def test_a_bool_carry_of_an_ordered_fold(spark) -> None:  # noqa: ANN001
+@pytest.mark.parametrize("t", [3, 9])
+def test_a_bool_carry_of_an_ordered_fold(spark, t) -> None:  # noqa: ANN001
+    """`f = f or c > t` typed the carry "any" (its `or`'s second branch was bound after
+    the `if`, read as "any" and never narrowed), so Spark returned a double."""
     body = "        f = False\n        for a, b, c in g:\n            f = f or c > t\n        yield k, f\n"
-    _check(spark, _group_prog("k, g in group_by(0, rows, order_by=1)", body), _ROWS, 3)
+    _check(spark, _group_prog("k, g in group_by(0, rows, order_by=1)", body), _ROWS, t)
 
 
-@pytest.mark.xfail(strict=True, reason="`s += v` over str in an ordered loop is a numeric sum")
-def test_a_str_concatenation_in_an_ordered_loop(spark) -> None:  # noqa: ANN001
-    body = '        s = ""\n        for a, b, v in g:\n            s += v\n        yield k, s\n'
+@pytest.mark.parametrize("step", ["s += v", "s = s + v", "s = v + s"])
+def test_a_str_concatenation_in_an_ordered_loop(spark, step) -> None:  # noqa: ANN001
+    """`s += v` over str was recognized as a sum (CAST_INVALID_INPUT on Spark), and
+    `s = v + s` appended: both concatenate in the loop's order."""
+    body = f'        s = ""\n        for a, b, v in g:\n            {step}\n        yield k, s\n'
     rows = [(1, 2, "x"), (1, -1, "y"), (2, 5, "z"), (2, -3, "w"), (3, 0, "")]
     src = _group_prog("k, g in group_by(0, rows, order_by=1)", body, "int, int, str")
     _check(spark, src, rows, 0, "a long, b long, s string")
 
 
-@pytest.mark.xfail(strict=True, reason="NaNs from rows are distinct objects: a set keeps each")
 def test_nans_from_rows_in_a_set(spark) -> None:  # noqa: ANN001
+    """NaNs from rows are distinct objects (NaN != NaN): a Python set keeps each; Spark's
+    collect_set kept one."""
     body = "        yield k, len({c for a, b, c in g})\n"
-    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0), (3, 0, None)]
+    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0), (3, 0, None),
+            (3, 1, -0.0), (3, 2, 0.0)]  # fmt: skip
     src = _group_prog("k, g in group_by(0, rows)", body, "int, int, Optional[float]")
     _check(spark, src, rows, 0, "a long, b long, c double")
 
@@ -1142,11 +1148,12 @@ def test_continue_around_an_ordered_loop_under_a_tuple_key(spark, step, before) 
     _check(spark, src, [*_ROWS, (1, 5, 3), (2, 1, 7)], 0)
 
 
-@pytest.mark.xfail(strict=True, reason="NaN keys from rows are distinct: a group per NaN row")
 def test_nan_group_keys(spark) -> None:  # noqa: ANN001
     """Found by the nulls shape: CPython's `group_by` keys a dict by the row's NaN objects,
-    all distinct, so each NaN row is a group of its own; Spark groups NaNs together."""
+    all distinct, so each NaN row is a group of its own; Spark grouped NaNs together.
+    -0.0 and 0.0 are one group (equal in Python and in Spark)."""
     body = "        yield k, len(g)\n"
-    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0)]
+    rows = [(1, 2, float("nan")), (1, -1, float("nan")), (2, 5, 1.0), (2, -3, 1.0),
+            (3, 0, -0.0), (3, 1, 0.0), (4, 0, None)]  # fmt: skip
     src = _group_prog("k, g in group_by(2, rows)", body, "int, int, Optional[float]")
     _check(spark, src, rows, 0, "a long, b long, c double")

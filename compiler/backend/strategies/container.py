@@ -45,9 +45,7 @@ class ContainerPlanner(StatePlanner):
         (op,) = group
         return self.container_reduce(op, keys)
 
-    def container_reduce(
-        self, op: StateOperator, keys: tuple[str, ...]
-    ) -> tuple[str, list[str]]:
+    def container_reduce(self, op: StateOperator, keys: tuple[str, ...]) -> tuple[str, list[str]]:
         (s,) = op.states
         cls = op.classes[0].rsplit(":", 1)[-1]
         fks = {self.p.frame_key(act.loops) for act in op.actions}
@@ -87,7 +85,9 @@ class ContainerPlanner(StatePlanner):
         src = self.p.frame(fk).var
         selects = [f"{src}.select({', '.join(cols)})" for cols in parts]
         elems = self.p.py.fresh("elements")
-        self.p.emit(f"{elems} = {self.p.union(selects)}  # {user_name(s)}: the elements added per row")
+        self.p.emit(
+            f"{elems} = {self.p.union(selects)}  # {user_name(s)}: the elements added per row"
+        )
         col = self.p.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
 
@@ -111,6 +111,14 @@ class ContainerPlanner(StatePlanner):
             item = f"CASE WHEN _in THEN {item} END" if flagged else item
             sql = f"transform(array_sort(collect_list({item}), {cmp}), _e -> _e._k)"
             value = f"E({sql!r})"
+        elif cls in ("ValueSet", "PySet") and self._float_elements(op):
+            # a row's NaN is a distinct object in Python (NaN != NaN): the set keeps each
+            # row's NaN, and one of each other value (Spark's collect_set keeps one NaN)
+            nan = "F.coalesce(F.isnan('_k'), F.lit(False))"
+            one = kept(f"F.when(~{nan}, F.struct('_k'))")
+            each = kept(f"F.when({nan}, F.struct('_k'))")
+            both = f"F.concat(F.collect_set({one}), F.collect_list({each}))"
+            value = f"F.transform(F.array_sort({both}), lambda e: e['_k'])"
         else:  # wrapped in a struct: collect_set / collect_list drop NULLs, Python keeps None
             fn = "collect_set" if cls in ("ValueSet", "PySet") else "collect_list"
             item = kept("F.struct('_k')")
@@ -125,6 +133,10 @@ class ContainerPlanner(StatePlanner):
         ]
         self.p.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
+
+    def _float_elements(self, op: StateOperator) -> bool:
+        """Does the set hold floats (NaN possible)?"""
+        return any(a.args and self.p.ty.of(a.args[0]) == "float" for a in op.actions)
 
     def _seq_order(self, op: StateOperator) -> tuple[dict[str, int], int, str]:
         """How a list appended to in ordered loops is ordered: (each loop's rank in the
