@@ -3,25 +3,24 @@ updated per element, Spark's ``aggregate``) and ``sort_by`` (``sorted(..., key=l
 
 Their lambdas are rendered as Spark SQL lambda functions: the parameters become
 lambda variables and the binders of the body are inlined (:func:`_locals_renderer`).
+Each form registers its SQL (``@form``) and its type rule (``@form_type``) in
+:mod:`.rules`, where the emitter and the typer read them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from looplift.sqltext import sql_string
 
 from ..ir.nodes import Expr
 from ..primitives.containers import element_type
-from .rules import Emitter, form
-
-if TYPE_CHECKING:
-    from .types import Typing
+from ..primitives.typerules import unify
+from .rules import Emitter, form, form_type
+from .typevocab import Type, Typing, spark_type
 
 __all__ = ["each_of", "each_row_types", "each_type", "each_sql", "fold_type", "fold_sql",
            "sort_by_type", "sort_by_sql"]  # fmt: skip
-
-Type = Any
 
 
 # -- loops over container values: ``each(list, λ e. rows)`` ------------------------------------
@@ -59,6 +58,7 @@ def each_row_types(e: Expr, a: Any, ty: Typing) -> list[Type] | None:
     return list(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
 
 
+@form_type("each")
 def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     """Type an ``each``: its element parameter, every binder of its body, its rows."""
     from ..ir.nodes import Apply, Builtin, Lambda, Let
@@ -144,6 +144,7 @@ def _rows_array(rows: list[tuple[list[str], str]], depth: int) -> str:
 # -- sorted(x, key=lambda e: ...) ----------------------------------------------------------------
 
 
+@form_type("sort_by")
 def sort_by_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     """``sort_by`` keeps its list's type; its key function's binders are typed on the way."""
     each_type(v, ty, value_type)
@@ -215,9 +216,9 @@ def _locals_renderer(r: Emitter, body: Expr, params: dict[str, str]) -> tuple[An
     return sub, tail, local
 
 
+@form_type("fold")
 def fold_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     from ..ir.nodes import Lambda, Let
-    from .types import unify
 
     lst, init, lam = v.args
     assert isinstance(lam, Lambda)
@@ -252,7 +253,6 @@ class Apply_like:  # noqa: N801 - the (list, lambda) shape each_type reads
 def fold_sql(r: Emitter, v: Any) -> str:
     """``aggregate(list, struct(init, rows0), (acc, e) -> struct(acc', concat(acc.rows, rows)))``."""
     from ..ir.nodes import Apply, Lambda, Var
-    from .types import spark_type
 
     lst, init, lam = v.args
     assert isinstance(lam, Lambda)
