@@ -31,9 +31,10 @@ __all__ = ["Type", "Typing", "host_hook", "infer_types", "py_type", "spark_type"
 
 # -- what the typer asks of the code of host functions and user states ------------------
 #
-# Typing a host function's result (or an unannotated reader of a user state) reads its
-# source, which recurses into the typer's own rules: the modules that do it register
-# here, and the typer calls them without importing them.
+# A host function's result type (or an unannotated user-state reader's) is read from its
+# Python source, else learnt by running the typed IR on data (host_types.learn_host_types,
+# which runs this typer): the modules that do it stand above the typer and register here,
+# and the typer calls them without importing them.
 
 #: the hooks, and the module that registers each
 HOST_HOOKS: dict[str, str] = {
