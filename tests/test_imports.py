@@ -86,8 +86,12 @@ def _edges(module: str, path: Path) -> set[str]:
                 base = base.rpartition(".")[0]
             mod = node.module or ""
             base = (f"{base}.{mod}" if mod else base) if node.level else mod
-            # `from pkg import submodule` imports the submodule
-            targets = [base] + [f"{base}.{a.name}" for a in node.names]
+            # `from pkg import submodule` imports the submodule; `pkg` itself counts only
+            # for names it defines (`from . import sub` in pkg's own submodule needs pkg no
+            # more than `from .sub import x` does: pkg is being imported already)
+            subs = [f"{base}.{a.name}" for a in node.names]
+            own = node.level and here.startswith(base)
+            targets = subs if own and all(s in MODULES for s in subs) else [base, *subs]
         for t in targets:
             r = _resolve(t)
             if r is not None and r != module:

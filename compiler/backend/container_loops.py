@@ -3,25 +3,25 @@ updated per element, Spark's ``aggregate``) and ``sort_by`` (``sorted(..., key=l
 
 Their lambdas are rendered as Spark SQL lambda functions: the parameters become
 lambda variables and the binders of the body are inlined (:func:`_locals_renderer`).
+Each form registers its SQL (``@form``) and its type rule (``@form_type``) in
+:mod:`.rules`, where the emitter and the typer read them.
 """
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+import dataclasses
+from typing import Any
 
 from looplift.sqltext import sql_string
 
-from ..ir.nodes import Expr
+from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Prim, Var, attr
 from ..primitives.containers import element_type
-from .rules import Emitter, form
-
-if TYPE_CHECKING:
-    from .types import Typing
+from ..primitives.typerules import unify
+from .rules import Emitter, form, form_type
+from .typevocab import Type, Typing, spark_type
 
 __all__ = ["each_of", "each_row_types", "each_type", "each_sql", "fold_type", "fold_sql",
            "sort_by_type", "sort_by_sql"]  # fmt: skip
-
-Type = Any
 
 
 # -- loops over container values: ``each(list, λ e. rows)`` ------------------------------------
@@ -29,8 +29,6 @@ Type = Any
 
 def each_of(e: Expr, a: Any) -> Any:
     """The ``each`` form a yield's argument is bound to, or None."""
-    from ..ir.nodes import Apply, Builtin, Prim, Var
-
     while isinstance(e, Var):
         b = a.bound.get(e.name)
         if b is None or b.value is None:
@@ -59,10 +57,9 @@ def each_row_types(e: Expr, a: Any, ty: Typing) -> list[Type] | None:
     return list(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
 
 
+@form_type("each")
 def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     """Type an ``each``: its element parameter, every binder of its body, its rows."""
-    from ..ir.nodes import Apply, Builtin, Lambda, Let
-
     lst, lam = v.args
     assert isinstance(lam, Lambda)
     ty.types[lam.params[0]] = element_type(ty.of(lst))
@@ -93,8 +90,6 @@ def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
 @form("each")
 def each_sql(r: Emitter, v: Any) -> str:
     """``flatten(transform(list, e -> filter(array(CASE WHEN guard THEN row END, ...))))``."""
-    from ..ir.nodes import Lambda
-
     lst, lam = v.args
     assert isinstance(lam, Lambda)
     var = f"_ce{r.depth}"
@@ -107,8 +102,6 @@ def each_sql(r: Emitter, v: Any) -> str:
 
 def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
     """The rows a body yields, each with the conditions of the branches on its way."""
-    from ..ir.nodes import Apply, Builtin, Lambda, Let, Var
-
     while isinstance(e, Var) and e.name in local:
         e = local[e.name]
     while isinstance(e, Let):
@@ -144,6 +137,7 @@ def _rows_array(rows: list[tuple[list[str], str]], depth: int) -> str:
 # -- sorted(x, key=lambda e: ...) ----------------------------------------------------------------
 
 
+@form_type("sort_by")
 def sort_by_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     """``sort_by`` keeps its list's type; its key function's binders are typed on the way."""
     each_type(v, ty, value_type)
@@ -159,8 +153,6 @@ def _key_sql(r: Emitter, lam: Any, var: str) -> str:
 @form("sort_by")
 def sort_by_sql(r: Emitter, v: Any) -> str:
     """``array_sort`` with a comparator of the keys (Spark's sort is stable, like Python's)."""
-    from ..ir.nodes import attr
-
     lst, lam = v.args
     a, b = f"_ka{r.depth}", f"_kb{r.depth}"
     ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
@@ -184,10 +176,6 @@ def sort_by_sql(r: Emitter, v: Any) -> str:
 def _locals_renderer(r: Emitter, body: Expr, params: dict[str, str]) -> tuple[Any, Expr, dict]:
     """A renderer for a lambda body: its parameters are SQL lambda variables (``params``),
     its binders inlined. Returns (renderer, the body's tail, the binders)."""
-    import dataclasses
-
-    from ..ir.nodes import Apply, Builtin, Lambda, Let
-
     local: dict[str, Expr] = {}
 
     def collect(e: Expr) -> Expr:
@@ -215,10 +203,8 @@ def _locals_renderer(r: Emitter, body: Expr, params: dict[str, str]) -> tuple[An
     return sub, tail, local
 
 
+@form_type("fold")
 def fold_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
-    from ..ir.nodes import Lambda, Let
-    from .types import unify
-
     lst, init, lam = v.args
     assert isinstance(lam, Lambda)
     acc, elem = lam.params
@@ -251,9 +237,6 @@ class Apply_like:  # noqa: N801 - the (list, lambda) shape each_type reads
 @form("fold")
 def fold_sql(r: Emitter, v: Any) -> str:
     """``aggregate(list, struct(init, rows0), (acc, e) -> struct(acc', concat(acc.rows, rows)))``."""
-    from ..ir.nodes import Apply, Lambda, Var
-    from .types import spark_type
-
     lst, init, lam = v.args
     assert isinstance(lam, Lambda)
     acc, elem = lam.params

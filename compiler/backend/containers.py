@@ -20,23 +20,22 @@ from looplift.sqltext import sql_string
 from ..ir.nodes import Expr, Lit
 from ..primitives import CONTAINERS
 from ..primitives.containers import element_type
-from .rules import Emitter, rule
+from ..primitives.typerules import unify
+from .rules import Emitter, reader_type, rule
+from .typevocab import Type, spark_type
 
 __all__ = ["CONTAINER_CLASSES", "container_py", "container_reader_type", "container_sql",
            "element_type"]  # fmt: skip
-
-Type = Any
 
 # the state classes of looplift.states.containers, by name: how their value() is typed
 CONTAINER_CLASSES = {"KeyedSums": "items", "KeyedMax": "items", "KeyedMin": "items", "Bag": "elements", "ValueSet": "elements",
                      "InsertionDict": "items", "Seq": "elements", "PySet": "elements"}  # fmt: skip
 
 
+@reader_type("looplift.states.containers", "value")
 def container_reader_type(cls_name: str, arg_types: list[list[Type]]) -> tuple[Type, bool] | None:
     """The type of ``value()`` of a container state, from the types of its actions' arguments
     (``arg_types[i]``: the types seen for argument ``i``)."""
-    from .types import unify
-
     how = CONTAINER_CLASSES.get(cls_name)
     if how is None:
         return None
@@ -84,8 +83,6 @@ def _fold_extreme(x: str, v: str, acc: str, el: Any, op: str) -> str:
 @rule(*(p.name for p in CONTAINERS if p.name.startswith("c_")))
 def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     """Spark SQL of a ``c_*`` primitive (``x``: the rendered arguments)."""
-    from .types import spark_type
-
     v = f"_ce{r.depth}"
     el = element_type(ts[0]) if ts else "any"
     none_cmp = _none_compared(x[0], v, el) if x else "FALSE"

@@ -1,6 +1,6 @@
 """What a host function's return annotation says, and how to spell a type back.
 
-Every annotation Spark can carry has a looplift type (see :func:`.types.py_type`):
+Every annotation Spark can carry has a looplift type (see :func:`.typevocab.py_type`):
 ``int``, ``float``, ``str``, ``bool``, ``datetime.datetime`` (``timestamp``: a naive
 value is UTC wall time, as for ``datetime.datetime`` fields; an aware one its
 instant), ``datetime.date``, ``Optional[...]``, ``tuple[...]`` (a struct),
@@ -26,9 +26,9 @@ import inspect
 import typing
 from typing import Any
 
-__all__ = ["return_annotation", "bare_container", "spelled", "known_type", "written_annotation"]
+from .typevocab import Type, py_type
 
-Type = Any
+__all__ = ["return_annotation", "bare_container", "spelled", "known_type", "written_annotation"]
 
 _SCALARS = ("int", "float", "str", "bool", "datetime", "date")
 _BARE = {tuple: "tuple", list: "list", dict: "dict", typing.Tuple: "tuple",  # noqa: UP006
@@ -43,8 +43,6 @@ def return_annotation(fn: Any) -> tuple[tuple[Type, bool] | None, str | None]:
     string annotation (``from __future__ import annotations``) is resolved in the
     function's module; an annotation of no known type gives ``("any", True)``.
     """
-    from .types import py_type
-
     try:
         ann = inspect.signature(fn).return_annotation
     except (TypeError, ValueError):
@@ -65,8 +63,6 @@ def return_annotation(fn: Any) -> tuple[tuple[Type, bool] | None, str | None]:
 def bare_container(ann: Any) -> str | None:
     """``"tuple"``, ``"list"`` or ``"dict"`` for a container annotation that does not say
     its items' column types (``tuple``, ``list[Any]``, ``dict[str, set[int]]``), else None."""
-    from .types import py_type
-
     args_of = typing.get_args(ann)
     origin = typing.get_origin(ann)
     if origin is typing.Union or type(ann).__name__ == "UnionType":

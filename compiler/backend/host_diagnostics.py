@@ -13,11 +13,13 @@ from ..errors import Diagnostic
 from ..ir.nodes import Span
 from .host_annotations import return_annotation, spelled, written_annotation
 from .host_types import _join, _known, _Reader, _reader_for, _returns
-from .types import Type
+from .types import host_hook
+from .typevocab import Type
 
 __all__ = ["unresolved_diagnostic"]
 
 
+@host_hook("unresolved_host")
 def unresolved_diagnostic(fn: Any, span: Span, arg_types: list[Type]) -> Diagnostic:
     """Host function ``fn``, called at ``span``, has a result type nothing says: no
     annotation, or a bare ``tuple`` / ``list`` / ``dict`` (then the hint spells the full

@@ -26,11 +26,16 @@ from collections.abc import Iterator, Mapping
 from contextlib import contextmanager
 from typing import Any
 
+from ..ir.interp import evaluate
+from ..primitives.typerules import numeric, unify
 from .host_annotations import known_type, return_annotation
-from .types import Type, py_type, unify
+from .types import host_hook, infer_types, unresolved_host_calls, unresolved_readers
+from .typevocab import Type, py_type
 
 __all__ = [
+    "KNOWN_HOSTS",
     "PROBE_ROWS",
+    "host_type",
     "infer_host_return",
     "learn_host_types",
     "probed_host_type",
@@ -60,6 +65,44 @@ _DATETIME_FIELDS = (*_DATE_FIELDS, "hour", "minute", "second", "microsecond")
 _BUILTIN_RESULTS = {"int": "int", "float": "float", "str": "str", "bool": "bool", "len": "int",
                     "ord": "int", "chr": "str", "repr": "str", "hash": "int"}  # fmt: skip
 _DEPTH = 3  # calls of unannotated functions followed this deep (recursion ends here)
+
+
+# return types of common unannotated library functions
+KNOWN_HOSTS: dict[str, Any] = {
+    "posixpath:splitext": ("tuple", ("str", "str")),
+    "posixpath:split": ("tuple", ("str", "str")),
+    "ntpath:splitext": ("tuple", ("str", "str")),
+    "ntpath:split": ("tuple", ("str", "str")),
+    "posixpath:basename": "str",
+    "posixpath:dirname": "str",
+    "posixpath:join": "str",
+    "posixpath:normpath": "str",
+    "builtins:ord": "int",
+    "builtins:chr": "str",
+    "builtins:hash": "int",
+}
+
+
+@host_hook("host_result")
+def host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
+    """(type, nullable) of a host function's result: its annotation, a known library
+    signature, what its source returns, what a DataFrame call saw it return on its first
+    rows; None when nothing says it (the build asks for an annotation)."""
+    said, bare = return_annotation(fn)
+    if said is not None and said[0] != "any":
+        return said
+    ref = f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', '')}"
+    if ref == "builtins:divmod":
+        num = numeric(arg_types)
+        return ("tuple", (num, num)), False
+    if ref in KNOWN_HOSTS:
+        return KNOWN_HOSTS[ref], False
+    if said is not None:
+        return "str", True  # an annotation looplift has no column type for: checked per value
+    # no annotation, or a bare tuple / list / dict: what the source returns, else what a
+    # DataFrame call saw it return on its first rows (else the build asks for one)
+    got = infer_host_return(fn, arg_types, displays=bare in ("list", "dict"))
+    return got or probed_host_type(ref, arg_types)
 
 
 def infer_host_return(
@@ -155,9 +198,6 @@ def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]
     ``looplift.sql`` and ``register`` have none and ask for an annotation instead.
     Returns {} when every host function's type is known without data.
     """
-    from ..ir.interp import evaluate
-    from .types import infer_types, unresolved_host_calls, unresolved_readers
-
     ty = infer_types(prog.analysis, prog.refs, strict=False)
     wanted = {v.fn.ref for v in unresolved_host_calls(prog.analysis, prog.refs, ty)}
     readers = unresolved_readers(prog.analysis, prog.refs, ty)
@@ -537,8 +577,6 @@ class _Reader:
 
 def _library_type(fn: Any) -> Type | None:
     """Result types of unannotated library functions (``math``, ``os.path``, ``ord`` ...)."""
-    from .types import _KNOWN_HOSTS
-
     mod = getattr(fn, "__module__", None) or ""
     name = getattr(fn, "__qualname__", "")
     if mod == "math":
@@ -547,7 +585,7 @@ def _library_type(fn: Any) -> Type | None:
         if name in ("isnan", "isinf", "isfinite", "isclose"):
             return "bool"
         return "float"
-    return _KNOWN_HOSTS.get(f"{mod}:{name}")
+    return KNOWN_HOSTS.get(f"{mod}:{name}")
 
 
 def _names(t: ast.AST) -> list[str]:
@@ -558,12 +596,3 @@ def _names(t: ast.AST) -> list[str]:
     if isinstance(t, ast.Starred):
         return _names(t.value)
     return []
-
-
-def __getattr__(name: str) -> Any:
-    """``infer_state_reader`` moved to :mod:`.reader_types` (still importable from here)."""
-    if name == "infer_state_reader":
-        from .reader_types import infer_state_reader
-
-        return infer_state_reader
-    raise AttributeError(name)

@@ -12,10 +12,28 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from .host_types import _Reader, _returned_type
-from .types import Type
+from .host_types import _Reader, _returned_type, probed_host_type
+from .types import host_hook
+from .typevocab import Type
 
-__all__ = ["infer_state_reader"]
+__all__ = ["infer_state_reader", "state_reader_type"]
+
+
+@host_hook("state_reader")
+def state_reader_type(
+    cls: Any,
+    ref: str,
+    method: str,
+    action_args: Mapping[str, list[Type]],
+    init_args: list[Type],
+) -> tuple[Type, bool] | None:
+    """(type, nullable) of reader ``method`` of the user state class ``cls`` (``ref``) whose
+    annotation says nothing: what its source returns (:func:`infer_state_reader`), else
+    what a DataFrame call saw it return on its first rows; None when nothing says it."""
+    read = infer_state_reader(cls, method, action_args, init_args)
+    if read is not None:
+        return read
+    return probed_host_type(f"{ref}.{method}", [])
 
 
 def infer_state_reader(

@@ -4,8 +4,16 @@ The emitter (:class:`.sql.SqlRenderer`) renders the IR; what one primitive becom
 SQL is a *rule*, registered here by the module that knows the primitive's domain
 (``strsql`` for strings, ``datetimes``, ``containers``, ...). A renderer module imports
 this module and the table of primitives, never the emitter: it sees the emitter only
-through the :class:`Emitter` protocol. The emitter imports the renderer modules (which
-registers their rules) and dispatches every primitive through :func:`rule_for`.
+through the :class:`Emitter` protocol (and the typing through :class:`TypeView`). The
+emitter imports the renderer modules (which registers their rules) and dispatches every
+primitive through :func:`rule_for`.
+
+The typer (:mod:`.types`) reads this module too: the type rules of the special forms
+(:func:`form_type`, beside their SQL) and of the readers of looplift's own state
+classes (:func:`reader_type`) are registered here, so that the typer never imports the
+modules that define them. A slot the typer expects (:data:`SPECIAL_FORMS`,
+:data:`STATE_READERS`) that nothing filled is a :class:`LookupError`, not a silent
+``any``; ``backend/__init__.py`` imports the registering modules.
 
 A rule receives the emitter, the primitive's name, its IR arguments, their types and
 their SQL text (already bound: an operand the rule repeats is computed once), and
@@ -21,26 +29,48 @@ True
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-from typing import TYPE_CHECKING, Any, Protocol
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
 
 if TYPE_CHECKING:
     from ..analysis import Analysis
     from ..ir.nodes import Expr
-    from .types import Typing
 
-__all__ = ["Emitter", "FORMS", "OVERLOADS", "form", "form_for", "RULES", "PREFIX_RULES", "Rule", "overload", "overload_for",
-           "rule", "rule_for"]  # fmt: skip
+__all__ = ["Emitter", "FORMS", "FORM_TYPES", "OVERLOADS", "PREFIX_RULES", "READER_TYPES", "RULES",
+           "Rule", "SPECIAL_FORMS", "STATE_READERS", "TypeView", "form", "form_for", "form_type",
+           "form_type_for", "overload", "overload_for", "reader_type", "reader_type_for", "rule",
+           "rule_for"]  # fmt: skip
+
+
+class TypeView(Protocol):
+    """What a rule may ask of the typing (:class:`.typevocab.Typing`)."""
+
+    @property
+    def types(self) -> Mapping[str, Any]:
+        """The type of every binder."""
+        ...
+
+    def of(self, e: Expr) -> Any:
+        """The type of an IR value."""
+        ...
+
+    def may_be_null(self, e: Expr) -> bool:
+        """May the IR value be None?"""
+        ...
 
 
 class Emitter(Protocol):
     """What a rule may ask of the emitter."""
 
     a: Analysis
-    ty: Typing
     depth: int
     resolve: Callable[[str], str | None]
     conds: list[str]
+
+    @property
+    def ty(self) -> TypeView:
+        """The types of the values rendered."""
+        ...
 
     def expr(self, e: Expr) -> str:
         """The SQL of an IR value."""
@@ -147,23 +177,87 @@ def overload_for(op: str, ts: list[Any]) -> Rule | None:
 
 # -- special forms: IR builtins that are not primitives (``fold``, ``sort_by``, ``each``) --
 
+#: the IR builtins that are special forms: each has its SQL (:func:`form`) and its type
+#: rule (:func:`form_type`), both registered by :mod:`.container_loops`
+SPECIAL_FORMS = frozenset({"fold", "sort_by", "each"})
+
 Form = Callable[["Emitter", Any], str]
 FORMS: dict[str, Form] = {}
 
+#: a form's type rule: (the application, the typing it completes, the typer's type of a
+#: value) -> (type, nullable); it types the binders of the form's lambdas on the way
+FormType = Callable[[Any, Any, Callable[[Any], tuple[Any, bool]]], tuple[Any, bool]]
+FORM_TYPES: dict[str, FormType] = {}
 
-def form(*names: str) -> Callable[[Form], Form]:
-    """Register the decorated function as the SQL of the builtin forms ``names`` (it
-    receives the emitter and the whole application)."""
+_F = TypeVar("_F", bound=Callable[..., Any])
 
-    def register(f: Form) -> Form:
-        for n in names:
-            if n in FORMS:
-                raise ValueError(f"two SQL renderers for form {n!r}")
-            FORMS[n] = f
+
+def _register(table: dict[Any, _F], keys: Sequence[Any], slots: frozenset[Any] | None,
+              what: str) -> Callable[[_F], _F]:  # fmt: skip
+    """Register the decorated function in ``table`` under ``keys`` (each one of ``slots``,
+    when given). A key registered twice is a bug."""
+
+    def register(f: _F) -> _F:
+        for k in keys:
+            if slots is not None and k not in slots:
+                raise ValueError(f"{k!r} has no slot for a {what}")
+            if k in table:
+                raise ValueError(f"two {what}s for {k!r}")
+            table[k] = f
         return f
 
     return register
 
 
+def _registered(table: Mapping[Any, _F], key: Any, slots: frozenset[Any], what: str) -> _F | None:
+    """What ``table`` holds for ``key``; None for a key of no slot; a :class:`LookupError`
+    for a slot nothing filled (the module that registers it was not imported)."""
+    found = table.get(key)
+    if found is None and key in slots:
+        raise LookupError(f"no {what} registered for {key!r}: is the module that defines it "
+                          "imported (backend/__init__.py)?")  # fmt: skip
+    return found
+
+
+def form(*names: str) -> Callable[[Form], Form]:
+    """Register the decorated function as the SQL of the builtin forms ``names`` (it
+    receives the emitter and the whole application)."""
+    return _register(FORMS, names, SPECIAL_FORMS, "SQL renderer of a form")
+
+
 def form_for(name: str) -> Form | None:
-    return FORMS.get(name)
+    """The SQL of form ``name`` (None: ``name`` is no special form)."""
+    return _registered(FORMS, name, SPECIAL_FORMS, "SQL renderer of a form")
+
+
+def form_type(*names: str) -> Callable[[FormType], FormType]:
+    """Register the decorated function as the type rule of the builtin forms ``names``."""
+    return _register(FORM_TYPES, names, SPECIAL_FORMS, "type rule of a form")
+
+
+def form_type_for(name: str) -> FormType | None:
+    """The type rule of form ``name`` (None: ``name`` is no special form)."""
+    return _registered(FORM_TYPES, name, SPECIAL_FORMS, "type rule of a form")
+
+
+# -- readers of looplift's own state classes typed by a rule ----------------------------
+
+#: (the state classes' module, reader) typed by a registered rule: the containers'
+#: ``value()`` (:mod:`.containers`)
+STATE_READERS = frozenset({("looplift.states.containers", "value")})
+
+#: a reader's type rule: (state class name, the types seen for each argument of its
+#: actions) -> (type, nullable), or None when the rule does not know the class
+ReaderType = Callable[[str, list[list[Any]]], tuple[Any, bool] | None]
+READER_TYPES: dict[tuple[str, str], ReaderType] = {}
+
+
+def reader_type(module: str, method: str) -> Callable[[ReaderType], ReaderType]:
+    """Register the decorated function as the type rule of reader ``method`` of the state
+    classes of ``module``."""
+    return _register(READER_TYPES, [(module, method)], STATE_READERS, "reader type rule")
+
+
+def reader_type_for(module: str, method: str) -> ReaderType | None:
+    """The type rule of reader ``method`` of ``module``'s state classes, if it has one."""
+    return _registered(READER_TYPES, (module, method), STATE_READERS, "reader type rule")

@@ -1,10 +1,9 @@
 """Type inference over let-normal IR, for Python-exact code generation.
 
-Types are small values: ``"int"``, ``"float"``, ``"str"``, ``"bool"``,
-``"datetime"``, ``"date"``, ``"none"``, ``"any"``; ``("tuple", (t1, ...))``
-and ``("list", t)``. Nullability is tracked beside the type: a value may be
-None when it comes from an ``Optional`` field, a reader that can return None,
-or an ``if`` with a None branch.
+The types and :class:`Typing` are :mod:`.typevocab`'s. The typer reads the rules of
+the modules that know a domain without importing them: the table of primitives, the
+type rules of the special forms and of container readers (registered in :mod:`.rules`)
+and the typing of host code (hooks registered here, :func:`host_hook`).
 
 >>> unify("int", "float")
 'float'
@@ -14,10 +13,9 @@ from __future__ import annotations
 
 import inspect
 import typing
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable
+from typing import Any, TypeVar
 
-from ...fieldtypes import FIELD_TYPES
 from ..analysis import Analysis, LoopKind, SiteKind
 from ..ir.nodes import (
     CARRY,
@@ -32,112 +30,61 @@ from ..ir.nodes import (
     Prim,
     StateCall,
     Var,
-)
+)  # fmt: skip
 from ..primitives import PRIMITIVES, Operator, TypeRefused
 from ..primitives.datetimes import arith_type
 from ..primitives.operator import NOLIT
-from ..primitives.typerules import numeric, unify
+from ..primitives.typerules import unify
+from .errors import BackendError
+from .rules import form_type_for, reader_type_for
 from .strtypes import STRING_OPS, element_type, string_prim_type
+from .typevocab import Type, Typing, lit_type, py_type, spark_type
 
-__all__ = ["Typing", "infer_types", "unify", "spark_type", "py_type"]
+__all__ = ["Type", "Typing", "host_hook", "infer_types", "py_type", "spark_type", "unify"]
 
-Type = Any
+# -- what the typer asks of the code of host functions and user states ------------------
+#
+# A host function's result type (or an unannotated user-state reader's) is read from its
+# Python source, else learnt by running the typed IR on data (host_types.learn_host_types,
+# which runs this typer): the modules that do it stand above the typer and register here,
+# and the typer calls them without importing them.
 
+#: the hooks, and the module that registers each
+HOST_HOOKS: dict[str, str] = {
+    # (fn, argument types) -> (type, nullable), or None when nothing says it
+    "host_result": "host_types",
+    # (state class, its reference, reader, action name -> argument types, constructor
+    # argument types) -> (type, nullable), or None when nothing says it
+    "state_reader": "reader_types",
+    # (fn, call span, argument types) -> the Diagnostic of a host result nothing says
+    "unresolved_host": "host_diagnostics",
+}
+_HOOKS: dict[str, Callable[..., Any]] = {}
 
-def spark_type(t: Type) -> str:
-    """Spark DDL type of a looplift type (``any`` values travel as double)."""
-    if isinstance(t, tuple):
-        if t[0] == "list":
-            return f"array<{spark_type(t[1])}>"
-        if t[0] == "match":
-            return "array<string>"  # a match object: its groups
-        if t[0] == "dict":
-            return f"map<{spark_type(t[1])}, {spark_type(t[2])}>"
-        inner = ", ".join(f"_{i + 1}: {spark_type(x)}" for i, x in enumerate(t[1]))
-        return f"struct<{inner}>"
-    if t == "timedelta":
-        return "interval day to second"
-    # the runtime's field-type model; values of no known type travel as double
-    return FIELD_TYPES[t].spark if t in FIELD_TYPES else "double"
-
-
-def py_type(annotation: Any) -> tuple[Type, bool]:
-    """(type, nullable) from a Python annotation (reader or host function returns)."""
-    if annotation is inspect.Signature.empty or annotation is None:
-        return ("any", True) if annotation is inspect.Signature.empty else ("none", True)
-    if isinstance(annotation, str):
-        text = annotation.replace(" ", "")
-        nullable = "None" in text or "Optional" in text
-        if text.startswith(("list[", "tuple[")):
-            return ("any", True)
-        for name in ("bool", "int", "float", "str"):
-            if text.split("|")[0].removeprefix("Optional[").rstrip("]") == name:
-                return name, nullable
-        return "any", True
-    origin = typing.get_origin(annotation)
-    args = typing.get_args(annotation)
-    if origin in (typing.Union, getattr(__import__("types"), "UnionType", None)):
-        rest = [a for a in args if a is not type(None)]
-        t, _ = py_type(rest[0]) if len(rest) == 1 else ("any", True)
-        return t, True
-    if origin is list:
-        return ("list", py_type(args[0])[0] if args else "any"), False
-    if origin is tuple:
-        if len(args) == 2 and args[1] is Ellipsis:  # tuple[int, ...]: no fixed width
-            return "any", True
-        return ("tuple", tuple(py_type(x)[0] for x in args)), False
-    if origin is dict:
-        kv = [py_type(x)[0] for x in args] if len(args) == 2 else ["any", "any"]
-        return ("dict", kv[0], kv[1]), False
-    import datetime
-
-    table = {
-        bool: "bool",
-        int: "int",
-        float: "float",
-        str: "str",
-        datetime.datetime: "datetime",
-        datetime.date: "date",
-    }
-    return table.get(annotation, "any"), False
+_F = TypeVar("_F", bound=Callable[..., Any])
 
 
-@dataclass
-class Typing:
-    types: dict[str, Type] = field(default_factory=dict)
-    nullable: set[str] = field(default_factory=set)
+def host_hook(name: str) -> Callable[[_F], _F]:
+    """Register the decorated function as the typer's hook ``name`` (one of
+    :data:`HOST_HOOKS`). A hook registered twice is a bug."""
 
-    def of(self, e: Expr) -> Type:
-        if isinstance(e, Var):
-            return self.types.get(e.name, "any")
-        if isinstance(e, Lit):
-            return _lit_type(e.value)
-        return "any"
+    def register(f: _F) -> _F:
+        if name not in HOST_HOOKS:
+            raise ValueError(f"the typer has no hook {name!r}")
+        if name in _HOOKS:
+            raise ValueError(f"two typer hooks {name!r}")
+        _HOOKS[name] = f
+        return f
 
-    def may_be_null(self, e: Expr) -> bool:
-        if isinstance(e, Var):
-            return e.name in self.nullable
-        return isinstance(e, Lit) and e.value is None
+    return register
 
 
-def _lit_type(v: Any) -> Type:
-    import datetime
-
-    if v is None:
-        return "none"
-    if isinstance(v, bool):
-        return "bool"
-    if isinstance(v, int):
-        return "int"
-    if isinstance(v, float):
-        return "float"
-    if isinstance(v, str):
-        return "str"
-    if isinstance(v, datetime.datetime):
-        return "datetime"
-    if isinstance(v, datetime.date):
-        return "date"
-    return "any"
+def _hook(name: str) -> Callable[..., Any]:
+    found = _HOOKS.get(name)
+    if found is None:
+        raise LookupError(f"the typer's hook {name!r} is not registered: is "
+                          f"backend/{HOST_HOOKS[name]}.py imported (backend/__init__.py)?")  # fmt: skip
+    return found
 
 
 def infer_types(a: Analysis, refs: dict[str, Any], *, strict: bool = True) -> Typing:
@@ -207,7 +154,7 @@ def _value_type(
     if isinstance(v, Var):
         return ty.types.get(v.name, "any"), v.name in ty.nullable
     if isinstance(v, Lit):
-        return _lit_type(v.value), v.value is None
+        return lit_type(v.value), v.value is None
     if isinstance(v, Let):
         while isinstance(v, Let):
             v = v.body
@@ -234,66 +181,20 @@ def _value_type(
         return (unify(ts[0], ts[1]) if len(ts) == 2 else ts[0] if ts else "none"), nulls
     if isinstance(f, StateCall):
         return _reader_type(f, a, refs, ty)
-    if isinstance(f, Builtin) and f.name == "fold":
-        from .container_loops import fold_type
-
-        return fold_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
-    if isinstance(f, Builtin) and f.name == "sort_by":
-        from .container_loops import sort_by_type
-
-        return sort_by_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
-    if isinstance(f, Builtin) and f.name == "each":
-        from .container_loops import each_type
-
-        return each_type(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
+    if isinstance(f, Builtin):
+        rule = form_type_for(f.name)  # fold, sort_by, each (container_loops)
+        if rule is not None:
+            return rule(v, ty, lambda x: _value_type(x, ty, a, refs, state_arg))
     if isinstance(f, Host):
         return host_return_type(refs.get(f.ref), [ty.of(x) for x in args])
     return "any", True
 
 
-# return types of common unannotated library functions
-_KNOWN_HOSTS: dict[str, Any] = {
-    "posixpath:splitext": ("tuple", ("str", "str")),
-    "posixpath:split": ("tuple", ("str", "str")),
-    "ntpath:splitext": ("tuple", ("str", "str")),
-    "ntpath:split": ("tuple", ("str", "str")),
-    "posixpath:basename": "str",
-    "posixpath:dirname": "str",
-    "posixpath:join": "str",
-    "posixpath:normpath": "str",
-    "builtins:ord": "int",
-    "builtins:chr": "str",
-    "builtins:hash": "int",
-}
-
-
 def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:
     """A host function's result type: its annotation, a known library signature, what its
     source returns, or str (checked per value at run time) when none of these says it."""
-    found = _host_type(fn, arg_types)
+    found = _hook("host_result")(fn, arg_types)
     return found if found is not None else ("str", True)
-
-
-def _host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
-    from .host_annotations import return_annotation
-
-    said, bare = return_annotation(fn)
-    if said is not None and said[0] != "any":
-        return said
-    ref = f"{getattr(fn, '__module__', '')}:{getattr(fn, '__qualname__', '')}"
-    if ref == "builtins:divmod":
-        num = numeric(arg_types)
-        return ("tuple", (num, num)), False
-    if ref in _KNOWN_HOSTS:
-        return _KNOWN_HOSTS[ref], False
-    if said is not None:
-        return "str", True  # an annotation looplift has no column type for: checked per value
-    # no annotation, or a bare tuple / list / dict: what the source returns, else what a
-    # DataFrame call saw it return on its first rows (else the build asks for one)
-    from .host_types import infer_host_return, probed_host_type
-
-    got = infer_host_return(fn, arg_types, displays=bare in ("list", "dict"))
-    return got or probed_host_type(ref, arg_types)
 
 
 def unresolved_host_calls(a: Analysis, refs: dict[str, Any], ty: Typing) -> list[Apply]:
@@ -306,18 +207,16 @@ def unresolved_host_calls(a: Analysis, refs: dict[str, Any], ty: Typing) -> list
             v = v.body
         if isinstance(v, Apply) and isinstance(v.fn, Host):
             fn = refs.get(v.fn.ref)
-            if fn is not None and _host_type(fn, [ty.of(x) for x in v.args]) is None:
+            if fn is not None and _hook("host_result")(fn, [ty.of(x) for x in v.args]) is None:
                 found.append(v)
     return found
 
 
 def _unresolved_hosts(a: Analysis, refs: dict[str, Any], ty: Typing) -> None:
     """Raise for every call of a host function whose result type nothing says."""
-    from .errors import BackendError
-    from .host_diagnostics import unresolved_diagnostic
-
+    unresolved = _hook("unresolved_host")
     found = [
-        unresolved_diagnostic(refs[v.fn.ref], v.fn.span, [ty.of(x) for x in v.args])
+        unresolved(refs[v.fn.ref], v.fn.span, [ty.of(x) for x in v.args])
         for v in unresolved_host_calls(a, refs, ty)
         if isinstance(v.fn, Host)
     ]
@@ -334,8 +233,6 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         try:
             return entry.result_type(ts), entry.result_nullable(ts, nulls)
         except TypeRefused as e:
-            from .errors import BackendError
-
             raise BackendError(str(e)) from None
     if op in ("int_ok", "float_ok"):
         return "bool", False
@@ -385,7 +282,7 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
 def _const_type(v: Any) -> Type:
     if isinstance(v, tuple):
         return ("tuple", tuple(_const_type(x) for x in v))
-    return _lit_type(v)
+    return lit_type(v)
 
 
 # readers whose type follows the argument type of the state's actions
@@ -416,12 +313,11 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
         return t, ty.may_be_null(init) if init is not None else True
     cls = refs.get(decl.cls)
     key = (getattr(cls, "__name__", ""), f.method)
-    if f.method == "value" and getattr(cls, "__module__", "") == "looplift.states.containers":
-        from .containers import container_reader_type
-
+    library = reader_type_for(getattr(cls, "__module__", ""), f.method)  # containers' value()
+    if library is not None:
         acts = a.actions_of(f.state)
         width = max((len(s.args) for s in acts), default=0)
-        got = container_reader_type(
+        got = library(
             key[0], [[ty.of(s.args[i]) for s in acts if len(s.args) > i] for i in range(width)]
         )
         if got is not None:
@@ -456,9 +352,7 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
     t, null = py_type(ann)
     if t == "any" and key[0] in ("Count",):
         return "int", False
-    if t == "any" and cls is not None:
-        from .reader_types import infer_state_reader
-
+    if t == "any" and cls is not None:  # the source of a user state's reader, else data
         action_args: dict[str, list[Type]] = {}
         for s in a.actions_of(f.state):
             ts = [ty.of(x) for x in s.args]
@@ -466,14 +360,10 @@ def _reader_type(f: StateCall, a: Analysis, refs: dict[str, Any], ty: Typing) ->
             if prev is not None:
                 ts = [unify(p, q) for p, q in zip(prev, ts, strict=False)]
             action_args[s.method] = ts
-        read = infer_state_reader(cls, f.method, action_args, [ty.of(x) for x in decl.args])
+        inits = [ty.of(x) for x in decl.args]
+        read = _hook("state_reader")(cls, decl.cls, f.method, action_args, inits)
         if read is not None:
             return read
-        from .host_types import probed_host_type
-
-        seen = probed_host_type(f"{decl.cls}.{f.method}", [])
-        if seen is not None:
-            return seen
     return t, null
 
 

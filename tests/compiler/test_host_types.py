@@ -297,15 +297,14 @@ class _Top2:
 
 
 def test_state_reader_types_from_the_class_source() -> None:
-    from looplift.compiler.backend.host_types import infer_state_reader
+    from looplift.compiler.backend.reader_types import infer_state_reader
 
     ints = {"add": ["int"]}
     assert infer_state_reader(_Top2, "value", ints, []) == (("tuple", ("int", "int")), False)
     assert infer_state_reader(_Top2, "count", ints, []) == ("int", False)
     assert infer_state_reader(_Top2, "mean_gap", ints, []) == ("float", True)
     floats = {"add": ["float"]}
-    assert infer_state_reader(_Top2, "value", floats, []) == (
-        ("tuple", ("float", "float")), False)
+    assert infer_state_reader(_Top2, "value", floats, []) == (("tuple", ("float", "float")), False)
     # a field nothing types: unknown, and the plan asks for an annotation
     assert infer_state_reader(_Top2, "opaque", ints, []) is None
     assert infer_state_reader(_Top2, "value", {}, []) is None

@@ -296,7 +296,7 @@ def test_dataframe_call_learns_an_unreadable_host_type(spark: Any, mod: Any) -> 
 def test_dataframe_call_learns_an_unreadable_reader_type(spark: Any, mod: Any) -> None:
     """A user state's reader typed by neither annotation nor source: a DataFrame call
     types its column from the values it returns on the first rows (ints stay ints)."""
-    from looplift.compiler.backend.host_types import infer_state_reader
+    from looplift.compiler.backend.reader_types import infer_state_reader
 
     assert infer_state_reader(mod.Favourite, "value", {"add": ["int"]}, []) is None
     df = spark.createDataFrame([(1, 4), (1, 4), (1, 7), (2, 7)], "k long, x long")
