@@ -15,8 +15,8 @@ from __future__ import annotations
 from typing import Any
 
 from ..ir.nodes import Expr, Lit
-from ..primitives import OPERATORS, PRIMITIVES
-from ..primitives.operator import NOLIT, IsNone, Operator
+from ..primitives import NOT_LIT, OPERATORS, PRIMITIVES
+from ..primitives.operator import IsNone, Operator
 from .datetimes import datetime_arith
 from .errors import BackendError
 from .guarded import PyCallKind
@@ -31,7 +31,7 @@ _NUMS = ("bool", "int", "float", "str", "none")
 
 
 def literals(args: tuple[Expr, ...]) -> list[Any]:
-    return [a.value if isinstance(a, Lit) else NOLIT for a in args]
+    return [a.value if isinstance(a, Lit) else NOT_LIT for a in args]
 
 
 @rule(*NAMES)

@@ -31,9 +31,8 @@ from ..ir.nodes import (
     StateCall,
     Var,
 )  # fmt: skip
-from ..primitives import PRIMITIVES, Operator, TypeRefused
+from ..primitives import NOT_LIT, PRIMITIVES, Operator, TypeRefused
 from ..primitives.datetimes import arith_type
-from ..primitives.operator import NOLIT
 from ..primitives.typerules import unify
 from .errors import BackendError
 from .rules import form_type_for, reader_type_for
@@ -250,7 +249,7 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         return "any", null
     prim = PRIMITIVES.get(op)
     if isinstance(prim, Operator):  # operators and numeric builtins: the table's rule
-        lits = [x.value if isinstance(x, Lit) else NOLIT for x in args]
+        lits = [x.value if isinstance(x, Lit) else NOT_LIT for x in args]
         t = prim.result_type(ts, lits)
         return t, null and prim.nulls == "raise" and t != "bool"
     if op == "len":

@@ -47,6 +47,7 @@ from typing import Any
 from sqlglot import exp
 
 from .base import (
+    NOT_LIT,
     All,
     Arg,
     Cmp,
@@ -62,7 +63,7 @@ from .base import (
     num,
 )
 from .mathfuncs import _copysign, _np, _pow
-from .operator import INT64_MAX, INT64_MIN, NOLIT, Operator, Pred, beyond64, none
+from .operator import INT64_MAX, INT64_MIN, NumPred, Operator, beyond64, none
 from .typerules import numeric
 
 __all__ = ["ARITH", "ints", "number"]
@@ -99,7 +100,7 @@ def _pow_type(ts: Sequence[Any], lits: Sequence[Any]) -> Any:
 
 
 def _nonneg_lit(v: Any) -> bool:
-    return v is not NOLIT and type(v) in (int, bool) and v >= 0
+    return v is not NOT_LIT and type(v) in (int, bool) and v >= 0
 
 
 # -- lowerings ----------------------------------------------------------------------------
@@ -252,8 +253,8 @@ def _zero(cls_msgs: tuple[str, str]) -> tuple[Raises, ...]:
     def float_zero(x: Any, y: Any) -> bool:
         return y == 0 and (isinstance(x, float) or isinstance(y, float))
 
-    return (Raises("ZeroDivisionError", int_msg, Pred("DIVIDE_BY_ZERO", int_zero)),
-            Raises("ZeroDivisionError", float_msg, Pred("DIVIDE_BY_ZERO", float_zero)))  # fmt: skip
+    return (Raises("ZeroDivisionError", int_msg, NumPred(int_zero, "DIVIDE_BY_ZERO")),
+            Raises("ZeroDivisionError", float_msg, NumPred(float_zero, "DIVIDE_BY_ZERO")))  # fmt: skip
 
 
 def _safe_pow(x: Any, y: Any) -> Any:

@@ -35,8 +35,8 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import Operands, Raises, call, num
-from .operator import INT64_MAX, INT64_MIN, NOLIT, IsNone, Operator, Pred, none
+from .base import NOT_LIT, Operands, Raises, call, num
+from .operator import INT64_MAX, INT64_MIN, IsNone, NumPred, Operator, none
 from .typerules import unify
 
 __all__ = ["COMPARE", "compare", "truthy"]
@@ -53,7 +53,7 @@ def may_be_nan(o: Operands, i: int) -> bool:
     if o.ts[i] != "float":
         return False
     lit = o.lits[i]  # type: ignore[attr-defined]
-    if lit is not NOLIT and isinstance(lit, float) and lit == lit:
+    if lit is not NOT_LIT and isinstance(lit, float) and lit == lit:
         return False
     return not _NUMBER_SQL.fullmatch(o.sql[i])
 
@@ -201,7 +201,7 @@ def _extreme(op: str) -> Any:
             test = compare(op, p)
             best = exp.Case().when(test, _side(o, i)).else_(best)
             best_sql = best.sql(dialect="spark", normalize_functions="lower")
-            best_t, best_lit = unify(best_t, o.ts[i]), NOLIT
+            best_t, best_lit = unify(best_t, o.ts[i]), NOT_LIT
             best_sql = f"({best_sql})"
         return best
 
@@ -246,8 +246,8 @@ def kinds(symbol: str) -> Raises:
     """TypeError ordering values of different kinds (``1 < "a"``): the typer's and
     Spark's analysis refuse such plans, so no check is rendered."""
     return Raises("TypeError", f"'{symbol}' not supported between instances of different "
-                  "kinds", Pred("operands of different kinds (refused before the plan runs)",
-                                lambda *xs: len({_kind(v) for v in xs}) > 1))  # fmt: skip
+                  "kinds", NumPred(lambda *xs: len({_kind(v) for v in xs}) > 1,
+                                   "operands of different kinds (refused before the plan runs)"))  # fmt: skip
 
 
 def _ordering(name: str, symbol: str) -> Operator:

@@ -30,9 +30,9 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import All, Arg, Cmp, IsNan, Not, Num, Operands, Raises, call
+from .base import NOT_LIT, All, Arg, Cmp, IsNan, Not, Num, Operands, Raises, call
 from .compare import truthy
-from .operator import NOLIT, Arity, Operator, Pred, beyond64, none
+from .operator import Arity, NumPred, Operator, beyond64, none
 
 __all__ = ["CONVERT"]
 
@@ -143,7 +143,7 @@ def _from_str(name: str, conv: Any) -> Raises:
     """``int(s)`` / ``float(s)`` of a str that does not spell one: the strings' rule
     (``render_int``, ``render_float``) checks."""
     return Raises("ValueError", f"invalid literal for {name}()",
-                  Pred("a str that is not a literal (the strings' rule checks)", _not_a(conv)))  # fmt: skip
+                  NumPred(_not_a(conv), "a str that is not a literal (the strings' rule checks)"))  # fmt: skip
 
 
 CONVERT: tuple[Operator, ...] = (
@@ -166,4 +166,4 @@ CONVERT: tuple[Operator, ...] = (
            edges=((float("nan"),), (-0.0,), (5e-324,), (0,))),
 )  # fmt: skip
 
-_ = NOLIT
+_ = NOT_LIT

@@ -14,7 +14,7 @@ argument types and literals where a math entry carries constants:
   argument is an ordinary value, the result is never None: ``==``, ``str``, ``bool``).
 
 Partiality is :class:`~.base.Raises` data as for the math entries; conditions that
-need exact integers or CPython's own result (64-bit overflow) are :class:`Pred`, whose
+need exact integers or CPython's own result (64-bit overflow) are :class:`NumPred`, whose
 native check is, where ``sql`` is None, Spark's (ANSI mode raises
 ``ARITHMETIC_OVERFLOW``, ``DIVIDE_BY_ZERO``, ``REMAINDER_BY_ZERO``, ``CAST_OVERFLOW``
 on exactly those inputs). ``None`` arguments are :class:`IsNone` clauses, rendered by
@@ -38,22 +38,20 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import NOT_LIT, Cond, Env, IsNan, Operands, Primitive, Raises
+from .base import NOT_LIT, Cond, Env, IsNan, Operands, Pred, Primitive, Raises
 
 __all__ = [
     "INT64_MAX",
     "INT64_MIN",
-    "NOLIT",
     "Arity",
     "IsNone",
     "Operator",
-    "Pred",
+    "NumPred",
     "beyond64",
     "none",
 ]
 
 INT64_MIN, INT64_MAX = -(2**63), 2**63 - 1
-NOLIT: Any = NOT_LIT  # not a literal (one sentinel for the whole table)
 
 
 @dataclass(frozen=True, slots=True)
@@ -73,20 +71,19 @@ class IsNone(Cond):
 
 
 @dataclass(frozen=True, slots=True)
-class Pred(Cond):
-    """A condition on the exact arguments, evaluated in Python by ``fn`` (which must not
-    raise); ``sql`` is its native check, or None where the native expression raises by
-    itself (Spark's ANSI checks: ``text`` says which)."""
+class NumPred(Pred):
+    """A :class:`~.base.Pred` on the exact numbers: it does not hold where an argument is
+    None (an :class:`IsNone` clause says that) or where ``test`` cannot take the arguments;
+    ``sql`` is its native check, or None where the native expression raises by itself
+    (Spark's ANSI checks: ``text`` says which)."""
 
-    text: str
-    fn: Callable[..., bool]
     sql: Callable[[Operands], exp.Expression] | None = None
 
     def holds(self, env: Env) -> bool:
         if any(a is None for a in env.args):
             return False
         try:
-            return bool(self.fn(*env.args))
+            return bool(self.test(*env.args))
         except (ArithmeticError, ValueError, TypeError):
             return False
 
@@ -96,7 +93,7 @@ class Pred(Cond):
         return self.sql(ops)
 
     def __repr__(self) -> str:
-        return f"Pred({self.text!r})"
+        return f"NumPred({self.text!r})"
 
 
 @dataclass(frozen=True, slots=True)
@@ -120,7 +117,7 @@ def beyond64(ref: Callable[..., Any], text: str = "Spark's ANSI arithmetic raise
         v = ref(*args)
         return type(v) is int and not INT64_MIN <= v <= INT64_MAX
 
-    return Raises("OverflowError", "integer result beyond 64 bits", Pred(text, fn),
+    return Raises("OverflowError", "integer result beyond 64 bits", NumPred(fn, text),
                   beyond64=True)  # fmt: skip
 
 
@@ -185,7 +182,7 @@ class Operator(Primitive):
         for r in self.partiality:
             if isinstance(r.when, IsNone) or not r.applies(ts):
                 continue
-            if isinstance(r.when, Pred) and r.when.sql is None:
+            if isinstance(r.when, NumPred) and r.when.sql is None:
                 continue
             whens.append((r.when.tree(ops), self._raise(r, ops)))
             if isinstance(r.when, IsNan):
@@ -219,4 +216,4 @@ class OpOperands(Operands):
 
 def _lits(lits: Sequence[Any], n: int) -> list[Any]:
     out = list(lits)
-    return out + [NOLIT] * (n - len(out))
+    return out + [NOT_LIT] * (n - len(out))
