@@ -21,7 +21,7 @@ import re
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["IMPLS", "STR_METHODS", "WHITESPACE", "match_groups"]
+__all__ = ["IMPLS", "STR_METHODS", "WHITESPACE", "match_groups", "parses"]
 
 # str methods the language accepts: name -> (result type, fewest and most arguments)
 # (``list`` results are lists of str; ``tuple3`` a 3-tuple of str)
@@ -112,7 +112,8 @@ def _getitem(s: Any, i: Any) -> Any:
     return s[i]
 
 
-def _parses(conv: Callable[[str], Any], s: str) -> bool:
+def parses(conv: Callable[[str], Any], s: str) -> bool:
+    """Does ``conv(s)`` return (rather than raise ValueError)?"""
     try:
         conv(s)
     except ValueError:
@@ -123,13 +124,13 @@ def _parses(conv: Callable[[str], Any], s: str) -> bool:
 def int_ok(x: Any) -> bool:
     """Does ``int(x)`` succeed, or fail other than with ValueError? (A ``try``'s test.)"""
     if isinstance(x, str):
-        return _parses(int, x)
+        return parses(int, x)
     return not (isinstance(x, float) and x != x)  # int(nan) is a ValueError
 
 
 def float_ok(x: Any) -> bool:
     """Does ``float(x)`` succeed, or fail other than with ValueError?"""
-    return not isinstance(x, str) or _parses(float, x)
+    return not isinstance(x, str) or parses(float, x)
 
 
 def percent(x: Any, conv: str) -> str:

@@ -42,7 +42,7 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from looplift.strings import IMPLS, STR_METHODS, WHITESPACE
+from looplift.strings import IMPLS, STR_METHODS, WHITESPACE, parses
 
 from .base import NOT_LIT, Pred, Primitive, Raises, Site
 
@@ -415,14 +415,6 @@ def _float_of(s: Any) -> float:
     return float(s)
 
 
-def _parses(conv: Callable[[str], Any], s: str) -> bool:
-    try:
-        conv(s)
-    except ValueError:
-        return False
-    return True
-
-
 _INT64 = (-(2**63), 2**63 - 1)
 
 
@@ -522,7 +514,7 @@ def _other_entries() -> list[Primitive]:
                 _when(
                     "ValueError",
                     "Unknown format code for object of type",
-                    lambda x, spec: not _parses(lambda sp: format(x, sp), spec),
+                    lambda x, spec: not parses(lambda sp: format(x, sp), spec),
                     "the spec does not apply to the value",
                 ),
             ),
@@ -559,7 +551,7 @@ def _other_entries() -> list[Primitive]:
                 _when(
                     "ValueError",
                     "invalid literal for int() with base 10",
-                    lambda s: not _parses(int, s),
+                    lambda s: not parses(int, s),
                     "not Python's int grammar",
                 ),
                 _when(
@@ -583,7 +575,7 @@ def _other_entries() -> list[Primitive]:
                 _when(
                     "ValueError",
                     "could not convert string to float",
-                    lambda s: not _parses(float, s),
+                    lambda s: not parses(float, s),
                     "not Python's float grammar",
                 ),
             ),
