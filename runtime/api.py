@@ -178,9 +178,17 @@ class Dataflow:
         import warnings
 
         from .compiler.backend import backend_for
-        from .compiler.backend.host_types import PROBE_ROWS, learn_host_types, probed_types
+        from .compiler.backend.host_types import (
+            PROBE_ROWS,
+            learn_host_types,
+            needs_host_probe,
+            probed_types,
+        )
 
         compiled = self.compile()
+        if not needs_host_probe(compiled.program):
+            self.backend()  # every type is known: no Spark job before the plan
+            return
         first = [[tuple(r) for r in a.limit(PROBE_ROWS).collect()] if _is_dataframe(a) else a
                  for a in args]  # fmt: skip
         learned = learn_host_types(compiled.program, first)

@@ -190,6 +190,19 @@ def probed_host_type(ref: str, arg_types: list[Type]) -> tuple[Type, bool] | Non
     return (_PROBED.get() or {}).get(ref)
 
 
+def needs_host_probe(prog: Any) -> bool:
+    """Whether some host function's or state reader's result type is known only from
+    data (a DataFrame call then runs them on its first rows; nothing else does)."""
+    wanted, readers = _unresolved(prog)
+    return bool(wanted or readers)
+
+
+def _unresolved(prog: Any) -> tuple[set[str], list[tuple[str, str]]]:
+    ty = infer_types(prog.analysis, prog.refs, strict=False)
+    wanted = {v.fn.ref for v in unresolved_host_calls(prog.analysis, prog.refs, ty)}
+    return wanted, list(unresolved_readers(prog.analysis, prog.refs, ty))
+
+
 def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]:
     """Result types of the host functions whose source does not say them, observed by
     running the algorithm's IR in CPython on ``args`` (a DataFrame call's first rows).
@@ -198,9 +211,7 @@ def learn_host_types(prog: Any, args: list[Any]) -> dict[str, tuple[Type, bool]]
     ``looplift.sql`` and ``register`` have none and ask for an annotation instead.
     Returns {} when every host function's type is known without data.
     """
-    ty = infer_types(prog.analysis, prog.refs, strict=False)
-    wanted = {v.fn.ref for v in unresolved_host_calls(prog.analysis, prog.refs, ty)}
-    readers = unresolved_readers(prog.analysis, prog.refs, ty)
+    wanted, readers = _unresolved(prog)
     if not wanted and not readers:
         return {}
     seen: dict[str, list[Any]] = {r: [] for r in wanted}
