@@ -552,6 +552,11 @@ def ship(refs: list[str]) -> None:
         mod = sys.modules.get(mod_name)
         if mod is None or mod_name.startswith(("looplift", "pyspark", "builtins")):
             continue
+        if getattr(mod, "__looplift_islands__", False):  # generated: no worker can import it
+            if mod_name not in _SHIPPED:
+                cloudpickle.register_pickle_by_value(mod)
+                _SHIPPED.add(mod_name)
+            continue
         path = getattr(mod, "__file__", None) or ""
         if "site-packages" in path or "dist-packages" in path or not path:
             continue

@@ -102,7 +102,22 @@ def host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
     # no annotation, or a bare tuple / list / dict: what the source returns, else what a
     # DataFrame call saw it return on its first rows (else the build asks for one)
     got = infer_host_return(fn, arg_types, displays=bare in ("list", "dict"))
-    return got or probed_host_type(ref, arg_types)
+    return got or _island_passthrough(fn, arg_types) or probed_host_type(ref, arg_types)
+
+
+def _island_passthrough(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
+    """A Python island (``frontend/islands.py``) that updates names it also reads returns
+    them with the types they came in with (``out = ""`` before ``for w in s.split(): out +=
+    w[0]``); a value of another type is an error at run time, never a silent conversion."""
+    outs = getattr(fn, "__looplift_island_passthrough__", None)
+    if not outs or any(i is None or i >= len(arg_types) for i in outs):
+        return None
+    types_ = [arg_types[i] for i in outs]
+    if not all(_known(t) for t in types_):
+        return None
+    if len(types_) == 1:
+        return types_[0], True
+    return ("tuple", tuple(types_)), True
 
 
 def infer_host_return(

@@ -29,6 +29,15 @@ class Context:
         self.ordered_containers: dict[str, bool] = {}  # containers filled in an ordered loop
         self.container_modes: dict[str, str] = {}  # dict accumulations: sum | max | min
         self.container_zero: dict[str, int | float] = {}  # defaultdict(int), Counter(): d[k] of a missing k
+        self.envs: dict[cst.CSTNode, dict[str, Any]] = {}  # user statement -> names bound there
+
+    def note_env(self, s: cst.CSTNode, names: dict[str, Any]) -> None:
+        """Remember what is bound where the user's statement ``s`` is translated (the
+        outliner reads it: an island's inputs must be plain values)."""
+        if self.positions is not None:
+            while s in self.positions.origins:
+                s = self.positions.origins[s]
+        self.envs.setdefault(s, dict(names))
 
     def span(self, node: cst.CSTNode) -> Span:
         if self.positions is None:

@@ -7,6 +7,8 @@ that is refused by syntax alone.
 
 from __future__ import annotations
 
+import contextvars
+import dataclasses
 from typing import Any
 
 import libcst as cst
@@ -21,6 +23,7 @@ from .env import Env, Rows, Value
 from .exprs import ExprMixin
 from .genexps import GeneratorMixin
 from .indexloops import IndexLoopMixin
+from .islands import Island, Outliner
 from .jumps import LoopRewriteMixin
 from .parse import ParsedModule, ref_of
 from .reject import rejections
@@ -32,7 +35,7 @@ __all__ = ["Translator", "translate"]
 
 
 def translate(
-    dataflow_obj: Any, parsed: ParsedModule, *, partial: bool = False
+    dataflow_obj: Any, parsed: ParsedModule, *, partial: bool = False, strict: bool | None = None
 ) -> tuple[Function, dict[str, Any], list[Diagnostic]]:
     """Translate one ``Dataflow`` into IR.
 
@@ -41,13 +44,52 @@ def translate(
     diagnostics. Raises :class:`FrontendError` with every diagnostic found,
     unless ``partial``: then the IR (without the statements in error) is
     returned with the diagnostics, so later passes can find more problems.
+
+    A refusal of a construct that has a meaning in parallel is outlined instead: the
+    smallest enclosing unit becomes a Python island (``islands.py``) and the function is
+    translated again, until nothing more can be outlined. ``strict`` (``@dataflow(strict=
+    True)``, ``uda-compile --strict``) reports every island as an error at its source line.
     """
+    if strict is None:
+        strict = bool(getattr(dataflow_obj, "strict", False)) or STRICT.get()
     t = Translator(dataflow_obj, parsed)
     fn = t.run()
     diags = _dedupe(t.diags)
+    user = t.user_node
+    if diags and user is not None:
+        outliner = Outliner(dataflow_obj, user, parsed.span, parsed.origins)
+        node = user
+        for _ in range(_ROUNDS):
+            node2 = outliner.outline(node, diags, t.envs)
+            if node2 is None:
+                break
+            node = node2
+            t = Translator(dataflow_obj, parsed, node=node, islands=outliner.functions)
+            fn = t.run()
+            diags = _dedupe(t.diags)
+            if not diags:
+                break
+        if outliner.islands:
+            fn = dataclasses.replace(fn, islands=tuple(outliner.islands))
+            if strict:
+                diags = _dedupe(diags + [_strict(i) for i in outliner.islands])
     if diags and not partial:
         raise FrontendError(diags)
     return fn, t.refs, diags
+
+
+_ROUNDS = 12
+#: ``uda-compile --strict``: every island is an error (``@dataflow(strict=True)`` for one)
+STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("looplift_strict", default=False)
+
+
+def _strict(island: Island) -> Diagnostic:
+    return Diagnostic(
+        island.span,
+        f"strict: {island.why}; this {island.kind} would run as a Python island "
+        f"({island.cost})",
+        island.hint or "rewrite it with what compiles natively, or drop strict=True",
+    )
 
 
 def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
@@ -61,12 +103,20 @@ def _dedupe(diags: list[Diagnostic]) -> list[Diagnostic]:
 
 
 class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, GeneratorMixin, TryMixin, ArgBestMixin, ContainerMixin, CallMixin, ExprMixin):
-    def __init__(self, obj: Any, parsed: ParsedModule):
+    def __init__(self, obj: Any, parsed: ParsedModule, node: cst.FunctionDef | None = None,
+                 islands: dict[str, Any] | None = None):  # fmt: skip
         super().__init__(obj.fn.__globals__, parsed)
         self.obj = obj
         self.parsed = parsed
         self.has_yield = False
-        self.node = parsed.functions.get(obj.name)
+        self.user_node = parsed.functions.get(obj.name)
+        self.node = node if node is not None else self.user_node
+        self.islands = islands or {}  # the generated functions the (outlined) node calls
+
+    def global_obj(self, n: str) -> Any:
+        if n in self.islands:
+            return self.islands[n]
+        return super().global_obj(n)
 
     # -- function ---------------------------------------------------------
     def run(self) -> Function:

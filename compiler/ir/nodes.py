@@ -206,6 +206,8 @@ class Function:
     columns: tuple[str, ...] | None = None
     return_type: str | None = None
     span: Span = _span
+    # the units outlined into Python islands (``frontend/islands.py``'s ``Island``)
+    islands: tuple[Any, ...] = field(default=(), compare=False)
 
     @property
     def stream_params(self) -> tuple[Param, ...]:

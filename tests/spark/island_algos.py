@@ -1,0 +1,112 @@
+"""Algorithms with Python islands (issue 25): constructs with no native lowering run as
+vectorized Python at the smallest enclosing unit (``compiler/frontend/islands.py``)."""
+
+from __future__ import annotations
+
+from collections import Counter
+from typing import Optional
+
+from looplift import RowStream, dataflow, group_by
+
+
+@dataflow
+def parse_int(s: Optional[str]) -> Optional[int]:
+    """A bare ``except:`` around parsing: the whole function is one island."""
+    try:
+        return int(s.strip())
+    except:  # noqa: E722
+        return None
+
+
+@dataflow
+def initials(s: str) -> str:
+    """A word loop building a string: one statement island, the rest native."""
+    out = ""
+    for w in s.split():
+        out += w[0]
+    return out.upper()
+
+
+@dataflow
+def collatz(n: int) -> int:
+    """A ``while`` loop: a statement island with the loop's inputs in and outputs out."""
+    steps = 0
+    while n > 1:
+        n = n // 2 if n % 2 == 0 else 3 * n + 1
+        steps += 1
+    return steps * 2
+
+
+@dataflow
+def power_mod(b: int, e: int) -> int:
+    """Big ints inside an island: ``b ** e`` is exact in Python before the ``%``."""
+    r = 0
+    while r < 1:
+        r = b**e % 1000003 + 1
+    return r - 1
+
+
+@dataflow
+def digit_sum(s: str) -> int:
+    """An island that raises what Python raises (``int('x')``: ValueError, its message)."""
+    total = 0
+    i = 0
+    while i < len(s):
+        total += int(s[i])
+        i += 1
+    return total
+
+
+@dataflow
+def top_word(s: str) -> str:
+    """``Counter(...).most_common`` as the returned value (IndexError on no words)."""
+    words = s.lower()
+    return Counter(words.split()).most_common(1)[0][0]
+
+
+@dataflow
+def safe_div(a: int, b: int) -> int:
+    """An island under an ``if``: it runs only on its path (else ZeroDivisionError)."""
+    if b == 0:
+        return -1
+    q = 0
+    while a >= b * (q + 1):
+        q = a // b
+    return q
+
+
+@dataflow
+def lead(s: Optional[str]) -> Optional[int]:
+    """None crossing the boundary both ways."""
+    n = None
+    if s is not None:
+        k = 0
+        while k < len(s) and s[k] == " ":
+            k += 1
+        n = k if k < len(s) else None
+    return n
+
+
+@dataflow(columns=("id", "n"))
+def long_words(rows: RowStream[int, str]):
+    """Per-row code inside a loop over rows: the inner word loop is an island."""
+    for i, s in rows:
+        n = 0
+        for w in s.split():
+            if len(w) > 3:
+                n += 1
+        yield i, n
+
+
+@dataflow(columns=("k", "total"))
+def group_parse(rows: RowStream[str, str]):
+    """A bare ``except:`` per row inside a group loop; the sum stays native."""
+    for k, g in group_by(0, rows):
+        total = 0
+        for _, v in g:
+            try:
+                x = int(v)
+            except:  # noqa: E722
+                x = 0
+            total += x
+        yield k, total
