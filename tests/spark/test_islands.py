@@ -1,0 +1,111 @@
+"""Python islands on Spark against CPython (issue 25): each outlined form (a statement, a
+returned value, the whole function; per row inside a row loop and a group loop) in the
+DataFrame/Column call form, ``looplift.sql`` and plain ``spark.sql`` after
+``looplift.register``; exceptions raised inside an island (class and message), None and
+big ints crossing the boundary."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import looplift
+import pytest
+
+from tests.spark import island_algos as A
+from tests.spark.harness import (
+    FieldType,
+    Outcome,
+    attempt,
+    collect,
+    judge,
+    kind_of,
+    row_types,
+    run_compiled,
+    run_compiled_scalar,
+    run_reference,
+    to_df,
+)
+
+pytestmark = pytest.mark.spark
+
+SCALARS: dict[str, tuple[list[tuple], list[tuple]]] = {
+    # algorithm: (rows on which Python returns, rows on which it raises)
+    # a big int out of an island: Python's value has no 64-bit column, so both raise
+    "parse_int": ([(None,), (" 12 ",), ("x",), ("",), ("-7",), ("9223372036854775807",)],
+                  [("99999999999999999999",)]),
+    "initials": ([("ada lovelace",), ("",), ("  x  y z ",), ("é b",)], []),
+    "collatz": ([(1,), (6,), (27,), (0,), (-5,), (837799,)], []),
+    "power_mod": ([(2, 200), (3, 0), (12345, 77), (-3, 3)], [(0, -1)]),
+    "digit_sum": ([("123",), ("",), ("0009",)], [("12x",)]),
+    "top_word": ([("b a b",), ("X x y",), ("one",)], [("",), ("   ",)]),
+    "safe_div": ([(7, 2), (7, 0), (0, 5), (100, 7)], []),
+    "lead": ([(None,), ("",), ("  a",), ("   ",), ("b",)], []),
+}
+TABLES: dict[str, tuple[list[list[tuple]], list[list[tuple]]]] = {
+    "long_words": ([[(1, "a quick brown fox"), (2, ""), (3, "jumps  over lazy dogs")]], []),
+    "group_parse": ([[("a", "1"), ("a", "x"), ("b", " 5"), ("b", "2"), ("c", "")]], []),
+}
+
+
+def _scalar(spark: Any, name: str, rows: list[tuple], form: str) -> Outcome:
+    algo = getattr(A, name)
+    if form == "df":
+        return attempt(lambda: run_compiled_scalar(spark, algo, rows))
+    fts = row_types(algo)
+    cols = [f"c{i}" for i in range(len(fts))]
+    df = to_df(spark, [(i, *r) for i, r in enumerate(rows)], [FieldType(int), *fts], ["_id", *cols],
+               nullable=True)  # fmt: skip
+    df.createOrReplaceTempView("island_in")
+    q = f"SELECT _id, island_{name}({', '.join(cols)}) FROM island_in"
+    run = spark.sql if form == "plain" else (lambda text: looplift.sql(spark, text))
+    return attempt(lambda: [v for _, v in sorted(collect(run(q)), key=lambda r: r[0])])
+
+
+def _table(spark: Any, name: str, rows: list[tuple], form: str) -> Outcome:
+    algo = getattr(A, name)
+    if form == "df":
+        return attempt(lambda: run_compiled(spark, algo, rows))
+    to_df(spark, rows, row_types(algo), nullable=True).createOrReplaceTempView("island_in")
+    q = f"SELECT * FROM island_{name}(TABLE(island_in))"
+    run = spark.sql if form == "plain" else (lambda text: looplift.sql(spark, text))
+    return attempt(lambda: collect(run(q)))
+
+
+@pytest.fixture(scope="module")
+def registered(spark: Any) -> None:
+    looplift.register(spark, **{f"island_{n}": getattr(A, n) for n in [*SCALARS, *TABLES]})
+
+
+def _check(kind: str, name: str, rows: list, got: Outcome, form: str) -> str:
+    algo = getattr(A, name)
+    want = attempt(lambda: run_reference(algo, rows))
+    verdict = judge(kind, want, got, f"{form} {name} {rows!r}", rows)
+    if want.raised:  # the island raised what Python raised: its class and its message
+        assert str(want.error) in str(got.error), (want.error, got.error)
+    return verdict
+
+
+@pytest.mark.parametrize("form", ["df", "sql", "plain"])
+@pytest.mark.parametrize("name", sorted(SCALARS))
+def test_scalar(spark: Any, registered: None, name: str, form: str) -> None:
+    good, bad = SCALARS[name]
+    assert _check("scalar", name, good, _scalar(spark, name, good, form), form) == "same"
+    for row in bad:
+        verdict = _check("scalar", name, [row], _scalar(spark, name, [row], form), form)
+        assert verdict == "both raised"
+
+
+@pytest.mark.parametrize("form", ["df", "sql", "plain"])
+@pytest.mark.parametrize("name", sorted(TABLES))
+def test_table(spark: Any, registered: None, name: str, form: str) -> None:
+    good, bad = TABLES[name]
+    kind = kind_of(getattr(A, name))
+    for rows in good:
+        assert _check(kind, name, rows, _table(spark, name, rows, form), form) == "same"
+    for rows in bad:
+        assert _check(kind, name, rows, _table(spark, name, rows, form), form) == "both raised"
+
+
+def test_every_algorithm_has_islands() -> None:
+    for name in [*SCALARS, *TABLES]:
+        assert getattr(A, name).compile().program.fn.islands, name
