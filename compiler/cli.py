@@ -38,6 +38,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="only diagnose; write nothing")
     p.add_argument("--dump-after", metavar="STAGE", choices=STAGES, help="print the IR after STAGE")
     p.add_argument("--only", metavar="NAME", action="append", help="compile only these algorithms")
+    p.add_argument("--strict", action="store_true",
+                   help="refuse Python islands: every construct without an exact native "
+                   "lowering is an error")  # fmt: skip
     return p
 
 
@@ -112,6 +115,9 @@ def main(argv: list[str] | None = None) -> int:
         return 1
     compiled = {}
     diags = []
+    from .frontend.translator import STRICT
+
+    strict = STRICT.set(bool(args.strict))
     for algo in algos:
         try:
             compiled[algo.name] = compile_dataflow(
@@ -128,6 +134,7 @@ def main(argv: list[str] | None = None) -> int:
             if os.environ.get("LOOPLIFT_DEBUG") == "1":
                 raise
             diags.append(_internal_error(algo, e))
+    STRICT.reset(strict)
     builds = args.check or args.explain or args.output or not (args.graph or args.dump_after)
     if diags:
         for c in compiled.values() if builds else ():  # their backend's problems too, at once

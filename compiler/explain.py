@@ -67,6 +67,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     ops = g.of_kind(NodeKind.STATE)
     hosted: set[str] = set()  # host calls inside a state's map part
     hosted_refs: set[str] = set()  # the functions they call
+    hosted_islands: set[str] = set()  # the Python islands among them
+    islands = {i.ref: i for i in fn.islands}
     if ops:
         out.append("  operators:")
     for n in ops:
@@ -124,10 +126,15 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         for b in hosts:
             value = a.bound[b].value
             fn_name = value.fn.ref.rsplit(":", 1)[-1] if isinstance(value.fn, Host) else b
+            label = render(value, a) if is_temp(b) else f"{_user(b)} = {render(value, a)}"
             if isinstance(value.fn, Host):
                 hosted_refs.add(value.fn.ref)
+                if value.fn.ref in islands:
+                    island = islands[value.fn.ref]
+                    hosted_islands.add(f"Python island {island.name} (line {island.span.line})")
+                    out.append(f"        Python island (vectorized Arrow): {label}")
+                    continue
             hosted.add(fn_name if is_temp(b) else _user(b))
-            label = render(value, a) if is_temp(b) else f"{_user(b)} = {render(value, a)}"
             out.append(f"        host call (Python, vectorized Arrow): {label}")
         for act in op.actions:
             args = ", ".join(render(x, a) for x in act.args)
@@ -225,6 +232,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         out.append("  other operators:")
         for n in rest:
             where = "native" if n.native else "Python (host function, vectorized Arrow)"
+            if n.kind is NodeKind.HOST and n.strategy.why:
+                where = "Python island (vectorized Arrow)"
             if n.strategy.strategy is Strategy.PYTHON_FUNCTION:
                 where = "Python (vectorized function)"
             cls = _OTHER[n.kind]
@@ -235,9 +244,12 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     else:
         tail = ret.needs[0] if ret.needs else None
         out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
-    reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n)}
-    reasons |= {f"host call {b}" for b in hosted}
-    reasons |= _made_reasons(g, made, hosted_refs)
+    if fn.islands:
+        out.append("  python islands (no exact native lowering; strict=True refuses them):")
+        out.extend(f"    {i.describe()}" for i in fn.islands)
+    reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n, islands)}
+    reasons |= {f"host call {b}" for b in hosted} | hosted_islands
+    reasons |= _made_reasons(g, made, hosted_refs, islands)
     if failure is not None:
         why = "; ".join(d.message for d in failure.diagnostics)
         out.append(f"  runs: cannot be built for Spark ({why})")
@@ -253,7 +265,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     return "\n".join(out)
 
 
-def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str]) -> set[str]:
+def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str],
+                  islands: dict[str, Any]) -> set[str]:  # fmt: skip
     """The Python the backend's artifact runs that the graph's nodes do not already say:
     Python functions in its SQL (a ``str`` or ``round`` of a float, a string method, a
     host function inside an operator) and state operators reduced in Python."""
@@ -265,7 +278,8 @@ def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str]) -> set[str
         if c.kind != PyCallKind.HOST:
             out.add(f"the Python function {c.ref}")
         elif c.ref not in graph_hosts | hosted_refs:
-            out.add(f"host call {c.ref.rsplit(':', 1)[-1]}")
+            what = "Python island" if c.ref in islands else "host call"
+            out.add(f"{what} {c.ref.rsplit(':', 1)[-1]}")
     for name in getattr(made, "python_states", ()):
         nid = f"state:{name}"
         node = g.node(nid) if nid in g.g else None
@@ -279,9 +293,12 @@ def _host_ref(n) -> str | None:  # noqa: ANN001
     return v.fn.ref if hasattr(v, "fn") and isinstance(v.fn, Host) else None
 
 
-def _py_reasons(n) -> list[str]:  # noqa: ANN001
+def _py_reasons(n, islands: dict[str, Any]) -> list[str]:  # noqa: ANN001
     """Why a node that is not native runs Python (its recorded strategy)."""
     choice = n.strategy
+    ref = _host_ref(n) if n.kind is NodeKind.HOST else None
+    if ref in islands:
+        return [f"Python island {islands[ref].name} (line {islands[ref].span.line})"]
     if choice.strategy is Strategy.PYTHON_FUNCTION:  # string work as vectorized functions
         return [f"the Python function {f}" for f in choice.python_fns]
     if n.kind is NodeKind.STATE:

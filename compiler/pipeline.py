@@ -22,6 +22,7 @@ from .dump import dump_stage
 from .errors import CompilerError, FrontendError
 from .explain import explain
 from .frontend import parse_module, translate
+from .frontend.translator import STRICT, strict_diagnostic
 from .incremental_shape import IncrementalShape, incremental_shape
 from .ir.nodes import Function
 from .ir.pprint import pformat_function
@@ -159,6 +160,8 @@ def compile_dataflow(
             verify_ir(prog.fn, step.__name__)
         if dump_after == step.__name__:
             dump(dump_stage(prog, step.__name__))
+    if prog.fn.islands and (getattr(obj, "strict", False) or STRICT.get()):
+        raise FrontendError([strict_diagnostic(i) for i in prog.fn.islands])
     graph = choose_strategy(prog, build_graph(prog))
     if verify:
         graph.verify()

@@ -20,10 +20,13 @@ __all__ = ["Dataflow", "dataflow"]
 class Dataflow:
     """A ``@dataflow`` algorithm: Python-callable, compilable."""
 
-    def __init__(self, fn: Callable[..., Any], columns: Sequence[str] | None = None):
+    def __init__(
+        self, fn: Callable[..., Any], columns: Sequence[str] | None = None, strict: bool = False
+    ):
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.name = fn.__name__
+        self.strict = bool(strict)  # every Python island is an error (fully native plans only)
         if columns is not None and (isinstance(columns, str) or not isinstance(columns, Sequence)):
             raise TypeError(
                 f"@dataflow(columns=...) wants a tuple of column names, not {columns!r}"
@@ -376,15 +379,22 @@ def _form_text(df: Dataflow, label: str, form_of: Any, native: str, other: str) 
     return f"{label}: {native}" if form == "native" else f"{label}: {other} ({why})"
 
 
-def dataflow(fn: Callable[..., Any] | None = None, *, columns: Sequence[str] | None = None) -> Any:
+def dataflow(
+    fn: Callable[..., Any] | None = None,
+    *,
+    columns: Sequence[str] | None = None,
+    strict: bool = False,
+) -> Any:
     """Mark a module-level function as a looplift algorithm.
 
     Use bare (``@dataflow``) or with output column names for a table algorithm
-    (``@dataflow(columns=("user_id", "avg_clicks"))``).
+    (``@dataflow(columns=("user_id", "avg_clicks"))``). ``strict=True`` refuses every
+    Python island (code with no exact native lowering, run as vectorized Python): each is
+    an error at its source line.
     """
     if fn is not None:
-        return Dataflow(fn, columns)
-    return lambda f: Dataflow(f, columns)
+        return Dataflow(fn, columns, strict)
+    return lambda f: Dataflow(f, columns, strict)
 
 
 _SQL_FUNCTIONS: set[tuple[int, str]] = set()

@@ -6,7 +6,7 @@ hides the function). Reported, each at the decorator:
 
 - ``@dataflow`` twice on one function, on a class or on a method;
 - another decorator on a ``@dataflow`` function;
-- arguments other than ``columns=``; a literal ``columns`` that is not a tuple or list of
+- arguments other than ``columns=`` and ``strict=True/False``; a literal ``columns`` that is not a tuple or list of
   distinct string literals.
 """
 
@@ -86,9 +86,14 @@ def _is_dataflow(e: cst.BaseExpression) -> bool:
 def _check_arguments(call: cst.Call, error) -> None:  # type: ignore[no-untyped-def]
     for a in call.args:
         kw = a.keyword.value if a.keyword is not None else None
+        if kw == "strict" and not a.star:
+            if not (isinstance(a.value, cst.Name) and a.value.value in ("True", "False")):
+                error(a.value, f"`strict={code_of(a.value)}` is not True or False",
+                      "write @dataflow(strict=True) to refuse Python islands")  # fmt: skip
+            continue
         if kw != "columns" or a.star:
-            error(a, f"@dataflow takes only `columns=`, not `{code_of(a).rstrip(', ')}`",
-                  _COLUMNS_HINT)  # fmt: skip
+            error(a, f"@dataflow takes only `columns=` and `strict=`, not "
+                  f"`{code_of(a).rstrip(', ')}`", _COLUMNS_HINT)  # fmt: skip
             continue
         v = a.value
         if isinstance(v, cst.Tuple | cst.List):

@@ -31,7 +31,7 @@ from .stmts import StmtMixin
 from .syntax import SCALAR_TYPES, code_of, contains, norm_type
 from .tries import TryMixin
 
-__all__ = ["Translator", "translate"]
+__all__ = ["STRICT", "Translator", "strict_diagnostic", "translate"]
 
 
 def translate(
@@ -72,7 +72,7 @@ def translate(
         if outliner.islands:
             fn = dataclasses.replace(fn, islands=tuple(outliner.islands))
             if strict:
-                diags = _dedupe(diags + [_strict(i) for i in outliner.islands])
+                diags = _dedupe(diags + [strict_diagnostic(i) for i in outliner.islands])
     if diags and not partial:
         raise FrontendError(diags)
     return fn, t.refs, diags
@@ -83,7 +83,7 @@ _ROUNDS = 12
 STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("looplift_strict", default=False)
 
 
-def _strict(island: Island) -> Diagnostic:
+def strict_diagnostic(island: Island) -> Diagnostic:
     return Diagnostic(
         island.span,
         f"strict: {island.why}; this {island.kind} would run as a Python island "

@@ -48,7 +48,7 @@ def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
             choice = state_choice(prog, node.op.operator, ops)
             label = f"{label} ({choice.strategy.value})"
         elif node.kind is NodeKind.HOST:
-            choice = Choice(Strategy.HOST_CALL)
+            choice = Choice(Strategy.HOST_CALL, why=_island_why(prog, node))
         elif node.kind is NodeKind.SCALAR:
             choice = _value_choice(prog.analysis, node, values, type_of)
             if choice.python_fns:
@@ -57,6 +57,16 @@ def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
             choice = _STRUCTURE
         graph.record(dataclasses.replace(node, label=label, strategy=choice))
     return graph
+
+
+def _island_why(prog: Program, node: Any) -> str | None:
+    """A host call of a Python island (``frontend/islands.py``): what it outlines and why."""
+    fn = getattr(getattr(node.op.binding, "value", None), "fn", None)
+    ref = getattr(fn, "ref", None)
+    for i in prog.fn.islands:
+        if i.ref == ref:
+            return f"Python island (line {i.span.line}, {i.kind}): {i.why}"
+    return None
 
 
 def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:

@@ -32,7 +32,9 @@ def inline_dataflow(prog: Program) -> Program:
     body = _inline(prog.fn.body, prog, (prog.fn.ref,), cache, diags)
     if diags:
         raise PassError(diags)
-    return prog.with_fn(dataclasses.replace(prog.fn, body=body))
+    # the callees' Python islands run in this plan too (``--explain`` lists them)
+    islands = tuple(prog.fn.islands) + tuple(i for c in cache.values() for i in c.islands)
+    return prog.with_fn(dataclasses.replace(prog.fn, body=body, islands=islands))
 
 
 def _inline(
