@@ -31,13 +31,19 @@ class Context:
         self.container_zero: dict[str, int | float] = {}  # defaultdict(int), Counter(): d[k] of a missing k
         self.envs: dict[cst.CSTNode, dict[str, Any]] = {}  # user statement -> names bound there
 
-    def note_env(self, s: cst.CSTNode, names: dict[str, Any]) -> None:
+    def note_env(self, s: cst.CSTNode, env: Any) -> None:
         """Remember what is bound where the user's statement ``s`` is translated (the
         outliner reads it: an island's inputs must be plain values)."""
+        from .islands import LOOP_LOCAL
+
         if self.positions is not None:
             while s in self.positions.origins:
                 s = self.positions.origins[s]
-        self.envs.setdefault(s, dict(names))
+        if s not in self.envs:
+            names = dict(env.names)
+            for n in env.loop_locals:
+                names.setdefault(n, LOOP_LOCAL)
+            self.envs[s] = names
 
     def span(self, node: cst.CSTNode) -> Span:
         if self.positions is None:

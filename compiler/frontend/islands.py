@@ -67,6 +67,13 @@ _NOT_OUTLINED = (
     "no order",
     "no defined order",
     "on the order",
+    "argument",
+    "state action",
+    "state `",
+    "scope",
+    "created inside",
+    "recursion",
+    "format has",
 )
 _MUTATORS = frozenset(
     ("append", "extend", "insert", "remove", "pop", "clear", "add", "discard", "update",
@@ -257,6 +264,17 @@ def _writes_outside(stmts_src: str, local: set[str]) -> bool:
     return False
 
 
+def _defines(src: str) -> set[str]:
+    """Names bound by ``def``, ``class`` or ``import`` at the top of these statements' scope."""
+    out: set[str] = set()
+    for n in ast.walk(ast.parse(src)):
+        if isinstance(n, (ast.FunctionDef, ast.AsyncFunctionDef, ast.ClassDef)):
+            out.add(n.name)
+        elif isinstance(n, (ast.Import, ast.ImportFrom)):
+            out |= {(a.asname or a.name).split(".")[0] for a in n.names}
+    return out
+
+
 def _annotations(fn: cst.FunctionDef) -> dict[str, str]:
     """``x: T`` annotations of local names anywhere in the function."""
     out: dict[str, str] = {}
@@ -275,9 +293,14 @@ def _is_stmt(n: cst.CSTNode) -> bool:
 
 @dataclass
 class _Unit:
-    stmt: cst.CSTNode  # the statement to replace
-    kind: str
+    node: cst.CSTNode  # what is replaced: a statement, or an expression in one
+    stmt: cst.CSTNode  # the statement holding it
+    kind: str  # "expression", "return value" or "statement"
     diag: Diagnostic
+    returns: str | None = None  # the annotation of an expression's value
+
+
+LOOP_LOCAL = object()  # a name bound inside a loop that has ended (order-dependent to read)
 
 
 class Outliner:
@@ -299,6 +322,12 @@ class Outliner:
         self.islands: list[Island] = []
         self.functions: dict[str, Any] = {}
         self.annotations = _annotations(user_fn)
+        params = [p.name.value for p in [*user_fn.params.posonly_params, *user_fn.params.params]]
+        try:
+            _, assigned, _ = _scope_names(_code(list(user_fn.body.body)))
+        except SyntaxError:
+            assigned = set()
+        self.locals = assigned | set(params)  # every local name of the user's function
         self.whole = False
 
     # -- choosing units --------------------------------------------------------------------------
@@ -316,19 +345,23 @@ class Outliner:
             chain = self._chain_at(chains, d.span)
             if not chain:
                 continue
-            unit = self._unit(chain, d, envs, fn)
+            unit = self._unit(chain, d, envs)
             if unit is None:
                 whole = whole or d
                 continue
-            units.setdefault(id(unit.stmt), unit)
-        if whole is not None and self._scalar(fn):
+            units.setdefault(id(unit.node), unit)
+        if whole is not None and self._scalar():
             return self._whole(whole)
         if not units:
             return None
+
+        def above(u: _Unit) -> tuple[cst.CSTNode, ...]:
+            outer = self._ancestors(chains, u.stmt)
+            return outer if u.node is u.stmt else (*outer, u.stmt)
+
         # an outlined statement's own nested units go with it
-        chosen = [u for u in units.values()
-                  if not any(id(a) in units for a in self._ancestors(chains, u.stmt))]  # fmt: skip
-        replace = {id(u.stmt): self._replace(u, fn, envs) for u in chosen}
+        chosen = [u for u in units.values() if not any(id(a) in units for a in above(u))]
+        replace = {id(u.node): self._replace(u, fn, envs) for u in chosen}
         return self._rewrite(fn, replace)
 
     def _chains(self, fn: cst.FunctionDef) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
@@ -352,36 +385,39 @@ class Outliner:
                 return above
         return ()
 
+    def _inside(self, node: cst.CSTNode, at: Span) -> bool:
+        sp = self.span(node)
+        if sp is UNKNOWN or not sp.line:
+            return False
+        pos = (at.line, at.col)
+        return (sp.line, sp.col) <= pos <= (sp.end_line or sp.line, sp.end_col or 10**9)
+
     def _chain_at(self, chains: list, at: Span) -> list[cst.CSTNode]:
         """The statements around ``at``, innermost first."""
         best: tuple[cst.CSTNode, tuple] | None = None
-        pos = (at.line, at.col)
         for s, above in chains:
-            sp = self.span(s)
-            if sp is UNKNOWN or not sp.line:
-                continue
-            if (sp.line, sp.col) <= pos <= (sp.end_line or sp.line, sp.end_col or 10**9):
-                if best is None or len(above) >= len(best[1]):
-                    best = (s, above)
+            if self._inside(s, at) and (best is None or len(above) >= len(best[1])):
+                best = (s, above)
         if best is None:
             return []
         return [best[0], *reversed(best[1])]
 
-    def _unit(self, chain: list[cst.CSTNode], d: Diagnostic, envs: dict, fn: cst.FunctionDef
-              ) -> _Unit | None:  # fmt: skip
+    def _unit(self, chain: list[cst.CSTNode], d: Diagnostic, envs: dict) -> _Unit | None:
         for s in chain:
             if self._is_island_call(s):
                 continue
             env = self._env(s, envs)
             if env is None:
                 continue
-            ret = self._return_value(s)
-            if ret is not None:
-                if self._returned_ok(ret, env):
-                    return _Unit(s, "return value", d)
-                continue
-            if self._block_ok(s, env, fn):
-                return _Unit(s, "statement", d)
+            got = self._value(s, d.span)
+            if got is not None:
+                expr, kind, returns = got
+                if self._expr_ok(expr, env):
+                    return _Unit(expr, s, kind, d, returns)
+                if kind == "return value":
+                    continue
+            if self._block_ok(s, env):
+                return _Unit(s, s, "statement", d)
         return None
 
     def _env(self, s: cst.CSTNode, envs: dict) -> dict[str, Any] | None:
@@ -398,25 +434,56 @@ class Outliner:
     def _is_island_call(self, s: cst.CSTNode) -> bool:
         return any(isinstance(n, cst.Name) and n.value.startswith(ISLAND_PREFIX) for n in walk(s))
 
-    @staticmethod
-    def _return_value(s: cst.CSTNode) -> cst.BaseExpression | None:
-        if (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1
-                and isinstance(s.body[0], cst.Return) and s.body[0].value is not None):  # fmt: skip
-            return s.body[0].value
-        return None
+    def _value(self, s: cst.CSTNode, at: Span) -> tuple[cst.BaseExpression, str, str | None] | None:
+        """The expression of a simple statement that holds ``at`` and can be an island on its
+        own: a returned value, an assigned value, a yielded value (or one of its items)."""
+        if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1):
+            return None
+        small = s.body[0]
+        if isinstance(small, cst.Return) and small.value is not None:
+            if self.user_fn.returns is None:
+                return None
+            return small.value, "return value", self._returns()
+        value: cst.BaseExpression | None = None
+        returns = None
+        if isinstance(small, cst.Assign) and len(small.targets) == 1:
+            value = small.value
+        elif isinstance(small, cst.AugAssign) and isinstance(small.target, cst.Name):
+            value = small.value
+        elif isinstance(small, cst.AnnAssign) and small.value is not None:
+            value = small.value
+            returns = code_of(small.annotation.annotation).strip()
+        elif isinstance(small, cst.Expr) and isinstance(small.value, cst.Yield):
+            value = small.value.value
+            if isinstance(value, cst.Tuple):
+                value = next((e.value for e in value.elements
+                              if not isinstance(e, cst.StarredElement)
+                              and self._inside(e.value, at)), None)  # fmt: skip
+        if value is None or not self._inside(value, at):
+            return None
+        return value, "expression", returns
 
     def _inputs_ok(self, names: set[str], env: dict[str, Any]) -> bool:
-        return all(isinstance(env[n], _PLAIN) for n in names if n in env)
+        """Every local the unit reads or rebinds is a plain value bound here (a name of the
+        function not bound here is a scope problem, or unbound: Python's error, kept)."""
+        for n in names:
+            if n in env:
+                if not isinstance(env[n], _PLAIN):
+                    return False
+            elif n in self.locals:
+                return False
+        return True
 
-    def _returned_ok(self, value: cst.BaseExpression, env: dict[str, Any]) -> bool:
-        if self.user_fn.returns is None or any(isinstance(n, (cst.Yield, cst.Await))
-                                                for n in walk(value)):  # fmt: skip
+    def _expr_ok(self, value: cst.BaseExpression, env: dict[str, Any]) -> bool:
+        if any(isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr)) for n in walk(value)):
             return False
-        src = f"_v = {code_of(value)}\n"
-        free, _, declared = _scope_names(src)
-        return not declared and self._inputs_ok(free & set(env), env)
+        try:
+            free, _, declared = _scope_names(f"_v = {code_of(value)}\n")
+        except SyntaxError:
+            return False
+        return not declared and self._inputs_ok(free, env)
 
-    def _block_ok(self, s: cst.CSTNode, env: dict[str, Any], fn: cst.FunctionDef) -> bool:
+    def _block_ok(self, s: cst.CSTNode, env: dict[str, Any]) -> bool:
         src = _code([s])  # type: ignore[list-item]
         try:
             if _escapes(src) is not None:
@@ -424,29 +491,27 @@ class Outliner:
             free, assigned, declared = _scope_names(src)
         except SyntaxError:
             return False
-        if declared:
-            return False
+        if declared or _defines(src) & assigned:
+            return False  # a def, class or import: the names they bind are not values
         bound = set(env)
-        if not self._inputs_ok((free | assigned) & bound, env):
+        if not self._inputs_ok(free | (assigned & bound), env):
             return False
         return not _writes_outside(src, assigned - bound)
 
-    def _scalar(self, fn: cst.FunctionDef) -> bool:
+    def _scalar(self) -> bool:
         """Can the whole function be one island: a scalar algorithm (no RowStream parameter,
         no yield, no global or nonlocal)?"""
-        sig = self.obj.signature.parameters.values()
         from looplift.api import _is_rowstream
 
+        sig = self.obj.signature.parameters.values()
         if any(_is_rowstream(p.annotation, self.obj.fn) for p in sig):
             return False
-        if self.user_fn.params.star_arg not in (None, cst.MaybeSentinel.DEFAULT) and isinstance(
-            self.user_fn.params.star_arg, cst.Param
+        if isinstance(self.user_fn.params.star_arg, cst.Param) or isinstance(
+            self.user_fn.params.star_kwarg, cst.Param
         ):
             return False
-        for n in walk(self.user_fn.body):
-            if isinstance(n, (cst.Yield, cst.Global, cst.Nonlocal, cst.Await)):
-                return False
-        return True
+        return not any(isinstance(n, (cst.Yield, cst.Global, cst.Nonlocal, cst.Await))
+                       for n in walk(self.user_fn.body))  # fmt: skip
 
     # -- making islands --------------------------------------------------------------------------
     def _name(self, s: cst.CSTNode | None) -> str:
@@ -499,19 +564,19 @@ class Outliner:
         s = u.stmt
         env = self._env(s, envs) or {}
         bound = set(env)
-        name = self._name(s)
-        if u.kind == "return value":
-            value = self._return_value(s)
-            assert value is not None
-            free, _, _ = _scope_names(f"_v = {code_of(value)}\n")
+        name = self._name(u.node)
+        if u.kind != "statement":
+            text = code_of(u.node).strip()
+            free, _, _ = _scope_names(f"_v = {text}\n")
             ins = sorted(free & bound)
-            self._define(name, ins, f"return {code_of(value).strip()}\n", self._returns())
-            self._record(name, u.kind, s, u.diag, ins, [])
-            new = cst.parse_statement(f"return {name}({', '.join(ins)})\n")
+            self._define(name, ins, f"return ({text})\n", u.returns)
+            self._record(name, u.kind, u.node, u.diag, ins, [])
+            new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(ins)})")
         else:
             src = _code([s])  # type: ignore[list-item]
             free, assigned, _ = _scope_names(src)
-            ins = sorted((free | assigned) & bound)
+            ins = sorted(free | (assigned & bound))
+            ins = [n for n in ins if n in bound]
             outs = sorted(assigned & self._read_elsewhere(fn, s))
             types_ = [self.annotations.get(o) for o in outs]
             returns = None
@@ -528,7 +593,7 @@ class Outliner:
             if len(outs) == 1 and returns:
                 lhs = f"{outs[0]}: {returns} = "
             new = cst.parse_statement(f"{lhs}{call}\n")
-        self._origin_tree(new, s)
+        self._origin_tree(new, u.node)
         return new
 
     def _read_elsewhere(self, fn: cst.FunctionDef, s: cst.CSTNode) -> set[str]:

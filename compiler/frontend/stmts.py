@@ -50,7 +50,7 @@ class StmtMixin(Context):
         if i == len(flat):
             return tail_fn(env)
         s = flat[i]
-        self.note_env(s, env.names)
+        self.note_env(s, env)
 
         def rest(env2: Env) -> Expr:
             return self.stmts(flat, i + 1, env2, tail_fn, top)

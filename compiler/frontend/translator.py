@@ -58,7 +58,7 @@ def translate(
     user = t.user_node
     if diags and user is not None:
         outliner = Outliner(dataflow_obj, user, parsed.span, parsed.origins)
-        node = user
+        node, first = user, (t, fn, diags)
         for _ in range(_ROUNDS):
             node2 = outliner.outline(node, diags, t.envs)
             if node2 is None:
@@ -69,6 +69,12 @@ def translate(
             diags = _dedupe(t.diags)
             if not diags:
                 break
+        said = {(d.span.line, d.span.col, d.message) for d in first[2]}
+        if any((d.span.line, d.span.col, d.message) not in said for d in diags):
+            # outlining made a problem of its own (a container start outlined, then mutated
+            # as a value): the user's refusals, as they were, say more
+            t, fn, diags = first
+            outliner.islands.clear()
         if outliner.islands:
             fn = dataclasses.replace(fn, islands=tuple(outliner.islands))
             if strict:

@@ -1,5 +1,4 @@
-# expect: 13:5 while
-"""A `while` loop after the aggregation: only `for` over streams is allowed."""
+"""A `while` loop after the aggregation: a Python island (issue 25) between native code."""
 
 from looplift import RowStream, dataflow
 
@@ -14,3 +13,6 @@ def steps_to_zero(xs: RowStream[int]) -> int:
         total -= 10
         steps += 1
     return steps
+
+
+EXAMPLES = {"steps_to_zero": [([(5,), (17,)],), ([],), ([(-3,)],), ([(10,), (10,)],)]}

@@ -1,5 +1,4 @@
-# expect: 12:5 with
-"""A `with` block around a computation."""
+"""A `with` block around a computation: a Python island (issue 25)."""
 
 import warnings
 
@@ -12,3 +11,6 @@ def ratio(a: int, b: int) -> float:
     with warnings.catch_warnings():
         r = a / (b + 1)
     return r
+
+
+EXAMPLES = {"ratio": [(1, 1), (7, 0), (-3, 4), (0, 2)]}

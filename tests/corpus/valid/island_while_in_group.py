@@ -1,5 +1,5 @@
-# expect: 14:9 while
-"""A `while` loop inside a group loop, halving a per-group total."""
+"""A `while` loop inside a group loop, halving a per-group total: a Python island per group
+(issue 25) after the native sum."""
 
 from looplift import RowStream, dataflow, group_by
 
@@ -15,3 +15,6 @@ def halvings(rows: RowStream[int, int]):
             total //= 2
             h += 1
         yield k, h
+
+
+EXAMPLES = {"halvings": [([(1, 5), (1, 4), (2, 1), (3, 0), (3, -7), (4, 1024)],), ([],)]}
