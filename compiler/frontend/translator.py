@@ -77,8 +77,8 @@ def translate(
             outliner.islands.clear()
         if outliner.islands:
             fn = dataclasses.replace(fn, islands=tuple(outliner.islands))
-            if strict:
-                diags = _dedupe(diags + [strict_diagnostic(i) for i in outliner.islands])
+            if strict:  # every construct that made an island, as refused without them
+                diags = _dedupe(diags + [_strict(d) for d in first[2]])
     if diags and not partial:
         raise FrontendError(diags)
     return fn, t.refs, diags
@@ -89,11 +89,15 @@ _ROUNDS = 12
 STRICT: contextvars.ContextVar[bool] = contextvars.ContextVar("looplift_strict", default=False)
 
 
+def _strict(d: Diagnostic) -> Diagnostic:
+    hint = "strict=True: this would run as a Python island otherwise"
+    return dataclasses.replace(d, hint=f"{d.hint} ({hint})" if d.hint else hint)
+
+
 def strict_diagnostic(island: Island) -> Diagnostic:
     return Diagnostic(
         island.span,
-        f"strict: {island.why}; this {island.kind} would run as a Python island "
-        f"({island.cost})",
+        f"strict: {island.why}; this {island.kind} would run as a Python island ({island.cost})",
         island.hint or "rewrite it with what compiles natively, or drop strict=True",
     )
 

@@ -17,6 +17,7 @@ from looplift.compiler.frontend.env import Binding, Carry, Rows, StateVar, Value
 from looplift.compiler.frontend.reject import RULES
 from looplift.compiler.ir.nodes import Apply, Builtin, Expr, Lambda, Lit, Prim, Var
 from looplift.compiler.ir.traverse import walk
+from looplift.api import Dataflow
 from looplift.compiler.pipeline import compile_dataflow
 from looplift.compiler.state_classes import classify_state_class
 from looplift.state import State
@@ -25,19 +26,23 @@ from tests.helpers import CORPUS, SAMPLES, import_path
 
 
 def test_two_violations_in_one_statement_are_both_reported() -> None:
-    path = CORPUS / "invalid" / "multi_in_statement.py"
+    """Each construct of a statement is reported, not only the first: the refusals that
+    ``@dataflow(strict=True)`` keeps (they are Python islands otherwise, issue 25)."""
+    path = CORPUS / "valid" / "island_in_statement.py"
     (algo,) = algorithms_of(import_path(path))
+    strict = Dataflow(algo.fn, algo.columns, strict=True)
     with pytest.raises(CompilerError) as err:
-        compile_dataflow(algo)
+        compile_dataflow(strict)
     text = str(err.value)
-    # line 19: `total += apply(lambda y: y + 1, a) + len([c for c in (a, b)])`
-    assert f"{path}:19:24: error: `lambda` is not supported" in text
-    assert f"{path}:19:50: error: list comprehensions are not supported" in text
-    # line 20: `total += (a & b) | f"{a}"`
-    assert f"{path}:20:21: error: operator `&` is not supported" in text
-    assert f"{path}:20:26: error: operator `|` is not supported" in text
-    assert f"{path}:20:28: error: bytes literals are not supported" in text
+    # line 16: `total += apply(lambda y: y + 1, a) + len([c for c in (a, b)])`
+    assert f"{path}:16:24: error: `lambda` is not supported" in text
+    assert f"{path}:16:50: error: list comprehensions are not supported" in text
+    # line 17: `total += (a & b) | len(b"ab")`
+    assert f"{path}:17:21: error: operator `&` is not supported" in text
+    assert f"{path}:17:26: error: operator `|` is not supported" in text
+    assert f"{path}:17:32: error: bytes literals are not supported" in text
     assert text.endswith("5 errors")
+    assert compile_dataflow(algo).program.fn.islands  # and without strict, two islands
 
 
 def test_every_rule_has_a_message_and_most_a_hint() -> None:

@@ -31,8 +31,10 @@ pytestmark = pytest.mark.spark
 SCALARS: dict[str, tuple[list[tuple], list[tuple]]] = {
     # algorithm: (rows on which Python returns, rows on which it raises)
     # a big int out of an island: Python's value has no 64-bit column, so both raise
-    "parse_int": ([(None,), (" 12 ",), ("x",), ("",), ("-7",), ("9223372036854775807",)],
-                  [("99999999999999999999",)]),
+    "parse_int": (
+        [(None,), (" 12 ",), ("x",), ("",), ("-7",), ("9223372036854775807",)],
+        [("99999999999999999999",)],
+    ),
     "initials": ([("ada lovelace",), ("",), ("  x  y z ",), ("é b",)], []),
     "collatz": ([(1,), (6,), (27,), (0,), (-5,), (837799,)], []),
     "power_mod": ([(2, 200), (3, 0), (12345, 77), (-3, 3)], [(0, -1)]),
