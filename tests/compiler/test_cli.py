@@ -70,13 +70,17 @@ def test_errors_exit_1_with_positions_and_no_traceback(tmp_path: Path) -> None:
         "        last = x\n"
         "    return last\n"
     )
-    r = run("--check", str(bad))
+    r = run("--check", "--strict", str(bad))  # --strict: the `while` island is refused too
     assert r.returncode == 1
     assert "Traceback" not in r.stderr
     assert f"{bad}:7:5: error: `while` loops are not supported" in r.stderr
     assert f"{bad}:11:12: error: `last` is assigned inside the loop" in r.stderr
     assert "        while n < 3:\n        ^" in r.stderr
     assert "hint:" in r.stderr and r.stderr.rstrip().endswith("2 errors")
+    r = run("--check", str(bad))  # the `while` is a Python island; the loop's `last` is not
+    assert r.returncode == 1 and "while" not in r.stderr and "Traceback" not in r.stderr
+    assert f"{bad}:11:12: error: `last` is assigned inside the loop" in r.stderr
+    assert r.stderr.rstrip().endswith("1 error")
 
 
 def test_syntax_and_import_errors_are_diagnostics(tmp_path: Path) -> None:
