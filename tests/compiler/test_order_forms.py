@@ -114,14 +114,14 @@ def test_lambda_outside_a_key_keeps_its_message(tmp_path: Path) -> None:
     def host(f, x):
         return x
 
-    @dataflow
+    @dataflow(strict=True)
     def bad(rows: RowStream[int, int, str]) -> int:
         n = 0
         for a, b, c in rows:
             n += host(lambda y: y, a)
         return n
     '''
-    text = _errors(tmp_path, src)
+    text = _errors(tmp_path, src)  # strict: a Python island otherwise (issue 25)
     assert "error: `lambda` is not supported" in text
     assert "define a module-level function (a host function)" in text
 

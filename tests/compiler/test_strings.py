@@ -164,7 +164,8 @@ def test_int_of_str_is_native_sql(tmp_path: Path) -> None:
     ],
 )  # fmt: skip
 def test_string_diagnostics(tmp_path: Path, body: str, message: str, hint: str) -> None:
-    src = "@dataflow\ndef f(s: str) -> str:\n" + textwrap.indent(body, "    ") + "\n"
+    # strict: these are Python islands otherwise (issue 25); the diagnostics stay
+    src = "@dataflow(strict=True)\ndef f(s: str) -> str:\n" + textwrap.indent(body, "    ") + "\n"
     text = _diagnostics(tmp_path, src)
     assert message in text and hint in text, text
     assert "strmod.py:" in text  # file:line:col
