@@ -115,7 +115,9 @@ class Outliner:
         self.islands: list[Island] = []
         self.functions: dict[str, Any] = {}
         self.annotations = annotations(user_fn)
-        params = [p.name.value for p in [*user_fn.params.posonly_params, *user_fn.params.params]]
+        ps = user_fn.params
+        params = [p.name.value for p in [*ps.posonly_params, *ps.params, *ps.kwonly_params]]
+        params += [p.name.value for p in (ps.star_arg, ps.star_kwarg) if isinstance(p, cst.Param)]
         try:
             _, assigned, _ = scope_names(code(list(user_fn.body.body)))
         except SyntaxError:
@@ -299,9 +301,8 @@ class Outliner:
         sig = self.obj.signature.parameters.values()
         if any(_is_rowstream(p.annotation, self.obj.fn) for p in sig):
             return False
-        if isinstance(self.user_fn.params.star_arg, cst.Param) or isinstance(
-            self.user_fn.params.star_kwarg, cst.Param
-        ):
+        ps = self.user_fn.params
+        if ps.kwonly_params or isinstance(ps.star_arg, cst.Param) or isinstance(ps.star_kwarg, cst.Param):
             return False
         return not any(isinstance(n, (cst.Yield, cst.Global, cst.Nonlocal, cst.Await))
                        for n in walk(self.user_fn.body))  # fmt: skip

@@ -111,3 +111,35 @@ def test_table(spark: Any, registered: None, name: str, form: str) -> None:
 def test_every_algorithm_has_islands() -> None:
     for name in [*SCALARS, *TABLES]:
         assert getattr(A, name).compile().program.fn.islands, name
+
+
+@pytest.fixture(scope="module")
+def built(spark: Any, tmp_path_factory: Any) -> Any:
+    """``uda-compile island_algos.py -o OUT`` (its ``islands.py`` holds the islands),
+    imported from OUT, its zip shipped to the workers as ``spark-submit --py-files`` does."""
+    import importlib
+    import sys
+
+    from looplift.compiler.cli import main
+
+    out = tmp_path_factory.mktemp("island_build")
+    assert main([A.__file__, "-o", str(out)]) == 0
+    assert (out / "island_algos" / "islands.py").exists()
+    spark.sparkContext.addPyFile(str(out / "island_algos.zip"))
+    sys.path.insert(0, str(out))
+    for m in [m for m in sys.modules if m.split(".")[0] == "island_algos"]:
+        del sys.modules[m]
+    try:
+        yield importlib.import_module("island_algos")
+    finally:
+        sys.path.remove(str(out))
+        for m in [m for m in sys.modules if m.split(".")[0] == "island_algos"]:
+            del sys.modules[m]
+
+
+@pytest.mark.parametrize("name", ["long_words", "group_parse"])
+def test_built_package(spark: Any, built: Any, name: str) -> None:
+    algo = getattr(A, name)
+    (rows,) = TABLES[name][0]
+    got = collect(built.run(spark, name, to_df(spark, rows, row_types(algo), nullable=True)))
+    assert _check(kind_of(algo), name, rows, Outcome(value=got), "built") == "same"

@@ -1,0 +1,162 @@
+"""Python islands without Spark (issue 25): which unit each refusal outlines, what
+``--explain`` says of it, and that ``strict=True`` / ``uda-compile --strict`` refuse exactly
+the programs whose ``--explain`` lists islands."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from looplift.api import Dataflow
+from looplift.compiler.cli import algorithms_of
+from looplift.compiler.errors import CompilerError
+from looplift.compiler.pipeline import compile_dataflow
+
+from tests.helpers import CORPUS, SAMPLES, import_path
+from tests.spark import island_algos as A
+
+ALGOS = [getattr(A, n) for n in dir(A) if isinstance(getattr(A, n), Dataflow)]
+
+
+def _strict(algo: Dataflow) -> Dataflow:
+    return Dataflow(algo.fn, algo.columns, strict=True)
+
+
+@pytest.mark.parametrize(
+    ("name", "kind", "inputs", "outputs"),
+    [
+        ("parse_int", "whole function", ("s",), ()),
+        ("initials", "statement", ("out", "s"), ("out",)),
+        ("collatz", "statement", ("n", "steps"), ("steps",)),
+        ("top_word", "return value", ("words",), ()),
+        ("lead", "statement", ("k", "s"), ("k",)),
+        ("group_parse", "statement", ("v",), ("x",)),
+    ],
+)
+def test_the_smallest_unit_is_outlined(name: str, kind: str, inputs: tuple, outputs: tuple) -> None:
+    (island,) = getattr(A, name).compile().program.fn.islands
+    assert (island.kind, island.inputs, island.outputs) == (kind, inputs, outputs)
+
+
+def test_explain_names_each_island_with_its_line_why_and_cost() -> None:
+    text = A.collatz.compile().explain()
+    line = next(i for i, s in enumerate(Path(A.__file__).read_text().splitlines(), 1)
+                if s.strip().startswith("while n > 1"))  # fmt: skip
+    assert "python islands" in text
+    assert f"line {line}: statement -> _island_collatz_L{line}(n, steps) -> steps" in text
+    assert "why: `while` loops are not supported" in text
+    assert "cost: one Arrow UDF per batch" in text
+    assert f"runs: native except Python island _island_collatz_L{line} (line {line})" in text
+
+
+def test_the_strategy_record_names_the_island() -> None:
+    graph = A.collatz.compile().graph
+    whys = [n.strategy.why for n in graph.nodes() if n.strategy.why]
+    assert any(w.startswith("Python island (line ") and "`while`" in w for w in whys), whys
+
+
+@pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
+def test_strict_refuses_exactly_what_explain_lists(algo: Dataflow) -> None:
+    listed = "python islands" in algo.compile().explain()
+    assert listed
+    with pytest.raises(CompilerError) as err:
+        compile_dataflow(_strict(algo))
+    assert all(d.span.line for d in err.value.diagnostics)
+    assert "strict=True" in str(err.value)
+
+
+def test_strict_accepts_native_programs() -> None:
+    for path in sorted(SAMPLES.glob("*.py"))[:6]:
+        for algo in algorithms_of(import_path(path)):
+            compiled = compile_dataflow(_strict(algo))
+            assert "python islands" not in compiled.explain()
+
+
+def test_strict_errors_are_at_the_construct(tmp_path: Path) -> None:
+    src = tmp_path / "strict_mod.py"
+    src.write_text(
+        "from looplift import dataflow\n\n\n"
+        "@dataflow(strict=True)\n"
+        "def f(n: int) -> int:\n"
+        "    while n > 10:\n"
+        "        n //= 2\n"
+        "    return n\n"
+    )
+    (algo,) = algorithms_of(import_path(src))
+    with pytest.raises(CompilerError) as err:
+        compile_dataflow(algo)
+    assert f"{src}:6:5: error: `while` loops are not supported" in str(err.value)
+
+
+def _cli(*args: str) -> subprocess.CompletedProcess:
+    return subprocess.run([sys.executable, "-m", "looplift", *args], capture_output=True,
+                          text=True, timeout=120)  # fmt: skip
+
+
+def test_uda_compile_strict() -> None:
+    path = str(CORPUS / "valid" / "island_control_flow.py")
+    r = _cli("--check", path)
+    assert r.returncode == 0, r.stderr
+    r = _cli("--explain", path)
+    assert r.returncode == 0 and r.stdout.count("python islands") == 2, r.stdout
+    r = _cli("--check", "--strict", path)
+    assert r.returncode == 1 and "Traceback" not in r.stderr
+    assert "island_control_flow.py:10:5: error: `while` loops are not supported" in r.stderr
+    assert "island_control_flow.py:18:5: error: `try`" in r.stderr
+
+
+def test_what_has_no_meaning_in_parallel_stays_refused(tmp_path: Path) -> None:
+    src = tmp_path / "unordered.py"
+    src.write_text(
+        "from looplift import RowStream, dataflow\n\n"
+        "CACHE = {}\n\n\n"
+        "@dataflow\n"
+        "def last_parsed(rows: RowStream[str]) -> int:\n"
+        "    last = 0\n"
+        "    for (s,) in rows:\n"
+        "        while s.startswith('0'):\n"
+        "            s = s[1:]\n"
+        "        last = int(s or '0')\n"
+        "    return last\n\n\n"
+        "@dataflow\n"
+        "def remember(x: int) -> int:\n"
+        "    global CACHE\n"
+        "    CACHE[x] = x\n"
+        "    return x\n"
+    )
+    module = import_path(src)
+    with pytest.raises(CompilerError, match="order"):  # an order-dependent update
+        compile_dataflow(module.last_parsed)
+    with pytest.raises(CompilerError, match="global"):  # a write to a global
+        compile_dataflow(module.remember)
+
+
+def test_an_island_of_unknown_type_asks_for_an_annotation(tmp_path: Path) -> None:
+    src = tmp_path / "untyped.py"
+    src.write_text(
+        "from looplift import dataflow\n\n\n"
+        "def helper(f, x):\n"
+        "    return f(x)\n\n\n"
+        "@dataflow\n"
+        "def f(n: int) -> int:\n"
+        "    m = helper(lambda y: y, n)\n"
+        "    return m + 1\n"
+    )
+    compiled = compile_dataflow(import_path(src).f)
+    with pytest.raises(CompilerError, match="annotation") as err:
+        _ = compiled.backend
+    assert any(d.span.line for d in err.value.diagnostics)
+
+
+def test_the_islands_are_shipped_and_built(tmp_path: Path) -> None:
+    from looplift.compiler.cli import main
+
+    out = tmp_path / "out"
+    assert main([str(CORPUS / "valid" / "island_control_flow.py"), "-o", str(out)]) == 0
+    text = (out / "island_control_flow" / "islands.py").read_text()
+    assert "_island_digits_L10 = _define(" in text
+    manifest = (out / "island_control_flow" / "manifest.json").read_text()
+    assert "island_control_flow.islands:_island_digits_L10" in manifest
+    assert "_looplift_islands_island_control_flow:" not in manifest  # no ref to the session's
