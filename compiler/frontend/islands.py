@@ -391,8 +391,28 @@ class Outliner:
         return new
 
     def _read_elsewhere(self, fn: cst.FunctionDef, s: cst.CSTNode) -> set[str]:
-        inside = {id(n) for n in walk(s)}
-        return {n.value for n in walk(fn.body) if isinstance(n, cst.Name) and id(n) not in inside}
+        """The function's names outside ``s`` (a comprehension's or lambda's own names are
+        not the function's)."""
+        out: set[str] = set()
+
+        def visit(n: cst.CSTNode, own: frozenset[str]) -> None:
+            if n is s:
+                return
+            if isinstance(n, cst.Name):
+                if n.value not in own:
+                    out.add(n.value)
+                return
+            if isinstance(n, (cst.ListComp, cst.SetComp, cst.GeneratorExp, cst.DictComp)):
+                targets = {t.value for c in walk(n) if isinstance(c, cst.CompFor)
+                           for t in walk(c.target) if isinstance(t, cst.Name)}  # fmt: skip
+                own = own | targets
+            elif isinstance(n, cst.Lambda):
+                own = own | {p.name.value for p in n.params.params}
+            for c in n.children:
+                visit(c, own)
+
+        visit(fn.body, frozenset())
+        return out
 
     def _origin_tree(self, new: cst.CSTNode, at: cst.CSTNode) -> None:
         for n in walk(new):
