@@ -143,3 +143,48 @@ def test_built_package(spark: Any, built: Any, name: str) -> None:
     (rows,) = TABLES[name][0]
     got = collect(built.run(spark, name, to_df(spark, rows, row_types(algo), nullable=True)))
     assert _check(kind_of(algo), name, rows, Outcome(value=got), "built") == "same"
+
+
+# -- the reach programs of real UDF shapes (tests/corpus/reach/udf_island_*.py) ------------------
+
+REACH: dict[str, list[tuple]] = {
+    "udf_island_parser:parse_price": [("$1,234.50",), (None,), ("abc",), (" 7 ",), ("",)],
+    "udf_island_parser:header_value": [("a=1; B = two", "b"), ("a=1;b", "b"), ("", "a"),
+                                       ("x=1;x=2", "x")],
+    "udf_island_parser:minutes": [("10:30",), ("7",), ("a:b",), ("1:2:3",), ("-1:05",)],
+    "udf_island_words:title_case": [("hello WORLD",), ("",), ("  a  b ",)],
+    "udf_island_words:acronym": [("portable network-graphics",), ("",), ("1st place",)],
+    "udf_island_words:most_common_word": [("b a B",), ("",), ("x",)],
+    "udf_island_helper:digit_root": [(0,), (9,), (99999,), (-38,), (9223372036854775807,)],
+    "udf_island_helper:reduced": [(6, 4), (0, 5), (-3, 9), (5, 0)],
+}  # fmt: skip
+REACH_TABLES: dict[str, list[tuple]] = {
+    "udf_island_words:word_stats": [(1, "wonderful surprise wow!"), (2, ""),
+                                    (3, "HELLO! tiny! extraordinary")],
+    "udf_island_helper:group_roots": [("a", 5), ("a", 7), ("b", 1000), ("c", -4), ("c", 1)],
+}  # fmt: skip
+
+
+def _reach(key: str) -> Any:
+    from tests.helpers import CORPUS, import_path
+
+    module, name = key.split(":")
+    return getattr(import_path(CORPUS / "reach" / f"{module}.py"), name)
+
+
+@pytest.mark.parametrize("key", sorted(REACH))
+def test_reach_scalar(spark: Any, key: str) -> None:
+    algo = _reach(key)
+    rows = REACH[key]
+    want = attempt(lambda: run_reference(algo, rows))
+    got = attempt(lambda: run_compiled_scalar(spark, algo, rows))
+    assert judge("scalar", want, got, key, rows) == "same"
+
+
+@pytest.mark.parametrize("key", sorted(REACH_TABLES))
+def test_reach_table(spark: Any, key: str) -> None:
+    algo = _reach(key)
+    rows = REACH_TABLES[key]
+    want = attempt(lambda: run_reference(algo, rows))
+    got = attempt(lambda: run_compiled(spark, algo, rows))
+    assert judge(kind_of(algo), want, got, key, rows) == "same"
