@@ -49,8 +49,9 @@ REPRODUCERS = {
     # what the backend refuses is refused by --check too, at the construct
     "repro_percent_str.py": ('from looplift import dataflow\n\n\n@dataflow\n'
                              'def fmt(s: str) -> str:\n    return "n=%d" % s\n', 1),  # fmt: skip
+    # a conversion with no native lowering is a Python island (issue 25): it builds
     "repro_percent_spec.py": ('from looplift import dataflow\n\n\n@dataflow\n'
-                              'def fmt(x: int) -> str:\n    return "n=%5x" % x\n', 1),  # fmt: skip
+                              'def fmt(x: int) -> str:\n    return "n=%5x" % x\n', 0),  # fmt: skip
     "repro_two_streams.py": (
         "from looplift import RowStream, dataflow\n\n\n@dataflow\n"
         "def two(a: RowStream[int], b: RowStream[int]) -> int:\n    t = 0\n"
@@ -140,7 +141,7 @@ def test_reproducers(name: str, reproducers: Path, tmp_path: Path) -> None:
     path = reproducers / name
     rc, explained = _agree(path, tmp_path / "out")
     assert rc == REPRODUCERS[name][1]
-    if rc == 0:
+    if rc == 0 and "python islands" not in explained:
         assert _native_means_no_python(path, explained) >= 1
 
 
@@ -151,7 +152,7 @@ def test_the_reproducers_say_why(reproducers: Path) -> None:
     assert "hint: " in err
     _, _, err = _run("--check", str(reproducers / "repro_percent_str.py"))
     assert ":6:12: error:" in err and "`%d` formats a number" in err and "hint: " in err
-    _, _, err = _run("--check", str(reproducers / "repro_percent_spec.py"))
+    _, _, err = _run("--check", "--strict", str(reproducers / "repro_percent_spec.py"))
     assert ":6:12: error: the `%` conversion `%5x` is not supported" in err
 
 
