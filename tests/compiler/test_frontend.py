@@ -9,6 +9,7 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from looplift.api import Dataflow
 from looplift.compiler import frontend
 from looplift.compiler.backend.state_expr import state_expr_sql
 from looplift.compiler.cli import algorithms_of
@@ -17,7 +18,6 @@ from looplift.compiler.frontend.env import Binding, Carry, Rows, StateVar, Value
 from looplift.compiler.frontend.reject import RULES
 from looplift.compiler.ir.nodes import Apply, Builtin, Expr, Lambda, Lit, Prim, Var
 from looplift.compiler.ir.traverse import walk
-from looplift.api import Dataflow
 from looplift.compiler.pipeline import compile_dataflow
 from looplift.compiler.state_classes import classify_state_class
 from looplift.state import State

@@ -4,13 +4,12 @@ vectorized Python at the smallest enclosing unit (``compiler/frontend/islands.py
 from __future__ import annotations
 
 from collections import Counter
-from typing import Optional
 
 from looplift import RowStream, dataflow, group_by
 
 
 @dataflow
-def parse_int(s: Optional[str]) -> Optional[int]:
+def parse_int(s: str | None) -> int | None:
     """A bare ``except:`` around parsing: the whole function is one island."""
     try:
         return int(s.strip())
@@ -76,7 +75,7 @@ def safe_div(a: int, b: int) -> int:
 
 
 @dataflow
-def lead(s: Optional[str]) -> Optional[int]:
+def lead(s: str | None) -> int | None:
     """None crossing the boundary both ways."""
     n = None
     if s is not None:
