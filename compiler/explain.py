@@ -49,6 +49,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     whole = getattr(made, "in_python", "")  # a scalar run as one Python call
     if whole:
         what = "scalar (1:1): the whole function as one vectorized Python call per batch"
+    elif any(i.kind == "whole function" for i in fn.islands):
+        what = "scalar (1:1): the whole function as one Python island (one Arrow UDF per batch)"
     out.append(f"  kind: {what}")
     if fn.columns:
         out.append(f"  columns: {', '.join(fn.columns)}")
