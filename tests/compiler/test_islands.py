@@ -18,6 +18,7 @@ from tests.helpers import CORPUS, SAMPLES, import_path
 from tests.spark import island_algos as A
 
 ALGOS = [getattr(A, n) for n in dir(A) if isinstance(getattr(A, n), Dataflow)]
+assert len(ALGOS) >= 12
 
 
 def _strict(algo: Dataflow) -> Dataflow:

@@ -109,3 +109,41 @@ def group_parse(rows: RowStream[str, str]):
                 x = 0
             total += x
         yield k, total
+
+
+@dataflow(columns=("k", "path"))
+def ordered_path(rows: RowStream[str, int, str]):
+    """An island in an ordered loop's body (the ordered carry stays the loop's)."""
+    for k, g in group_by(0, rows, order_by=1):
+        path = ""
+        for _k, _t, page in g:
+            step = page
+            while step.startswith("/"):
+                step = step[1:]
+            path = path + ">" + step if path else step
+        yield k, path
+
+
+@dataflow(columns=("k", "total"))
+def digits_total(rows: RowStream[str, str]):
+    """An island per row in a group's sum that raises what Python raises (ValueError)."""
+    for k, g in group_by(0, rows):
+        total = 0
+        for _, v in g:
+            n = 0
+            for ch in v:
+                n = n * 10 + int(ch)
+            total += n
+        yield k, total
+
+
+def _apply(f, x):  # no annotation: the island's type is learned from the data
+    return f(x)
+
+
+@dataflow(columns=("k", "m"))
+def probed(rows: RowStream[int, int]):
+    """An island whose type nothing says: a DataFrame call learns it from its first rows."""
+    for k, n in rows:
+        m = _apply(lambda y: y * 3, n)
+        yield k, m + 1

@@ -46,6 +46,8 @@ SCALARS: dict[str, tuple[list[tuple], list[tuple]]] = {
 TABLES: dict[str, tuple[list[list[tuple]], list[list[tuple]]]] = {
     "long_words": ([[(1, "a quick brown fox"), (2, ""), (3, "jumps  over lazy dogs")]], []),
     "group_parse": ([[("a", "1"), ("a", "x"), ("b", " 5"), ("b", "2"), ("c", "")]], []),
+    "ordered_path": ([[("u", 2, "//b"), ("u", 1, "/a"), ("v", 5, "c"), ("u", 3, "")]], []),
+    "digits_total": ([[("a", "12"), ("a", "0"), ("b", "")]], [[("a", "1"), ("b", "2x")]]),
 }
 
 
@@ -188,3 +190,13 @@ def test_reach_table(spark: Any, key: str) -> None:
     want = attempt(lambda: run_reference(algo, rows))
     got = attempt(lambda: run_compiled(spark, algo, rows))
     assert judge(kind_of(algo), want, got, key, rows) == "same"
+
+
+def test_an_island_typed_by_the_first_rows(spark: Any) -> None:
+    """Nothing says the island's type: the DataFrame call probes its input's first rows, as
+    for a host function (a build has no rows and asks for an annotation: test_islands.py of
+    tests/compiler)."""
+    rows = [(1, 1), (2, -4), (3, 2**40)]
+    want = attempt(lambda: run_reference(A.probed, rows))
+    got = attempt(lambda: run_compiled(spark, A.probed, rows))
+    assert judge("table", want, got, "probed", rows) == "same"
