@@ -125,7 +125,8 @@ def built(spark: Any, tmp_path_factory: Any) -> Any:
     from looplift.compiler.cli import main
 
     out = tmp_path_factory.mktemp("island_build")
-    assert main([A.__file__, "-o", str(out)]) == 0
+    only = [x for n in BUILT for x in ("--only", n)]  # (`probed` needs its first rows)
+    assert main([A.__file__, *only, "-o", str(out)]) == 0
     assert (out / "island_algos" / "islands.py").exists()
     spark.sparkContext.addPyFile(str(out / "island_algos.zip"))
     sys.path.insert(0, str(out))
@@ -139,7 +140,10 @@ def built(spark: Any, tmp_path_factory: Any) -> Any:
             del sys.modules[m]
 
 
-@pytest.mark.parametrize("name", ["long_words", "group_parse"])
+BUILT = ["long_words", "group_parse", "ordered_path", "digits_total"]
+
+
+@pytest.mark.parametrize("name", BUILT)
 def test_built_package(spark: Any, built: Any, name: str) -> None:
     algo = getattr(A, name)
     (rows,) = TABLES[name][0]
@@ -200,3 +204,26 @@ def test_an_island_typed_by_the_first_rows(spark: Any) -> None:
     want = attempt(lambda: run_reference(A.probed, rows))
     got = attempt(lambda: run_compiled(spark, A.probed, rows))
     assert judge("table", want, got, "probed", rows) == "same"
+
+
+def test_incremental_view(spark: Any, tmp_path: Any) -> None:
+    """An island per row inside a group's sum (``digits_total``), maintained under inserts
+    and deletes; a batch on which the island raises is refused with Python's class."""
+    from tests.spark.harness import assert_same
+
+    algo = A.digits_total
+    good = [("a", "12"), ("a", "0"), ("b", "7")]
+    view = algo.incremental(spark, str(tmp_path / "digits_total"))
+    try:
+        view.apply_rows(good, [1] * len(good))
+        assert_same("table", view.result_rows(), run_reference(algo, good), "view")
+        version = view.version
+        with pytest.raises(Exception) as info:  # noqa: PT011 - the class is checked below
+            view.apply_rows([("b", "4x")], [1])
+        assert "ValueError" in f"{type(info.value).__name__}: {info.value}", info.value
+        assert "invalid literal for int() with base 10: 'x'" in str(info.value)
+        assert view.version == version
+        view.apply_rows(good[:1], [-1])
+        assert_same("table", view.result_rows(), run_reference(algo, good[1:]), "view delete")
+    finally:
+        view.close()
