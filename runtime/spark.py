@@ -515,16 +515,27 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
                 if t is not None and i < len(cols):
                     cols[i] = [_py_in(v, t) for v in cols[i]]
             path, *cols = cols  # the first argument: is the row on the call's path
-            out: list[Any] = []
+            vs: list[Any] = []
+            es: list[Any] = []
+            off: list[bool] = []  # rows where Python does not call the function: null
             for on, *xs in zip(path, *cols, strict=True):
-                if not on:  # a row where Python does not call the function
-                    out.append(None)
+                off.append(not on)
+                if not on:
+                    vs.append(None)
+                    es.append(None)
                     continue
                 try:
-                    out.append({"v": _out(_fn(*xs), _t), "e": None})
+                    vs.append(_out(_fn(*xs), _t))
+                    es.append(None)
                 except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used
-                    out.append({"v": None, "e": f"looplift: {_name}: {type(exc).__name__}: {exc}"})
-            return pa.array(out, type=_at)
+                    vs.append(None)
+                    es.append(f"looplift: {_name}: {type(exc).__name__}: {exc}")
+            # the struct from its two columns (not from a dict per row: half the time)
+            fields = [_at.field(0), _at.field(1)]
+            return pa.StructArray.from_arrays(
+                [pa.array(vs, type=fields[0].type), pa.array(es, type=fields[1].type)],
+                fields=fields, mask=pa.array(off, type=pa.bool_()),
+            )  # fmt: skip
 
         spark.udf.register(name, arrow_udf(call, struct, functionType=ArrowUDFType.SCALAR))
         done.add(name)
