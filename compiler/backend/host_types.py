@@ -112,7 +112,7 @@ def _island_passthrough(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | N
     outs = getattr(fn, "__looplift_island_passthrough__", None)
     if not outs or any(i is None or i >= len(arg_types) for i in outs):
         return None
-    types_ = [arg_types[i] for i in outs]
+    types_ = ["bool" if i == -1 else arg_types[i] for i in outs]  # -1: did it `continue`
     if not all(_known(t) for t in types_):
         return None
     if len(types_) == 1:

@@ -195,11 +195,51 @@ def escapes(stmts_src: str) -> str | None:
             if not self.loops:
                 self.why = self.why or "it leaves an enclosing loop"
 
-        visit_Continue = visit_Break
+        def visit_Continue(self, n: ast.AST) -> None:
+            if not self.loops:
+                self.continues = True
 
     v = V()
+    v.continues = False  # type: ignore[attr-defined]
     v.visit(tree)
-    return v.why
+    return v.why or (CONTINUES if v.continues else None)  # type: ignore[attr-defined]
+
+
+#: what :func:`escapes` says of code whose only way out is ``continue`` of the loop around
+#: it: an island that returns a flag, and ``if flag: continue`` after its call
+CONTINUES = "it continues the enclosing loop"
+
+
+class ContinueAsReturn(cst.CSTTransformer):
+    """``continue`` of the loop around an island's code → ``return (True, <outputs>)`` (a
+    name not bound yet is None: the rest of the iteration, which reads it, is skipped)."""
+
+    def __init__(self, outs: list[str]) -> None:
+        self.outs = outs
+        self.depth = 0
+
+    def visit_For(self, node: cst.For) -> bool:
+        self.depth += 1
+        return True
+
+    def leave_For(self, original: cst.For, updated: cst.For) -> cst.For:
+        self.depth -= 1
+        return updated
+
+    visit_While = visit_For  # type: ignore[assignment]
+    leave_While = leave_For  # type: ignore[assignment]
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def leave_Continue(self, original: cst.Continue, updated: cst.Continue) -> Any:
+        if self.depth:
+            return updated
+        vals = ", ".join(["True", *(f"locals().get({o!r})" for o in self.outs)])
+        return cst.parse_statement(f"return ({vals},)\n").body[0]
 
 
 def writes_outside(stmts_src: str, local: set[str]) -> bool:

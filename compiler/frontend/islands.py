@@ -37,7 +37,9 @@ from ..errors import Diagnostic
 from ..ir.nodes import UNKNOWN, Span
 from .env import Carry, MaybeUnbound, Poison, Value
 from .island_syntax import (
+    CONTINUES,
     COST,
+    ContinueAsReturn,
     ISLAND_PREFIX,
     Island,
     annotations,
@@ -281,7 +283,7 @@ class Outliner:
     def _block_ok(self, s: cst.CSTNode, env: dict[str, Any]) -> bool:
         src = code([s])  # type: ignore[list-item]
         try:
-            if escapes(src) is not None:
+            if escapes(src) not in (None, CONTINUES):
                 return False
             free, assigned, declared = scope_names(src)
         except SyntaxError:
@@ -376,6 +378,11 @@ class Outliner:
             returns = None
             if outs and all(types_):
                 returns = types_[0] if len(outs) == 1 else f"tuple[{', '.join(types_)}]"  # type: ignore[arg-type]
+            if escapes(src) == CONTINUES:  # `continue`: a flag first, then the outputs
+                new = self._continuing(u, name, ins, outs)
+                for n in new.nodes:
+                    self._origin_tree(n, u.node)
+                return new
             ret = ("return " + ", ".join(outs) + "\n") if outs else ""
             made = self._define(name, ins, src + ret, returns)
             made.__looplift_island_passthrough__ = tuple(
@@ -389,6 +396,22 @@ class Outliner:
             new = cst.parse_statement(f"{lhs}{call}\n")
         self._origin_tree(new, u.node)
         return new
+
+    def _continuing(self, u: _Unit, name: str, ins: list[str], outs: list[str]) -> Any:
+        """A statement that may ``continue`` the loop around it: the island returns whether
+        it did and the outputs; ``if <flag>: continue`` follows its call."""
+        body = u.stmt.visit(ContinueAsReturn(outs))
+        vals = ", ".join(["False", *outs])
+        types_ = [self.annotations.get(o) for o in outs]
+        returns = f"tuple[{', '.join(['bool', *types_])}]" if all(types_) else None  # type: ignore[list-item]
+        made = self._define(name, ins, code([body]) + f"return ({vals},)\n", returns)  # type: ignore[list-item]
+        made.__looplift_island_passthrough__ = (-1, *(ins.index(o) if o in ins else None
+                                                      for o in outs))  # fmt: skip
+        self._record(name, u.kind, u.stmt, u.diag, ins, outs)
+        flag = f"{ISLAND_PREFIX}continue_{name[len(ISLAND_PREFIX):]}"
+        lines = cst.parse_module(f"{', '.join([flag, *outs])} = {name}({', '.join(ins)})\n"
+                                 f"if {flag}:\n    continue\n")  # fmt: skip
+        return cst.FlattenSentinel(lines.body)
 
     def _read_elsewhere(self, fn: cst.FunctionDef, s: cst.CSTNode) -> set[str]:
         """The function's names outside ``s`` (a comprehension's or lambda's own names are

@@ -147,3 +147,28 @@ def probed(rows: RowStream[int, int]):
     for k, n in rows:
         m = _apply(lambda y: y * 3, n)
         yield k, m + 1
+
+
+@dataflow(columns=("k", "total"))
+def skip_bad(rows: RowStream[str, str]):
+    """A bare ``except: continue`` per row: the island returns whether it continued."""
+    for k, g in group_by(0, rows):
+        total = 0
+        for _, v in g:
+            try:
+                x: int = int(v)
+            except:  # noqa: E722
+                continue
+            total += x
+        yield k, total
+
+
+@dataflow(columns=("i", "n"))
+def rows_skip(rows: RowStream[int, str]):
+    """``except Exception: continue`` in a loop over rows: rows that fail yield nothing."""
+    for i, v in rows:
+        try:
+            n: int = int(v) * 2
+        except Exception:
+            continue
+        yield i, n
