@@ -39,8 +39,8 @@ from .env import Carry, MaybeUnbound, Poison, Value
 from .island_syntax import (
     CONTINUES,
     COST,
-    ContinueAsReturn,
     ISLAND_PREFIX,
+    ContinueAsReturn,
     Island,
     annotations,
     code,
