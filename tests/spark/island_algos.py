@@ -3,6 +3,7 @@ vectorized Python at the smallest enclosing unit (``compiler/frontend/islands.py
 
 from __future__ import annotations
 
+import contextlib
 from collections import Counter
 
 from looplift import RowStream, dataflow, group_by
@@ -172,3 +173,21 @@ def rows_skip(rows: RowStream[int, str]):
         except Exception:
             continue
         yield i, n
+
+
+def _bump(f, x) -> int:
+    return f(x)
+
+
+@dataflow
+def encoded_len(s: str) -> int:
+    """A `with` holding a `return`: the whole function is one island."""
+    with contextlib.suppress(UnicodeEncodeError):
+        return len(s.encode("utf-8"))
+    return -1
+
+
+@dataflow
+def bumped(n: int) -> int:
+    """A lambda passed to a helper, returned: the returned value is the island."""
+    return _bump(lambda y: y + 1, n)
