@@ -8,6 +8,7 @@ import subprocess
 import sys
 import time
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -126,12 +127,19 @@ def test_compiling_a_sample_is_fast_and_never_starts_spark() -> None:
     assert time.perf_counter() - t0 < 10
 
 
-def test_every_sample_explains() -> None:
+def test_every_sample_explains(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:
+    """In this process (a subprocess per sample cost 17 s; the tests above run the
+    command itself), with the graph's invariants verified."""
+    from looplift.compiler.cli import main
+
+    monkeypatch.setenv("LOOPLIFT_VERIFY", "1")
     for path in sorted(SAMPLES.glob("*.py")):
         if "@dataflow\n" not in path.read_text() and "@dataflow(" not in path.read_text():
             continue
-        r = run("--explain", str(path))
-        assert r.returncode == 0, f"{path.name}: {r.stderr}"
+        code = main(["--explain", str(path)])
+        out = capsys.readouterr()
+        assert code == 0, f"{path.name}: {out.err}"
+        assert "algorithm " in out.out, path.name
 
 
 # -- crash classes found by the mutation fuzzer (tests/fuzz, tests/compiler/test_mutants.py) --
