@@ -103,12 +103,30 @@ def test_graph_dot_and_dump_after(tmp_path: Path) -> None:
     assert "# avg_path after let_normalize" in r.stdout and "seq#open(ts)" in r.stdout
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
 def test_graph_svg(tmp_path: Path) -> None:
     out = tmp_path / "g.svg"
     r = run("samples/clickstream.py", "--graph", str(out))
     assert r.returncode == 0, r.stderr
     assert "<svg" in out.read_text()
+
+
+def test_graph_svg_without_a_system_graphviz(tmp_path: Path) -> None:
+    """With no `dot` on PATH, the Graphviz port installed with the package draws."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    out = tmp_path / "g.svg"
+    env = {**os.environ, "PATH": str(empty)}
+    r = subprocess.run([*CLI, "samples/clickstream.py", "--graph", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, env=env)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "graphviz-pure" in out.read_text()  # the port's generator comment
+    assert "<svg" in out.read_text()
+
+
+def test_version() -> None:
+    r = run("--version")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("uda-compile 0.1.0 (pyspark 4."), r.stdout
 
 
 def test_compiling_a_sample_is_fast_and_never_starts_spark() -> None:
