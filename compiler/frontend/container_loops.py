@@ -25,14 +25,15 @@ from collections.abc import Callable
 import libcst as cst
 
 from ..ir.nodes import UNIT, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
-from .container_reads import ContainerReadMixin, CView
-from .env import Env, Value
+from .container_reads import CView
+from .env import Carry, Env, Value
 from .syntax import assigned_names, code_of, is_name, walk
+from .value_lists import ValueListMixin
 
 __all__ = ["ContainerLoopMixin"]
 
 
-class ContainerLoopMixin(ContainerReadMixin):
+class ContainerLoopMixin(ValueListMixin):
     def loop_view(self, it: cst.BaseExpression, env: Env) -> CView | None:
         """What a ``for`` over container values iterates: a container expression,
         ``enumerate(...)``, ``zip(...)`` or ``range(len(...))`` / ``range(n)``."""
@@ -68,10 +69,10 @@ class ContainerLoopMixin(ContainerReadMixin):
                     and isinstance(arg.func, cst.Name)
                     and arg.func.value == "len"
                 ):
-                    return None
+                    return self.cview(it, env)  # `range(n)`: a range of ints
                 counted = self.cview(arg.args[0].value, env) if len(arg.args) == 1 else None
                 if counted is None:
-                    return None
+                    return self.cview(it, env)  # `range(len(s))` of a str: a range of ints
                 n = Apply(Prim("len"), (counted.expr,), span=self.span(arg))
                 return CView(Apply(Prim("c_range"), (n,), span=sp), False, True, counted.binding)
         return self.cview(it, env)
@@ -85,6 +86,10 @@ class ContainerLoopMixin(ContainerReadMixin):
         body_stmts = list(s.body.body)
         outer = [n for n in sorted(assigned_names(body_stmts, deep=True)) if n in env.names]
         bad = [n for n in outer if type(env.names[n]) is not Value]
+        if bad and all(isinstance(env.names[n], Carry) for n in bad):
+            summed = self.inner_sums(s, env)
+            if summed is not None:  # `n += 1` per word in a loop over rows: add the word count
+                return self._chain(summed, env, rest)
         if bad:
             raise self.error(
                 s,
@@ -120,6 +125,21 @@ class ContainerLoopMixin(ContainerReadMixin):
         for name, val in reversed(hoisted):
             out = Let(name, val, out, span=sp)
         return out
+
+    def _chain(self, stmts: list[cst.CSTNode], env: Env, rest: Callable[[Env], Expr]) -> Expr:
+        """Translate ``stmts`` (simple statements and loops over values), then ``rest``."""
+
+        def step(k: int, env_k: Env) -> Expr:
+            if k == len(stmts):
+                return rest(env_k)
+            s = stmts[k]
+            if isinstance(s, cst.For):
+                done = self.container_for(s, env_k, lambda e: step(k + 1, e))
+                assert done is not None
+                return done
+            return self.simple(s, env_k, lambda e: step(k + 1, e))  # type: ignore[attr-defined]
+
+        return step(0, env)
 
     def _hoist_reads(self, e: Expr, hoisted: list[tuple[str, Expr]]) -> Expr:
         """Replace every ``c#value()`` inside ``e`` by a variable bound in ``hoisted``."""

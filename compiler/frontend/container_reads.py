@@ -108,6 +108,9 @@ class ContainerReadMixin(Context):
         host = self.host_list(node, env)
         if host is not None:
             return host
+        per_row = self.value_list(node, env)
+        if per_row is not None:  # `s.split()`, `range(n)`, `combinations(xs, 2)` ...
+            return per_row
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             base = node.func.value
             meth = node.func.attr.value
@@ -183,6 +186,10 @@ class ContainerReadMixin(Context):
                 hi = self.expr(sl.upper, env) if sl.upper is not None else Lit(None)
                 return CView(Apply(Prim("c_slice"), (inner.expr, lo, hi), span=sp), inner.items,
                              True, inner.binding)  # fmt: skip
+        return None
+
+    def value_list(self, node: cst.BaseExpression, env: Env) -> CView | None:
+        """A list computed per row (``value_lists.py`` fills this in)."""
         return None
 
     def key_function(self, node: cst.BaseExpression, env: Env) -> Lambda:
