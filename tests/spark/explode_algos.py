@@ -1,0 +1,182 @@
+"""Algorithms looping over lists computed per row (``test_explode.py``): ``s.split()``,
+``s.split(sep)``, ``range``, ``re.findall``, ``enumerate``, ``zip`` and
+``itertools.combinations`` / ``permutations`` / ``product``, in a scalar algorithm
+(comprehensions, folds), in a loop over rows (a yield per element: explode) and in a
+loop over groups (per-word counts summed)."""
+
+from __future__ import annotations
+
+import itertools
+import re
+from itertools import combinations
+from typing import Optional
+
+from looplift import RowStream, dataflow, group_by
+
+STOP = ("a", "an", "the", "of", "and")
+
+
+# -- scalars: comprehensions and folds over a list of the row's values -------------------------
+
+
+@dataflow
+def word_stats(s: str):
+    """Words by whitespace (runs of Unicode whitespace, no empty words) and by a separator
+    (empty strings kept), each read several ways."""
+    n = 0
+    chars = 0
+    for w in s.split():
+        n += 1
+        chars += len(w)
+    lowered = [w.lower() for w in s.split(",") if w]
+    kept = sum(1 for w in s.split() if w.lower() not in STOP)
+    longest = max([len(w) for w in s.split()], default=-1)
+    parts = s.split(",")
+    firsts = "".join([p[:1] for p in parts])
+    distinct = len({w for w in s.split()})
+    return n, chars, "|".join(lowered), kept, longest, firsts, len(parts), distinct
+
+
+@dataflow
+def maybe_words(s: Optional[str]) -> int:
+    if s is None:
+        return -1
+    return len([w for w in s.split() if w])
+
+
+@dataflow
+def split_none(s: Optional[str]) -> int:
+    """Iterating ``None.split()`` raises AttributeError, as in Python."""
+    n = 0
+    for w in s.split():
+        n += len(w)
+    return n
+
+
+@dataflow
+def ranges(a: int, b: int, step: int):
+    """``range`` of one, two and three arguments; empty ranges, negative steps."""
+    t1 = 0
+    for i in range(a):
+        t1 += i
+    t2 = [i * 2 for i in range(a, b)]
+    t3 = 0
+    for i in range(a, b, 3):
+        t3 += i
+    down = [i for i in range(b, a, -2)]
+    total = 0
+    count = 0
+    for i in range(a, b, step):
+        total += i
+        count += 1
+    return t1, sum(t2), len(t2), t3, sum(down), len(down), total, count
+
+
+@dataflow
+def range_zero(n: int) -> int:
+    """A zero step raises ValueError."""
+    t = 0
+    for i in range(0, 10, n):
+        t += i
+    return t
+
+
+@dataflow
+def big_range(lo: int, hi: int, step: int):
+    """Ranges near the 64-bit limits: counted without overflow."""
+    xs = [i for i in range(lo, hi, step)]
+    return len(xs), xs[0] if xs else 0, xs[-1] if xs else 0
+
+
+@dataflow
+def numbers(s: str) -> int:
+    """``re.findall`` of a pattern: the matches as ints."""
+    t = 0
+    for m in re.findall(r"[0-9]+", s):
+        t += int(m)
+    return t
+
+
+@dataflow
+def positions(s: str) -> str:
+    """``enumerate`` and ``zip`` of words."""
+    ws = s.split()
+    tagged = [f"{i}:{w}" for i, w in enumerate(ws)]
+    after = [f"{a}>{b}" for a, b in zip(ws, ws[1:])]
+    first = ""
+    for i, w in enumerate(ws, 1):
+        if len(w) > 1 and first == "":
+            first = f"{i}{w}"
+    return " ".join(tagged) + "/" + " ".join(after) + "/" + first
+
+
+@dataflow
+def pair_stats(s: str):
+    """combinations / permutations / product of the words."""
+    ws = s.split()
+    pairs = [a + b for a, b in combinations(ws, 2)]
+    triples = len([1 for a, b, c in itertools.combinations(ws, 3) if a < b < c])
+    perms = [a + "-" + b for a, b in itertools.permutations(ws, 2)]
+    prod = [f"{a}{n}" for a, n in itertools.product(ws, range(2))]
+    return ",".join(pairs), triples, ",".join(perms), ",".join(prod)
+
+
+# -- a table algorithm: one row per word -----------------------------------------------------
+
+
+@dataflow(columns=("id", "pos", "word"))
+def explode_words(rows: RowStream[int, str]):
+    for rid, text in rows:
+        for i, w in enumerate(text.split()):
+            if w.lower() not in STOP:
+                yield rid, i, w.lower()
+
+
+@dataflow(columns=("id", "a", "b"))
+def bigrams(rows: RowStream[int, str]):
+    for rid, text in rows:
+        ws = text.split()
+        for a, b in zip(ws, ws[1:]):
+            yield rid, a, b
+
+
+@dataflow(columns=("id", "a", "b"))
+def word_pairs(rows: RowStream[int, str]):
+    for rid, text in rows:
+        for a, b in combinations(text.split(","), 2):
+            yield rid, a, b
+
+
+@dataflow(columns=("id", "i"))
+def counted(rows: RowStream[int, int]):
+    for rid, n in rows:
+        for i in range(n % 7):
+            yield rid, i
+
+
+# -- groups: per-word counts summed ----------------------------------------------------------
+
+
+@dataflow(columns=("key", "words", "kept", "chars"))
+def group_word_counts(rows: RowStream[int, str]):
+    for k, g in group_by(0, rows):
+        words = 0
+        kept = 0
+        chars = 0
+        for _, text in g:
+            for w in text.split():
+                words += 1
+                if w.lower() not in STOP:
+                    kept += 1
+                    chars += len(w)
+        yield k, words, kept, chars
+
+
+@dataflow
+def total_words(rows: RowStream[int, str]) -> int:
+    n = 0
+    for _, text in rows:
+        for w in text.split():
+            if w not in STOP:
+                n += 1
+    return n
