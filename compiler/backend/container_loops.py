@@ -17,6 +17,7 @@ from looplift.sqltext import sql_string
 from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Prim, Var, attr
 from ..primitives.containers import element_type
 from ..primitives.typerules import unify
+from .errors import BackendError
 from .rules import Emitter, form, form_type
 from .typevocab import Type, Typing, spark_type
 
@@ -57,12 +58,36 @@ def each_row_types(e: Expr, a: Any, ty: Typing) -> list[Type] | None:
     return list(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
 
 
+def iterated_type(t: Type, span: Any = None) -> Type:
+    """The element type of what a loop iterates: a list's elements, a str's characters;
+    anything else is not iterable natively (a BackendError)."""
+    if t == "str":
+        return "str"
+    if isinstance(t, tuple) and t[0] == "list" or t in ("any", "none"):
+        return element_type(t)
+    shown = t[0] if isinstance(t, tuple) else t
+    raise BackendError(f"a loop over a value of type {shown} is not supported natively; loop over "
+                       "a list (`s.split()`, `range(n)`, a container's values)", span)  # fmt: skip
+
+
+def iterated_sql(r: Emitter, lst: Expr) -> str:
+    """The array a loop iterates: a list as it is, a str as its characters (code points;
+    Java's ``.`` takes a surrogate pair as one), TypeError when it is None."""
+    sql = r.expr(lst)
+    if r.ty.of(lst) == "str":
+        sql = f"regexp_extract_all({sql}, '(?s).', 0)"
+    if r.ty.may_be_null(lst):
+        none = sql_string("looplift: 'NoneType' object is not iterable (Python raises TypeError)")
+        return f"(CASE WHEN {r.expr(lst)} IS NULL THEN raise_error({none}) ELSE {sql} END)"
+    return sql
+
+
 @form_type("each")
 def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     """Type an ``each``: its element parameter, every binder of its body, its rows."""
     lst, lam = v.args
     assert isinstance(lam, Lambda)
-    ty.types[lam.params[0]] = element_type(ty.of(lst))
+    ty.types[lam.params[0]] = iterated_type(ty.of(lst), lst.span)
 
     def reg(e: Expr) -> None:
         while isinstance(e, Let):
@@ -97,7 +122,7 @@ def each_sql(r: Emitter, v: Any) -> str:
     rows = _row_parts(sub, local, tail, [])
     if not rows:
         return "array()"
-    return f"flatten(transform({r.expr(lst)}, {var} -> {_rows_array(rows, r.depth)}))"
+    return f"flatten(transform({iterated_sql(r, lst)}, {var} -> {_rows_array(rows, r.depth)}))"
 
 
 def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
@@ -256,4 +281,4 @@ def fold_sql(r: Emitter, v: Any) -> str:
     step_rows = f"concat({av}._2, {_rows_array(got, r.depth)})" if got else f"{av}._2"
     start = f"named_struct('_1', CAST({r.expr(init)} AS {ctype}), '_2', CAST(array() AS {rtype}))"
     step = f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})"
-    return f"aggregate({r.expr(lst)}, {start}, ({av}, {ev}) -> {step})"
+    return f"aggregate({iterated_sql(r, lst)}, {start}, ({av}, {ev}) -> {step})"

@@ -274,7 +274,10 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             return t[1][i], True
         return "any", True
     if op in PRIMITIVES:  # literal arguments may decide it (``combinations(xs, 2)``)
-        return PRIMITIVES[op].result_type(ts, [x.value if isinstance(x, Lit) else None for x in args]), null
+        try:
+            return PRIMITIVES[op].result_type(ts, [x.value if isinstance(x, Lit) else None for x in args]), null
+        except TypeRefused as e:
+            raise BackendError(str(e)) from None
     return "any", True
 
 

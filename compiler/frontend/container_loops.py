@@ -46,7 +46,7 @@ class ContainerLoopMixin(ValueListMixin):
             pos = [a.value for a in it.args if a.keyword is None and not a.star]
             sp = self.span(it)
             if fname == "enumerate" and pos and len(it.args) in (1, 2):
-                inner = self.cview(pos[0], env)
+                inner = self.cview(pos[0], env) or self.iterated(pos[0], env)
                 if inner is None:
                     return None
                 self._need_order(inner, it)
@@ -54,7 +54,7 @@ class ContainerLoopMixin(ValueListMixin):
                 e = Apply(Prim("c_enumerate"), (inner.expr, start), span=sp)
                 return CView(e, False, True, inner.binding)
             if fname == "zip" and len(pos) >= 2 and len(pos) == len(it.args):
-                views = [self.cview(p, env) for p in pos]
+                views = [self.cview(p, env) or self.iterated(p, env) for p in pos]
                 if any(v is None for v in views):
                     return None
                 for v in views:
@@ -75,7 +75,7 @@ class ContainerLoopMixin(ValueListMixin):
                     return self.cview(it, env)  # `range(len(s))` of a str: a range of ints
                 n = Apply(Prim("len"), (counted.expr,), span=self.span(arg))
                 return CView(Apply(Prim("c_range"), (n,), span=sp), False, True, counted.binding)
-        return self.cview(it, env)
+        return self.cview(it, env) or self.iterated(it, env)
 
     def container_for(self, s: cst.For, env: Env, rest: Callable[[Env], Expr]) -> Expr | None:
         """A ``for`` over container values, or None when ``s`` does not iterate one."""

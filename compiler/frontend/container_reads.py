@@ -188,8 +188,12 @@ class ContainerReadMixin(Context):
                              True, inner.binding)  # fmt: skip
         return None
 
-    def value_list(self, node: cst.BaseExpression, env: Env) -> CView | None:
+    def value_list(self, node: cst.BaseExpression, env: Env, iterating: bool = False) -> CView | None:
         """A list computed per row (``value_lists.py`` fills this in)."""
+        return None
+
+    def iterated(self, node: cst.BaseExpression, env: Env) -> CView | None:
+        """A per-row list where it is iterated (``value_lists.py`` fills this in)."""
         return None
 
     def key_function(self, node: cst.BaseExpression, env: Env) -> Lambda:
@@ -228,7 +232,7 @@ class ContainerReadMixin(Context):
         comp = node.for_in
         if comp.inner_for_in is not None or comp.asynchronous:
             return None
-        inner_view = self.loop_view(comp.iter, env)  # type: ignore[attr-defined]
+        inner_view = self.loop_view(comp.iter, env) or self.iterated(comp.iter, env)  # type: ignore[attr-defined]
         if inner_view is None:
             return None
         sp = self.span(node)

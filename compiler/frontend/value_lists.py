@@ -52,14 +52,35 @@ _MAX_K = 4  # combinations of more elements: nested loops the plan spells out
 class ValueListMixin(ContainerReadMixin):
     """Calls whose value is a list computed per row, as container views."""
 
-    def value_list(self, node: cst.BaseExpression, env: Env) -> CView | None:
-        """``node`` as a per-row list (a :class:`CView` in Python's order), or None."""
+    def iterated(self, node: cst.BaseExpression, env: Env) -> CView | None:
+        """What a ``for`` or a comprehension iterates when it is no container: a per-row
+        list (:meth:`value_list`), ``s.split()``, ``re.findall(...)``, or a local bound to
+        a value (the typer checks that it is a list), and slices of those."""
+        got = self.value_list(node, env, iterating=True)
+        if got is not None:
+            return got
+        sp = self.span(node)
+        if isinstance(node, cst.Name) and type(env.names.get(node.value)) is Value:
+            return CView(self.expr(node, env), False, True, Value(node.value, sp))  # type: ignore[attr-defined]
+        if (
+            isinstance(node, cst.Subscript)
+            and len(node.slice) == 1
+            and isinstance(node.slice[0].slice, cst.Slice)
+            and self.iterated(node.value, env) is not None
+        ):  # `ws[1:]`: a slice of the list
+            return CView(self.expr(node, env), False, True, Value(code_of(node), sp))  # type: ignore[attr-defined]
+        return None
+
+    def value_list(self, node: cst.BaseExpression, env: Env, iterating: bool = False) -> CView | None:
+        """``node`` as a per-row list (a :class:`CView` in Python's order), or None.
+        ``s.split()`` and ``re.findall(...)`` count only where iterated (``iterating``):
+        elsewhere they are values of the string table (``s.split(",")[0]``)."""
         if not isinstance(node, cst.Call):
             return None
         func = node.func
         sp = self.span(node)
         src = Value(code_of(node), sp)
-        if isinstance(func, cst.Attribute):
+        if isinstance(func, cst.Attribute) and iterating:
             meth = func.attr.value
             recv = func.value
             if meth in _SPLITS and not self._is_container_name(recv, env):
@@ -87,7 +108,7 @@ class ValueListMixin(ContainerReadMixin):
         if op == "c_product":
             if not 1 <= len(pos) <= _MAX_K:
                 return None
-            views = [self.loop_view(p, env) for p in pos]  # type: ignore[attr-defined]
+            views = [self.loop_view(p, env) or self.iterated(p, env) for p in pos]  # type: ignore[attr-defined]
         else:
             if len(pos) != 2:
                 return None
@@ -98,7 +119,7 @@ class ValueListMixin(ContainerReadMixin):
                     f"`{code_of(node.func)}` of a computed or large `r` is not supported",
                     f"give `r` as a constant from 1 to {_MAX_K}",
                 )
-            views = [self.loop_view(pos[0], env)]  # type: ignore[attr-defined]
+            views = [self.loop_view(pos[0], env) or self.iterated(pos[0], env)]  # type: ignore[attr-defined]
         if any(v is None for v in views):
             return None
         for v in views:

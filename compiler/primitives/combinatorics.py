@@ -22,7 +22,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from .base import Primitive
-from .containers import element_type
+from .containers import element_type, lists_only
 
 __all__ = ["COMBINATORICS"]
 
@@ -32,11 +32,11 @@ _LISTS = ([], [1], [1, 2], [1, 2, 3], [2, 1, 2], [None, 1], [1, 2, 3, 4, 5])
 
 def _choose_type(ts: Sequence[Type], lits: Sequence[Any]) -> tuple[Type, bool]:
     r = lits[1] if len(lits) > 1 and isinstance(lits[1], int) else 2
-    return ("list", ("tuple", (element_type(ts[0]),) * r)), False
+    return ("list", ("tuple", (element_type(lists_only(ts[:1], "itertools")[0]),) * r)), False
 
 
 def _product_type(ts: Sequence[Type], lits: Sequence[Any]) -> tuple[Type, bool]:
-    return ("list", ("tuple", tuple(element_type(t) for t in ts))), False
+    return ("list", ("tuple", tuple(element_type(t) for t in lists_only(ts, "itertools.product")))), False
 
 
 def _entry(name: str, arity: tuple[int, int], ref: Any, rule: Any, edges: tuple) -> Primitive:

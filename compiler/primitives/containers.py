@@ -34,7 +34,7 @@ from typing import Any
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
 
-__all__ = ["CONTAINERS", "element_type"]
+__all__ = ["CONTAINERS", "element_type", "lists_only"]
 
 Type = Any
 
@@ -136,6 +136,17 @@ def _range_type(ts: Sequence[Type]) -> Type:
     return ("list", "int")
 
 
+def lists_only(ts: Sequence[Type], what: str) -> Sequence[Type]:
+    """``ts`` when each is a list (or not known), else TypeRefused: the plan iterates
+    lists natively, not strs or tuples."""
+    for t in ts:
+        if not (isinstance(t, tuple) and t[0] == "list" or t in ("any", "none")):
+            shown = t[0] if isinstance(t, tuple) else t
+            raise TypeRefused(f"`{what}` of a value of type {shown} is not supported natively; give it "
+                              "lists (`s.split()`, `range(n)`, a container's values)")  # fmt: skip
+    return ts
+
+
 def _max_type(ts: Sequence[Type]) -> Type:
     return unify(_el(ts), ts[1]) if len(ts) > 1 else _el(ts)
 
@@ -215,9 +226,10 @@ def _entries() -> list[Primitive]:
         _entry("c_index", (2, 2), lambda x, i: x[i], lambda ts: _el(ts), (INDEX,),
                edges=tuple((x, i) for x in ([], [1], [1, 2, 3]) for i in (0, -1, 1, 2, 3, -3, -4))),
         _entry("c_enumerate", (2, 2), lambda x, start: list(enumerate(x, start)),
-               lambda ts: ("list", ("tuple", ("int", _el(ts)))), edges=_e(([], 0), ([1], -1))),
+               lambda ts: ("list", ("tuple", ("int", _el(lists_only(ts[:1], "enumerate"))))),
+               edges=_e(([], 0), ([1], -1))),
         _entry("c_zip", (1, 4), lambda *xs: list(zip(*xs, strict=False)),
-               lambda ts: ("list", ("tuple", tuple(element_type(t) for t in ts))),
+               lambda ts: ("list", ("tuple", tuple(element_type(t) for t in lists_only(ts, "zip")))),
                edges=_e(([],), ([1, 2], [3]), ([], [1]))),
         _entry("c_range", (1, 3), lambda *a: list(range(*a)), _range_type, RANGE,
                edges=_e((0,), (-1,), (3,), (2, 5), (5, 2), (0, 10, 3), (10, 0, -3), (0, 10, -1),

@@ -54,6 +54,16 @@ def split_none(s: Optional[str]) -> int:
 
 
 @dataflow
+def characters(s: str):
+    """A loop over a str's characters (code points: an astral character is one)."""
+    spaces = sum(1 for ch in s if ch.strip() == "")
+    n = 0
+    for ch in s:
+        n += 1
+    return spaces, n, "".join([ch.upper() for ch in s if ch.strip()])
+
+
+@dataflow
 def ranges(a: int, b: int, step: int):
     """``range`` of one, two and three arguments; empty ranges, negative steps."""
     t1 = 0
