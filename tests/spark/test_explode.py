@@ -104,3 +104,29 @@ def test_a_row_per_range_element(spark: Any) -> None:
 def test_group_loop_sums_per_word_counts(spark: Any) -> None:
     assert expect_same_or_both_raise(spark, A.group_word_counts, ROWS) == "same"
     assert expect_same_or_both_raise(spark, A.total_words, ROWS) == "same"
+
+
+# -- the reach programs (tests/corpus/reach/udf_words_*.py) on Spark ----------------------------
+
+DOCS = [(i, t) for i, t in enumerate([*TEXTS, "The cat, the Hat; and (the) bat!", "x,, y ,z,x"])]
+
+
+def _reach(name: str) -> Any:
+    from tests.helpers import CORPUS, import_path
+
+    return import_path(CORPUS / "reach" / f"{name}.py")
+
+
+def test_reach_words_on_spark(spark: Any) -> None:
+    count, tokens = _reach("udf_words_count"), _reach("udf_words_tokens")
+    pairs, stop = _reach("udf_words_pairs"), _reach("udf_words_stop")
+    texts = [(t,) for _, t in DOCS]
+    check_scalar_batch(spark, count.word_count, [(t, n) for (t,) in texts for n in (0, 2)],
+                       max_raise_checks=0)  # fmt: skip
+    for algo in (tokens.normalize, stop.content_ratio, stop.strip_stop_words):
+        assert compile_dataflow(algo).explain().endswith("runs: fully native (no Python at run time)")
+        check_scalar_batch(spark, algo, texts, max_raise_checks=0)
+    for algo in (count.doc_stats, tokens.tokens, pairs.bigrams, pairs.tag_pairs):
+        assert expect_same_or_both_raise(spark, algo, DOCS) == "same", algo.name
+    posts = [("ann" if i % 2 else "bob", t) for i, t in DOCS]
+    assert expect_same_or_both_raise(spark, stop.content_per_author, posts) == "same"
