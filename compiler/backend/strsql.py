@@ -29,6 +29,7 @@ against CPython on hypothesis text):
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
 from typing import Any
@@ -38,6 +39,7 @@ from looplift.strings import WHITESPACE
 
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
+from ..primitives.regex import java_pattern
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
 from .guarded import PyCallKind
@@ -192,6 +194,8 @@ def render_string(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         return _percent(r, args, ts, x)
     if op == "repr" and native_ok:
         return f"CAST({x[0]} AS STRING)"
+    if op == "re.findall" and native_ok:
+        return _findall(r, args, x)
     return _python(r, op, args, t)  # re.*, repr, ascii
 
 
@@ -267,6 +271,20 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
             f"ELSE lpad({s}, {w}, '0') END)"
         )
     return None
+
+
+def _findall(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
+    """``re.findall`` of a pattern Java matches as Python does (the table decides): every
+    match, or its one group (``''`` where the group took no part, as in Python)."""
+    pat, fl = _lit(args[0]), _lit(args[2])
+    java = java_pattern(pat, fl)
+    assert java is not None
+    group = 1 if re.compile(pat, fl).groups else 0
+    sql = f"regexp_extract_all({x[1]}, {sql_string(java)}, {group})"
+    if r.ty.may_be_null(args[1]):
+        err = _raise("expected string or bytes-like object, got 'NoneType'", "TypeError")
+        return f"(CASE WHEN {x[1]} IS NULL THEN {err} ELSE {sql} END)"
+    return sql
 
 
 def _tuple_elems(r: Emitter, e: Expr) -> list[str] | None:

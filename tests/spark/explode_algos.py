@@ -107,6 +107,33 @@ def numbers(s: str) -> int:
     return t
 
 
+WORD = re.compile(r"[\w.]+")
+
+
+@dataflow
+def finds(s: str):
+    """``re.findall`` of patterns Java matches as Python does: Unicode digits and
+    whitespace, ``.`` (not a newline), ``$`` (before a final newline), a group that takes
+    no part (``''``), lookahead, alternation, lazy repeats, ASCII word characters; each
+    native."""
+    return (
+        "|".join(re.findall(r"\d+", s)), "|".join(re.findall(r"[a-z]+", s)),
+        "|".join(re.findall(r"\s+", s)), "|".join(re.findall(r"\S+", s)),
+        "|".join(re.findall(r"([a-z0-9]+)@", s)), "|".join(re.findall(r"a.", s)),
+        "|".join(re.findall(r"[a-z]$", s)), "|".join(re.findall(r"(a|b)?c", s)),
+        "|".join(re.findall(r"(\d)(?=\d)", s)), "|".join(re.findall(r"[^,]+", s)),
+        "|".join(re.findall(r"\D+?", s)), "|".join(re.findall(r"^[^ ]+", s)),
+        "|".join(re.findall(r"[0-9]{2,3}", s, re.ASCII)), "|".join(re.findall(r"(?s)a.", s)),
+        "|".join(re.findall(r"\w+", s, re.A)), "|".join(re.findall(r"(?a)[\w.]+", s)),
+    )
+
+
+@dataflow
+def finds_words(s: str):
+    """Unicode ``\\w`` (a Python call: its class is too long to spell out in SQL)."""
+    return "|".join(re.findall(r"\w+", s)), "|".join(WORD.findall(s))
+
+
 @dataflow
 def positions(s: str) -> str:
     """``enumerate`` and ``zip`` of words."""

@@ -30,7 +30,7 @@ INT_ARGS = [
     (0, 0, 1), (3, 3, 1), (5, 2, -1), (2, 5, 1), (-3, 4, 2), (4, -3, -2), (0, 10, 3),
     (10, 0, -3), (0, 10, -1), (10, 0, 1), (-7, 7, 7), (1, 2, 5), (7, 1, -7),
 ]
-NATIVE = [A.word_stats, A.characters, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
+NATIVE = [A.word_stats, A.characters, A.numbers, A.finds, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
           A.explode_words, A.bigrams, A.word_pairs, A.counted, A.group_word_counts,
           A.total_words]  # fmt: skip
 
@@ -75,9 +75,14 @@ def test_big_ranges(spark: Any) -> None:
     assert counts["rows"] == len(args)
 
 
+FIND_TEXTS = [*TEXTS, "a1b22c333", "12 34", "٣4٥", "no digits", "007", "x@y.z a@b", "abc\n",
+              "a\nb", "ac bc c", "1234", "a,b;c", "u.s.a. ok", "x²y", "ǅx", "a\rb\r", "café ñ"]
+
+
 def test_findall(spark: Any) -> None:
-    texts = ["", "a1b22c333", "12 34", "٣4", "no digits", "007"]
-    check_scalar_batch(spark, A.numbers, [(t,) for t in texts], max_raise_checks=0)
+    check_scalar_batch(spark, A.numbers, [(t,) for t in FIND_TEXTS], max_raise_checks=0)
+    check_scalar_batch(spark, A.finds, [(t,) for t in FIND_TEXTS], max_raise_checks=0)
+    check_scalar_batch(spark, A.finds_words, [(t,) for t in FIND_TEXTS], max_raise_checks=0)
 
 
 def test_enumerate_zip_and_combinatorics(spark: Any) -> None:
