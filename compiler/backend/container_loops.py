@@ -18,6 +18,7 @@ from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Prim, Var, attr
 from ..primitives.containers import element_type
 from ..primitives.typerules import unify
 from .errors import BackendError
+from .guarded import python_in_lambda
 from .rules import Emitter, form, form_type
 from .typevocab import Type, Typing, spark_type
 
@@ -122,7 +123,8 @@ def each_sql(r: Emitter, v: Any) -> str:
     rows = _row_parts(sub, local, tail, [])
     if not rows:
         return "array()"
-    return f"flatten(transform({iterated_sql(r, lst)}, {var} -> {_rows_array(rows, r.depth)}))"
+    body = python_in_lambda(_rows_array(rows, r.depth), v.span)
+    return f"flatten(transform({iterated_sql(r, lst)}, {var} -> {body}))"
 
 
 def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
@@ -180,7 +182,7 @@ def sort_by_sql(r: Emitter, v: Any) -> str:
     """``array_sort`` with a comparator of the keys (Spark's sort is stable, like Python's)."""
     lst, lam = v.args
     a, b = f"_ka{r.depth}", f"_kb{r.depth}"
-    ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
+    ka, kb = python_in_lambda(_key_sql(r, lam, a), v.span), _key_sql(r, lam, b)
     lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
     cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
     # two elements or more, a key None: Python's comparison raises TypeError
@@ -280,5 +282,5 @@ def fold_sql(r: Emitter, v: Any) -> str:
     got = _row_parts(sub, local, rows, [])
     step_rows = f"concat({av}._2, {_rows_array(got, r.depth)})" if got else f"{av}._2"
     start = f"named_struct('_1', CAST({r.expr(init)} AS {ctype}), '_2', CAST(array() AS {rtype}))"
-    step = f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})"
+    step = python_in_lambda(f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})", v.span)
     return f"aggregate({iterated_sql(r, lst)}, {start}, ({av}, {ev}) -> {step})"

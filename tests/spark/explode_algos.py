@@ -217,3 +217,22 @@ def total_words(rows: RowStream[int, str]) -> int:
             if w not in STOP:
                 n += 1
     return n
+
+
+# -- any / all (stop at the first answer), Python functions inside the loop ---------------------
+
+
+@dataflow
+def any_all(s: str):
+    """``any``/``all`` over the words stop evaluating once the answer is known: ``int(w)``
+    of a later word that is no number never runs (Python raises nothing)."""
+    has_short = any(len(w) < 2 for w in s.split())
+    all_long = all(len(w) > 1 for w in s.split(","))
+    first_num = any(int(w) > 5 for w in s.split() if w[:1] in "0123456789")
+    return has_short, all_long, first_num
+
+
+@dataflow
+def capitalized(s: str) -> str:
+    """A str method with no native lowering inside the comprehension: a Python call."""
+    return " ".join(w.capitalize() for w in s.split() if not w.isdigit())
