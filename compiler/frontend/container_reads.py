@@ -138,8 +138,8 @@ class ContainerReadMixin(Context):
             pos = [a for a in node.args if a.keyword is None]
             if len(pos) != 1 or pos[0].star:
                 return None
-            inner = self.cview(pos[0].value, env)
-            if inner is None:
+            inner = self.cview(pos[0].value, env) or self.iterated(pos[0].value, env)
+            if inner is None:  # `sorted(s.split())`: they iterate their argument
                 return None
             kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
             if fname in ("list", "tuple"):

@@ -188,7 +188,7 @@ def _entry(name: str, arity: tuple[int, int], ref: Any, rule: Any, partiality: t
 
 
 def _same(ts: Sequence[Type]) -> Type:
-    return ts[0]
+    return lists_only(ts[:1], "sorted()/set()/reversed()/a slice")[0]
 
 
 def _entries() -> list[Primitive]:

@@ -236,3 +236,11 @@ def any_all(s: str):
 def capitalized(s: str) -> str:
     """A str method with no native lowering inside the comprehension: a Python call."""
     return " ".join(w.capitalize() for w in s.split() if not w.isdigit())
+
+
+@dataflow
+def sorted_words(s: str):
+    """``sorted``/``set``/``reversed`` of the words (code point order, as Python's)."""
+    ws = s.split()
+    return (" ".join(sorted(set(s.split()))), " ".join(sorted(ws, reverse=True)),
+            " ".join(reversed(s.split(","))), len(set(ws)), " ".join(sorted(ws, key=lambda w: len(w))))

@@ -30,7 +30,7 @@ INT_ARGS = [
     (0, 0, 1), (3, 3, 1), (5, 2, -1), (2, 5, 1), (-3, 4, 2), (4, -3, -2), (0, 10, 3),
     (10, 0, -3), (0, 10, -1), (10, 0, 1), (-7, 7, 7), (1, 2, 5), (7, 1, -7),
 ]
-NATIVE = [A.word_stats, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
+NATIVE = [A.word_stats, A.sorted_words, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
           A.explode_words, A.bigrams, A.word_pairs, A.counted, A.group_word_counts,
           A.total_words]  # fmt: skip
 
@@ -44,6 +44,10 @@ def test_explain_says_native(algo: Any) -> None:
 def test_words_in_a_scalar(spark: Any) -> None:
     counts = check_scalar_batch(spark, A.word_stats, [(t,) for t in TEXTS], max_raise_checks=0)
     assert counts["rows"] == len(TEXTS)
+
+
+def test_sorted_words(spark: Any) -> None:
+    check_scalar_batch(spark, A.sorted_words, [(t,) for t in TEXTS], max_raise_checks=0)
 
 
 def test_characters(spark: Any) -> None:
