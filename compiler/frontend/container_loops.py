@@ -127,19 +127,8 @@ class ContainerLoopMixin(ValueListMixin):
         return out
 
     def _chain(self, stmts: list[cst.CSTNode], env: Env, rest: Callable[[Env], Expr]) -> Expr:
-        """Translate ``stmts`` (simple statements and loops over values), then ``rest``."""
-
-        def step(k: int, env_k: Env) -> Expr:
-            if k == len(stmts):
-                return rest(env_k)
-            s = stmts[k]
-            if isinstance(s, cst.For):
-                done = self.container_for(s, env_k, lambda e: step(k + 1, e))
-                assert done is not None
-                return done
-            return self.simple(s, env_k, lambda e: step(k + 1, e))  # type: ignore[attr-defined]
-
-        return step(0, env)
+        """Translate ``stmts``, then ``rest``."""
+        return self.stmts(stmts, 0, env, rest, False)  # type: ignore[attr-defined]
 
     def _hoist_reads(self, e: Expr, hoisted: list[tuple[str, Expr]]) -> Expr:
         """Replace every ``c#value()`` inside ``e`` by a variable bound in ``hoisted``."""

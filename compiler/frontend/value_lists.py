@@ -157,12 +157,14 @@ class ValueListMixin(ContainerReadMixin):
 
     # -- adding to a local of the enclosing loop over rows ----------------------------------
     def inner_sums(self, s: cst.For, env: Env) -> list[cst.CSTNode] | None:
-        """A loop over a per-row list whose body only adds to locals carried by the
-        enclosing loop (``n += e``, ``n -= e``, not read otherwise): statements summing the
-        body into fresh locals, then adding those to the carried ones. None otherwise."""
+        """A loop over a per-row list whose body only reduces locals carried by the
+        enclosing loop (``n += e``, ``n -= e``, ``m = max(m, e)``, ``m = min(m, e)``; not
+        read otherwise): statements reducing the body into fresh locals, then the carried
+        ones by those (a max only when the list gave one). None otherwise."""
         body = list(s.body.body)
+        module = cst.Module(body=body)
         carried: set[str] = set()
-        for n in walk(cst.Module(body=body)):
+        for n in walk(module):
             targets: list[cst.BaseExpression] = []
             if isinstance(n, cst.Assign):
                 targets = [t.target for t in n.targets]
@@ -174,31 +176,94 @@ class ValueListMixin(ContainerReadMixin):
                         carried.add(x.value)
         if not carried:
             return None
-        adds: list[cst.AugAssign] = []
-        for n in walk(cst.Module(body=body)):
+        kind: dict[str, str] = {}  # carried name -> "sum" | "max" | "min"
+        uses = 0  # the carried names' occurrences the reductions account for
+        for n in walk(module):
             if isinstance(n, cst.AugAssign) and isinstance(n.target, cst.Name) and (
                 n.target.value in carried
             ):
                 if not isinstance(n.operator, (cst.AddAssign, cst.SubtractAssign)):
                     return None
-                adds.append(n)
-        names = {n.target.value for n in adds}  # type: ignore[union-attr]
-        if names != carried:
+                if kind.setdefault(n.target.value, "sum") != "sum":
+                    return None
+                uses += 1
+            elif isinstance(n, cst.Assign) and any(
+                isinstance(t.target, cst.Name) and t.target.value in carried for t in n.targets
+            ):
+                f = _extreme(n)
+                if f is None or kind.setdefault(f[0], f[1]) != f[1]:
+                    return None
+                uses += 2
+        if set(kind) != carried:
             return None
-        reads = [n for n in walk(cst.Module(body=body)) if isinstance(n, cst.Name) and n.value in carried]
-        if len(reads) != len(adds):  # read elsewhere than as the target of its `+=`
+        reads = [n for n in walk(module) if isinstance(n, cst.Name) and n.value in carried]
+        if len(reads) != uses:  # read elsewhere than in its own reduction
             return None
-        part = {c: self.hidden_name(f"sum_{c}", env) for c in sorted(carried)}
-
-        class _Rename(cst.CSTTransformer):
-            def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
-                return updated.with_changes(value=part[updated.value]) if updated.value in part else updated
-
-        renamed = [b.visit(_Rename()) for b in body]
+        part = {c: self.hidden_name(f"{kind[c]}_{c}", env) for c in sorted(carried)}
+        seen = {c: self.hidden_name(f"seen_{c}", env) for c in carried if kind[c] != "sum"}
+        renamed = [b.visit(_Reduce(part, seen)) for b in body]
         self.origin_tree(renamed, s)
         loop = self.origin(s.with_changes(body=block(renamed)), s)
-        before = [self.origin(cst.Assign([cst.AssignTarget(cst.Name(p))], cst.Integer("0")), s)
-                  for p in part.values()]  # fmt: skip
-        after = [self.origin(cst.AugAssign(cst.Name(c), cst.AddAssign(), cst.Name(p)), s)
-                 for c, p in part.items()]  # fmt: skip
-        return [*before, loop, *after]
+        before: list[cst.CSTNode] = [_assign(p, cst.Integer("0")) for p in part.values()]
+        before += [_assign(v, cst.Name("False")) for v in seen.values()]
+        after: list[cst.CSTNode] = []
+        for c, p in part.items():
+            if kind[c] == "sum":
+                after.append(cst.AugAssign(cst.Name(c), cst.AddAssign(), cst.Name(p)))
+            else:
+                upd = _assign(c, _call(kind[c], cst.Name(c), cst.Name(p)))
+                after.append(cst.If(test=cst.Name(seen[c]), body=block([upd])))
+        out = [*before, loop, *after]
+        self.origin_tree(out, s)
+        return [self.origin(x, s) for x in out]
+
+
+def _assign(name: str, value: cst.BaseExpression) -> cst.Assign:
+    return cst.Assign([cst.AssignTarget(cst.Name(name))], value)
+
+
+def _call(fn: str, *args: cst.BaseExpression) -> cst.Call:
+    return cst.Call(cst.Name(fn), [cst.Arg(a) for a in args])
+
+
+def _extreme(n: cst.Assign) -> tuple[str, str] | None:
+    """(name, "max"/"min") of ``name = max(name, e)`` (either order), else None."""
+    if len(n.targets) != 1 or not isinstance(n.targets[0].target, cst.Name):
+        return None
+    name = n.targets[0].target.value
+    v = n.value
+    if not (isinstance(v, cst.Call) and isinstance(v.func, cst.Name)
+            and v.func.value in ("max", "min") and len(v.args) == 2
+            and all(a.keyword is None and not a.star for a in v.args)):  # fmt: skip
+        return None
+    if sum(isinstance(a.value, cst.Name) and a.value.value == name for a in v.args) != 1:
+        return None
+    return name, v.func.value
+
+
+class _Reduce(cst.CSTTransformer):
+    """The body reducing into fresh locals: ``n += e`` → ``_sum_n += e``; ``m = max(m, e)``
+    → ``if _seen_m: _max_m = max(_max_m, e)`` else ``_max_m = e; _seen_m = True``."""
+
+    def __init__(self, part: dict[str, str], seen: dict[str, str]):
+        self.part, self.seen = part, seen
+
+    def leave_SimpleStatementLine(self, original: cst.SimpleStatementLine,
+                                  updated: cst.SimpleStatementLine) -> cst.BaseStatement:  # fmt: skip
+        if len(updated.body) != 1 or not isinstance(updated.body[0], cst.Assign):
+            return updated
+        got = _extreme(updated.body[0])
+        if got is None or got[0] not in self.seen:
+            return updated
+        name, fn = got
+        v = updated.body[0].value
+        assert isinstance(v, cst.Call)
+        e = next(a.value for a in v.args if not (isinstance(a.value, cst.Name) and a.value.value == name))
+        p, seen = self.part[name], self.seen[name]
+        return cst.If(test=cst.Name(seen), body=block([_assign(p, _call(fn, cst.Name(p), e))]),
+                      orelse=cst.Else(block([_assign(p, e), _assign(seen, cst.Name("True"))])))  # fmt: skip
+
+    def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+        if updated.value in self.part and updated.value not in self.seen:
+            return updated.with_changes(value=self.part[updated.value])
+        return updated

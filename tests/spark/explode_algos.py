@@ -209,6 +209,23 @@ def group_word_counts(rows: RowStream[int, str]):
         yield k, words, kept, chars
 
 
+@dataflow(columns=("key", "longest", "shortest", "total"))
+def group_word_extremes(rows: RowStream[int, str]):
+    """``m = max(m, e)`` per word inside the loop over a group's rows: the longest word
+    of the group (its max reduces natively only when the list gave one: an Arrow reducer)."""
+    for k, g in group_by(0, rows):
+        longest = -1
+        shortest = 99
+        total = 0
+        for _, text in g:
+            for w in text.split():
+                if w.lower() not in STOP:
+                    longest = max(longest, len(w))
+                    shortest = min(len(w), shortest)
+                total += len(w)
+        yield k, longest, shortest, total
+
+
 @dataflow
 def total_words(rows: RowStream[int, str]) -> int:
     n = 0

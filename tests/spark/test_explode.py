@@ -125,6 +125,7 @@ def test_a_row_per_range_element(spark: Any) -> None:
 def test_group_loop_sums_per_word_counts(spark: Any) -> None:
     assert expect_same_or_both_raise(spark, A.group_word_counts, ROWS) == "same"
     assert expect_same_or_both_raise(spark, A.total_words, ROWS) == "same"
+    assert expect_same_or_both_raise(spark, A.group_word_extremes, ROWS) == "same"
 
 
 # -- the reach programs (tests/corpus/reach/udf_words_*.py) on Spark ----------------------------
