@@ -46,7 +46,7 @@ class ContainerLoopMixin(ValueListMixin):
             pos = [a.value for a in it.args if a.keyword is None and not a.star]
             sp = self.span(it)
             if fname == "enumerate" and pos and len(it.args) in (1, 2):
-                inner = self.cview(pos[0], env) or self.iterated(pos[0], env)
+                inner = self.loop_view(pos[0], env)  # `enumerate(zip(a, b))` too
                 if inner is None:
                     return None
                 self._need_order(inner, it)
@@ -88,6 +88,8 @@ class ContainerLoopMixin(ValueListMixin):
         bad = [n for n in outer if type(env.names[n]) is not Value]
         if bad and all(isinstance(env.names[n], Carry) for n in bad):
             summed = self.inner_sums(s, env)
+            if summed is None and env.ordered:  # rows in order: any update, in list order
+                summed = self.inner_copies(s, [n for n in outer if isinstance(env.names[n], Carry)], env)
             if summed is not None:  # `n += 1` per word in a loop over rows: add the word count
                 return self._chain(summed, env, rest)
         if bad:

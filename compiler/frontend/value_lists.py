@@ -156,6 +156,19 @@ class ValueListMixin(ContainerReadMixin):
         return isinstance(recv, cst.Name) and isinstance(env.names.get(recv.value), Container)
 
     # -- adding to a local of the enclosing loop over rows ----------------------------------
+    def inner_copies(self, s: cst.For, carried: list[str], env: Env) -> list[cst.CSTNode]:
+        """A loop over a per-row list inside a loop over rows in order, updating locals
+        that loop carries in any way: the list's loop folds over copies of them, which
+        are copied back after it (the enclosing loop is an ordered fold already)::
+
+            _in_last = last
+            for w in t.split():
+                if w != _in_last: ...
+                _in_last = w
+            last = _in_last
+        """
+        return _copies(self, s, carried, env)
+
     def inner_sums(self, s: cst.For, env: Env) -> list[cst.CSTNode] | None:
         """A loop over a per-row list whose body only reduces locals carried by the
         enclosing loop (``n += e``, ``n -= e``, ``m = max(m, e)``, ``m = min(m, e)``; not
@@ -216,6 +229,22 @@ class ValueListMixin(ContainerReadMixin):
         out = [*before, loop, *after]
         self.origin_tree(out, s)
         return [self.origin(x, s) for x in out]
+
+
+def _copies(self: ValueListMixin, s: cst.For, carried: list[str], env: Env) -> list[cst.CSTNode]:
+    """The loop updating copies of ``carried``, between copying them in and out."""
+    copy = {c: self.hidden_name(f"in_{c}", env) for c in carried}
+
+    class _Rename(cst.CSTTransformer):
+        def leave_Name(self, original: cst.Name, updated: cst.Name) -> cst.Name:
+            return updated.with_changes(value=copy[updated.value]) if updated.value in copy else updated
+
+    body = [b.visit(_Rename()) for b in s.body.body]
+    loop = s.with_changes(body=block(body))
+    out = [*(_assign(v, cst.Name(c)) for c, v in copy.items()), loop,
+           *(_assign(c, cst.Name(v)) for c, v in copy.items())]  # fmt: skip
+    self.origin_tree(out, s)
+    return [self.origin(x, s) for x in out]
 
 
 def _assign(name: str, value: cst.BaseExpression) -> cst.Assign:

@@ -148,6 +148,14 @@ def positions(s: str) -> str:
 
 
 @dataflow
+def zipped(s: str, t: str) -> str:
+    out = ""
+    for i, (a, b) in enumerate(zip(s.split(), t.split(",")), 1):
+        out += f"{i}{a}{b};"
+    return out
+
+
+@dataflow
 def pair_stats(s: str):
     """combinations / permutations / product of the words."""
     ws = s.split()
@@ -224,6 +232,24 @@ def group_word_extremes(rows: RowStream[int, str]):
                     shortest = min(len(w), shortest)
                 total += len(w)
         yield k, longest, shortest, total
+
+
+@dataflow(columns=("key", "changes", "last", "joined"))
+def ordered_word_changes(rows: RowStream[int, int, str]):
+    """In a loop over a group's rows in order, the words of each row in order too: any
+    update of the ordered loop's locals (a count of word changes, the last word)."""
+    for k, g in group_by(0, rows, order_by=1):
+        last = ""
+        changes = 0
+        joined = ""
+        for _, _ts, text in g:
+            for i, w in enumerate(text.split()):
+                if w != last:
+                    changes += 1
+                last = w
+                if i == 0:
+                    joined = joined + w[:1]
+        yield k, changes, last, joined
 
 
 @dataflow

@@ -30,7 +30,7 @@ INT_ARGS = [
     (0, 0, 1), (3, 3, 1), (5, 2, -1), (2, 5, 1), (-3, 4, 2), (4, -3, -2), (0, 10, 3),
     (10, 0, -3), (0, 10, -1), (10, 0, 1), (-7, 7, 7), (1, 2, 5), (7, 1, -7),
 ]
-NATIVE = [A.word_stats, A.sorted_words, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
+NATIVE = [A.word_stats, A.sorted_words, A.zipped, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
           A.explode_words, A.bigrams, A.word_pairs, A.counted, A.group_word_counts,
           A.total_words]  # fmt: skip
 
@@ -105,6 +105,8 @@ def test_enumerate_zip_and_combinatorics(spark: Any) -> None:
     texts = ["", "a", "b a", "c b a", "a a b", "w x y z", "the cat of the hat", "em\u2003space x"]
     check_scalar_batch(spark, A.positions, [(t,) for t in texts], max_raise_checks=0)
     check_scalar_batch(spark, A.pair_stats, [(t,) for t in texts], max_raise_checks=0)
+    check_scalar_batch(spark, A.zipped, [(t, u) for t in texts[:4] for u in ("", "x,y", ",,,")],
+                       max_raise_checks=0)  # fmt: skip
 
 
 ROWS = [(i % 3, t) for i, t in enumerate(TEXTS)]
@@ -126,6 +128,8 @@ def test_group_loop_sums_per_word_counts(spark: Any) -> None:
     assert expect_same_or_both_raise(spark, A.group_word_counts, ROWS) == "same"
     assert expect_same_or_both_raise(spark, A.total_words, ROWS) == "same"
     assert expect_same_or_both_raise(spark, A.group_word_extremes, ROWS) == "same"
+    ordered = [(i % 3, (i * 7) % 11, t) for i, t in enumerate(TEXTS)]
+    assert expect_same_or_both_raise(spark, A.ordered_word_changes, ordered) == "same"
 
 
 # -- the reach programs (tests/corpus/reach/udf_words_*.py) on Spark ----------------------------
