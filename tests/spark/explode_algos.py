@@ -148,6 +148,27 @@ def positions(s: str) -> str:
 
 
 @dataflow
+def stop_early(s: str):
+    """``break``, ``continue`` and ``return`` in a loop over the words (in list order)."""
+    n = 0
+    for w in s.split():
+        if w == "stop":
+            break
+        if w == "skip":
+            continue
+        n += len(w)
+    return n, first_tag(s)
+
+
+@dataflow
+def first_tag(s: str) -> str:
+    for w in s.split():
+        if w.startswith("#"):
+            return w[1:]
+    return ""
+
+
+@dataflow
 def zipped(s: str, t: str) -> str:
     out = ""
     for i, (a, b) in enumerate(zip(s.split(), t.split(",")), 1):

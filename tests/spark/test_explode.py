@@ -30,7 +30,7 @@ INT_ARGS = [
     (0, 0, 1), (3, 3, 1), (5, 2, -1), (2, 5, 1), (-3, 4, 2), (4, -3, -2), (0, 10, 3),
     (10, 0, -3), (0, 10, -1), (10, 0, 1), (-7, 7, 7), (1, 2, 5), (7, 1, -7),
 ]
-NATIVE = [A.word_stats, A.sorted_words, A.zipped, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
+NATIVE = [A.word_stats, A.sorted_words, A.zipped, A.stop_early, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
           A.explode_words, A.bigrams, A.word_pairs, A.counted, A.group_word_counts,
           A.total_words]  # fmt: skip
 
@@ -95,6 +95,11 @@ def test_any_all_stop_early(spark: Any) -> None:
     check_scalar_batch(spark, A.any_all, [(t,) for t in [*texts, "9 4x"]], max_raise_checks=0)
     counts = check_scalar_batch(spark, A.any_all, [("1 4x",)], max_raise_checks=1)
     assert counts["raising rows"] == 1  # int("4x") is reached: ValueError
+
+
+def test_break_continue_return(spark: Any) -> None:
+    texts = ["", "a skip bb stop ccc", "skip skip", "stop", "x #a #b", "#", "a b #c stop #d"]
+    check_scalar_batch(spark, A.stop_early, [(t,) for t in [*texts, *TEXTS]], max_raise_checks=0)
 
 
 def test_python_functions_inside_a_loop(spark: Any) -> None:
