@@ -83,6 +83,11 @@ def ranges(a: int, b: int, step: int):
 
 
 @dataflow
+def maybe_range(n: Optional[int]) -> int:
+    return sum([i for i in range(n)])
+
+
+@dataflow
 def range_zero(n: int) -> int:
     """A zero step raises ValueError."""
     t = 0

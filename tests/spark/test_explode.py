@@ -41,6 +41,28 @@ def test_explain_says_native(algo: Any) -> None:
     assert "runs: fully native (no Python at run time)" in compile_dataflow(algo).explain()
 
 
+SCALAR_ARGS = {"ranges": INT_ARGS, "big_range": [(0, 10, 3), (-(2**63), 2**63 - 1, 2**62)],
+               "range_zero": [(2,)], "zipped": [("a b c", "x,y")]}  # fmt: skip
+
+
+@pytest.mark.parametrize("algo", [*NATIVE, A.capitalized, A.finds_words, A.group_word_extremes],
+                         ids=lambda a: a.name)  # fmt: skip
+def test_ir_means_what_python_means(algo: Any) -> None:
+    """(No Spark.) The IR after every pass evaluates to CPython's result."""
+    from tests.compiler.test_semantics import run_stages
+    from tests.spark.harness import kind_of
+
+    if kind_of(algo) == "scalar":
+        for args in SCALAR_ARGS.get(algo.name, [(t,) for t in TEXTS[:12]]):
+            run_stages(algo, args)
+    elif algo.name == "counted":
+        run_stages(algo, ([(i, n) for i, n in enumerate((0, 1, 6, 7, 13, -3))],))
+    elif algo.name == "ordered_word_changes":
+        run_stages(algo, ([(i % 2, i, t) for i, t in enumerate(TEXTS)],))
+    else:
+        run_stages(algo, ([(i % 3, t) for i, t in enumerate(TEXTS)],))
+
+
 def test_words_in_a_scalar(spark: Any) -> None:
     counts = check_scalar_batch(spark, A.word_stats, [(t,) for t in TEXTS], max_raise_checks=0)
     assert counts["rows"] == len(TEXTS)
@@ -64,6 +86,12 @@ def test_optional_words(spark: Any) -> None:
 def test_ranges(spark: Any) -> None:
     counts = check_scalar_batch(spark, A.ranges, INT_ARGS, max_raise_checks=0)
     assert counts["rows"] == len(INT_ARGS)
+
+
+def test_optional_range(spark: Any) -> None:
+    """``range(None)`` raises TypeError, as in Python."""
+    counts = check_scalar_batch(spark, A.maybe_range, [(3,), (0,), (None,), (-2,)], max_raise_checks=1)
+    assert counts == {"rows": 3, "raising rows": 1, "overflow allowed": 0}
 
 
 def test_range_zero_step_raises(spark: Any) -> None:
@@ -154,8 +182,11 @@ def test_reach_words_on_spark(spark: Any) -> None:
     texts = [(t,) for _, t in DOCS]
     check_scalar_batch(spark, count.word_count, [(t, n) for (t,) in texts for n in (0, 2)],
                        max_raise_checks=0)  # fmt: skip
+    every = (count.word_count, count.doc_stats, tokens.normalize, tokens.tokens, pairs.bigrams,
+             pairs.tag_pairs, stop.content_ratio, stop.strip_stop_words, stop.content_per_author)
+    for algo in every:  # --explain says native
+        assert "runs: fully native (no Python at run time)" in compile_dataflow(algo).explain()
     for algo in (tokens.normalize, stop.content_ratio, stop.strip_stop_words):
-        assert compile_dataflow(algo).explain().endswith("runs: fully native (no Python at run time)")
         check_scalar_batch(spark, algo, texts, max_raise_checks=0)
     for algo in (count.doc_stats, tokens.tokens, pairs.bigrams, pairs.tag_pairs):
         assert expect_same_or_both_raise(spark, algo, DOCS) == "same", algo.name
