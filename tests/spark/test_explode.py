@@ -76,6 +76,19 @@ def test_characters(spark: Any) -> None:
     check_scalar_batch(spark, A.characters, [(t,) for t in TEXTS], max_raise_checks=0)
 
 
+def test_generated_text(spark: Any) -> None:
+    """Hypothesis text of Python's whitespace beyond ASCII, other scripts' digits, case
+    exceptions and regex metacharacters (``test_strings.py``'s), in one batch per algorithm."""
+    from tests.spark.test_strings import _batch, text
+
+    @_batch(text, n=50)
+    def check(rows: list) -> None:
+        for algo in (A.word_stats, A.characters, A.finds, A.sorted_words, A.stop_early, A.pair_stats):
+            check_scalar_batch(spark, algo, [(t,) for t in rows], max_raise_checks=0)
+
+    check()
+
+
 def test_optional_words(spark: Any) -> None:
     check_scalar_batch(spark, A.maybe_words, [(t,) for t in [*TEXTS, None]], max_raise_checks=0)
     # None.split() raises AttributeError, as in Python
