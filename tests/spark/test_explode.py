@@ -205,3 +205,19 @@ def test_reach_words_on_spark(spark: Any) -> None:
         assert expect_same_or_both_raise(spark, algo, DOCS) == "same", algo.name
     posts = [("ann" if i % 2 else "bob", t) for i, t in DOCS]
     assert expect_same_or_both_raise(spark, stop.content_per_author, posts) == "same"
+
+
+def test_register_and_sql(spark: Any) -> None:
+    """The same loops spliced into SQL: a scalar in a SELECT, a row per word in FROM, and a
+    group loop's word counts."""
+    import looplift
+    from tests.spark.harness import assert_same, collect, row_types, to_df
+
+    to_df(spark, ROWS, row_types(A.explode_words)).createOrReplaceTempView("explode_input")
+    looplift.register(spark, ex_stats=A.stop_early, ex_words=A.explode_words,
+                      ex_counts=A.group_word_counts)  # fmt: skip
+    got = collect(looplift.sql(spark, "SELECT c1, ex_stats(c1) AS r FROM explode_input"))
+    assert_same("table", got, [(t, A.stop_early(t)) for _, t in ROWS])
+    for name, algo in (("ex_words", A.explode_words), ("ex_counts", A.group_word_counts)):
+        got = collect(looplift.sql(spark, f"SELECT * FROM {name}(TABLE(explode_input))"))
+        assert_same("table", got, list(algo(ROWS)), name)
