@@ -16,10 +16,10 @@ from typing import Any
 from looplift.strings import IMPLS as _STRING_IMPLS
 
 from ..primitives import CONTAINERS as CONTAINER_TABLE
-from ..primitives.combinatorics import COMBINATORICS
 from ..primitives import DATETIMES as DATETIME_TABLE
 from ..primitives import MATH as MATH_TABLE
 from ..primitives import MATH_NAMES, NOT_LIT, OPERATORS, PRIMITIVES, STRING_PRIMS, Operator
+from ..primitives.combinatorics import COMBINATORICS
 
 __all__ = [
     "DATETIME_ATTRS",

@@ -9,7 +9,6 @@ from __future__ import annotations
 import itertools
 import re
 from itertools import combinations
-from typing import Optional
 
 from looplift import RowStream, dataflow, group_by
 
@@ -38,14 +37,14 @@ def word_stats(s: str):
 
 
 @dataflow
-def maybe_words(s: Optional[str]) -> int:
+def maybe_words(s: str | None) -> int:
     if s is None:
         return -1
     return len([w for w in s.split() if w])
 
 
 @dataflow
-def split_none(s: Optional[str]) -> int:
+def split_none(s: str | None) -> int:
     """Iterating ``None.split()`` raises AttributeError, as in Python."""
     n = 0
     for w in s.split():
@@ -58,7 +57,7 @@ def characters(s: str):
     """A loop over a str's characters (code points: an astral character is one)."""
     spaces = sum(1 for ch in s if ch.strip() == "")
     n = 0
-    for ch in s:
+    for _ch in s:
         n += 1
     return spaces, n, "".join([ch.upper() for ch in s if ch.strip()])
 
@@ -83,7 +82,7 @@ def ranges(a: int, b: int, step: int):
 
 
 @dataflow
-def maybe_range(n: Optional[int]) -> int:
+def maybe_range(n: int | None) -> int:
     return sum([i for i in range(n)])
 
 
@@ -144,7 +143,7 @@ def positions(s: str) -> str:
     """``enumerate`` and ``zip`` of words."""
     ws = s.split()
     tagged = [f"{i}:{w}" for i, w in enumerate(ws)]
-    after = [f"{a}>{b}" for a, b in zip(ws, ws[1:])]
+    after = [f"{a}>{b}" for a, b in zip(ws, ws[1:])]  # noqa: B905 - Python's zip, as the user writes it
     first = ""
     for i, w in enumerate(ws, 1):
         if len(w) > 1 and first == "":
@@ -176,7 +175,7 @@ def first_tag(s: str) -> str:
 @dataflow
 def zipped(s: str, t: str) -> str:
     out = ""
-    for i, (a, b) in enumerate(zip(s.split(), t.split(",")), 1):
+    for i, (a, b) in enumerate(zip(s.split(), t.split(",")), 1):  # noqa: B905 - Python's zip, as the user writes it
         out += f"{i}{a}{b};"
     return out
 
@@ -207,7 +206,7 @@ def explode_words(rows: RowStream[int, str]):
 def bigrams(rows: RowStream[int, str]):
     for rid, text in rows:
         ws = text.split()
-        for a, b in zip(ws, ws[1:]):
+        for a, b in zip(ws, ws[1:]):  # noqa: B905 - Python's zip, as the user writes it
             yield rid, a, b
 
 

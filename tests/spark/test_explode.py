@@ -211,6 +211,7 @@ def test_register_and_sql(spark: Any) -> None:
     """The same loops spliced into SQL: a scalar in a SELECT, a row per word in FROM, and a
     group loop's word counts."""
     import looplift
+
     from tests.spark.harness import assert_same, collect, row_types, to_df
 
     to_df(spark, ROWS, row_types(A.explode_words)).createOrReplaceTempView("explode_input")
