@@ -32,6 +32,7 @@ from __future__ import annotations
 import re
 import sys
 import unicodedata
+from functools import cache
 from typing import Any
 
 from looplift.sqltext import sql_string
@@ -93,6 +94,14 @@ def _python_digits() -> tuple[str, str]:
 
 
 _WS = _char_class(WHITESPACE)
+_CLASS_TESTS = ("isdigit", "isdecimal", "isnumeric", "isspace")
+
+
+@cache
+def _class_test(m: str) -> str:
+    """``s.isdigit()`` ... as a Java regex over the characters CPython's tables put in the
+    class (``\\z``: Java's ``$`` would also match before a final newline)."""
+    return "\\A" + _char_class([c for c in range(sys.maxunicode + 1) if getattr(chr(c), m)()]) + "+\\z"
 _CASE_GUARD = _char_class(_CASE_DIFF)
 _UDIGITS, _UDIGIT_VALUES = _python_digits()
 _D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
@@ -262,6 +271,8 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
         return f"replace({s}, {x[1]}, {x[2]})"
     if m == "join":
         return _join(r, args, ts, x)
+    if m in _CLASS_TESTS:  # every character in CPython's class, and at least one
+        return f"({s} RLIKE {sql_string(_class_test(m))})"
     if m == "zfill" and ts[1] in ("int", "bool"):
         w = f"CAST({x[1]} AS INT)"
         return (

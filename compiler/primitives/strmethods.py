@@ -277,6 +277,8 @@ _NATIVE_METHODS: dict[str, Native] = {
                              and site.t(2, "str") == "str"),
     "join": _join_native,
     "zfill": _arg_is(1, "int", "bool"),
+    # a class of the characters CPython's tables give (at most 3,000 characters of regex)
+    "isdigit": _always, "isdecimal": _always, "isnumeric": _always, "isspace": _always,
 }  # fmt: skip
 
 

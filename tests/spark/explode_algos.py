@@ -63,6 +63,14 @@ def characters(s: str):
 
 
 @dataflow
+def char_classes(s: str):
+    """The character-class tests, native (a class of CPython's characters), also per
+    character of a word."""
+    digits = sum(1 for ch in s if ch.isdigit())
+    return s.isdigit(), s.isdecimal(), s.isnumeric(), s.isspace(), digits
+
+
+@dataflow
 def ranges(a: int, b: int, step: int):
     """``range`` of one, two and three arguments; empty ranges, negative steps."""
     t1 = 0

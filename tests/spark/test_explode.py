@@ -30,7 +30,7 @@ INT_ARGS = [
     (0, 0, 1), (3, 3, 1), (5, 2, -1), (2, 5, 1), (-3, 4, 2), (4, -3, -2), (0, 10, 3),
     (10, 0, -3), (0, 10, -1), (10, 0, 1), (-7, 7, 7), (1, 2, 5), (7, 1, -7),
 ]
-NATIVE = [A.word_stats, A.sorted_words, A.zipped, A.stop_early, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
+NATIVE = [A.char_classes, A.word_stats, A.sorted_words, A.zipped, A.stop_early, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
           A.explode_words, A.bigrams, A.word_pairs, A.counted, A.group_word_counts,
           A.total_words]  # fmt: skip
 
@@ -87,6 +87,21 @@ def test_generated_text(spark: Any) -> None:
             check_scalar_batch(spark, algo, [(t,) for t in rows], max_raise_checks=0)
 
     check()
+
+
+def test_character_classes_at_their_boundaries(spark: Any) -> None:
+    """``isdigit``/``isdecimal``/``isnumeric``/``isspace`` of every character at the edge
+    of a run of CPython's class (and its neighbours), alone, doubled, with a newline."""
+    import sys
+
+    edges: set[int] = set()
+    for m in ("isdigit", "isdecimal", "isnumeric", "isspace"):
+        inside = [getattr(chr(c), m)() for c in range(sys.maxunicode + 1)]
+        edges |= {c for c in range(1, sys.maxunicode) if inside[c] != inside[c - 1]}
+    chars = sorted({c + d for c in edges for d in (-1, 0) if 0 <= c + d <= sys.maxunicode})
+    chars = [c for c in chars if not 0xD800 <= c <= 0xDFFF]
+    texts = [chr(c) for c in chars] + [chr(c) * 2 for c in chars[::7]] + ["1\n", "\n", "", "12a"]
+    check_scalar_batch(spark, A.char_classes, [(t,) for t in texts], max_raise_checks=0)
 
 
 def test_optional_words(spark: Any) -> None:
