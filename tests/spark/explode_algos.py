@@ -71,6 +71,12 @@ def char_classes(s: str):
 
 
 @dataflow
+def iterate_none(s: str | None) -> int:
+    """Iterating None raises TypeError ('NoneType' object is not iterable)."""
+    return len([ch for ch in s if ch != " "])
+
+
+@dataflow
 def ranges(a: int, b: int, step: int):
     """``range`` of one, two and three arguments; empty ranges, negative steps."""
     t1 = 0

@@ -109,6 +109,8 @@ def test_optional_words(spark: Any) -> None:
     # None.split() raises AttributeError, as in Python
     counts = check_scalar_batch(spark, A.split_none, [("a b",), (None,)], max_raise_checks=1)
     assert counts["raising rows"] == 1
+    counts = check_scalar_batch(spark, A.iterate_none, [("a b",), (None,)], max_raise_checks=1)
+    assert counts["raising rows"] == 1
 
 
 def test_ranges(spark: Any) -> None:
