@@ -14,15 +14,20 @@ elements come from the table of primitives (``str.split``, ``re.findall``, ``c_r
 ``c_combinations`` ...), whose entries say where the native lowering is exact; the
 loops and comprehensions over them are Spark's higher-order functions.
 
-A loop over such a list inside a loop over rows that only adds to a local of the outer
-loop (``for w in s.split(): if w not in STOP: n += 1``) adds the sum of the inner loop
-instead (:meth:`ValueListMixin.inner_sums`)::
+A loop over such a list inside a loop over rows that only reduces locals of the outer
+loop (``for w in s.split(): if w not in STOP: n += 1``; ``m = max(m, e)``) reduces the
+inner loop first (:meth:`ValueListMixin.inner_sums`)::
 
     _sum_n = 0
     for w in s.split():
         if w not in STOP:
             _sum_n += 1
     n += _sum_n
+
+and inside a loop over rows in order it may update them in any way, through copies
+(:meth:`ValueListMixin.inner_copies`). ``s.split()`` and ``re.findall`` are lists only
+where iterated (``for``, comprehensions, ``sorted``/``set``/``enumerate``/``zip`` ...):
+elsewhere they keep their string lowering (``s.split(",")[0]``).
 """
 
 from __future__ import annotations
