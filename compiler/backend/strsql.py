@@ -94,6 +94,8 @@ def _python_digits() -> tuple[str, str]:
 
 
 _WS = _char_class(WHITESPACE)
+#: str.splitlines' boundaries (``\r\n`` first: one boundary)
+_LINE_BREAK = "\\r\\n|" + _char_class("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _CLASS_TESTS = ("isdigit", "isdecimal", "isnumeric", "isspace")
 
 
@@ -271,6 +273,10 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
         return f"replace({s}, {x[1]}, {x[2]})"
     if m == "join":
         return _join(r, args, ts, x)
+    if m == "splitlines" and n == 1:  # at Python's line boundaries; no last empty line
+        lines = f"split({s}, {sql_string(_LINE_BREAK)}, -1)"
+        return (f"(CASE WHEN element_at({lines}, -1) = '' THEN slice({lines}, 1, size({lines}) - 1) "
+                f"ELSE {lines} END)")  # fmt: skip
     if m in _CLASS_TESTS:  # every character in CPython's class, and at least one
         return f"({s} RLIKE {sql_string(_class_test(m))})"
     if m == "zfill" and ts[1] in ("int", "bool"):

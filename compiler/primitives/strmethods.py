@@ -279,6 +279,7 @@ _NATIVE_METHODS: dict[str, Native] = {
     "zfill": _arg_is(1, "int", "bool"),
     # a class of the characters CPython's tables give (at most 3,000 characters of regex)
     "isdigit": _always, "isdecimal": _always, "isnumeric": _always, "isspace": _always,
+    "splitlines": lambda site: site.n == 1,  # keepends=True: Python
 }  # fmt: skip
 
 
@@ -318,7 +319,7 @@ _METHOD_EDGES: dict[str, tuple[tuple[Any, ...], ...]] = {
     "strip": ((), (None,), (" a",), ("",), (COL_STRS,)),
     "lstrip": ((), ("ab",), (COL_STRS,)), "rstrip": ((), ("c ",), (COL_STRS,)),
     "lower": ((),), "upper": ((),), "casefold": ((),), "title": ((),), "capitalize": ((),),
-    "swapcase": ((),), "splitlines": ((),),
+    "swapcase": ((),), "splitlines": ((),), 
     "split": ((), (",",), (",", 1), (" ", 0), (None, 1), ("",), (",", -2), (COL_STRS,)),
     "rsplit": ((), (",",), (",", 1), (None, 1), ("",)),
     "partition": ((",",), ("",), (COL_STRS,)), "rpartition": ((",",), (COL_STRS,)),

@@ -77,6 +77,18 @@ def iterate_none(s: str | None) -> int:
 
 
 @dataflow
+def lines(s: str):
+    """``splitlines()``: Python's line boundaries (``\\r\\n`` one), no last empty line."""
+    n = 0
+    longest = ""
+    for line in s.splitlines():
+        n += 1
+        if len(line) > len(longest):
+            longest = line
+    return n, longest, "|".join(s.splitlines())
+
+
+@dataflow
 def ranges(a: int, b: int, step: int):
     """``range`` of one, two and three arguments; empty ranges, negative steps."""
     t1 = 0

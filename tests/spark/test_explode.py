@@ -30,7 +30,7 @@ INT_ARGS = [
     (0, 0, 1), (3, 3, 1), (5, 2, -1), (2, 5, 1), (-3, 4, 2), (4, -3, -2), (0, 10, 3),
     (10, 0, -3), (0, 10, -1), (10, 0, 1), (-7, 7, 7), (1, 2, 5), (7, 1, -7),
 ]
-NATIVE = [A.char_classes, A.word_stats, A.sorted_words, A.zipped, A.stop_early, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
+NATIVE = [A.lines, A.char_classes, A.word_stats, A.sorted_words, A.zipped, A.stop_early, A.ordered_word_changes, A.characters, A.numbers, A.finds, A.any_all, A.maybe_words, A.ranges, A.big_range, A.positions, A.pair_stats,
           A.explode_words, A.bigrams, A.word_pairs, A.counted, A.group_word_counts,
           A.total_words]  # fmt: skip
 
@@ -87,6 +87,12 @@ def test_generated_text(spark: Any) -> None:
             check_scalar_batch(spark, algo, [(t,) for t in rows], max_raise_checks=0)
 
     check()
+
+
+def test_lines(spark: Any) -> None:
+    texts = [*TEXTS, "a\nb\n", "\n", "\n\n", "a\r\nb", "a\rb\r\n\r\nc", "x\u2028y\x1cz\x85", "\r",
+             "a\n\x0b\x0cb", "no break"]  # fmt: skip
+    check_scalar_batch(spark, A.lines, [(t,) for t in texts], max_raise_checks=0)
 
 
 def test_character_classes_at_their_boundaries(spark: Any) -> None:
