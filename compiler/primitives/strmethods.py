@@ -319,7 +319,7 @@ _METHOD_EDGES: dict[str, tuple[tuple[Any, ...], ...]] = {
     "strip": ((), (None,), (" a",), ("",), (COL_STRS,)),
     "lstrip": ((), ("ab",), (COL_STRS,)), "rstrip": ((), ("c ",), (COL_STRS,)),
     "lower": ((),), "upper": ((),), "casefold": ((),), "title": ((),), "capitalize": ((),),
-    "swapcase": ((),), "splitlines": ((),), 
+    "swapcase": ((),), "splitlines": ((),),
     "split": ((), (",",), (",", 1), (" ", 0), (None, 1), ("",), (",", -2), (COL_STRS,)),
     "rsplit": ((), (",",), (",", 1), (None, 1), ("",)),
     "partition": ((",",), ("",), (COL_STRS,)), "rpartition": ((",",), (COL_STRS,)),
