@@ -17,6 +17,8 @@ from looplift.sqltext import sql_string
 from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Prim, Var, attr
 from ..primitives.containers import element_type
 from ..primitives.typerules import unify
+from .errors import BackendError
+from .guarded import python_in_lambda
 from .rules import Emitter, form, form_type
 from .typevocab import Type, Typing, spark_type
 
@@ -57,12 +59,36 @@ def each_row_types(e: Expr, a: Any, ty: Typing) -> list[Type] | None:
     return list(t[1]) if isinstance(t, tuple) and t[0] == "tuple" else None
 
 
+def iterated_type(t: Type, span: Any = None) -> Type:
+    """The element type of what a loop iterates: a list's elements, a str's characters;
+    anything else is not iterable natively (a BackendError)."""
+    if t == "str":
+        return "str"
+    if isinstance(t, tuple) and t[0] == "list" or t in ("any", "none"):
+        return element_type(t)
+    shown = t[0] if isinstance(t, tuple) else t
+    raise BackendError(f"a loop over a value of type {shown} is not supported natively; loop over "
+                       "a list (`s.split()`, `range(n)`, a container's values)", span)  # fmt: skip
+
+
+def iterated_sql(r: Emitter, lst: Expr) -> str:
+    """The array a loop iterates: a list as it is, a str as its characters (code points;
+    Java's ``.`` takes a surrogate pair as one), TypeError when it is None."""
+    sql = r.expr(lst)
+    if r.ty.of(lst) == "str":
+        sql = f"regexp_extract_all({sql}, '(?s).', 0)"
+    if r.ty.may_be_null(lst):
+        none = sql_string("looplift: 'NoneType' object is not iterable (Python raises TypeError)")
+        return f"(CASE WHEN {r.expr(lst)} IS NULL THEN raise_error({none}) ELSE {sql} END)"
+    return sql
+
+
 @form_type("each")
 def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     """Type an ``each``: its element parameter, every binder of its body, its rows."""
     lst, lam = v.args
     assert isinstance(lam, Lambda)
-    ty.types[lam.params[0]] = element_type(ty.of(lst))
+    ty.types[lam.params[0]] = iterated_type(ty.of(lst), lst.span)
 
     def reg(e: Expr) -> None:
         while isinstance(e, Let):
@@ -97,7 +123,8 @@ def each_sql(r: Emitter, v: Any) -> str:
     rows = _row_parts(sub, local, tail, [])
     if not rows:
         return "array()"
-    return f"flatten(transform({r.expr(lst)}, {var} -> {_rows_array(rows, r.depth)}))"
+    body = python_in_lambda(_rows_array(rows, r.depth), v.span)
+    return f"flatten(transform({iterated_sql(r, lst)}, {var} -> {body}))"
 
 
 def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
@@ -155,7 +182,7 @@ def sort_by_sql(r: Emitter, v: Any) -> str:
     """``array_sort`` with a comparator of the keys (Spark's sort is stable, like Python's)."""
     lst, lam = v.args
     a, b = f"_ka{r.depth}", f"_kb{r.depth}"
-    ka, kb = _key_sql(r, lam, a), _key_sql(r, lam, b)
+    ka, kb = python_in_lambda(_key_sql(r, lam, a), v.span), _key_sql(r, lam, b)
     lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
     cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
     # two elements or more, a key None: Python's comparison raises TypeError
@@ -255,5 +282,5 @@ def fold_sql(r: Emitter, v: Any) -> str:
     got = _row_parts(sub, local, rows, [])
     step_rows = f"concat({av}._2, {_rows_array(got, r.depth)})" if got else f"{av}._2"
     start = f"named_struct('_1', CAST({r.expr(init)} AS {ctype}), '_2', CAST(array() AS {rtype}))"
-    step = f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})"
-    return f"aggregate({r.expr(lst)}, {start}, ({av}, {ev}) -> {step})"
+    step = python_in_lambda(f"named_struct('_1', CAST({sub.expr(new)} AS {ctype}), '_2', {step_rows})", v.span)
+    return f"aggregate({iterated_sql(r, lst)}, {start}, ({av}, {ev}) -> {step})"

@@ -138,8 +138,7 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         seq = f"sequence(0, greatest({n}, 1) - 1)"
         return f"slice(transform({seq}, {i} -> named_struct({fields})), 1, {n})"
     if op == "c_range":
-        n = f"CAST({x[0]} AS BIGINT)"
-        return f"slice(sequence(CAST(0 AS BIGINT), greatest({n}, 1) - 1), 1, CAST(greatest({n}, 0) AS INT))"
+        return _range(r, args, x)
     if op in ("c_getitem", "c_get"):
         hits = f"filter({x[0]}, {v} -> {v}._1 <=> {x[1]})"
         missing = x[2] if op == "c_get" else _err("KeyError", "key not in the dict")
@@ -163,6 +162,45 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         hi = bound(args[2], x[2], n)
         return f"slice({x[0]}, CAST({lo} + 1 AS INT), CAST(greatest({hi} - {lo}, 0) AS INT))"
     raise ValueError(op)
+
+
+def _range(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
+    """``range(stop)``, ``range(start, stop)``, ``range(start, stop, step)``: Python's
+    elements (none when the range is empty, whatever the step's sign), TypeError for a None
+    argument, ValueError for a zero step. The length is counted in decimals, so ranges
+    between the 64-bit limits neither overflow nor wrap; a range too long for an array
+    raises."""
+    big = [f"CAST({v} AS BIGINT)" for v in x]
+    if len(x) == 1:
+        n = big[0]
+        out = f"slice(sequence(CAST(0 AS BIGINT), greatest({n}, 1) - 1), 1, CAST(greatest({n}, 0) AS INT))"
+    elif len(x) == 2:
+        lo, hi = big
+        out = (f"(CASE WHEN {hi} > {lo} THEN sequence({lo}, {hi} - 1) "
+               f"ELSE CAST(array() AS ARRAY<BIGINT>) END)")  # fmt: skip
+    else:
+        lo, hi, step = (f"CAST({v} AS DECIMAL(20, 0))" for v in x)
+        up = f"(CASE WHEN {hi} > {lo} THEN ({hi} - {lo} - 1) div {step} + 1 ELSE 0 END)"
+        down = f"(CASE WHEN {lo} > {hi} THEN ({lo} - {hi} - 1) div (-{step}) + 1 ELSE 0 END)"
+        sign = args[2].value if isinstance(args[2], Lit) and isinstance(args[2].value, int) else None
+        zero = _err("ValueError", "range() arg 3 must not be zero")
+        if sign is None:
+            n = f"(CASE WHEN {step} > 0 THEN {up} WHEN {step} < 0 THEN {down} ELSE {zero} END)"
+        else:
+            n = up if sign > 0 else down if sign < 0 else zero
+        i = f"_ri{r.depth}"
+
+        def build(v: list[str]) -> str:
+            seq = f"slice(sequence(CAST(0 AS BIGINT), greatest({v[0]}, 1) - 1), 1, CAST(greatest({v[0]}, 0) AS INT))"
+            return f"transform({seq}, {i} -> CAST({lo} + {i} * {step} AS BIGINT))"
+
+        out = r.bind([f"CAST({n} AS BIGINT)"], build)
+    nullable = [v for a, v in zip(args, x, strict=True) if r.ty.may_be_null(a)]
+    if nullable:
+        test = " OR ".join(f"{v} IS NULL" for v in nullable)
+        none = _err("TypeError", "'NoneType' object cannot be interpreted as an integer")
+        return f"(CASE WHEN {test} THEN {none} ELSE {out} END)"
+    return out
 
 
 def _mean(r: Emitter, op: str, xs: str, v: str, empty: str) -> str:
@@ -213,7 +251,9 @@ def container_py(op: str, x: list[str]) -> str:
         "c_index": "{0}[{1}]",
         "c_enumerate": "list(enumerate({0}, {1}))",
         "c_zip": "list(zip({all}))",
-        "c_range": "list(range({0}))",
+        "c_range": "list(range({all}))",
+        **{f"c_{f}": f"list(__import__('itertools').{f}({{all}}))"
+           for f in ("combinations", "permutations", "product")},
         "c_distinct": "sorted(set({0}))",
         "c_first": "({0}[0] if {0} else max({0}))",
         **{

@@ -28,11 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dataflow.strategy import PyCallKind
-from ..ir.nodes import Expr, Let, Var
+from ..ir.nodes import UNKNOWN, Expr, Let, Var
 from ..ir.traverse import walk
+from .errors import BackendError
 from .types import host_return_type, spark_type
 
-__all__ = ["PyCall", "GuardedSql", "TooBig", "atomic", "cheap", "SHORT", "MAX_SQL"]
+__all__ = ["PyCall", "GuardedSql", "PythonInLambda", "TooBig", "python_in_lambda", "atomic", "cheap", "SHORT", "MAX_SQL"]
 
 #: characters of one expression's SQL at most, where a budget is set (a scalar function)
 MAX_SQL = 64_000
@@ -40,6 +41,24 @@ MAX_SQL = 64_000
 
 class TooBig(Exception):
     """The SQL of an expression outgrows its budget (``SqlRenderer.budget``)."""
+
+
+class PythonInLambda(BackendError):
+    """A Python function inside the lambda of a higher-order function (a loop over a list):
+    Spark runs none there. A scalar algorithm then runs whole as one Python call."""
+
+
+def python_in_lambda(sql: str, span: Any = None) -> str:
+    """``sql``, the body of a SQL lambda, unless it calls a Python function."""
+    if _PYCALL.search(sql):
+        raise PythonInLambda(
+            "a loop over a list calls a Python function (a primitive with no exact native "
+            "lowering, or a host function) on its elements; Spark runs no Python inside "
+            "`transform`/`aggregate`", span or UNKNOWN,
+            "use primitives with a native lowering in the loop (see --explain), or loop in a "
+            "host function",
+        )
+    return sql
 
 
 # SQL text that may be repeated freely: a column or lambda variable, a literal, a field

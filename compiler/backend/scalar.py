@@ -13,7 +13,7 @@ from dataclasses import dataclass
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
 from ..program import Program
-from .guarded import MAX_SQL, TooBig
+from .guarded import MAX_SQL, PythonInLambda, TooBig
 from .sql import BackendError, PyCall, SqlRenderer, quote_ident, sql_string
 from .types import infer_types, spark_type
 
@@ -65,16 +65,20 @@ def scalar_function(prog: Program) -> ScalarFunction:
         tail = tail.body
     rtype = spark_type(ty.of(tail) if isinstance(tail, Var) else ty.of(tail))
     r = SqlRenderer(a, ty, resolve, prog.refs, {}, bind_lets=True, budget=RENDER_BUDGET)
+    in_python = ""
     try:
         body = r.expr(fn.body)  # its bindings inlined, or bound once where used more than once
     except TooBig:
         body = None
-    in_python = ""
+    except PythonInLambda:  # Spark runs no Python inside a loop over a list
+        body = None
+        in_python = "a loop over a list calls a Python function on its elements"
     if body is None or len(body) > MAX_SQL:
         # values shared by Python calls (which cannot take a lambda variable) would be
         # copied into each: the whole function runs in Python instead, as one call
-        in_python = (f"as one SQL expression it would outgrow {MAX_SQL:,} characters: values "
-                     "used by several Python calls would be copied into each")  # fmt: skip
+        in_python = in_python or (
+            f"as one SQL expression it would outgrow {MAX_SQL:,} characters: values "
+            "used by several Python calls would be copied into each")  # fmt: skip
         r = SqlRenderer(a, ty, resolve, prog.refs, {})
         body = r.python_call(fn.ref, tuple(Var(p.name) for p in fn.params), rtype)
     params = tuple(

@@ -29,8 +29,10 @@ against CPython on hypothesis text):
 
 from __future__ import annotations
 
+import re
 import sys
 import unicodedata
+from functools import cache
 from typing import Any
 
 from looplift.sqltext import sql_string
@@ -38,6 +40,7 @@ from looplift.strings import WHITESPACE
 
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
+from ..primitives.regex import java_pattern
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
 from .guarded import PyCallKind
@@ -91,6 +94,16 @@ def _python_digits() -> tuple[str, str]:
 
 
 _WS = _char_class(WHITESPACE)
+#: str.splitlines' boundaries (``\r\n`` first: one boundary)
+_LINE_BREAK = "\\r\\n|" + _char_class("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_CLASS_TESTS = ("isdigit", "isdecimal", "isnumeric", "isspace")
+
+
+@cache
+def _class_test(m: str) -> str:
+    """``s.isdigit()`` ... as a Java regex over the characters CPython's tables put in the
+    class (``\\z``: Java's ``$`` would also match before a final newline)."""
+    return "\\A" + _char_class([c for c in range(sys.maxunicode + 1) if getattr(chr(c), m)()]) + "+\\z"
 _CASE_GUARD = _char_class(_CASE_DIFF)
 _UDIGITS, _UDIGIT_VALUES = _python_digits()
 _D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
@@ -192,6 +205,8 @@ def render_string(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         return _percent(r, args, ts, x)
     if op == "repr" and native_ok:
         return f"CAST({x[0]} AS STRING)"
+    if op == "re.findall" and native_ok:
+        return _findall(r, args, x)
     return _python(r, op, args, t)  # re.*, repr, ascii
 
 
@@ -258,6 +273,12 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
         return f"replace({s}, {x[1]}, {x[2]})"
     if m == "join":
         return _join(r, args, ts, x)
+    if m == "splitlines" and n == 1:  # at Python's line boundaries; no last empty line
+        lines = f"split({s}, {sql_string(_LINE_BREAK)}, -1)"
+        return (f"(CASE WHEN element_at({lines}, -1) = '' THEN slice({lines}, 1, size({lines}) - 1) "
+                f"ELSE {lines} END)")  # fmt: skip
+    if m in _CLASS_TESTS:  # every character in CPython's class, and at least one
+        return f"({s} RLIKE {sql_string(_class_test(m))})"
     if m == "zfill" and ts[1] in ("int", "bool"):
         w = f"CAST({x[1]} AS INT)"
         return (
@@ -267,6 +288,20 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
             f"ELSE lpad({s}, {w}, '0') END)"
         )
     return None
+
+
+def _findall(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
+    """``re.findall`` of a pattern Java matches as Python does (the table decides): every
+    match, or its one group (``''`` where the group took no part, as in Python)."""
+    pat, fl = _lit(args[0]), _lit(args[2])
+    java = java_pattern(pat, fl)
+    assert java is not None
+    group = 1 if re.compile(pat, fl).groups else 0
+    sql = f"regexp_extract_all({x[1]}, {sql_string(java)}, {group})"
+    if r.ty.may_be_null(args[1]):
+        err = _raise("expected string or bytes-like object, got 'NoneType'", "TypeError")
+        return f"(CASE WHEN {x[1]} IS NULL THEN {err} ELSE {sql} END)"
+    return sql
 
 
 def _tuple_elems(r: Emitter, e: Expr) -> list[str] | None:

@@ -273,8 +273,11 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
         if isinstance(t, tuple) and t[0] == "tuple" and -len(t[1]) <= i < len(t[1]):
             return t[1][i], True
         return "any", True
-    if op in PRIMITIVES:
-        return PRIMITIVES[op].result_type(ts), null
+    if op in PRIMITIVES:  # literal arguments may decide it (``combinations(xs, 2)``)
+        try:
+            return PRIMITIVES[op].result_type(ts, [x.value if isinstance(x, Lit) else None for x in args]), null
+        except TypeRefused as e:
+            raise BackendError(str(e)) from None
     return "any", True
 
 

@@ -25,14 +25,15 @@ from collections.abc import Callable
 import libcst as cst
 
 from ..ir.nodes import UNIT, Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
-from .container_reads import ContainerReadMixin, CView
-from .env import Env, Value
+from .container_reads import CView
+from .env import Carry, Env, Value
 from .syntax import assigned_names, code_of, is_name, walk
+from .value_lists import ValueListMixin
 
 __all__ = ["ContainerLoopMixin"]
 
 
-class ContainerLoopMixin(ContainerReadMixin):
+class ContainerLoopMixin(ValueListMixin):
     def loop_view(self, it: cst.BaseExpression, env: Env) -> CView | None:
         """What a ``for`` over container values iterates: a container expression,
         ``enumerate(...)``, ``zip(...)`` or ``range(len(...))`` / ``range(n)``."""
@@ -45,7 +46,7 @@ class ContainerLoopMixin(ContainerReadMixin):
             pos = [a.value for a in it.args if a.keyword is None and not a.star]
             sp = self.span(it)
             if fname == "enumerate" and pos and len(it.args) in (1, 2):
-                inner = self.cview(pos[0], env)
+                inner = self.loop_view(pos[0], env)  # `enumerate(zip(a, b))` too
                 if inner is None:
                     return None
                 self._need_order(inner, it)
@@ -53,7 +54,7 @@ class ContainerLoopMixin(ContainerReadMixin):
                 e = Apply(Prim("c_enumerate"), (inner.expr, start), span=sp)
                 return CView(e, False, True, inner.binding)
             if fname == "zip" and len(pos) >= 2 and len(pos) == len(it.args):
-                views = [self.cview(p, env) for p in pos]
+                views = [self.cview(p, env) or self.iterated(p, env) for p in pos]
                 if any(v is None for v in views):
                     return None
                 for v in views:
@@ -68,13 +69,13 @@ class ContainerLoopMixin(ContainerReadMixin):
                     and isinstance(arg.func, cst.Name)
                     and arg.func.value == "len"
                 ):
-                    return None
+                    return self.cview(it, env)  # `range(n)`: a range of ints
                 counted = self.cview(arg.args[0].value, env) if len(arg.args) == 1 else None
                 if counted is None:
-                    return None
+                    return self.cview(it, env)  # `range(len(s))` of a str: a range of ints
                 n = Apply(Prim("len"), (counted.expr,), span=self.span(arg))
                 return CView(Apply(Prim("c_range"), (n,), span=sp), False, True, counted.binding)
-        return self.cview(it, env)
+        return self.cview(it, env) or self.iterated(it, env)
 
     def container_for(self, s: cst.For, env: Env, rest: Callable[[Env], Expr]) -> Expr | None:
         """A ``for`` over container values, or None when ``s`` does not iterate one."""
@@ -85,6 +86,12 @@ class ContainerLoopMixin(ContainerReadMixin):
         body_stmts = list(s.body.body)
         outer = [n for n in sorted(assigned_names(body_stmts, deep=True)) if n in env.names]
         bad = [n for n in outer if type(env.names[n]) is not Value]
+        if bad and all(isinstance(env.names[n], Carry) for n in bad):
+            summed = self.inner_sums(s, env)
+            if summed is None and env.ordered:  # rows in order: any update, in list order
+                summed = self.inner_copies(s, [n for n in outer if isinstance(env.names[n], Carry)], env)
+            if summed is not None:  # `n += 1` per word in a loop over rows: add the word count
+                return self._chain(summed, env, rest)
         if bad:
             raise self.error(
                 s,
@@ -120,6 +127,10 @@ class ContainerLoopMixin(ContainerReadMixin):
         for name, val in reversed(hoisted):
             out = Let(name, val, out, span=sp)
         return out
+
+    def _chain(self, stmts: list[cst.CSTNode], env: Env, rest: Callable[[Env], Expr]) -> Expr:
+        """Translate ``stmts``, then ``rest``."""
+        return self.stmts(stmts, 0, env, rest, False)  # type: ignore[attr-defined]
 
     def _hoist_reads(self, e: Expr, hoisted: list[tuple[str, Expr]]) -> Expr:
         """Replace every ``c#value()`` inside ``e`` by a variable bound in ``hoisted``."""

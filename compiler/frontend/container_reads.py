@@ -108,6 +108,9 @@ class ContainerReadMixin(Context):
         host = self.host_list(node, env)
         if host is not None:
             return host
+        per_row = self.value_list(node, env)
+        if per_row is not None:  # `s.split()`, `range(n)`, `combinations(xs, 2)` ...
+            return per_row
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             base = node.func.value
             meth = node.func.attr.value
@@ -135,8 +138,8 @@ class ContainerReadMixin(Context):
             pos = [a for a in node.args if a.keyword is None]
             if len(pos) != 1 or pos[0].star:
                 return None
-            inner = self.cview(pos[0].value, env)
-            if inner is None:
+            inner = self.cview(pos[0].value, env) or self.iterated(pos[0].value, env)
+            if inner is None:  # `sorted(s.split())`: they iterate their argument
                 return None
             kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
             if fname in ("list", "tuple"):
@@ -185,6 +188,14 @@ class ContainerReadMixin(Context):
                              True, inner.binding)  # fmt: skip
         return None
 
+    def value_list(self, node: cst.BaseExpression, env: Env, iterating: bool = False) -> CView | None:
+        """A list computed per row (``value_lists.py`` fills this in)."""
+        return None
+
+    def iterated(self, node: cst.BaseExpression, env: Env) -> CView | None:
+        """A per-row list where it is iterated (``value_lists.py`` fills this in)."""
+        return None
+
     def key_function(self, node: cst.BaseExpression, env: Env) -> Lambda:
         """``key=lambda x: expr`` (or ``key=d.get`` of a dict) as an IR lambda of one parameter."""
         if (
@@ -221,7 +232,7 @@ class ContainerReadMixin(Context):
         comp = node.for_in
         if comp.inner_for_in is not None or comp.asynchronous:
             return None
-        inner_view = self.loop_view(comp.iter, env)  # type: ignore[attr-defined]
+        inner_view = self.loop_view(comp.iter, env) or self.iterated(comp.iter, env)  # type: ignore[attr-defined]
         if inner_view is None:
             return None
         sp = self.span(node)

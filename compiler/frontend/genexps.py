@@ -195,6 +195,45 @@ class GeneratorMixin(Context):
             return False
         return self.stream_of(comp.for_in.iter, env) is not None  # type: ignore[attr-defined]
 
+    def _list_comp(self, comp: cst.CSTNode, env: Env) -> bool:
+        """A one-``for`` comprehension over a list computed per row (``s.split()``, ...)."""
+        if not isinstance(comp, _COMPS) or comp.for_in.inner_for_in is not None:
+            return False
+        if comp.for_in.asynchronous is not None or self.stream_of(comp.for_in.iter, env) is not None:  # type: ignore[attr-defined]
+            return False
+        it = comp.for_in.iter
+        return self.cview(it, env) is None and self.iterated(it, env) is not None  # type: ignore[attr-defined]
+
+    def _short_circuit(
+        self, fn: str, comp: Any, node: Any, env: Env
+    ) -> tuple[list[cst.CSTNode], cst.BaseExpression]:
+        """``any(e for x in xs)`` over a per-row list: a loop that stops evaluating ``e``
+        once the answer is known, as Python's ``any``/``all`` stop iterating::
+
+            acc = False
+            for x in xs:
+                if not acc:
+                    if e:
+                        acc = True
+        """
+        acc = self.hidden_name(fn, env)
+        found = "True" if fn == "any" else "False"
+        test = comp.elt if fn == "any" else cst.UnaryOperation(cst.Not(), comp.elt)
+        step: list[cst.CSTNode] = [cst.If(test=test, body=block([_assign(acc, _name(found))]))]
+        conds = [c.test for c in comp.for_in.ifs]
+        if conds:
+            cond = conds[0]
+            for c in conds[1:]:
+                cond = cst.BooleanOperation(cond, cst.And(), c)
+            step = [cst.If(test=cond, body=block(step))]
+        open_ = _name(acc) if fn == "all" else cst.UnaryOperation(cst.Not(), _name(acc))
+        loop = cst.For(target=comp.for_in.target, iter=comp.for_in.iter,
+                       body=block([cst.If(test=open_, body=block(step))]))  # fmt: skip
+        init = _assign(acc, _name("False" if fn == "any" else "True"))
+        stmts = [self.origin(init, node), self.origin(loop, node)]
+        self.origin_tree(stmts, node)
+        return stmts, _name(acc)
+
     def _generator_loop(
         self, node: cst.CSTNode, env: Env, stmt: cst.CSTNode
     ) -> tuple[list[cst.CSTNode], cst.BaseExpression | None] | None:
@@ -224,6 +263,8 @@ class GeneratorMixin(Context):
                 if not isinstance(inner, _COMPS):
                     return None
                 arg = inner
+            if fn in ("any", "all") and len(node.args) == 1 and self._list_comp(arg, env):
+                return self._short_circuit(fn, arg, node, env)
             if not self._stream_comp(arg, env):
                 return None
             comp = arg

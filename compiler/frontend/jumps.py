@@ -295,5 +295,11 @@ class LoopRewriteMixin(Context):
             return ("rows in no order: which rows it skips depends on their order",
                     f"iterate in an order (`group_by(k, rows, order_by=...)`, "
                     f"`sorted_by(rows, ...)`), or {guard}")  # fmt: skip
+        try:  # a list in Python's order (`s.split()`, `sorted(d)`): it can stop early
+            view = self.loop_view(it, env)  # type: ignore[attr-defined]
+        except Stop:
+            view = None
+        if view is not None and view.order:
+            return None
         return "the values of a container is not supported", guard
 

@@ -17,6 +17,7 @@ from __future__ import annotations
 
 from .arith import ARITH
 from .base import NOT_LIT, Primitive, Raises, Site, TypeRefused
+from .combinatorics import COMBINATORICS
 from .compare import COMPARE
 from .containers import CONTAINERS
 from .convert import CONVERT
@@ -34,7 +35,7 @@ __all__ = [
 #: arithmetic, comparisons, numeric builtins and conversions (``add``, ``lt``, ``round`` ...)
 OPERATORS: tuple[Operator, ...] = (*ARITH, *COMPARE, *CONVERT)
 PRIMITIVES: dict[str, Primitive] = {
-    p.name: p for p in (*MATH, *OPERATORS, *DATETIMES, *CONTAINERS, *STRING_PRIMS)
+    p.name: p for p in (*MATH, *OPERATORS, *DATETIMES, *CONTAINERS, *COMBINATORICS, *STRING_PRIMS)
 }
 MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
 

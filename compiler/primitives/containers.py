@@ -34,7 +34,7 @@ from typing import Any
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
 
-__all__ = ["CONTAINERS", "element_type"]
+__all__ = ["CONTAINERS", "element_type", "lists_only"]
 
 Type = Any
 
@@ -95,6 +95,12 @@ INDEX = Raises("IndexError", "list index out of range",
                Pred(lambda x, i: not -len(x) <= i < len(x), "index outside -len..len-1"))  # fmt: skip
 KEY = Raises("KeyError", "key not in the dict",
              Pred(lambda items, k: all(kk != k for kk, _ in items), "a missing key"))  # fmt: skip
+RANGE = (
+    Raises("TypeError", "'NoneType' object cannot be interpreted as an integer",
+           Pred(lambda *a: any(v is None for v in a), "a None argument")),
+    Raises("ValueError", "range() arg 3 must not be zero",
+           Pred(lambda *a: len(a) == 3 and a[2] == 0, "a zero step")),
+)  # fmt: skip
 MAP_KEY = Raises("AttributeError", "'NoneType' object has no attribute 'get'",
                  Pred(lambda d, *_: d is None, "a None dict"))  # fmt: skip
 
@@ -120,6 +126,25 @@ def _mean_type(name: str) -> Any:
         return "float"
 
     return rule
+
+
+def _range_type(ts: Sequence[Type]) -> Type:
+    bad = [t for t in ts if t not in ("int", "bool", "none", "any")]
+    if bad:
+        raise TypeRefused(f"`range()` of a {bad[0]}: CPython raises TypeError ('{bad[0]}' "
+                          "object cannot be interpreted as an integer)")  # fmt: skip
+    return ("list", "int")
+
+
+def lists_only(ts: Sequence[Type], what: str) -> Sequence[Type]:
+    """``ts`` when each is a list (or not known), else TypeRefused: the plan iterates
+    lists natively, not strs or tuples."""
+    for t in ts:
+        if not (isinstance(t, tuple) and t[0] == "list" or t in ("any", "none")):
+            shown = t[0] if isinstance(t, tuple) else t
+            raise TypeRefused(f"`{what}` of a value of type {shown} is not supported natively; give it "
+                              "lists (`s.split()`, `range(n)`, a container's values)")  # fmt: skip
+    return ts
 
 
 def _max_type(ts: Sequence[Type]) -> Type:
@@ -163,7 +188,7 @@ def _entry(name: str, arity: tuple[int, int], ref: Any, rule: Any, partiality: t
 
 
 def _same(ts: Sequence[Type]) -> Type:
-    return ts[0]
+    return lists_only(ts[:1], "sorted()/set()/reversed()/a slice")[0]
 
 
 def _entries() -> list[Primitive]:
@@ -201,12 +226,15 @@ def _entries() -> list[Primitive]:
         _entry("c_index", (2, 2), lambda x, i: x[i], lambda ts: _el(ts), (INDEX,),
                edges=tuple((x, i) for x in ([], [1], [1, 2, 3]) for i in (0, -1, 1, 2, 3, -3, -4))),
         _entry("c_enumerate", (2, 2), lambda x, start: list(enumerate(x, start)),
-               lambda ts: ("list", ("tuple", ("int", _el(ts)))), edges=_e(([], 0), ([1], -1))),
+               lambda ts: ("list", ("tuple", ("int", _el(lists_only(ts[:1], "enumerate"))))),
+               edges=_e(([], 0), ([1], -1))),
         _entry("c_zip", (1, 4), lambda *xs: list(zip(*xs, strict=False)),
-               lambda ts: ("list", ("tuple", tuple(element_type(t) for t in ts))),
+               lambda ts: ("list", ("tuple", tuple(element_type(t) for t in lists_only(ts, "zip")))),
                edges=_e(([],), ([1, 2], [3]), ([], [1]))),
-        _entry("c_range", (1, 1), lambda n: list(range(n)), lambda ts: ("list", "int"),
-               edges=_e((0,), (-1,), (3,))),
+        _entry("c_range", (1, 3), lambda *a: list(range(*a)), _range_type, RANGE,
+               edges=_e((0,), (-1,), (3,), (2, 5), (5, 2), (0, 10, 3), (10, 0, -3), (0, 10, -1),
+                        (3, 3, 1), (0, 1, 0), (None,), (-2**63, 2**63 - 1, 2**62),
+                        (2**63 - 1, -2**63, -2**62), (10**5,))),
         _entry("c_row", (1, 1), lambda row: [row], lambda ts: ("list", ts[0]), edges=_e((1,),)),
         _entry("c_concat", (0, 8), lambda *xs: [r for x in xs for r in x], _concat_type,
                edges=_e((), ([], [1]))),

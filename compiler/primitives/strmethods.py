@@ -45,6 +45,7 @@ from typing import Any
 from looplift.strings import IMPLS, STR_METHODS, WHITESPACE, parses
 
 from .base import NOT_LIT, Pred, Primitive, Raises, Site
+from .regex import java_pattern
 
 __all__ = [
     "COL_INTS", "COL_STRS", "Col", "INT_SPEC", "NOT_LIT", "STRINGS", "STRING_NAMES", "STR_SPEC",
@@ -276,6 +277,9 @@ _NATIVE_METHODS: dict[str, Native] = {
                              and site.t(2, "str") == "str"),
     "join": _join_native,
     "zfill": _arg_is(1, "int", "bool"),
+    # a class of the characters CPython's tables give (at most 3,000 characters of regex)
+    "isdigit": _always, "isdecimal": _always, "isnumeric": _always, "isspace": _always,
+    "splitlines": lambda site: site.n == 1,  # keepends=True: Python
 }  # fmt: skip
 
 
@@ -296,6 +300,12 @@ def _format_native(site: Site) -> bool:
 
 def _pct_native(site: Site) -> bool:  # "%.2f" % x is format(x, ".2f"); %d, %s int(), str()
     return not str(site.lit(1)).endswith("f")
+
+
+def _findall_native(site: Site) -> bool:
+    """``re.findall`` of a constant pattern Java matches exactly (``regex.java_pattern``)."""
+    pat, flags = site.lit(0), site.lit(2) if site.n > 2 else 0
+    return isinstance(pat, str) and isinstance(flags, int) and java_pattern(pat, flags) is not None
 
 
 def _repr_native(site: Site) -> bool:
@@ -382,8 +392,8 @@ def _re_entries() -> list[Primitive]:
             IMPLS["re.findall"],
             (_RE_NONE,),
             _const(("list", "str")),
-            None,
-            ((r"\w+",), (r"\s",)),
+            _findall_native,
+            ((r"\w+",), (r"\s",), (r"[0-9]+",), (r"(\d)x",), (r"a.$",), (r"\d*",), (r"(?i)a",)),
         ),  # fmt: skip
         _entry(
             "re.split",

@@ -77,7 +77,10 @@ TEMPLATES: list[Template] = [
 ELSEWHERE = {
     "c_enumerate": "a loop form (``for i, v in enumerate(xs)``): tests/spark/test_containers.py",
     "c_zip": "a loop form (``zip``): tests/spark/test_containers.py",
-    "c_range": "a loop form (``for i in range(n)``): tests/spark/test_containers.py",
+    "c_range": "a loop form (``for i in range(n)``, ``range(a, b, step)``): tests/spark/test_containers.py, "
+               "tests/spark/test_explode.py",
+    **{f"c_{f}": f"a loop form (``itertools.{f}``): tests/spark/test_explode.py"
+       for f in ("combinations", "permutations", "product")},
     "c_row": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
     "c_concat": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
     "c_empty": "the rows an ``each`` loop yields: tests/spark/test_containers.py",

@@ -36,6 +36,7 @@ import decimal
 import doctest
 import inspect
 import math
+import os
 import re
 import types
 import typing
@@ -1046,3 +1047,22 @@ def cases_of(path: Path, module: Any) -> list[Case]:
     return [
         Case(f"{label}::{a.name}", path, a, pools, tuple(examples.get(a.name, ()))) for a in algos
     ]
+
+
+# -- the edge tests' quick run ------------------------------------------------------
+
+
+EDGES_ALL = os.environ.get("LOOPLIFT_EDGES_ALL") == "1"
+
+
+def context_share(items: Sequence[Any], context: str, contexts: Sequence[str],
+                  every: Sequence[str] = ("scalar",)) -> list[Any]:  # fmt: skip
+    """The edge cases (signatures, forms) one context runs: all of them in the contexts
+    ``every`` names (and with ``LOOPLIFT_EDGES_ALL=1``); in each other context every n-th,
+    rotating, so that each case runs in one of them as well (a Spark job costs per case,
+    about a second in a group or fold context, more than per row)."""
+    if EDGES_ALL or context in every:
+        return list(items)
+    others = [c for c in contexts if c not in every]
+    i = others.index(context)
+    return [x for k, x in enumerate(items) if k % len(others) == i]

@@ -3,14 +3,14 @@ on Spark, against its CPython reference (SPEC §4, §5).
 
 Per algorithm:
 
-- ``test_module_examples``: the module's own examples (the corpus' ``EXAMPLES``
-  dict, the samples' doctest calls);
-- ``test_generated``: hypothesis-generated inputs (``LOOPLIFT_SPARK_EXAMPLES``
-  per algorithm, default 4; the first is always the empty input),
-  derandomized with a seed per algorithm so CI sees the same data every run;
+- ``test_generated``: the module's own examples (the corpus' ``EXAMPLES`` dict, the
+  samples' doctest calls) and hypothesis-generated inputs (``LOOPLIFT_SPARK_EXAMPLES``
+  per algorithm, default 4; the first is always the empty input), derandomized with a
+  seed per algorithm so CI sees the same data every run; every input on which Python
+  returns runs in one Spark action;
 - ``test_generated_more`` (``slow``): more generated inputs with other seeds, none of
   them the empty input ``test_generated`` ran (``LOOPLIFT_SPARK_SLOW_EXAMPLES``,
-  default 3, for the samples; ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 0, for
+  default 2, for the samples; ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 0, for
   the corpus' small programs, whose every shape their ``EXAMPLES`` and the default
   run cover already: with 0 they are not collected).
 
@@ -19,10 +19,10 @@ negative, an int beyond 64 bits) is checked to raise on Spark too (at most
 twice per algorithm and run: Spark jobs that fail are slow), and is then
 repaired by dropping the rows that make Python raise, and compared again.
 
-Scalar algorithms get half as many examples, each a batch of up to 40
-argument rows in one Spark job (``df.select(algo(F.col("c0"), ...))``); the
-rows on which Python raises are left out of the batch, and one of them is run
-alone and must raise.
+Scalar algorithms get half as many examples, each a batch of up to 40 argument rows;
+the rows of every batch and the module's examples run in one Spark job
+(``df.select(algo(F.col("c0"), ...))``); the rows on which Python raises are left out
+of it, and each raising example and one generated raising row run alone and must raise.
 
 One compiled run costs ~0.2-1 s (a few Spark jobs, one per query stage): the default
 run is ~6 runs per algorithm (about 5 minutes on 2 cores), the slow part (the samples
@@ -60,7 +60,7 @@ pytestmark = pytest.mark.spark
 MODULE_FILES = sorted(SAMPLES.glob("*.py")) + sorted((CORPUS / "valid").glob("*.py"))
 
 EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_EXAMPLES", "4"))
-SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "3"))
+SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "2"))
 CORPUS_SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES", "0"))
 SHRINK = os.environ.get("LOOPLIFT_SPARK_SHRINK") == "1"
 RAISE_CHECKS = 2  # generated inputs on which Python raises, run on Spark per algorithm
@@ -85,25 +85,18 @@ def test_every_module_has_cases() -> None:
     assert not no_examples, f"corpus algorithms without EXAMPLES: {no_examples}"
 
 
-@pytest.mark.parametrize("case", [c for c in CASES if c.examples], ids=repr)
-def test_module_examples(spark: Any, case: Case) -> None:
-    algo = case.algo
-    if case.kind == "scalar":
-        check_scalar_batch(
-            spark,
-            algo,
-            [tuple(args) for args in case.examples],
-            max_raise_checks=len(case.examples),
-        )
-        return
-    batch = []
+def _example_inputs(case: Case) -> tuple[list, list]:
+    """The module's own examples: ``(inputs Python returns on, inputs it raises on)``;
+    scalar examples are argument tuples, table examples ``(rows, scalars)``."""
+    good: list = []
+    bad: list = []
     for args in case.examples:
-        rows, scalars = split_args(algo, args)
-        if reference_ok(algo, rows, scalars):
-            batch.append((rows, scalars))
-        else:
-            expect_same_or_both_raise(spark, algo, rows, scalars)
-    expect_same_batch(spark, algo, batch)
+        if case.kind == "scalar":
+            (good if reference_ok(case.algo, [tuple(args)]) else bad).append(tuple(args))
+            continue
+        rows, scalars = split_args(case.algo, args)
+        (good if reference_ok(case.algo, rows, scalars) else bad).append((rows, scalars))
+    return good, bad
 
 
 def _check_table(
@@ -125,7 +118,13 @@ def _check_table(
 
 
 def _run_generated(
-    spark: Any, case: Case, n: int, salt: str, again: bool = False, batched: bool = False
+    spark: Any,
+    case: Case,
+    n: int,
+    salt: str,
+    again: bool = False,
+    batched: bool = False,
+    with_examples: bool = False,
 ) -> None:
     """``n`` generated inputs, the simplest first (no rows; a scalar batch of one row of
     the smallest values); ``again``: the simplest one ran already (with other seeds the
@@ -143,10 +142,16 @@ def _run_generated(
         suppress_health_check=list(HealthCheck),
     )
     batch: list | None = None
+    examples, raising = _example_inputs(case) if with_examples else ([], [])
+    scalar_rows: list | None = None
     if case.kind == "scalar":
+        scalar_rows = [] if batched and not SHRINK else None
 
         def body(arg_rows: list) -> None:
-            check_scalar_batch(spark, algo, arg_rows, max_raise_checks=1)
+            if scalar_rows is None:
+                check_scalar_batch(spark, algo, arg_rows, max_raise_checks=1)
+            else:
+                scalar_rows.extend(arg_rows)
 
         strategy = scalar_inputs(algo, case.pools)
         if again:
@@ -170,13 +175,25 @@ def _run_generated(
     # algorithms would share one seed: still deterministic)
     body._hypothesis_internal_add_digest = f"{case.id}/{salt}".encode()  # type: ignore[attr-defined]
     config(given(strategy)(body))()
-    if batch is not None:
-        expect_same_batch(spark, algo, batch)
+    if case.kind == "scalar":
+        # one Spark job for every row Python returns on; the examples' raising rows each
+        # run alone, and one generated raising row
+        rows = examples + raising + (scalar_rows or [])
+        if rows:
+            check_scalar_batch(spark, algo, rows, max_raise_checks=len(raising) + 1)
+        return
+    for rows, scalars in raising:
+        expect_same_or_both_raise(spark, algo, rows, scalars)
+    if batch is None:
+        for rows, scalars in examples:
+            expect_same_or_both_raise(spark, algo, rows, scalars)
+    else:
+        expect_same_batch(spark, algo, examples + batch)
 
 
 @pytest.mark.parametrize("case", CASES, ids=repr)
 def test_generated(spark: Any, case: Case) -> None:
-    _run_generated(spark, case, EXAMPLES, "ci", batched=True)
+    _run_generated(spark, case, EXAMPLES, "ci", batched=True, with_examples=True)
 
 
 def _more_examples(case: Case) -> int:

@@ -32,6 +32,7 @@ from tests.spark.harness import (
     attempt,
     coerce_rows,
     collect,
+    context_share,
     python_error_of,
     row_types,
     run_reference,
@@ -203,7 +204,7 @@ def test_values_agree_with_cpython(spark: Any, algos: dict, context: str) -> Non
     """Every input on which CPython returns: one job per result type and context."""
     by_type: dict[str, list[Any]] = {}
     wants: dict[tuple[int, int], tuple[Any, str, bool]] = {}
-    for j, sig in enumerate(_sigs(context)):
+    for j, sig in enumerate(context_share(_sigs(context), context, E.CONTEXTS)):
         algo = algos[E.algo_name("scalar" if context == "sql" else context, sig)]
         ok, values = [], []
         # an input whose call raises (an int beyond 64 bits included, SPEC §4) raises in

@@ -12,7 +12,9 @@ it calls the compiled algorithm is swapped for a SQL query through ``looplift.sq
 
 Plain ``spark.sql`` (the registered SQL function / UDAF / UDTF) runs the same way for the
 samples. Hypothesis-generated data (``LOOPLIFT_SQL_EXAMPLES`` per algorithm, default 2,
-seeded per algorithm), the modules' own examples first.
+seeded per algorithm), the modules' own examples first; the inputs on which Python
+returns run in one query per algorithm (their frames unioned, each query analyzed
+against its own input before the view is replaced).
 """
 
 from __future__ import annotations
@@ -151,11 +153,11 @@ def test_sql_matches_python(spark: Any, via_sql: SqlRunner, case: Case) -> None:
     functions tests/spark checks in depth, so the corpus' get one generated input (the
     empty one) and the samples' their examples and generated inputs with rows."""
     if case.kind == "aggregate":
-        _examples(spark, case)
-        _run_generated(spark, case, EXAMPLES if case.path.parent == SAMPLES else 1, "sql")
+        n = EXAMPLES if case.path.parent == SAMPLES else 1
+        _run_generated(spark, case, n, "sql", batched=True, with_examples=True)
     elif case.path.parent == SAMPLES:
-        _examples(spark, case)
-        _run_generated(spark, case, max(1, EXAMPLES - 1), "sql", again=True)
+        n = max(1, EXAMPLES - 1)
+        _run_generated(spark, case, n, "sql", again=True, batched=True, with_examples=True)
     else:
         _run_generated(spark, case, 1, "sql")
 
