@@ -69,9 +69,6 @@ _NOT_OUTLINED = (
     "not importable",
     "reassigned",
     "syntax error",
-    "no order",
-    "no defined order",
-    "on the order",
     "argument",
     "state action",
     "state `",
@@ -80,6 +77,9 @@ _NOT_OUTLINED = (
     "recursion",
     "format has",
 )
+# order problems: with rows, what they say has no meaning in parallel; a scalar algorithm has
+# no rows, so its order is Python's (a list filled from `s.split()`), which an island keeps
+_ORDER = ("no order", "no defined order", "on the order", "unordered")
 _PLAIN = (Value, Carry, Poison, MaybeUnbound)
 
 
@@ -136,8 +136,9 @@ class Outliner:
         chains = self._chains(fn)
         units: dict[int, _Unit] = {}
         whole: Diagnostic | None = None
+        refused = _NOT_OUTLINED if self._scalar() else _NOT_OUTLINED + _ORDER
         for d in diags:
-            if d.span is UNKNOWN or not d.span.line or any(k in d.message for k in _NOT_OUTLINED):
+            if d.span is UNKNOWN or not d.span.line or any(k in d.message for k in refused):
                 continue
             chain = self._chain_at(chains, d.span)
             if not chain:
