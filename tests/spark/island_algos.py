@@ -132,8 +132,10 @@ def digits_total(rows: RowStream[str, str]):
         total = 0
         for _, v in g:
             n = 0
-            for ch in v:
-                n = n * 10 + int(ch)
+            i = 0
+            while i < len(v):
+                n = n * 10 + int(v[i])
+                i += 1
             total += n
         yield k, total
 
