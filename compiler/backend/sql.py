@@ -38,6 +38,7 @@ from .maps import dict_get_rule  # noqa: F401
 from .rules import form_for, overload_for, rule_for
 from .strsql import FLOAT_RE, INT_RE, render_index, truthy
 from .strtypes import element_type
+from .trysql import raise_code_sql  # noqa: F401
 from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]

@@ -91,8 +91,17 @@ FSUM_INF = Raises("ValueError", "-inf + inf in fsum",
 FSUM_OVERFLOW = Raises("OverflowError", "intermediate overflow in fsum",
                        Pred(lambda x: all(v is not None and math.isfinite(v) for v in x)
                             and math.isinf(sum(x)), "finite elements, an infinite sum"))  # fmt: skip
+def _index_outside(o: Any) -> Any:
+    from sqlglot import exp
+
+    n = exp.Anonymous(this="size", expressions=[o.raw(0)])
+    return exp.or_(exp.GTE(this=o.raw(1), expression=n),
+                   exp.LT(this=o.raw(1), expression=exp.Neg(this=exp.paren(n.copy()))))  # fmt: skip
+
+
 INDEX = Raises("IndexError", "list index out of range",
-               Pred(lambda x, i: not -len(x) <= i < len(x), "index outside -len..len-1"))  # fmt: skip
+               Pred(lambda x, i: not -len(x) <= i < len(x), "index outside -len..len-1",
+                    native=_index_outside))  # fmt: skip
 KEY = Raises("KeyError", "key not in the dict",
              Pred(lambda items, k: all(kk != k for kk, _ in items), "a missing key"))  # fmt: skip
 MAP_KEY = Raises("AttributeError", "'NoneType' object has no attribute 'get'",

@@ -44,7 +44,10 @@ from typing import Any
 
 from looplift.strings import IMPLS, STR_METHODS, WHITESPACE, parses
 
-from .base import NOT_LIT, Pred, Primitive, Raises, Site
+from sqlglot import exp
+
+from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
+from .grammar import FLOAT_RE, INT_RE
 
 __all__ = [
     "COL_INTS", "COL_STRS", "Col", "INT_SPEC", "NOT_LIT", "STRINGS", "STRING_NAMES", "STR_SPEC",
@@ -129,10 +132,58 @@ def _getitem_type(ts: Sequence[Any], lits: Sequence[Any]) -> tuple[Any, bool] | 
 
 # -- partiality ----------------------------------------------------------------------------
 
+Native_ = Callable[[Operands], exp.Expression]
+
+
+# the native tests of the clauses, on their own (a ``try``'s test; the lowerings check
+# inside their expressions): sqlglot trees from the operands
+
+
+def _is_null(i: int) -> Native_:
+    return lambda o: exp.Is(this=o.raw(i), expression=exp.Null()) if i < len(o.sql) else exp.false()
+
+
+def _typed(i: int, *types: Any) -> Native_:
+    """False where argument ``i`` is absent or known to have one of ``types`` (the typer
+    refuses others before a plan runs; an unknown type has no native test)."""
+
+    def test(o: Operands) -> exp.Expression:
+        if i >= len(o.sql) or o.ts[i] in types:
+            return exp.false()
+        raise NotImplementedError(f"argument {i} of type {o.ts[i]}")
+
+    return test
+
+
+def _equals(i: int, v: str) -> Native_:
+    return lambda o: (exp.EQ(this=o.raw(i), expression=exp.Literal.string(v))
+                      if i < len(o.sql) else exp.false())  # fmt: skip
+
+
+def _not_matching(regex: str) -> Native_:
+    return lambda o: exp.not_(exp.RegexpLike(this=o.raw(0), expression=exp.Literal.string(regex)))
+
+
+def _out_of_range(size: str, lo_zero: bool = False) -> Native_:
+    """``not -n <= i < n`` (``not 0 <= i < n`` with ``lo_zero``), ``n = size(x)``."""
+
+    def test(o: Operands) -> exp.Expression:
+        n = exp.Anonymous(this=size, expressions=[o.raw(0)])
+        lo = exp.Literal.number(0) if lo_zero else exp.Neg(this=exp.paren(n.copy()))
+        return exp.or_(exp.GTE(this=o.raw(1), expression=n), exp.LT(this=o.raw(1), expression=lo))
+
+    return test
+
+
+def _bounds_typed(o: Operands) -> exp.Expression:
+    for i in range(1, len(o.sql)):
+        _typed(i, "int", "bool", "none")(o)
+    return exp.false()
+
 
 def _none_receiver(attr: str) -> Raises:
     return Raises("AttributeError", f"'NoneType' object has no attribute '{attr}'",
-                  Pred(lambda s, *a: s is None, "the receiver is None"))  # fmt: skip
+                  Pred(lambda s, *a: s is None, "the receiver is None", native=_is_null(0)))  # fmt: skip
 
 
 def _not_str(i: int, what: str, optional: bool = False) -> Raises:
@@ -144,7 +195,9 @@ def _not_str(i: int, what: str, optional: bool = False) -> Raises:
             return False
         return not isinstance(a[i], str)
 
-    return Raises("TypeError", f"{what} must be str", Pred(test, f"argument {i} is not a str"))
+    native = _typed(i, "str", "none") if optional else _typed(i, "str")
+    return Raises("TypeError", f"{what} must be str",
+                  Pred(test, f"argument {i} is not a str", native=native))  # fmt: skip
 
 
 def _not_int(i: int, what: str, optional: bool = False) -> Raises:
@@ -153,15 +206,19 @@ def _not_int(i: int, what: str, optional: bool = False) -> Raises:
             return False
         return not isinstance(a[i], int)
 
-    return Raises("TypeError", f"{what} must be an int", Pred(test, f"argument {i} is not an int"))
+    native = _typed(i, "int", "bool", "none") if optional else _typed(i, "int", "bool")
+    return Raises("TypeError", f"{what} must be an int",
+                  Pred(test, f"argument {i} is not an int", native=native))  # fmt: skip
 
 
-def _when(cls: str, message: str, test: Callable[..., bool], text: str) -> Raises:
-    return Raises(cls, message, Pred(test, text))
+def _when(cls: str, message: str, test: Callable[..., bool], text: str,
+          native: Native_ | None = None, beyond64: bool = False) -> Raises:  # fmt: skip
+    return Raises(cls, message, Pred(test, text, native=native), beyond64=beyond64)
 
 
 _EMPTY_SEP = _when("ValueError", "empty separator",
-                   lambda s, *a: len(a) > 0 and a[0] == "", "the separator is ''")  # fmt: skip
+                   lambda s, *a: len(a) > 0 and a[0] == "", "the separator is ''",
+                   _equals(1, ""))  # fmt: skip
 
 
 def _not_found(name: str) -> Raises:
@@ -211,7 +268,8 @@ def _method_partiality(m: str) -> tuple[Raises, ...]:
 
 
 def _none_arg(i: int, cls: str, message: str) -> Raises:
-    return _when(cls, message, lambda *a: i < len(a) and a[i] is None, f"argument {i} is None")
+    return _when(cls, message, lambda *a: i < len(a) and a[i] is None, f"argument {i} is None",
+                 _is_null(i))  # fmt: skip
 
 
 # -- native decisions (exactness of the lowering at a call site) ------------------------------
@@ -399,11 +457,20 @@ def _re_entries() -> list[Primitive]:
     return out
 
 
+def _group_range(o: Operands) -> exp.Expression:
+    if len(o.sql) == 1:
+        return exp.false()  # group() is group 0
+    if o.ts[1] == "bool":
+        return exp.true()
+    return _out_of_range("size", lo_zero=True)(o)
+
+
 def _group_partiality() -> tuple[Raises, ...]:
     return (
         _none_arg(0, "AttributeError", "'NoneType' object has no attribute 'group'"),
         _when("IndexError", "no such group",
-              lambda m, i=0: isinstance(i, bool) or not 0 <= i < len(m), "no such group"),
+              lambda m, i=0: isinstance(i, bool) or not 0 <= i < len(m), "no such group",
+              _group_range),
     )  # fmt: skip
 
 
@@ -428,13 +495,15 @@ def _other_entries() -> list[Primitive]:
             (
                 _NONE_SUBSCRIPT,
                 _when(
-                    "ValueError", "slice step cannot be zero", lambda s, a, b, c: c == 0, "step 0"
+                    "ValueError", "slice step cannot be zero", lambda s, a, b, c: c == 0, "step 0",
+                    lambda o: exp.EQ(this=o.raw(3), expression=exp.Literal.number(0)),
                 ),
                 _when(
                     "TypeError",
                     "slice indices must be integers or None",
                     lambda s, *a: any(not (x is None or isinstance(x, int)) for x in a),
                     "a bound is not an int",
+                    _bounds_typed,
                 ),
             ),
             _slice_type,
@@ -466,6 +535,7 @@ def _other_entries() -> list[Primitive]:
                     "string index out of range",
                     lambda s, i: not -len(s) <= i < len(s),
                     "the index is out of range",
+                    _out_of_range("char_length"),
                 ),
             ),
             _getitem_type,
@@ -553,12 +623,14 @@ def _other_entries() -> list[Primitive]:
                     "invalid literal for int() with base 10",
                     lambda s: not parses(int, s),
                     "not Python's int grammar",
+                    _not_matching(INT_RE),
                 ),
                 _when(
                     "OverflowError",
                     "int() of a string beyond 64 bits",
                     lambda s: not _INT64[0] <= int(s) <= _INT64[1],
                     "beyond 64 bits",
+                    beyond64=True,
                 ),
             ),
             _const("int"),
@@ -577,6 +649,7 @@ def _other_entries() -> list[Primitive]:
                     "could not convert string to float",
                     lambda s: not parses(float, s),
                     "not Python's float grammar",
+                    _not_matching(FLOAT_RE),
                 ),
             ),
             _const("float"),

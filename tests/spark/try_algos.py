@@ -1,0 +1,163 @@
+"""Algorithms with ``try``/``except`` around primitives (issue 25, item 4): the shapes of
+real scalar UDFs (a bare ``except:``, ``except Exception``, tuples of classes, several
+handlers, ``else:``, assignments before the failing statement), each compiled natively
+and compared with CPython by ``test_tries.py``."""
+
+from __future__ import annotations
+
+import datetime
+import math
+import re
+from typing import Optional
+
+from looplift import RowStream, dataflow, group_by
+
+RATES = {"EUR": 1.1, "USD": 1.0, "GBP": 1.25}
+
+
+@dataflow
+def price(s: Optional[str]) -> Optional[float]:
+    try:
+        return float(s.strip().replace(",", "").removeprefix("$"))
+    except:  # noqa: E722 - the shape under test
+        return None
+
+
+@dataflow
+def to_int(s: Optional[str]) -> int:
+    try:
+        n = int(s)
+    except (ValueError, TypeError):
+        n = -1
+    return n
+
+
+@dataflow
+def to_int_value_error(s: Optional[str]) -> int:
+    """A None input raises TypeError, which ``except ValueError`` does not catch."""
+    try:
+        n = int(s)
+    except ValueError:
+        n = -1
+    return n
+
+
+@dataflow
+def third_field(s: str) -> int:
+    try:
+        p = s.split(",")[2]
+        n = int(p[1:3])
+    except (ValueError, IndexError):
+        n = -1
+    return n
+
+
+@dataflow
+def field_kept(s: str) -> str:
+    """The first statement's effect stands when the second raises."""
+    a = "none"
+    b = 0
+    try:
+        a = s.split(",")[0]
+        b = int(s.split(",")[1])
+    except LookupError:
+        b = -2
+    except ValueError:
+        b = -3
+    return a + ":" + str(b)
+
+
+@dataflow
+def only_index(s: str) -> int:
+    """``except IndexError`` does not catch ValueError: int() of a non-number raises."""
+    try:
+        n = int(s.split(",")[1])
+    except IndexError:
+        n = 0
+    return n
+
+
+@dataflow
+def safe_div(a: float, b: float) -> float:
+    try:
+        r = a / b
+    except ZeroDivisionError:
+        r = 0.0
+    return r
+
+
+@dataflow
+def int_div(a: int, b: int) -> int:
+    try:
+        q = a // b
+    except ArithmeticError:
+        q = -1
+    return q
+
+
+@dataflow
+def log_or(x: float) -> float:
+    try:
+        v = math.log(x)
+    except ValueError:
+        v = -1.0
+    else:
+        v = v * 2.0
+    return v
+
+
+@dataflow
+def make_day(y: int, m: int, d: int) -> str:
+    try:
+        day = datetime.date(y, m, d)
+        out = str(day.year) + "/" + str(day.day)
+    except ValueError:
+        out = "invalid"
+    except Exception:  # noqa: BLE001 - the shape under test
+        out = "other"
+    return out
+
+
+@dataflow
+def first_number(s: str) -> int:
+    try:
+        n = int(re.search(r"(\d+)", s).group(1))
+    except AttributeError:
+        n = 0
+    return n
+
+
+@dataflow
+def floor_of(x: float) -> int:
+    try:
+        n = int(x)
+    except ValueError as e:  # noqa: F841 - e unused
+        n = -1
+    except OverflowError:
+        n = -2
+    return n
+
+
+@dataflow(columns=("k", "total", "bad"))
+def parse_sum(rows: RowStream[str, str]):
+    """A group loop: a try in the row loop's body."""
+    for k, group in group_by(0, rows):
+        total = 0.0
+        bad = 0
+        for _, v in group:
+            try:
+                x = float(v)
+            except ValueError:
+                x = 0.0
+                bad += 1
+            total += x
+        yield k, total, bad
+
+
+EXAMPLES = {
+    "price": [("$1,200.50",), (" 3 ",), ("abc",), (None,), ("",)],
+    "to_int": [("12",), ("x",), (None,)],
+    "third_field": [("a,b,c12",), ("a,b",), ("a,b,xx",)],
+    "safe_div": [(1.0, 0.0), (1.0, 2.0)],
+    "parse_sum": [("a", "1.5"), ("a", "x"), ("b", "2")],
+}
