@@ -208,10 +208,7 @@ class TryMixin(Context):
             if a.keyword is None:
                 e = self.expr(a.value, env)  # type: ignore[attr-defined]
                 self._calls(e, spec, calls, a.value)
-        code: Expr = Lit(0, span=sp)
-        for c in reversed(calls):
-            nz = Apply(Prim("ne"), (c, Lit(0, span=sp)), span=sp)
-            code = if_expr(nz, c, code, sp)
+        code: Expr = Apply(Prim("first_code"), tuple(calls), span=sp) if calls else Lit(0, span=sp)
         if want == 0:
             return Apply(Prim("le"), (code, Lit(0, span=sp)), span=sp)
         return Apply(Prim("eq"), (code, Lit(want, span=sp)), span=sp)
