@@ -16,6 +16,7 @@ from ..ir.nodes import Expr, Lit
 from ..ir.prims import PRIMS
 from ..primitives import PRIMITIVES, Primitive
 from ..primitives.base import handler_code
+from ..primitives.containers import TABLE_ITEM
 from ..primitives.strmethods import element_type
 from .arithsql import literals
 from .errors import BackendError
@@ -37,6 +38,8 @@ def try_entry(op: str, ts: list[Any], args: tuple[Expr, ...]) -> Primitive | Non
     operator never raises on them)."""
     if op in ("int", "float") and ts[0] == "str":
         return PRIMITIVES[f"{op}(str)"]
+    if op == "table_item":
+        return TABLE_ITEM
     if op == "nth":
         t = ts[0]
         if t == "str":

@@ -301,7 +301,7 @@ class Pred(Cond):
 
 def on_none(c: Cond) -> bool:
     """A clause on a None argument (``IsNone``, or a Pred that says so)."""
-    return type(c).__name__ == "IsNone" or (isinstance(c, Pred) and " is None" in c.text)
+    return type(c).__name__ == "IsNone" or (isinstance(c, Pred) and "None" in c.text)
 
 
 def exception_class(name: str) -> type[BaseException]:
@@ -525,6 +525,8 @@ class Primitive:
         native_when: where the lowering is rendered by a backend rule (the string
             primitives), whether it is exact at a call site (a :class:`Site`);
             ``exact`` then says the entry has a native lowering at all.
+        none_raises: the class CPython raises on a None argument where no clause of
+            the partiality says otherwise (``""``: None is an ordinary argument).
     """
 
     name: str
@@ -545,6 +547,7 @@ class Primitive:
     domain: str = "math"
     type_at: Callable[[Sequence[Any], Sequence[Any]], tuple[Any, bool] | None] | None = None
     native_when: Callable[[Any], bool] | None = None
+    none_raises: str = "TypeError"
 
     @property
     def total(self) -> bool:
@@ -602,7 +605,9 @@ class Primitive:
 
     def operands(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
                  nullable: Sequence[bool] = ()) -> Operands:  # fmt: skip
-        return Operands(sql, ts, self.native, self.raw)
+        ops = Operands(sql, ts, self.native, self.raw)
+        ops.lits = list(lits) or [NOT_LIT] * len(ts)  # type: ignore[attr-defined]
+        return ops
 
     def raise_test(self, sql: Sequence[str], ts: Sequence[Any], code: Callable[[str], int],
                    lits: Sequence[Any] = (), nullable: Sequence[bool] = ()) -> exp.Expression:  # fmt: skip
@@ -616,9 +621,9 @@ class Primitive:
         clauses = [r for r in self.partiality if r.applies(ts)]
         case = exp.Case()
         nulls = [i for i, n in enumerate(nullable) if n]
-        if nulls and not any(on_none(r.when) for r in clauses):
+        if nulls and self.none_raises and not any(on_none(r.when) for r in clauses):
             test = exp.or_(*(exp.Is(this=ops.raw(i), expression=exp.Null()) for i in nulls))
-            case = case.when(test, exp.Literal.number(code("TypeError")))
+            case = case.when(test, exp.Literal.number(code(self.none_raises)))
         for r in clauses:
             try:
                 test = r.when.check(ops)

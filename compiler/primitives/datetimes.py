@@ -208,20 +208,23 @@ def _entries() -> list[Primitive]:
         on = _DATES if m in ("year", "month", "day") else ()
         out.append(Primitive(f"dt.{m}", (1, 1), "datetime", "int", operator.attrgetter(m), (),
                              None, True, edges=tuple((v,) for v in _DTS + on),
-                             type_rule=_const("int"), lowering="rule", domain="datetime"))  # fmt: skip
+                             type_rule=_const("int"), lowering="rule", domain="datetime",
+                             none_raises="AttributeError"))  # fmt: skip
     for m, t in (("weekday", "int"), ("isoweekday", "int"), ("date", "date")):
         on = _DATES if m != "date" else ()
         out.append(Primitive(f"dt.{m}", (1, 1), "datetime", t, operator.methodcaller(m), (),
                              None, True, edges=tuple((v,) for v in _DTS + on),
-                             type_rule=_const(t), lowering="rule", domain="datetime"))  # fmt: skip
+                             type_rule=_const(t), lowering="rule", domain="datetime",
+                             none_raises="AttributeError"))  # fmt: skip
     for m in ("days", "seconds", "microseconds"):
         out.append(Primitive(f"td.{m}", (1, 1), "timedelta", "int", operator.attrgetter(m), (),
                              None, True, edges=tuple((v,) for v in _TDS),
-                             type_rule=_const("int"), lowering="rule", domain="datetime"))  # fmt: skip
+                             type_rule=_const("int"), lowering="rule", domain="datetime",
+                             none_raises="AttributeError"))  # fmt: skip
     out.append(Primitive("td.total_seconds", (1, 1), "timedelta", "float",
                          operator.methodcaller("total_seconds"), (), None, True,
                          edges=tuple((v,) for v in _TDS), type_rule=_const("float"),
-                         lowering="rule", domain="datetime"))  # fmt: skip
+                         lowering="rule", domain="datetime", none_raises="AttributeError"))  # fmt: skip
     return out
 
 

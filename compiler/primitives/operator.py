@@ -151,6 +151,7 @@ class Operator(Primitive):
     covers: str = "bool, int, float"
     variadic: bool = False
     domain: str = "operator"
+    none_raises: str = ""  # IsNone clauses say where a None raises
 
     @property
     def total(self) -> bool:

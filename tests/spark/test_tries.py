@@ -10,8 +10,20 @@ from typing import Any
 
 import pytest
 
+import looplift
+
 from tests.spark import try_algos as T
-from tests.spark.harness import check_scalar_batch, expect_same_or_both_raise
+from tests.spark.harness import (
+    FieldType,
+    attempt,
+    check_scalar_batch,
+    collect,
+    expect_same_or_both_raise,
+    judge,
+    row_types,
+    run_reference,
+    to_df,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -37,6 +49,9 @@ ROWS: dict[str, list[tuple]] = {
     "make_day": DATES,
     "first_number": [(s,) for s in STRS if s is not None],
     "floor_of": [(x,) for x in FLOATS],
+    "rate": [(c,) for c in (None, "EUR", "eur", "", "GBP", "X")],
+    "step_name": [(i,) for i in INTS + [2, -3, -4, 3]],
+    "convert": [(a, c) for a in ("1.5", "x", "", "٣") for c in ("EUR", "XX")],
 }
 
 
@@ -51,3 +66,26 @@ def test_group_loop(spark: Any) -> None:
     rows = [("a", "1.5"), ("a", "x"), ("a", "٣"), ("b", "nan"), ("b", ""), ("c", "-inf"),
             ("c", "1_0")]  # fmt: skip
     expect_same_or_both_raise(spark, T.parse_sum, rows)
+
+
+@pytest.mark.parametrize("name", ["price", "third_field", "make_day", "convert"])
+def test_sql_form(spark: Any, name: str) -> None:
+    """Registered and called from ``looplift.sql``: the same values, row by row."""
+    algo = getattr(T, name)
+    looplift.register(spark, **{f"tries_{name}": algo})
+    rows = [r for r in ROWS[name] if not attempt(lambda r=r: run_reference(algo, [r])).raised]
+    fts = row_types(algo)
+    cols = [f"c{i}" for i in range(len(fts))]
+    df = to_df(spark, [(i, *r) for i, r in enumerate(rows)], [FieldType(int), *fts],
+               ["_id", *cols], nullable=True)  # fmt: skip
+    df.createOrReplaceTempView("tries_in")
+    q = f"SELECT _id, tries_{name}({', '.join(cols)}) FROM tries_in"
+    got = attempt(lambda: [v for _, v in sorted(collect(looplift.sql(spark, q)), key=lambda r: r[0])])
+    want = attempt(lambda: run_reference(algo, rows))
+    assert judge("scalar", want, got, f"sql {name}", rows) == "same"
+
+
+def test_ordered_group_loop(spark: Any) -> None:
+    rows = [("a", 1, "x:1"), ("a", 2, "y"), ("a", 3, "z:q"), ("b", 1, "w:٣"), ("b", 2, ":"),
+            ("c", 1, "n:-5"), ("c", 2, "m:7:8")]  # fmt: skip
+    expect_same_or_both_raise(spark, T.last_parsed, rows)

@@ -13,6 +13,7 @@ from typing import Optional
 from looplift import RowStream, dataflow, group_by
 
 RATES = {"EUR": 1.1, "USD": 1.0, "GBP": 1.25}
+STEPS = ("start", "cart", "pay")
 
 
 @dataflow
@@ -138,6 +139,38 @@ def floor_of(x: float) -> int:
     return n
 
 
+@dataflow
+def rate(c: Optional[str]) -> float:
+    try:
+        v = RATES[c]
+    except KeyError:
+        v = 0.0
+    return v
+
+
+@dataflow
+def step_name(i: int) -> str:
+    """A tuple indexed by a computed index: IndexError (a LookupError)."""
+    try:
+        name = STEPS[i]
+    except LookupError:
+        name = "?"
+    return name
+
+
+@dataflow
+def convert(amount: str, cur: str) -> float:
+    """Several failures in one statement, in Python's order: the amount's ValueError
+    before the currency's KeyError."""
+    try:
+        v = float(amount) * RATES[cur]
+    except ValueError:
+        v = -1.0
+    except KeyError:
+        v = -2.0
+    return v
+
+
 @dataflow(columns=("k", "total", "bad"))
 def parse_sum(rows: RowStream[str, str]):
     """A group loop: a try in the row loop's body."""
@@ -152,6 +185,20 @@ def parse_sum(rows: RowStream[str, str]):
                 bad += 1
             total += x
         yield k, total, bad
+
+
+@dataflow(columns=("k", "last"))
+def last_parsed(rows: RowStream[str, int, str]):
+    """An ordered group loop (its body runs as Python in a reducer): the last value that
+    parses."""
+    for k, group in group_by(0, rows, order_by=1):
+        last = -1
+        for _, _, v in group:
+            try:
+                last = int(v.split(":")[1])
+            except (ValueError, IndexError):
+                pass
+        yield k, last
 
 
 EXAMPLES = {
