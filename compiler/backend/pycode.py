@@ -130,9 +130,6 @@ class PyEmitter:
                     return f"(_ for _ in ()).throw({e.args[0].value}({args[1]}))"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
-                if op == "first_code":  # a try's test: the first nonzero code, lazily
-                    codes = [f"(lambda: {self.expr(c)})" for c in e.args]
-                    return f"next((c for c in (f() for f in ({', '.join(codes)},)) if c), 0)"
                 if op == "raise_code":  # a try's test (trysql.py)
                     from .trysql import parse_spec
 

@@ -22,7 +22,7 @@ from .arithsql import literals
 from .errors import BackendError
 from .rules import Emitter, rule
 
-__all__ = ["first_code_sql", "parse_spec", "raise_code_sql", "try_entry"]
+__all__ = ["parse_spec", "raise_code_sql", "try_entry"]
 
 HINT = ("call only primitives whose errors looplift can test (conversions, arithmetic, "
         "math, slicing, indexing, datetime constructors), or test the input with an `if`")  # fmt: skip
@@ -58,14 +58,6 @@ def try_entry(op: str, ts: list[Any], args: tuple[Expr, ...]) -> Primitive | Non
     if info is not None and info.total:
         return None
     raise NotImplementedError(f"`{op}`")
-
-
-@rule("first_code")
-def first_code_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any],
-                   x: list[str]) -> str:  # fmt: skip
-    """The first code that is not 0, in order (``coalesce`` evaluates no further: a
-    later call's arguments may raise where an earlier call raised first)."""
-    return f"coalesce({', '.join(f'nullif({c}, 0)' for c in x)}, 0)"
 
 
 @rule("raise_code")

@@ -235,7 +235,7 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             raise BackendError(str(e)) from None
     if op in ("int_ok", "float_ok"):
         return "bool", False
-    if op in ("raise_code", "first_code"):  # a try's test (trysql.py)
+    if op == "raise_code":  # a try's test (trysql.py)
         return "int", False
     if op in STRING_OPS:
         lits = [x.value if isinstance(x, Lit) else None for x in args]

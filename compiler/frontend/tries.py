@@ -208,7 +208,14 @@ class TryMixin(Context):
             if a.keyword is None:
                 e = self.expr(a.value, env)  # type: ignore[attr-defined]
                 self._calls(e, spec, calls, a.value)
-        code: Expr = Apply(Prim("first_code"), tuple(calls), span=sp) if calls else Lit(0, span=sp)
+        # the first code that is not 0: each call's code bound once, the calls after it
+        # tested only where it is 0 (an ``if``'s branch: their arguments may raise)
+        code: Expr = Lit(0, span=sp)
+        for c in reversed(calls):
+            t = self.fresh("try")
+            v = Var(t, span=sp)
+            nz = Apply(Prim("ne"), (v, Lit(0, span=sp)), span=sp)
+            code = Let(t, c, if_expr(nz, v, code, sp), span=sp)
         if want == 0:
             return Apply(Prim("le"), (code, Lit(0, span=sp)), span=sp)
         return Apply(Prim("eq"), (code, Lit(want, span=sp)), span=sp)

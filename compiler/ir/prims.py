@@ -127,7 +127,6 @@ for _n, _f, _t, _s in [
     ("table_item", _table_item, False, ""),
     ("table_get", _table_get, True, ""),
     ("raise_code", _raise_code, False, ""),
-    ("first_code", lambda *codes: next((c for c in codes if c), 0), True, ""),
 ]:
     _add(_n, _f, _t, _s)
 
