@@ -235,10 +235,10 @@ class SqlRenderer(GuardedSql):
             return self._nth(args[0], args[1])
         if op in ("table_item", "table_get"):
             return self._table(op, args)
+        if op == "raise_code":  # a try's test renders its operands where it tests them
+            return raise_code_sql(self, args)
         ts = [self._t(x) for x in args]
-        # a try's test of a lookup table reads its entries from the literal (trysql.py)
-        x = ["NULL" if op == "raise_code" and isinstance(a, Lit) and isinstance(a.value, tuple)
-             else self._expr(a) for a in args]  # fmt: skip
+        x = [self._expr(a) for a in args]
 
         def build(xs: list[str]) -> str:
             self.operands.append((args, xs, x))

@@ -12,6 +12,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from sqlglot import exp
+
 from ..ir.nodes import Expr, Lit
 from ..ir.prims import PRIMS
 from ..primitives import PRIMITIVES, Primitive
@@ -20,7 +22,7 @@ from ..primitives.containers import TABLE_ITEM
 from ..primitives.strmethods import element_type
 from .arithsql import literals
 from .errors import BackendError
-from .rules import Emitter, rule
+from .rules import Emitter
 
 __all__ = ["parse_spec", "raise_code_sql", "try_entry"]
 
@@ -29,8 +31,9 @@ HINT = ("call only primitives whose errors looplift can test (conversions, arith
 
 
 def parse_spec(spec: str) -> tuple[str, list[list[str]]]:
+    """``"op|H1|H2"`` (``"!op|..."``: some clause holds here, see :func:`raise_code_sql`)."""
     op, *handlers = spec.split("|")
-    return op, [h.split(",") for h in handlers]
+    return op.removeprefix("!"), [h.split(",") for h in handlers]
 
 
 def try_entry(op: str, ts: list[Any], args: tuple[Expr, ...]) -> Primitive | None:
@@ -60,23 +63,39 @@ def try_entry(op: str, ts: list[Any], args: tuple[Expr, ...]) -> Primitive | Non
     raise NotImplementedError(f"`{op}`")
 
 
-@rule("raise_code")
-def raise_code_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any],
-                   x: list[str]) -> str:  # fmt: skip
+def raise_code_sql(r: Emitter, args: tuple[Expr, ...]) -> str:
+    """The code of one call (``_prim`` of ``sql.py`` calls this before it renders the
+    operands: they are rendered only where a clause may hold, a table's entries read
+    from its literal)."""
     spec = args[0]
     assert isinstance(spec, Lit) and isinstance(spec.value, str)
     name, handlers = parse_spec(spec.value)
-    cargs, cts, cx = args[1:], list(ts[1:]), list(x[1:])
+    cargs = args[1:]
+    cts = [r.ty.of(a) for a in cargs]
     try:
         entry = try_entry(name, cts, cargs)
         if entry is None:
             return "0"
         nullable = [r.ty.may_be_null(a) for a in cargs]
-        tree = entry.raise_test(cx, cts, handler_code(handlers), literals(cargs), nullable)
+        code, lits = handler_code(handlers), literals(cargs)
+        marks = [f"a{i}" for i in range(len(cargs))]
+        probe = entry.raise_test(marks, cts, code, lits, nullable)
+        if probe == exp.Literal.number(0):
+            return "0"  # no clause may hold here
+        codes = {w.args["true"] for w in probe.args.get("ifs", [])} if isinstance(
+            probe, exp.Case) else set()  # fmt: skip
+        if spec.value.startswith("!") and len(codes) == 1:
+            return codes.pop().sql(dialect="spark")  # a clause holds (the chain tested it)
+        x = ["NULL" if isinstance(a, Lit) and isinstance(a.value, tuple) else r.expr(a)
+             for a in cargs]  # fmt: skip
+
+        def build(xs: list[str]) -> str:
+            tree = entry.raise_test(xs, cts, code, lits, nullable)
+            return f"({tree.sql(dialect='spark', normalize_functions='lower')})"
+
+        return r.bind(x, build)
     except NotImplementedError as e:
         raise BackendError(f"`try` around {name}: looplift has no native test of where it "
                            f"raises ({e}); a `try` is supported around calls whose errors "
-                           "it can test", args[1].span if cargs else spec.span,
+                           "it can test", cargs[0].span if cargs else spec.span,
                            hint=HINT) from None  # fmt: skip
-    return f"({tree.sql(dialect='spark', normalize_functions='lower')})"
-

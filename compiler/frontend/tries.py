@@ -55,6 +55,7 @@ __all__ = ["TRY_OK", "TryMixin"]
 #: the test of a rewritten ``try`` (a call no user code makes)
 TRY_OK = "__looplift_try_ok__"
 _MODULES = ("math", "re", "datetime", "builtins")
+_ATOMS = (cst.Name, cst.Integer, cst.Float, cst.SimpleString)
 _SIMPLE = (cst.Assign, cst.AugAssign, cst.AnnAssign, cst.Expr, cst.Pass, cst.Return)
 _MESSAGE = ("`try` is supported around calls of primitives whose errors looplift can test "
             "natively; here {what} is not one")  # fmt: skip
@@ -65,7 +66,9 @@ _HINT = ("move the call out of the try, or test its input with an `if`; a host f
 class _Tries(OriginTransformer):
     def leave_Try(self, original_node: cst.Try, updated_node: cst.Try) -> Any:
         got = self.ctx.try_as_if(updated_node)  # type: ignore[attr-defined]
-        return got if got is not None else updated_node
+        if got is None:
+            return updated_node
+        return got[0] if len(got) == 1 else cst.FlattenSentinel(got)
 
 
 def _uses(node: cst.CSTNode, name: str) -> bool:
@@ -134,7 +137,7 @@ class TryMixin(Context):
             out.append([n for n in names if n is not None])
         return out
 
-    def try_as_if(self, t: cst.Try) -> cst.If | None:
+    def try_as_if(self, t: cst.Try) -> list[cst.BaseStatement] | None:
         if t.finalbody is not None or not t.handlers:
             return None
         handlers = self._handlers(t)
@@ -151,17 +154,11 @@ class TryMixin(Context):
         out: list[cst.BaseStatement] = tail
         for s, exprs in reversed(list(zip(body, evals, strict=True))):
             line = cst.SimpleStatementLine(body=[s])
-            if not exprs:  # nothing evaluated: nothing raises
+            if all(isinstance(e, _ATOMS) for e in exprs):  # a name or a literal: no raise
                 out = [line, *out]
                 continue
-            out = [self._branch(t, exprs, spec, len(handlers), [line, *out])]  # type: ignore[arg-type]
-        if not out:
-            return None
-        first = out[0]
-        if len(out) > 1 or not isinstance(first, cst.If):
-            # statements before the first test: an always-true if keeps one statement
-            first = cst.If(test=cst.Name("True"), body=cst.IndentedBlock(body=out))
-        return first
+            out = self._branch(t, exprs, spec, len(handlers), [line, *out])  # type: ignore[arg-type]
+        return out or None
 
     def _primitive_calls(self, s: cst.CSTNode) -> bool:
         """Every call by name is of a builtin or a function of ``math``, ``re`` or
@@ -176,46 +173,71 @@ class TryMixin(Context):
         return True
 
     def _test(self, at: cst.Try, exprs: list[cst.BaseExpression], spec: str,
-              want: int) -> cst.Call:  # fmt: skip
+              want: int | None) -> cst.Call:  # fmt: skip
+        """``code <= 0`` (``want`` 0), ``code == want``, or the code (``want`` None)."""
         args = [cst.Arg(e) for e in exprs]
         args.append(cst.Arg(cst.SimpleString(repr(spec)), keyword=cst.Name("spec")))
-        args.append(cst.Arg(cst.Integer(str(want)), keyword=cst.Name("want")))
+        if want is not None:
+            args.append(cst.Arg(cst.Integer(str(want)), keyword=cst.Name("want")))
         test = cst.Call(cst.Name(TRY_OK), args)
         self.origin_tree([test], at)
         return test
 
     def _branch(self, t: cst.Try, exprs: list[cst.BaseExpression], spec: str, n: int,
-                then: list[cst.BaseStatement]) -> cst.If:  # fmt: skip
+                then: list[cst.BaseStatement]) -> list[cst.BaseStatement]:  # fmt: skip
         """``if code <= 0: then`` followed by the handlers' ``elif code == k`` (the last
-        handler the ``else``: some handler caught it)."""
+        handler the ``else``: some handler caught it). With several handlers the code is
+        a local first, tested once per handler."""
+        if n == 1:
+            orelse: cst.If | cst.Else = cst.Else(body=t.handlers[-1].body)
+            for k in range(n - 1, 0, -1):
+                orelse = cst.If(test=self._test(t, exprs, spec, k), body=t.handlers[k - 1].body,
+                                orelse=orelse)  # fmt: skip
+            return [cst.If(test=self._test(t, exprs, spec, 0), body=cst.IndentedBlock(body=then),
+                           orelse=orelse)]  # fmt: skip
+        name = cst.Name(self.fresh("looplift_try").lstrip("_").replace(".", "_"))
+
+        def cmp(op: cst.BaseCompOp, k: int) -> cst.Comparison:
+            return cst.Comparison(name, [cst.ComparisonTarget(op, cst.Integer(str(k)))])
+
+        code = cst.SimpleStatementLine([cst.Assign([cst.AssignTarget(name)],
+                                                   self._test(t, exprs, spec, None))])  # fmt: skip
         orelse: cst.If | cst.Else = cst.Else(body=t.handlers[-1].body)
         for k in range(n - 1, 0, -1):
-            orelse = cst.If(test=self._test(t, exprs, spec, k), body=t.handlers[k - 1].body,
-                            orelse=orelse)  # fmt: skip
-        return cst.If(test=self._test(t, exprs, spec, 0), body=cst.IndentedBlock(body=then),
-                      orelse=orelse)  # fmt: skip
+            orelse = cst.If(test=cmp(cst.Equal(), k), body=t.handlers[k - 1].body, orelse=orelse)
+        test = cmp(cst.LessThanEqual(), 0)
+        self.origin_tree([code, test], t)
+        return [code, cst.If(test=test, body=cst.IndentedBlock(body=then), orelse=orelse)]
 
     def try_ok(self, node: cst.Call, env: Env) -> Expr:
         """The test of a rewritten ``try``: the statement's code is ``want`` (0: at most
-        0, it returns or raises what no handler catches)."""
+        0, it returns or raises what no handler catches); without ``want``, the code."""
         sp = self.span(node)
         kw = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        spec_node, want_node = kw["spec"], kw["want"]
-        assert isinstance(spec_node, cst.SimpleString) and isinstance(want_node, cst.Integer)
-        spec, want = str(spec_node.evaluated_value), int(want_node.value)
+        spec_node, want_node = kw["spec"], kw.get("want")
+        assert isinstance(spec_node, cst.SimpleString)
+        spec = str(spec_node.evaluated_value)
         calls: list[Apply] = []
         for a in node.args:
             if a.keyword is None:
                 e = self.expr(a.value, env)  # type: ignore[attr-defined]
                 self._calls(e, spec, calls, a.value)
-        # the first code that is not 0: each call's code bound once, the calls after it
-        # tested only where it is 0 (an ``if``'s branch: their arguments may raise)
+        # the first code that is not 0, the calls after it tested only where it is 0 (an
+        # ``if``'s branch: their arguments may raise); each test a term of its own (a
+        # binding used twice per level would be rendered exponentially often)
         code: Expr = Lit(0, span=sp)
         for c in reversed(calls):
-            t = self.fresh("try")
-            v = Var(t, span=sp)
-            nz = Apply(Prim("ne"), (v, Lit(0, span=sp)), span=sp)
-            code = Let(t, c, if_expr(nz, v, code, sp), span=sp)
+            nz = Apply(Prim("ne"), (c, Lit(0, span=sp)), span=sp)
+            spec_lit = c.args[0]
+            assert isinstance(spec_lit, Lit)
+            # where it is not 0: the backend may give the one code all its clauses have
+            known = Apply(c.fn, (Lit("!" + spec_lit.value, span=spec_lit.span), *c.args[1:]),
+                          span=c.span)  # fmt: skip
+            code = if_expr(nz, known, code, sp)
+        if want_node is None:
+            return code
+        assert isinstance(want_node, cst.Integer)
+        want = int(want_node.value)
         if want == 0:
             return Apply(Prim("le"), (code, Lit(0, span=sp)), span=sp)
         return Apply(Prim("eq"), (code, Lit(want, span=sp)), span=sp)

@@ -65,7 +65,7 @@ def _raise_code(spec: str, *args: Any) -> int:
     1 + the index of the first handler that catches what it raises, else -1."""
     import builtins
 
-    op, *handlers = spec.split("|")
+    op, *handlers = spec.removeprefix("!").split("|")
     fn = getattr(builtins, op) if op in ("int", "float") else PRIMS[op].impl
     try:
         fn(*args)

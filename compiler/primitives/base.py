@@ -607,6 +607,7 @@ class Primitive:
                  nullable: Sequence[bool] = ()) -> Operands:  # fmt: skip
         ops = Operands(sql, ts, self.native, self.raw)
         ops.lits = list(lits) or [NOT_LIT] * len(ts)  # type: ignore[attr-defined]
+        ops.nullable = list(nullable) or [True] * len(ts)  # type: ignore[attr-defined]
         return ops
 
     def raise_test(self, sql: Sequence[str], ts: Sequence[Any], code: Callable[[str], int],
@@ -625,12 +626,16 @@ class Primitive:
             test = exp.or_(*(exp.Is(this=ops.raw(i), expression=exp.Null()) for i in nulls))
             case = case.when(test, exp.Literal.number(code(self.none_raises)))
         for r in clauses:
+            if type(r.when).__name__ == "IsNone" and not ops.nullable[r.when.i]:  # type: ignore[attr-defined]
+                continue
             try:
                 test = r.when.check(ops)
             except NotImplementedError:
                 if r.beyond64:  # the native expression raises there by itself
                     continue
                 raise
+            if test == exp.false():
+                continue
             if r.beyond64 and r.cpython is not None:
                 case = case.when(r.cpython.check(ops), exp.Literal.number(code(r.cls)))
             # beyond 64 bits: no handler catches the plan's OverflowError (the body raises)

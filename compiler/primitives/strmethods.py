@@ -43,7 +43,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from looplift.strings import IMPLS, STR_METHODS, WHITESPACE, parses
-
 from sqlglot import exp
 
 from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
@@ -140,7 +139,12 @@ Native_ = Callable[[Operands], exp.Expression]
 
 
 def _is_null(i: int) -> Native_:
-    return lambda o: exp.Is(this=o.raw(i), expression=exp.Null()) if i < len(o.sql) else exp.false()
+    def test(o: Operands) -> exp.Expression:
+        if i >= len(o.sql) or not getattr(o, "nullable", [True] * len(o.sql))[i]:
+            return exp.false()
+        return exp.Is(this=o.raw(i), expression=exp.Null())
+
+    return test
 
 
 def _typed(i: int, *types: Any) -> Native_:
