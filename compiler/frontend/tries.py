@@ -113,8 +113,10 @@ class TryMixin(Context):
         if not isinstance(node, cst.Name):
             return None
         obj = self.global_obj(node.value)
-        if obj is getattr(builtins, node.value, None) and isinstance(obj, type) and issubclass(
-            obj, BaseException
+        if (
+            obj is getattr(builtins, node.value, None)
+            and isinstance(obj, type)
+            and issubclass(obj, BaseException)
         ):
             return node.value
         return None

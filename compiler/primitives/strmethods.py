@@ -47,6 +47,15 @@ from sqlglot import exp
 
 from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
 from .grammar import FLOAT_RE, INT_RE
+from .strchecks import (
+    Native_,
+    bounds_typed,
+    equals,
+    is_null,
+    not_matching,
+    out_of_range,
+    typed,
+)
 
 __all__ = [
     "COL_INTS", "COL_STRS", "Col", "INT_SPEC", "NOT_LIT", "STRINGS", "STRING_NAMES", "STR_SPEC",
@@ -131,63 +140,10 @@ def _getitem_type(ts: Sequence[Any], lits: Sequence[Any]) -> tuple[Any, bool] | 
 
 # -- partiality ----------------------------------------------------------------------------
 
-Native_ = Callable[[Operands], exp.Expression]
-
-
-# the native tests of the clauses, on their own (a ``try``'s test; the lowerings check
-# inside their expressions): sqlglot trees from the operands
-
-
-def _is_null(i: int) -> Native_:
-    def test(o: Operands) -> exp.Expression:
-        if i >= len(o.sql) or not getattr(o, "nullable", [True] * len(o.sql))[i]:
-            return exp.false()
-        return exp.Is(this=o.raw(i), expression=exp.Null())
-
-    return test
-
-
-def _typed(i: int, *types: Any) -> Native_:
-    """False where argument ``i`` is absent or known to have one of ``types`` (the typer
-    refuses others before a plan runs; an unknown type has no native test)."""
-
-    def test(o: Operands) -> exp.Expression:
-        if i >= len(o.sql) or o.ts[i] in types:
-            return exp.false()
-        raise NotImplementedError(f"argument {i} of type {o.ts[i]}")
-
-    return test
-
-
-def _equals(i: int, v: str) -> Native_:
-    return lambda o: (exp.EQ(this=o.raw(i), expression=exp.Literal.string(v))
-                      if i < len(o.sql) else exp.false())  # fmt: skip
-
-
-def _not_matching(regex: str) -> Native_:
-    return lambda o: exp.not_(exp.RegexpLike(this=o.raw(0), expression=exp.Literal.string(regex)))
-
-
-def _out_of_range(size: str, lo_zero: bool = False) -> Native_:
-    """``not -n <= i < n`` (``not 0 <= i < n`` with ``lo_zero``), ``n = size(x)``."""
-
-    def test(o: Operands) -> exp.Expression:
-        n = exp.Anonymous(this=size, expressions=[o.raw(0)])
-        lo = exp.Literal.number(0) if lo_zero else exp.Neg(this=exp.paren(n.copy()))
-        return exp.or_(exp.GTE(this=o.raw(1), expression=n), exp.LT(this=o.raw(1), expression=lo))
-
-    return test
-
-
-def _bounds_typed(o: Operands) -> exp.Expression:
-    for i in range(1, len(o.sql)):
-        _typed(i, "int", "bool", "none")(o)
-    return exp.false()
-
 
 def _none_receiver(attr: str) -> Raises:
     return Raises("AttributeError", f"'NoneType' object has no attribute '{attr}'",
-                  Pred(lambda s, *a: s is None, "the receiver is None", native=_is_null(0)))  # fmt: skip
+                  Pred(lambda s, *a: s is None, "the receiver is None", native=is_null(0)))  # fmt: skip
 
 
 def _not_str(i: int, what: str, optional: bool = False) -> Raises:
@@ -199,7 +155,7 @@ def _not_str(i: int, what: str, optional: bool = False) -> Raises:
             return False
         return not isinstance(a[i], str)
 
-    native = _typed(i, "str", "none") if optional else _typed(i, "str")
+    native = typed(i, "str", "none") if optional else typed(i, "str")
     return Raises("TypeError", f"{what} must be str",
                   Pred(test, f"argument {i} is not a str", native=native))  # fmt: skip
 
@@ -210,7 +166,7 @@ def _not_int(i: int, what: str, optional: bool = False) -> Raises:
             return False
         return not isinstance(a[i], int)
 
-    native = _typed(i, "int", "bool", "none") if optional else _typed(i, "int", "bool")
+    native = typed(i, "int", "bool", "none") if optional else typed(i, "int", "bool")
     return Raises("TypeError", f"{what} must be an int",
                   Pred(test, f"argument {i} is not an int", native=native))  # fmt: skip
 
@@ -222,7 +178,7 @@ def _when(cls: str, message: str, test: Callable[..., bool], text: str,
 
 _EMPTY_SEP = _when("ValueError", "empty separator",
                    lambda s, *a: len(a) > 0 and a[0] == "", "the separator is ''",
-                   _equals(1, ""))  # fmt: skip
+                   equals(1, ""))  # fmt: skip
 
 
 def _not_found(name: str) -> Raises:
@@ -273,7 +229,7 @@ def _method_partiality(m: str) -> tuple[Raises, ...]:
 
 def _none_arg(i: int, cls: str, message: str) -> Raises:
     return _when(cls, message, lambda *a: i < len(a) and a[i] is None, f"argument {i} is None",
-                 _is_null(i))  # fmt: skip
+                 is_null(i))  # fmt: skip
 
 
 # -- native decisions (exactness of the lowering at a call site) ------------------------------
@@ -466,7 +422,7 @@ def _group_range(o: Operands) -> exp.Expression:
         return exp.false()  # group() is group 0
     if o.ts[1] == "bool":
         return exp.true()
-    return _out_of_range("size", lo_zero=True)(o)
+    return out_of_range("size", lo_zero=True)(o)
 
 
 def _group_partiality() -> tuple[Raises, ...]:
@@ -507,7 +463,7 @@ def _other_entries() -> list[Primitive]:
                     "slice indices must be integers or None",
                     lambda s, *a: any(not (x is None or isinstance(x, int)) for x in a),
                     "a bound is not an int",
-                    _bounds_typed,
+                    bounds_typed,
                 ),
             ),
             _slice_type,
@@ -539,7 +495,7 @@ def _other_entries() -> list[Primitive]:
                     "string index out of range",
                     lambda s, i: not -len(s) <= i < len(s),
                     "the index is out of range",
-                    _out_of_range("char_length"),
+                    out_of_range("char_length"),
                 ),
             ),
             _getitem_type,
@@ -627,7 +583,7 @@ def _other_entries() -> list[Primitive]:
                     "invalid literal for int() with base 10",
                     lambda s: not parses(int, s),
                     "not Python's int grammar",
-                    _not_matching(INT_RE),
+                    not_matching(INT_RE),
                 ),
                 _when(
                     "OverflowError",
@@ -653,7 +609,7 @@ def _other_entries() -> list[Primitive]:
                     "could not convert string to float",
                     lambda s: not parses(float, s),
                     "not Python's float grammar",
-                    _not_matching(FLOAT_RE),
+                    not_matching(FLOAT_RE),
                 ),
             ),
             _const("float"),

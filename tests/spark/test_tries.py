@@ -8,9 +8,8 @@ from __future__ import annotations
 import math
 from typing import Any
 
-import pytest
-
 import looplift
+import pytest
 
 from tests.spark import try_algos as T
 from tests.spark.harness import (
@@ -80,7 +79,9 @@ def test_sql_form(spark: Any, name: str) -> None:
                ["_id", *cols], nullable=True)  # fmt: skip
     df.createOrReplaceTempView("tries_in")
     q = f"SELECT _id, tries_{name}({', '.join(cols)}) FROM tries_in"
-    got = attempt(lambda: [v for _, v in sorted(collect(looplift.sql(spark, q)), key=lambda r: r[0])])
+    got = attempt(
+        lambda: [v for _, v in sorted(collect(looplift.sql(spark, q)), key=lambda r: r[0])]
+    )
     want = attempt(lambda: run_reference(algo, rows))
     assert judge("scalar", want, got, f"sql {name}", rows) == "same"
 

@@ -17,7 +17,7 @@ STEPS = ("start", "cart", "pay")
 
 
 @dataflow
-def price(s: Optional[str]) -> Optional[float]:
+def price(s: Optional[str]) -> Optional[float]:  # noqa: UP045
     try:
         return float(s.strip().replace(",", "").removeprefix("$"))
     except:  # noqa: E722 - the shape under test
@@ -25,7 +25,7 @@ def price(s: Optional[str]) -> Optional[float]:
 
 
 @dataflow
-def to_int(s: Optional[str]) -> int:
+def to_int(s: Optional[str]) -> int:  # noqa: UP045
     try:
         n = int(s)
     except (ValueError, TypeError):
@@ -34,7 +34,7 @@ def to_int(s: Optional[str]) -> int:
 
 
 @dataflow
-def to_int_value_error(s: Optional[str]) -> int:
+def to_int_value_error(s: Optional[str]) -> int:  # noqa: UP045
     """A None input raises TypeError, which ``except ValueError`` does not catch."""
     try:
         n = int(s)
@@ -140,7 +140,7 @@ def floor_of(x: float) -> int:
 
 
 @dataflow
-def rate(c: Optional[str]) -> float:
+def rate(c: Optional[str]) -> float:  # noqa: UP045
     try:
         v = RATES[c]
     except KeyError:

@@ -9,7 +9,7 @@ from looplift import dataflow
 
 
 @dataflow
-def phone_digits(s: Optional[str]) -> Optional[int]:
+def phone_digits(s: Optional[str]) -> Optional[int]:  # noqa: UP045
     try:
         digits = s.replace("(", "").replace(")", "").replace("-", "").replace(" ", "")
         return int(digits.removeprefix("+"))
@@ -18,7 +18,7 @@ def phone_digits(s: Optional[str]) -> Optional[int]:
 
 
 @dataflow
-def price(s: Optional[str]) -> float:
+def price(s: Optional[str]) -> float:  # noqa: UP045
     try:
         x = float(s.strip().removeprefix("$").replace(",", ""))
     except (ValueError, TypeError, AttributeError):
@@ -27,7 +27,7 @@ def price(s: Optional[str]) -> float:
 
 
 @dataflow
-def parse_date(s: str) -> Optional[datetime.date]:
+def parse_date(s: str) -> Optional[datetime.date]:  # noqa: UP045
     try:
         y = int(s[0:4])
         m = int(s[5:7])
