@@ -79,7 +79,14 @@ def _evaluated(s: cst.BaseSmallStatement) -> list[cst.BaseExpression] | None:
     """The expressions a simple statement evaluates, in order (None: not this form)."""
     if isinstance(s, cst.Pass):
         return []
+    if isinstance(s, cst.Expr) and isinstance(s.value, cst.Yield):  # yield k, int(s)
+        value = s.value.value
+        if isinstance(value, cst.From):
+            return None
+        return [value] if value is not None else []
     if isinstance(s, cst.Expr):
+        if isinstance(s.value, cst.Await):
+            return None
         return [s.value]
     if isinstance(s, cst.Return):
         return [s.value] if s.value is not None else []

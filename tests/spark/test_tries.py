@@ -86,6 +86,11 @@ def test_sql_form(spark: Any, name: str) -> None:
     assert judge("scalar", want, got, f"sql {name}", rows) == "same"
 
 
+def test_row_loop_yield(spark: Any) -> None:
+    rows = [(1, "a=1"), (2, "b"), (3, "c=x"), (4, "d=٣"), (5, "=-7"), (6, "e=1=2"), (7, "")]
+    expect_same_or_both_raise(spark, T.parsed_rows, rows)
+
+
 def test_ordered_group_loop(spark: Any) -> None:
     rows = [("a", 1, "x:1"), ("a", 2, "y"), ("a", 3, "z:q"), ("b", 1, "w:٣"), ("b", 2, ":"),
             ("c", 1, "n:-5"), ("c", 2, "m:7:8")]  # fmt: skip

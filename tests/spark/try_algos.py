@@ -201,6 +201,16 @@ def last_parsed(rows: RowStream[str, int, str]):
         yield k, last
 
 
+@dataflow(columns=("k", "n"))
+def parsed_rows(rows: RowStream[int, str]):
+    """A row loop: a yield inside the try (the rows that fail are skipped)."""
+    for k, s in rows:
+        try:
+            yield k, int(s.split("=")[1])
+        except (ValueError, IndexError):
+            pass
+
+
 EXAMPLES = {
     "price": [("$1,200.50",), (" 3 ",), ("abc",), (None,), ("",)],
     "to_int": [("12",), ("x",), (None,)],
