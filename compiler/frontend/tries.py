@@ -16,11 +16,13 @@ unused, several handlers in order, ``else:``)::
 is, statement by statement (Python keeps the effects of the statements before a failing
 one), an ``if`` on the code of what the statement raises::
 
-    if <code of statement 1> <= 0:      # returns, or raises what no handler catches
+    code1 = <code of statement 1>
+    if code1 <= 0:      # returns, or raises what no handler catches
         a = int(p[0])
-        if <code of statement 2> <= 0:
+        code2 = <code of statement 2>
+        if code2 <= 0:
             b = a / int(p[1])
-        elif <code of statement 2> == 1:
+        elif code2 == 1:
             b = -1.0
         else:
             b = 0.0
@@ -32,8 +34,13 @@ handler catches its class first (subclasses included: ``except LookupError`` cat
 IndexError and KeyError), -1 where no handler does (the statement then runs and raises
 it natively, with Python's class). Each call's code is the ``raise_code`` primitive, which
 the backend renders from the table of primitives' partiality (``backend/trysql.py``):
-nothing here knows what a primitive raises. A ``try`` around something that is no
-primitive (a host function, a state method) stays unsupported (``reject.py``).
+nothing here knows what a primitive raises. The first nonzero code is a chain of ``if``s,
+each call's code a term of its own (the IR evaluates a primitive's arguments first: only
+an ``if``'s branch keeps the later calls from running where an earlier one raised); with
+several handlers the statement's code is a local, compared once per handler. An augmented
+assignment tests its value only (``total += x`` of a loop's carry raises only beyond 64
+bits). A ``try`` around something that is no primitive (a host function, a state method)
+or with ``finally:`` stays unsupported (``reject.py``).
 """
 
 from __future__ import annotations
