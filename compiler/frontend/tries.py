@@ -50,7 +50,7 @@ from typing import Any
 
 import libcst as cst
 
-from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Lit, Prim, Var
+from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Lit, Prim, StateCall, Var
 from ..ir.prims import PRIMS
 from ..primitives import PRIMITIVES
 from .base import Context, OriginTransformer
@@ -262,6 +262,10 @@ class TryMixin(Context):
         """The ``raise_code`` of every call under ``e``, in evaluation order."""
         if isinstance(e, (Var, Lit)):
             return
+        if isinstance(e, Apply) and isinstance(e.fn, StateCall) and e.fn.method == "get" and (
+            e.fn.state.endswith(".carry")
+        ):
+            return  # a loop-carried local's value: a read, which raises nothing
         if isinstance(e, Apply) and isinstance(e.fn, Prim):
             for a in e.args:
                 self._calls(a, spec, out, at)

@@ -134,3 +134,13 @@ def test_reference_of_the_test_is_cpython() -> None:
     assert rc("int|ValueError", "x") == 1
     assert rc("int|ValueError", None) == -1  # TypeError: no handler
     assert rc("truediv|ArithmeticError", 1.0, 2.0) == 0
+
+
+def test_python_code_of_the_test() -> None:
+    """An ordered loop's Python body renders the test as ``ll.try_code`` (pycode.py)."""
+    from looplift.compiler.backend.pycode import PyEmitter  # noqa: F401 - the renderer exists
+    from looplift.spark import try_code
+
+    assert try_code(lambda: int("x"), [["TypeError"], ["ValueError"]]) == 2
+    assert try_code(lambda: [][1], [["ValueError"]]) == -1
+    assert try_code(lambda: 1 / 2, [["ZeroDivisionError"]]) == 0

@@ -91,6 +91,12 @@ def test_row_loop_yield(spark: Any) -> None:
     expect_same_or_both_raise(spark, T.parsed_rows, rows)
 
 
+def test_ordered_carry(spark: Any) -> None:
+    rows = [("a", 1, "3"), ("a", 2, "x"), ("a", 3, " 5"), ("b", 1, "٣"), ("b", 2, ""),
+            ("c", 1, "-2"), ("c", 2, "1_0"), ("c", 3, "nan")]  # fmt: skip
+    expect_same_or_both_raise(spark, T.running, rows)
+
+
 def test_ordered_group_loop(spark: Any) -> None:
     rows = [("a", 1, "x:1"), ("a", 2, "y"), ("a", 3, "z:q"), ("b", 1, "w:٣"), ("b", 2, ":"),
             ("c", 1, "n:-5"), ("c", 2, "m:7:8")]  # fmt: skip

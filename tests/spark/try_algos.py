@@ -211,6 +211,21 @@ def parsed_rows(rows: RowStream[int, str]):
             pass
 
 
+@dataflow(columns=("k", "acc", "n"))
+def running(rows: RowStream[str, int, str]):
+    """An ordered group loop whose try reads and sets carried locals."""
+    for k, group in group_by(0, rows, order_by=1):
+        acc = ""
+        n = 0
+        for _, _, v in group:
+            try:
+                n = n * 2 + int(v)
+            except ValueError:
+                n = n - 1
+            acc = acc + str(n % 7)
+        yield k, acc, n
+
+
 EXAMPLES = {
     "price": [("$1,200.50",), (" 3 ",), ("abc",), (None,), ("",)],
     "to_int": [("12",), ("x",), (None,)],
