@@ -284,7 +284,7 @@ _POW = (
            All(Cmp("==", X, Num(0)), Cmp("<", Y, Num(0)), Not(IsInf(Y)))),
     Raises("ValueError", "a negative number to a fractional power (Python returns a complex "
            "number, which looplift has no type for)",
-           All(Cmp("<", X, Num(0)), Not(IsInf(X)), NonInteger(Y)), on="float"),
+           All(Cmp("<", X, Num(0)), Not(IsInf(X)), NonInteger(Y)), on="float", python=False),
     Raises("OverflowError", "(34, 'Numerical result out of range')",
            All(IsInf(Result()), _BOTH_FINITE), on="float"),
     beyond64(_safe_pow, "the int power's loop raises ARITHMETIC_OVERFLOW (or beyond 64 "

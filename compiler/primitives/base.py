@@ -352,6 +352,9 @@ class Raises:
     #: of a ``beyond64`` clause, the part where CPython raises too (``int(inf)``): a
     #: ``try``'s handler catches the class there
     cpython: Cond | None = None
+    #: False where CPython returns a value the plan has no type for (``(-2.0) ** 0.5``
+    #: is complex): the plan's error, which no handler catches
+    python: bool = True
 
     def applies(self, ts: Sequence[Any]) -> bool:
         if any(i >= len(ts) for i in self.when.args()):
@@ -639,7 +642,8 @@ class Primitive:
             if r.beyond64 and r.cpython is not None:
                 case = case.when(r.cpython.check(ops), exp.Literal.number(code(r.cls)))
             # beyond 64 bits: no handler catches the plan's OverflowError (the body raises)
-            case = case.when(test, exp.Literal.number(-1 if r.beyond64 else code(r.cls)))
+            theirs = r.beyond64 or not r.python
+            case = case.when(test, exp.Literal.number(-1 if theirs else code(r.cls)))
             if isinstance(r.when, IsNan):
                 ops.nan_free.add(r.when.term)
         if not case.args.get("ifs"):
