@@ -46,6 +46,7 @@ ROWS: dict[str, list[tuple]] = {
     "int_div": [(a, b) for a in (7, -7, 2**63 - 1) for b in INTS],
     "log_or": [(x,) for x in FLOATS],
     "make_day": DATES,
+    "date_or_none": DATES,
     "first_number": [(s,) for s in STRS if s is not None],
     "floor_of": [(x,) for x in FLOATS],
     "rate": [(c,) for c in (None, "EUR", "eur", "", "GBP", "X")],

@@ -120,6 +120,15 @@ def make_day(y: int, m: int, d: int) -> str:
 
 
 @dataflow
+def date_or_none(y: int, m: int, d: int) -> Optional[datetime.date]:  # noqa: UP045
+    try:
+        d = datetime.date(y, m, d)
+    except ValueError:
+        return None
+    return d
+
+
+@dataflow
 def first_number(s: str) -> int:
     try:
         n = int(re.search(r"(\d+)", s).group(1))
