@@ -1,6 +1,6 @@
 # expect: 13:5 while
 # expect: 21:5 try
-# expect: 34:13 break
+# expect: 36:13 break
 """Three algorithms, each with a control-flow construct looplift rejects:
 `while`, `try` and `break`. All three are reported."""
 
@@ -22,7 +22,9 @@ def ratio_or_zero(a: int, b: int) -> int:
         v = a // b
     except ZeroDivisionError:
         v = 0
-    return v
+    finally:
+        b = 1
+    return v + b
 
 
 @dataflow
