@@ -44,7 +44,23 @@ __all__ = [
     "expr_binder",
     "DataflowInputError",
     "STRING_IMPLS",
+    "try_code",
 ]
+
+
+def try_code(thunk: Callable[[], Any], handlers: list[list[str]]) -> int:
+    """A ``try``'s test in Python code (an ordered loop's body): 0 where ``thunk()``
+    returns, 1 + the index of the first handler catching what it raises, else -1."""
+    import builtins
+
+    try:
+        thunk()
+    except Exception as e:  # noqa: BLE001 - which handler catches it is the answer
+        for k, names in enumerate(handlers):
+            if any(isinstance(e, getattr(builtins, n, ())) for n in names):
+                return k + 1
+        return -1
+    return 0
 
 
 # the reducers give their Arrow UDF type explicitly (their arity varies per plan)

@@ -130,6 +130,15 @@ class PyEmitter:
                     return f"(_ for _ in ()).throw({e.args[0].value}({args[1]}))"
                 if op.startswith("math."):
                     return f"math.{op[5:]}({', '.join(args)})"
+                if op == "raise_code":  # a try's test (trysql.py)
+                    from .trysql import parse_spec
+
+                    spec = e.args[0]
+                    assert isinstance(spec, Lit)
+                    name, handlers = parse_spec(spec.value)
+                    assert all(n.isidentifier() for h in handlers for n in h)
+                    inner = self.expr(Apply(Prim(name), e.args[1:], span=e.span))
+                    return f"ll.try_code(lambda: {inner}, {handlers!r})"
                 if op in ("int_ok", "float_ok"):  # a try's test
                     return f"ll.STRING_IMPLS[{op!r}]({', '.join(args)})"
                 if op in STRING_OPS:  # str methods, re, slices: the runtime's implementations

@@ -38,6 +38,7 @@ from .maps import dict_get_rule  # noqa: F401
 from .rules import form_for, overload_for, rule_for
 from .strsql import FLOAT_RE, INT_RE, render_index, truthy
 from .strtypes import element_type
+from .trysql import raise_code_sql  # noqa: F401
 from .types import Typing, spark_type
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
@@ -234,6 +235,8 @@ class SqlRenderer(GuardedSql):
             return self._nth(args[0], args[1])
         if op in ("table_item", "table_get"):
             return self._table(op, args)
+        if op == "raise_code":  # a try's test renders its operands where it tests them
+            return raise_code_sql(self, args)
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
 

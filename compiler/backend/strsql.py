@@ -31,7 +31,6 @@ from __future__ import annotations
 
 import re
 import sys
-import unicodedata
 from functools import cache
 from typing import Any
 
@@ -40,6 +39,16 @@ from looplift.strings import WHITESPACE
 
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
+from ..primitives.grammar import (
+    _FLOAT_RE,
+    _INT_RE,
+    _UDIGIT_VALUES,
+    _UDIGITS,
+    _WS,
+    FLOAT_RE,
+    INT_RE,
+    _char_class,
+)  # noqa: F401
 from ..primitives.regex import java_pattern
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
@@ -68,32 +77,6 @@ _CASE_DIFF = (
 )  # fmt: skip
 
 
-def _char_class(chars: str | list[int]) -> str:
-    """A Java regex character class of the given characters (ranges merged, escaped)."""
-    cps = sorted({ord(c) for c in chars} if isinstance(chars, str) else set(chars))
-    out, i = [], 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        lo, hi = cps[i], cps[j]
-        out.append(f"\\x{{{lo:x}}}" + (f"-\\x{{{hi:x}}}" if hi > lo else ""))
-        i = j + 1
-    return "[" + "".join(out) + "]"
-
-
-def _python_digits() -> tuple[str, str]:
-    """Every Unicode decimal digit CPython's int()/float() accept, and its ASCII value."""
-    src, dst = [], []
-    for c in range(0x80, sys.maxunicode + 1):
-        ch = chr(c)
-        if unicodedata.category(ch) == "Nd":
-            src.append(ch)
-            dst.append(str(unicodedata.decimal(ch)))
-    return "".join(src), "".join(dst)
-
-
-_WS = _char_class(WHITESPACE)
 #: str.splitlines' boundaries (``\r\n`` first: one boundary)
 _LINE_BREAK = "\\r\\n|" + _char_class("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _CLASS_TESTS = ("isdigit", "isdecimal", "isnumeric", "isspace")
@@ -105,16 +88,6 @@ def _class_test(m: str) -> str:
     class (``\\z``: Java's ``$`` would also match before a final newline)."""
     return "\\A" + _char_class([c for c in range(sys.maxunicode + 1) if getattr(chr(c), m)()]) + "+\\z"
 _CASE_GUARD = _char_class(_CASE_DIFF)
-_UDIGITS, _UDIGIT_VALUES = _python_digits()
-_D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
-_DIGITS = f"{_D}+(?:_{_D}+)*"
-_INT_RE = f"^{_WS}*[+-]?{_DIGITS}{_WS}*$"
-INT_RE = _INT_RE  # Python's int() grammar, for a try's test
-_FLOAT_RE = (
-    f"^{_WS}*[+-]?(?:(?:{_DIGITS}(?:\\.(?:{_DIGITS})?)?|\\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
-    f"|(?i:inf|infinity|nan)){_WS}*$"
-)
-FLOAT_RE = _FLOAT_RE  # Python's float() grammar, for a try's test
 _INT_SPEC = INT_SPEC  # the specs format() renders natively (the table decides)
 _STR_SPEC = STR_SPEC
 

@@ -104,11 +104,12 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
     # statements
     cst.While: (Rule("`while` loops are not supported",
                      "loop over a RowStream or group_by(...) with `for`"),),
-    cst.Try: (Rule("`try` is supported only around int() / float() conversions, with one "
-                   "`except ValueError:` (or `except (ValueError, TypeError):`)",
-                   "convert in the first statement of the try (`n = int(s)`) and handle the "
-                   "failure in the except block, or remove the try: errors surface as Spark "
-                   "errors"),),
+    cst.Try: (Rule("`try` is supported around simple statements that call only primitives "
+                   "whose errors looplift tests natively (conversions, arithmetic, math, "
+                   "slicing, indexing, lookups, datetime constructors), with handlers that "
+                   "name exception classes and no `finally`",
+                   "move a host function's call or a state's out of the try, drop the "
+                   "`finally`, or remove the try: errors surface as Spark errors"),),
     cst.TryStar: (Rule("`try` is not supported", "remove the try block"),),
     cst.With: (Rule("`with` is not supported", "remove the with block"),),
     cst.FunctionDef: (Rule("nested `def` is not supported", "define the helper at module "

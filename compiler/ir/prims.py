@@ -61,6 +61,23 @@ def _table_get(key: Any, name: str, pairs: tuple[tuple[Any, Any], ...], default:
     return dict(pairs).get(key, default)
 
 
+def _raise_code(spec: str, *args: Any) -> int:
+    """A ``try``'s test of one call (``backend/trysql.py``): 0 where ``op(*args)`` returns,
+    1 + the index of the first handler that catches what it raises, else -1."""
+    import builtins
+
+    op, *handlers = spec.removeprefix("!").split("|")
+    fn = getattr(builtins, op) if op in ("int", "float") else PRIMS[op].impl
+    try:
+        fn(*args)
+    except Exception as e:  # noqa: BLE001 - which handler catches it is the answer
+        for k, names in enumerate(handlers):
+            if any(isinstance(e, getattr(builtins, n, ())) for n in names.split(",")):
+                return k + 1
+        return -1
+    return 0
+
+
 def _raise(cls: str, msg: Any) -> Any:
     """``raise cls(msg)`` (``raise`` statements end their branch with this value)."""
     import builtins
@@ -110,6 +127,7 @@ for _n, _f, _t, _s in [
     ("raise", _raise, False, ""),
     ("table_item", _table_item, False, ""),
     ("table_get", _table_get, True, ""),
+    ("raise_code", _raise_code, False, ""),
 ]:
     _add(_n, _f, _t, _s)
 

@@ -253,8 +253,22 @@ def _zero(cls_msgs: tuple[str, str]) -> tuple[Raises, ...]:
     def float_zero(x: Any, y: Any) -> bool:
         return y == 0 and (isinstance(x, float) or isinstance(y, float))
 
-    return (Raises("ZeroDivisionError", int_msg, NumPred(int_zero, "DIVIDE_BY_ZERO")),
-            Raises("ZeroDivisionError", float_msg, NumPred(float_zero, "DIVIDE_BY_ZERO")))  # fmt: skip
+    def zero(o: Operands) -> exp.Expression:  # Spark's check, as a try's test
+        return exp.EQ(this=number(o, 1), expression=exp.Literal.number(0))
+
+    def both(o: Operands) -> bool:
+        return o.ts[0] != "float" and o.ts[1] != "float"
+
+    def int_test(o: Operands) -> exp.Expression:
+        return zero(o) if both(o) else exp.false()
+
+    def float_test(o: Operands) -> exp.Expression:
+        return exp.false() if both(o) else zero(o)
+
+    return (Raises("ZeroDivisionError", int_msg,
+                   NumPred(int_zero, "DIVIDE_BY_ZERO", native=int_test)),
+            Raises("ZeroDivisionError", float_msg,
+                   NumPred(float_zero, "DIVIDE_BY_ZERO", native=float_test)))  # fmt: skip
 
 
 def _safe_pow(x: Any, y: Any) -> Any:
@@ -270,7 +284,7 @@ _POW = (
            All(Cmp("==", X, Num(0)), Cmp("<", Y, Num(0)), Not(IsInf(Y)))),
     Raises("ValueError", "a negative number to a fractional power (Python returns a complex "
            "number, which looplift has no type for)",
-           All(Cmp("<", X, Num(0)), Not(IsInf(X)), NonInteger(Y)), on="float"),
+           All(Cmp("<", X, Num(0)), Not(IsInf(X)), NonInteger(Y)), on="float", python=False),
     Raises("OverflowError", "(34, 'Numerical result out of range')",
            All(IsInf(Result()), _BOTH_FINITE), on="float"),
     beyond64(_safe_pow, "the int power's loop raises ARITHMETIC_OVERFLOW (or beyond 64 "

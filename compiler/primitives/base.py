@@ -42,7 +42,7 @@ from sqlglot import exp
 __all__ = [
     "Abs", "All", "Any_", "Arg", "Cmp", "Cond", "IsInf", "IsNan", "NonInteger", "Not", "Num",
     "NOT_LIT", "Operands", "Pred", "Site", "Primitive", "Raises", "Result", "TypeRefused", "call",
-    "num", "INF",
+    "num", "INF", "exception_class", "handler_code", "on_none",
 ]  # fmt: skip
 
 INF = exp.cast(exp.Literal.string("Infinity"), "double")
@@ -115,6 +115,11 @@ class Cond:
     def constants(self) -> set[float]:
         """The numbers the condition compares with (the edge values to probe)."""
         return {t.v for t in self.terms() if isinstance(t, Num)}
+
+    def check(self, ops: Operands) -> exp.Expression:
+        """The native test of the condition on its own (a ``try``'s test: does the call
+        raise here?); NotImplementedError where the native expression checks it by itself."""
+        return self.tree(ops)
 
     def args(self) -> set[int]:
         out: set[int] = set()
@@ -278,12 +283,49 @@ class Pred(Cond):
 
     test: Callable[..., bool]
     text: str
+    #: the native test on its own, where a ``try`` needs it (the SQL rule's check is
+    #: inside its lowering): a sqlglot tree from the operands
+    native: Callable[[Operands], exp.Expression] | None = field(default=None, kw_only=True)
 
     def holds(self, env: Env) -> bool:
         return bool(self.test(*env.args))
 
     def tree(self, ops: Operands) -> exp.Expression:
         raise NotImplementedError(f"{self.text}: checked by the entry's SQL rule")
+
+    def check(self, ops: Operands) -> exp.Expression:
+        if self.native is None:
+            raise NotImplementedError(f"{self.text}: no native test of its own")
+        return self.native(ops)
+
+
+def on_none(c: Cond) -> bool:
+    """A clause on a None argument (``IsNone``, or a Pred that says so)."""
+    return type(c).__name__ == "IsNone" or (isinstance(c, Pred) and "None" in c.text)
+
+
+def exception_class(name: str) -> type[BaseException]:
+    """The class a clause names (a builtin, or ``statistics.StatisticsError``)."""
+    import builtins
+    import statistics
+
+    got = getattr(builtins, name, None) or getattr(statistics, name, None)
+    assert isinstance(got, type) and issubclass(got, BaseException), name
+    return got
+
+
+def handler_code(handlers: Sequence[Sequence[str]]) -> Callable[[str], int]:
+    """``cls`` -> 1 + the index of the first handler whose classes catch it (subclasses
+    included, as ``except`` matches), -1 where none does."""
+
+    def code(cls: str) -> int:
+        raised = exception_class(cls)
+        for k, names in enumerate(handlers):
+            if any(issubclass(raised, exception_class(n)) for n in names):
+                return k + 1
+        return -1
+
+    return code
 
 
 class TypeRefused(Exception):
@@ -307,6 +349,12 @@ class Raises:
     when: Cond
     on: str = "any"
     beyond64: bool = False
+    #: of a ``beyond64`` clause, the part where CPython raises too (``int(inf)``): a
+    #: ``try``'s handler catches the class there
+    cpython: Cond | None = None
+    #: False where CPython returns a value the plan has no type for (``(-2.0) ** 0.5``
+    #: is complex): the plan's error, which no handler catches
+    python: bool = True
 
     def applies(self, ts: Sequence[Any]) -> bool:
         if any(i >= len(ts) for i in self.when.args()):
@@ -480,6 +528,8 @@ class Primitive:
         native_when: where the lowering is rendered by a backend rule (the string
             primitives), whether it is exact at a call site (a :class:`Site`);
             ``exact`` then says the entry has a native lowering at all.
+        none_raises: the class CPython raises on a None argument where no clause of
+            the partiality says otherwise (``""``: None is an ordinary argument).
     """
 
     name: str
@@ -500,6 +550,7 @@ class Primitive:
     domain: str = "math"
     type_at: Callable[[Sequence[Any], Sequence[Any]], tuple[Any, bool] | None] | None = None
     native_when: Callable[[Any], bool] | None = None
+    none_raises: str = "TypeError"
 
     @property
     def total(self) -> bool:
@@ -554,6 +605,50 @@ class Primitive:
         for cond, then in whens:
             case = case.when(cond, then)
         return case.else_(ops.native())
+
+    def operands(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
+                 nullable: Sequence[bool] = ()) -> Operands:  # fmt: skip
+        ops = Operands(sql, ts, self.native, self.raw)
+        ops.lits = list(lits) or [NOT_LIT] * len(ts)  # type: ignore[attr-defined]
+        ops.nullable = list(nullable) or [True] * len(ts)  # type: ignore[attr-defined]
+        return ops
+
+    def raise_test(self, sql: Sequence[str], ts: Sequence[Any], code: Callable[[str], int],
+                   lits: Sequence[Any] = (), nullable: Sequence[bool] = ()) -> exp.Expression:  # fmt: skip
+        """A ``try``'s test of one call: ``code(cls)`` of the first clause that holds, in
+        CPython's order (0 where none does), as a native ``CASE``. A None argument of an
+        entry that has no clause on None raises TypeError (the renderers check it so).
+        A clause on ints beyond 64 bits is -1 (CPython returns there: the plan's
+        OverflowError is no handler's), or left out where Spark checks it. Raises
+        NotImplementedError where a clause has no native test of its own."""
+        ops = self.operands(sql, ts, lits, nullable)
+        clauses = [r for r in self.partiality if r.applies(ts)]
+        case = exp.Case()
+        nulls = [i for i, n in enumerate(nullable) if n]
+        if nulls and self.none_raises and not any(on_none(r.when) for r in clauses):
+            test = exp.or_(*(exp.Is(this=ops.raw(i), expression=exp.Null()) for i in nulls))
+            case = case.when(test, exp.Literal.number(code(self.none_raises)))
+        for r in clauses:
+            if type(r.when).__name__ == "IsNone" and not ops.nullable[r.when.i]:  # type: ignore[attr-defined]
+                continue
+            try:
+                test = r.when.check(ops)
+            except NotImplementedError:
+                if r.beyond64:  # the native expression raises there by itself
+                    continue
+                raise
+            if test == exp.false():
+                continue
+            if r.beyond64 and r.cpython is not None:
+                case = case.when(r.cpython.check(ops), exp.Literal.number(code(r.cls)))
+            # beyond 64 bits: no handler catches the plan's OverflowError (the body raises)
+            theirs = r.beyond64 or not r.python
+            case = case.when(test, exp.Literal.number(-1 if theirs else code(r.cls)))
+            if isinstance(r.when, IsNan):
+                ops.nan_free.add(r.when.term)
+        if not case.args.get("ifs"):
+            return exp.Literal.number(0)
+        return case.else_(exp.Literal.number(0))
 
     def lower(self, sql: Sequence[str], ts: Sequence[Any]) -> str:
         """:meth:`tree` as Spark SQL, parenthesized unless it is one term (a CASE, a

@@ -247,7 +247,8 @@ def kinds(symbol: str) -> Raises:
     Spark's analysis refuse such plans, so no check is rendered."""
     return Raises("TypeError", f"'{symbol}' not supported between instances of different "
                   "kinds", NumPred(lambda *xs: len({_kind(v) for v in xs}) > 1,
-                                   "operands of different kinds (refused before the plan runs)"))  # fmt: skip
+                                   "operands of different kinds (refused before the plan runs)",
+                                   native=lambda o: exp.false()))  # fmt: skip
 
 
 def _ordering(name: str, symbol: str) -> Operator:

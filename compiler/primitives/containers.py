@@ -34,7 +34,7 @@ from typing import Any
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
 
-__all__ = ["CONTAINERS", "element_type", "lists_only"]
+__all__ = ["CONTAINERS", "TABLE_ITEM", "element_type", "lists_only"]
 
 Type = Any
 
@@ -91,8 +91,17 @@ FSUM_INF = Raises("ValueError", "-inf + inf in fsum",
 FSUM_OVERFLOW = Raises("OverflowError", "intermediate overflow in fsum",
                        Pred(lambda x: all(v is not None and math.isfinite(v) for v in x)
                             and math.isinf(sum(x)), "finite elements, an infinite sum"))  # fmt: skip
+def _index_outside(o: Any) -> Any:
+    from sqlglot import exp
+
+    n = exp.Anonymous(this="size", expressions=[o.raw(0)])
+    return exp.or_(exp.GTE(this=o.raw(1), expression=n),
+                   exp.LT(this=o.raw(1), expression=exp.Neg(this=exp.paren(n.copy()))))  # fmt: skip
+
+
 INDEX = Raises("IndexError", "list index out of range",
-               Pred(lambda x, i: not -len(x) <= i < len(x), "index outside -len..len-1"))  # fmt: skip
+               Pred(lambda x, i: not -len(x) <= i < len(x), "index outside -len..len-1",
+                    native=_index_outside))  # fmt: skip
 KEY = Raises("KeyError", "key not in the dict",
              Pred(lambda items, k: all(kk != k for kk, _ in items), "a missing key"))  # fmt: skip
 RANGE = (
@@ -259,3 +268,61 @@ def _entries() -> list[Primitive]:
 
 
 CONTAINERS: tuple[Primitive, ...] = tuple(_entries())
+
+
+# -- a module-level lookup table (``RATES[k]``, ``STEPS.index(x)``) ---------------------------
+
+
+def _table_ref(key: Any, name: str, pairs: Any, err: str) -> Any:
+    import builtins
+
+    table = dict(pairs)
+    if key in table:
+        return table[key]
+    raise getattr(builtins, err)(key)
+
+
+def _kind(v: Any) -> str:
+    return "str" if isinstance(v, str) else "none" if v is None else "number"
+
+
+def _table_missing(o: Any) -> Any:
+    """``key`` is not among the table's keys (of its kind: a str is no number): a CASE
+    in the renderer (``backend/sql.py``) that reaches its ELSE."""
+    from sqlglot import exp
+
+    from .base import num
+
+    kt, pairs = o.ts[0], o.lits[2]
+    kind = "str" if kt == "str" else "number"
+    keys = [k for k, _ in pairs if _kind(k) == kind]
+    if any(isinstance(k, float) and not math.isfinite(k) for k in keys):
+        raise NotImplementedError("a table with a NaN or infinite key")
+    k = exp.cast(o.raw(0), "bigint") if kt == "bool" else o.raw(0)
+    none_missing = exp.false() if any(kk is None for kk, _ in pairs) else exp.true()
+    if not keys:
+        return exp.Coalesce(this=exp.false() if kt != "none" else none_missing,
+                            expressions=[none_missing])  # fmt: skip
+    lits = [exp.Literal.string(v) if isinstance(v, str) else num(int(v) if isinstance(v, bool)
+            else v) for v in keys]  # fmt: skip
+    return exp.Coalesce(this=exp.not_(exp.In(this=k, expressions=lits)), expressions=[none_missing])
+
+
+def _missing_as(cls: str) -> Raises:
+    def native(o: Any) -> Any:
+        from sqlglot import exp
+
+        return _table_missing(o) if o.lits[3] == cls else exp.false()
+
+    return Raises(cls, "the key is not in the table",
+                  Pred(lambda key, name, pairs, err: err == cls and all(k != key for k, _ in pairs),
+                       "a missing key (a None one too)", native=native))  # fmt: skip
+
+
+#: ``table_item(key, name, pairs, error class)`` of the IR (``frontend/values.py``): the
+#: class the table raises for a missing key is its last argument (KeyError of a dict,
+#: IndexError of a tuple, ValueError of ``.index``). Its lowering is the renderer's CASE;
+#: the entry is what a ``try``'s test reads (not among the edge-tested CONTAINERS).
+TABLE_ITEM = Primitive("table_item", (4, 4), "any", "any", _table_ref,
+                       tuple(_missing_as(c) for c in ("KeyError", "IndexError", "ValueError")),
+                       None, True, lowering="rule", domain="table", none_raises="")  # fmt: skip

@@ -30,7 +30,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import NOT_LIT, All, Arg, Cmp, IsNan, Not, Num, Operands, Raises, call
+from .base import NOT_LIT, All, Arg, Cmp, IsInf, IsNan, Not, Num, Operands, Raises, call
 from .compare import truthy
 from .operator import Arity, NumPred, Operator, beyond64, none
 
@@ -44,7 +44,7 @@ _TO_INT = (
            on="float"),
     Raises("OverflowError", "cannot convert float infinity to integer, or to 64 bits",
            All(Arity(1), Not(All(Cmp(">=", X, Num(-INT64_END)), Cmp("<", X, Num(INT64_END))))),
-           on="float", beyond64=True),
+           on="float", beyond64=True, cpython=All(Arity(1), IsInf(X))),
 )  # fmt: skip
 
 
@@ -143,7 +143,15 @@ def _from_str(name: str, conv: Any) -> Raises:
     """``int(s)`` / ``float(s)`` of a str that does not spell one: the strings' rule
     (``render_int``, ``render_float``) checks."""
     return Raises("ValueError", f"invalid literal for {name}()",
-                  NumPred(_not_a(conv), "a str that is not a literal (the strings' rule checks)"))  # fmt: skip
+                  NumPred(_not_a(conv), "a str that is not a literal (the strings' rule checks)",
+                          native=_no_str))  # fmt: skip
+
+
+def _no_str(o: Operands) -> exp.Expression:
+    """A try's test of the clause where the argument is no str (a str's is ``int(str)``'s)."""
+    if o.ts[0] == "str":
+        raise NotImplementedError("int() of a str: the entry int(str) tests it")
+    return exp.false()
 
 
 CONVERT: tuple[Operator, ...] = (

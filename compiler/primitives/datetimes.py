@@ -34,7 +34,9 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
-from .base import Pred, Primitive, Raises
+from sqlglot import exp
+
+from .base import Operands, Pred, Primitive, Raises
 
 __all__ = ["DATETIMES", "DATETIME_KINDS", "TD_MAX_DAYS", "SPARK_TD_MAX_US", "arith_type"]
 
@@ -59,26 +61,69 @@ def _day_bad(y: int, m: int, d: int, *_: Any) -> bool:
     )
 
 
+def _n(v: int) -> exp.Expression:
+    return exp.Literal.number(v) if v >= 0 else exp.Neg(this=exp.Literal.number(-v))
+
+
+def _outside(x: exp.Expression, lo: int, hi: int) -> exp.Expression:
+    return exp.or_(exp.LT(this=x, expression=_n(lo)), exp.GT(this=x.copy(), expression=_n(hi)))
+
+
+def _float_field(o: Operands) -> exp.Expression:
+    return exp.true() if any(t == "float" for t in o.ts) else exp.false()
+
+
+def _beyond_c_int(o: Operands) -> exp.Expression:
+    return exp.or_(*(_outside(o.raw(i), *C_INT) for i in range(len(o.sql))))
+
+
+def _field(i: int, lo: int, hi: int) -> Any:
+    return lambda o: _outside(o.raw(i), lo, hi) if i < len(o.sql) else exp.false()
+
+
+def _last_day(o: Operands) -> exp.Expression:
+    """The month's last day, by arithmetic (no function that raises on a bad date)."""
+    y, m = o.raw(0), o.raw(1)
+
+    def div(k: int) -> exp.Expression:
+        return exp.EQ(this=exp.Mod(this=y.copy(), expression=_n(k)), expression=_n(0))
+
+    leap = exp.or_(exp.and_(div(4), exp.not_(div(100))), div(400))
+    feb = exp.Case().when(leap, _n(29)).else_(_n(28))
+    short = exp.In(this=m.copy(), expressions=[_n(4), _n(6), _n(9), _n(11)])
+    return exp.Case().when(exp.EQ(this=m.copy(), expression=_n(2)), feb).when(
+        short, _n(30)).else_(_n(31))  # fmt: skip
+
+
+def _day_outside(o: Operands) -> exp.Expression:
+    d = o.raw(2)
+    return exp.or_(exp.LT(this=d, expression=_n(1)),
+                   exp.GT(this=d.copy(), expression=exp.paren(_last_day(o))))  # fmt: skip
+
+
 def _constructor_clauses(fields: tuple[str, ...]) -> tuple[Raises, ...]:
     out = [
         Raises("TypeError", "integer argument expected, got float",
-               Pred(lambda *xs: any(isinstance(x, float) for x in xs), "a float field")),
+               Pred(lambda *xs: any(isinstance(x, float) for x in xs), "a float field",
+                    native=_float_field)),
         Raises("OverflowError", "signed integer is greater than maximum",
                Pred(lambda *xs: _ints(*xs) and any(not C_INT[0] <= x <= C_INT[1] for x in xs),
-                    "a field beyond a C int")),
+                    "a field beyond a C int", native=_beyond_c_int)),
         Raises("ValueError", "year is out of range",
-               Pred(lambda y, *_: not 1 <= y <= 9999, "year outside 1..9999")),
+               Pred(lambda y, *_: not 1 <= y <= 9999, "year outside 1..9999",
+                    native=_field(0, 1, 9999))),
         Raises("ValueError", "month must be in 1..12",
-               Pred(lambda y, m, *_: not 1 <= m <= 12, "month outside 1..12")),
+               Pred(lambda y, m, *_: not 1 <= m <= 12, "month outside 1..12",
+                    native=_field(1, 1, 12))),
         Raises("ValueError", "day is out of range for month",
-               Pred(_day_bad, "day outside 1..last day of the month")),
+               Pred(_day_bad, "day outside 1..last day of the month", native=_day_outside)),
     ]  # fmt: skip
     bounds = {"hour": 23, "minute": 59, "second": 59, "microsecond": 999_999}
     for i, f in enumerate(fields[3:], start=3):
         hi = bounds[f]
         out.append(Raises("ValueError", f"{f} must be in 0..{hi}",
                           Pred(lambda *xs, i=i, hi=hi: len(xs) > i and not 0 <= xs[i] <= hi,
-                               f"{f} outside 0..{hi}")))  # fmt: skip
+                               f"{f} outside 0..{hi}", native=_field(i, 0, hi))))  # fmt: skip
     return tuple(out)
 
 
@@ -163,20 +208,23 @@ def _entries() -> list[Primitive]:
         on = _DATES if m in ("year", "month", "day") else ()
         out.append(Primitive(f"dt.{m}", (1, 1), "datetime", "int", operator.attrgetter(m), (),
                              None, True, edges=tuple((v,) for v in _DTS + on),
-                             type_rule=_const("int"), lowering="rule", domain="datetime"))  # fmt: skip
+                             type_rule=_const("int"), lowering="rule", domain="datetime",
+                             none_raises="AttributeError"))  # fmt: skip
     for m, t in (("weekday", "int"), ("isoweekday", "int"), ("date", "date")):
         on = _DATES if m != "date" else ()
         out.append(Primitive(f"dt.{m}", (1, 1), "datetime", t, operator.methodcaller(m), (),
                              None, True, edges=tuple((v,) for v in _DTS + on),
-                             type_rule=_const(t), lowering="rule", domain="datetime"))  # fmt: skip
+                             type_rule=_const(t), lowering="rule", domain="datetime",
+                             none_raises="AttributeError"))  # fmt: skip
     for m in ("days", "seconds", "microseconds"):
         out.append(Primitive(f"td.{m}", (1, 1), "timedelta", "int", operator.attrgetter(m), (),
                              None, True, edges=tuple((v,) for v in _TDS),
-                             type_rule=_const("int"), lowering="rule", domain="datetime"))  # fmt: skip
+                             type_rule=_const("int"), lowering="rule", domain="datetime",
+                             none_raises="AttributeError"))  # fmt: skip
     out.append(Primitive("td.total_seconds", (1, 1), "timedelta", "float",
                          operator.methodcaller("total_seconds"), (), None, True,
                          edges=tuple((v,) for v in _TDS), type_rule=_const("float"),
-                         lowering="rule", domain="datetime"))  # fmt: skip
+                         lowering="rule", domain="datetime", none_raises="AttributeError"))  # fmt: skip
     return out
 
 

@@ -198,7 +198,7 @@ _TO_INT = (
     # an infinity (CPython raises), or a float whose integer needs more than 64 bits
     Raises("OverflowError", "cannot convert float infinity to integer, or to 64 bits",
            Not(All(Cmp(">=", X, Num(-INT64_END)), Cmp("<", X, Num(INT64_END)))),
-           on="float", beyond64=True),
+           on="float", beyond64=True, cpython=IsInf(X)),
 )  # fmt: skip
 
 

@@ -92,6 +92,11 @@ class NumPred(Pred):
             raise NotImplementedError(f"{self.text}: checked by the native expression")
         return self.sql(ops)
 
+    def check(self, ops: Operands) -> exp.Expression:
+        if self.sql is None and self.native is not None:  # Spark's check: its test alone
+            return self.native(ops)
+        return self.tree(ops)
+
     def __repr__(self) -> str:
         return f"NumPred({self.text!r})"
 
@@ -146,6 +151,7 @@ class Operator(Primitive):
     covers: str = "bool, int, float"
     variadic: bool = False
     domain: str = "operator"
+    none_raises: str = ""  # IsNone clauses say where a None raises
 
     @property
     def total(self) -> bool:
@@ -169,6 +175,13 @@ class Operator(Primitive):
             if r.applies(ts) and r.when.holds(env):
                 return r
         return None
+
+    def operands(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
+                 nullable: Sequence[bool] = ()) -> Operands:  # fmt: skip
+        ops = OpOperands(sql, ts, self.native, self.raw)
+        ops.lits = _lits(lits, len(ts))  # type: ignore[attr-defined]
+        ops.nullable = list(nullable) or [False] * len(ts)  # type: ignore[attr-defined]
+        return ops
 
     def tree(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
              nullable: Sequence[bool] = ()) -> exp.Expression:  # fmt: skip

@@ -43,9 +43,20 @@ from dataclasses import dataclass
 from typing import Any
 
 from looplift.strings import IMPLS, STR_METHODS, WHITESPACE, parses
+from sqlglot import exp
 
-from .base import NOT_LIT, Pred, Primitive, Raises, Site
+from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
+from .grammar import FLOAT_RE, INT_RE
 from .regex import java_pattern
+from .strchecks import (
+    Native_,
+    bounds_typed,
+    equals,
+    is_null,
+    not_matching,
+    out_of_range,
+    typed,
+)
 
 __all__ = [
     "COL_INTS", "COL_STRS", "Col", "INT_SPEC", "NOT_LIT", "STRINGS", "STRING_NAMES", "STR_SPEC",
@@ -133,7 +144,7 @@ def _getitem_type(ts: Sequence[Any], lits: Sequence[Any]) -> tuple[Any, bool] | 
 
 def _none_receiver(attr: str) -> Raises:
     return Raises("AttributeError", f"'NoneType' object has no attribute '{attr}'",
-                  Pred(lambda s, *a: s is None, "the receiver is None"))  # fmt: skip
+                  Pred(lambda s, *a: s is None, "the receiver is None", native=is_null(0)))  # fmt: skip
 
 
 def _not_str(i: int, what: str, optional: bool = False) -> Raises:
@@ -145,7 +156,9 @@ def _not_str(i: int, what: str, optional: bool = False) -> Raises:
             return False
         return not isinstance(a[i], str)
 
-    return Raises("TypeError", f"{what} must be str", Pred(test, f"argument {i} is not a str"))
+    native = typed(i, "str", "none") if optional else typed(i, "str")
+    return Raises("TypeError", f"{what} must be str",
+                  Pred(test, f"argument {i} is not a str", native=native))  # fmt: skip
 
 
 def _not_int(i: int, what: str, optional: bool = False) -> Raises:
@@ -154,15 +167,19 @@ def _not_int(i: int, what: str, optional: bool = False) -> Raises:
             return False
         return not isinstance(a[i], int)
 
-    return Raises("TypeError", f"{what} must be an int", Pred(test, f"argument {i} is not an int"))
+    native = typed(i, "int", "bool", "none") if optional else typed(i, "int", "bool")
+    return Raises("TypeError", f"{what} must be an int",
+                  Pred(test, f"argument {i} is not an int", native=native))  # fmt: skip
 
 
-def _when(cls: str, message: str, test: Callable[..., bool], text: str) -> Raises:
-    return Raises(cls, message, Pred(test, text))
+def _when(cls: str, message: str, test: Callable[..., bool], text: str,
+          native: Native_ | None = None, beyond64: bool = False) -> Raises:  # fmt: skip
+    return Raises(cls, message, Pred(test, text, native=native), beyond64=beyond64)
 
 
 _EMPTY_SEP = _when("ValueError", "empty separator",
-                   lambda s, *a: len(a) > 0 and a[0] == "", "the separator is ''")  # fmt: skip
+                   lambda s, *a: len(a) > 0 and a[0] == "", "the separator is ''",
+                   equals(1, ""))  # fmt: skip
 
 
 def _not_found(name: str) -> Raises:
@@ -212,7 +229,8 @@ def _method_partiality(m: str) -> tuple[Raises, ...]:
 
 
 def _none_arg(i: int, cls: str, message: str) -> Raises:
-    return _when(cls, message, lambda *a: i < len(a) and a[i] is None, f"argument {i} is None")
+    return _when(cls, message, lambda *a: i < len(a) and a[i] is None, f"argument {i} is None",
+                 is_null(i))  # fmt: skip
 
 
 # -- native decisions (exactness of the lowering at a call site) ------------------------------
@@ -409,11 +427,20 @@ def _re_entries() -> list[Primitive]:
     return out
 
 
+def _group_range(o: Operands) -> exp.Expression:
+    if len(o.sql) == 1:
+        return exp.false()  # group() is group 0
+    if o.ts[1] == "bool":
+        return exp.true()
+    return out_of_range("size", lo_zero=True)(o)
+
+
 def _group_partiality() -> tuple[Raises, ...]:
     return (
         _none_arg(0, "AttributeError", "'NoneType' object has no attribute 'group'"),
         _when("IndexError", "no such group",
-              lambda m, i=0: isinstance(i, bool) or not 0 <= i < len(m), "no such group"),
+              lambda m, i=0: isinstance(i, bool) or not 0 <= i < len(m), "no such group",
+              _group_range),
     )  # fmt: skip
 
 
@@ -438,13 +465,15 @@ def _other_entries() -> list[Primitive]:
             (
                 _NONE_SUBSCRIPT,
                 _when(
-                    "ValueError", "slice step cannot be zero", lambda s, a, b, c: c == 0, "step 0"
+                    "ValueError", "slice step cannot be zero", lambda s, a, b, c: c == 0, "step 0",
+                    lambda o: exp.EQ(this=o.raw(3), expression=exp.Literal.number(0)),
                 ),
                 _when(
                     "TypeError",
                     "slice indices must be integers or None",
                     lambda s, *a: any(not (x is None or isinstance(x, int)) for x in a),
                     "a bound is not an int",
+                    bounds_typed,
                 ),
             ),
             _slice_type,
@@ -476,6 +505,7 @@ def _other_entries() -> list[Primitive]:
                     "string index out of range",
                     lambda s, i: not -len(s) <= i < len(s),
                     "the index is out of range",
+                    out_of_range("char_length"),
                 ),
             ),
             _getitem_type,
@@ -563,12 +593,14 @@ def _other_entries() -> list[Primitive]:
                     "invalid literal for int() with base 10",
                     lambda s: not parses(int, s),
                     "not Python's int grammar",
+                    not_matching(INT_RE),
                 ),
                 _when(
                     "OverflowError",
                     "int() of a string beyond 64 bits",
                     lambda s: not _INT64[0] <= int(s) <= _INT64[1],
                     "beyond 64 bits",
+                    beyond64=True,
                 ),
             ),
             _const("int"),
@@ -587,6 +619,7 @@ def _other_entries() -> list[Primitive]:
                     "could not convert string to float",
                     lambda s: not parses(float, s),
                     "not Python's float grammar",
+                    not_matching(FLOAT_RE),
                 ),
             ),
             _const("float"),

@@ -39,6 +39,10 @@ def test_other_algorithms_say_why_they_have_none(stem: str, name: str, why: str)
 
 
 def test_the_batch_plan_is_unchanged() -> None:
-    """The batch plan still weighs every row +1 (the hooks only act in the signed plan)."""
-    src = algo("average", "average").backend().source
-    assert "withColumn('_sign', F.lit(1))" in src and "_live" not in src
+    """The batch plan has no sign (every row counts once) and no live count: the hooks
+    only act in the signed plan, whose sums weigh each row by its sign."""
+    a = algo("average", "average")
+    src = a.backend().source
+    assert "_sign" not in src and "_live" not in src
+    signed = signed_plan(a.compile()).source
+    assert "* `_sign`" in signed and "_live" in signed

@@ -1,4 +1,4 @@
-"""`while` and `try` in scalar algorithms: each statement is a Python island (issue 25), its
+"""`while` and `try ... finally` in scalar algorithms: each statement is a Python island (issue 25), its
 free locals in and the names it assigns out; the rest of the function stays native."""
 
 from looplift import dataflow
@@ -19,7 +19,9 @@ def ratio_or_zero(a: int, b: int) -> int:
         v = a // b
     except ZeroDivisionError:
         v = 0
-    return v
+    finally:
+        b = 1
+    return v + b
 
 
 EXAMPLES = {

@@ -1,0 +1,51 @@
+"""Python's grammar of ``int(s)`` and ``float(s)`` of a string, as Java regexes (Spark's
+``RLIKE``): Unicode whitespace, every Unicode decimal digit CPython accepts, underscores
+between digits. The string primitives' lowering (``backend/strsql.py``) and their
+partiality's native tests (a ``try``'s test, ``strmethods.py``) read them."""
+
+from __future__ import annotations
+
+import sys
+import unicodedata
+
+from looplift.strings import WHITESPACE
+
+__all__ = ["FLOAT_RE", "INT_RE"]
+
+
+def _char_class(chars: str | list[int]) -> str:
+    """A Java regex character class of the given characters (ranges merged, escaped)."""
+    cps = sorted({ord(c) for c in chars} if isinstance(chars, str) else set(chars))
+    out, i = [], 0
+    while i < len(cps):
+        j = i
+        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
+            j += 1
+        lo, hi = cps[i], cps[j]
+        out.append(f"\\x{{{lo:x}}}" + (f"-\\x{{{hi:x}}}" if hi > lo else ""))
+        i = j + 1
+    return "[" + "".join(out) + "]"
+
+
+def _python_digits() -> tuple[str, str]:
+    """Every Unicode decimal digit CPython's int()/float() accept, and its ASCII value."""
+    src, dst = [], []
+    for c in range(0x80, sys.maxunicode + 1):
+        ch = chr(c)
+        if unicodedata.category(ch) == "Nd":
+            src.append(ch)
+            dst.append(str(unicodedata.decimal(ch)))
+    return "".join(src), "".join(dst)
+
+
+_WS = _char_class(WHITESPACE)
+_UDIGITS, _UDIGIT_VALUES = _python_digits()
+_D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
+_DIGITS = f"{_D}+(?:_{_D}+)*"
+_INT_RE = f"^{_WS}*[+-]?{_DIGITS}{_WS}*$"
+INT_RE = _INT_RE  # Python's int() grammar, for a try's test
+_FLOAT_RE = (
+    f"^{_WS}*[+-]?(?:(?:{_DIGITS}(?:\\.(?:{_DIGITS})?)?|\\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+    f"|(?i:inf|infinity|nan)){_WS}*$"
+)
+FLOAT_RE = _FLOAT_RE  # Python's float() grammar, for a try's test
