@@ -19,10 +19,14 @@ from tests.helpers import import_path
 HEADER = "import math\nfrom looplift import dataflow\n\n\ndef host(s):\n    return s\n\n\n"
 
 
-def _diagnostics(tmp_path: Path, body: str) -> list[str]:
+def _diagnostics(tmp_path: Path, body: str, strict: bool = False) -> list[str]:
     path = tmp_path / "m.py"
     path.write_text(HEADER + textwrap.dedent(body), encoding="utf-8")
     algo = import_path(path).f
+    if strict:  # the shapes tries.py refuses are Python islands otherwise (issue 25)
+        from looplift.api import Dataflow
+
+        algo = Dataflow(algo.fn, algo.columns, strict=True)
     try:
         compiled = compile_dataflow(algo)
         backend_for(compiled)
@@ -115,7 +119,7 @@ def test_native(tmp_path: Path, name: str) -> None:
 
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_refused_with_a_diagnostic(tmp_path: Path, name: str) -> None:
-    got = _diagnostics(tmp_path, REFUSED[name])
+    got = _diagnostics(tmp_path, REFUSED[name], strict=True)
     assert any("try" in m for m in got), got
 
 
