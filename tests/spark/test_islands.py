@@ -88,7 +88,9 @@ def _check(kind: str, name: str, rows: list, got: Outcome, form: str) -> str:
     algo = getattr(A, name)
     want = attempt(lambda: run_reference(algo, rows))
     verdict = judge(kind, want, got, f"{form} {name} {rows!r}", rows)
-    if want.raised:  # the island raised what Python raised: its class and its message
+    islands = algo.compile().program.fn.islands  # (other constructs may be native by now)
+    if want.raised and islands and type(want.error).__name__ != "Int64Overflow":
+        # the island raised what Python raised: its class and its message
         assert str(want.error) in str(got.error), (want.error, got.error)
     return verdict
 
