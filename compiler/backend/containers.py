@@ -88,6 +88,17 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
     none_cmp = _none_compared(x[0], v, el) if x else "FALSE"
     if op == "c_keys":
         return f"transform({x[0]}, {v} -> {v}._1)"
+    if op == "c_list":
+        return f"array({', '.join(x)})"
+    if op == "c_concat":
+        return f"concat({', '.join(x)})"
+    if op == "c_union":  # Spark keeps each element's first occurrence, in order
+        return f"array_distinct(concat({x[0]}, {x[1]}))"
+    if op == "c_merge_sums":
+        hits = f"filter({x[1]}, _cm{r.depth} -> _cm{r.depth}._1 <=> {v}._1)"
+        start = f"transform({x[0]}, {v} -> named_struct('_1', {v}._1, '_2', CASE WHEN size({hits}) = 0 THEN {v}._2 ELSE {v}._2 + element_at({hits}, 1)._2 END))"
+        rest = f"filter({x[1]}, {v} -> NOT exists({x[0]}, _cm{r.depth} -> _cm{r.depth}._1 <=> {v}._1))"
+        return f"concat({start}, {rest})"
     if op == "c_values":
         return f"transform({x[0]}, {v} -> {v}._2)"
     if op == "c_sorted":
@@ -215,6 +226,11 @@ def container_py(op: str, x: list[str]) -> str:
         "c_zip": "list(zip({all}))",
         "c_range": "list(range({0}))",
         "c_distinct": "sorted(set({0}))",
+        "c_list": "[{all}]",
+        "c_concat": "[_e for _x in ({all},) for _e in _x]",
+        "c_union": "list(dict.fromkeys([*{0}, *{1}]))",
+        "c_merge_sums": "__import__('looplift.compiler.primitives.containers', "
+                        "fromlist=['_']).merge_sums({0}, {1})",
         "c_first": "({0}[0] if {0} else max({0}))",
         **{
             f"c_{m}": f"statistics.{m}({{0}})"

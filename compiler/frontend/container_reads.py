@@ -64,6 +64,9 @@ class ContainerReadMixin(Context):
                 "rows in order with `group_by(..., order_by=i)`",
             )
         value = Apply(StateCall(b.var, "value", span=self.span(node)), (), span=self.span(node))
+        if b.init is not None:  # the starting elements and what the loops added
+            merge = {"list": "c_concat", "set": "c_union", "dict": "c_merge_sums"}[b.ctype]
+            value = Apply(Prim(merge), (Var(b.init), value), span=self.span(node))
         # filled in row order: a list's / dict's order is Python's (a set's never is)
         return CView(value, b.ctype == "dict", ordered and b.ctype != "set", b)
 

@@ -46,6 +46,7 @@ from .syntax import code_of, is_name, mentions
 
 __all__ = ["ContainerMixin"]
 
+_NOKEY = object()
 _KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set"}
 _CTORS = ("dict", "list", "set")
 
@@ -102,18 +103,13 @@ class ContainerMixin(ContainerLoopMixin):
         from looplift.states.containers import CONTAINER_STATES, ORDERED_CONTAINER_STATES
 
         zero = self.counter_default(value, env)
-        elems = getattr(value, "elements", None) or getattr(value, "args", None)
-        if elems and zero is None:
-            raise self.error(
-                value,
-                f"`{target.value}` starts with elements; a container accumulator must start empty",
-                f"start with `{target.value} = {'{}' if kind == 'dict' else kind + '()'}` and "
-                "add the elements in the loop, or use a module-level constant tuple",
-            )
+        init = self.container_init(target, value, kind, env) if zero is None else None
         name = target.value
         env2 = env.copy()
         cls = CONTAINER_STATES[kind]
-        env2.names[name] = Container(name, self.span(target), depth=env.depth, cls=cls, ctype=kind)
+        init_var = self.fresh(f"{name}_init") if init is not None else None
+        env2.names[name] = Container(name, self.span(target), depth=env.depth, cls=cls, ctype=kind,
+                                     init=init_var)  # fmt: skip
         if zero is not None:
             self.container_zero[name] = zero
         else:
@@ -130,7 +126,56 @@ class ContainerMixin(ContainerLoopMixin):
         ref = ref_of(cls)
         self.refs[ref] = cls
         new = Apply(StateNew(ref, span=self.span(value)), (), span=self.span(value))
-        return Let(name, new, body, span=self.span(target))
+        out = Let(name, new, body, span=self.span(target))
+        if init is not None and init_var is not None:  # evaluated where Python builds it
+            out = Let(init_var, init, out, span=self.span(value))
+        return out
+
+    def container_init(
+        self, target: cst.Name, value: cst.BaseExpression, kind: str, env: Env
+    ) -> Expr | None:
+        """The starting elements of ``{"EUR"}`` / ``{"a": 0, "b": 0}`` / ``[0]`` as a list (a
+        dict's as its ``(key, value)`` items), or None when the container starts empty."""
+        sp = self.span(value)
+        if isinstance(value, (cst.List, cst.Set)) and value.elements:
+            if any(isinstance(e, cst.StarredElement) for e in value.elements):
+                raise self.error(value, "starred elements in a starting container are not "
+                                 "supported", "list the elements explicitly")  # fmt: skip
+            elems = self.exprs([e.value for e in value.elements], env)
+            return Apply(Prim("c_list"), tuple(elems), span=sp)
+        if isinstance(value, cst.Dict) and value.elements:
+            keys = []
+            for el in value.elements:
+                k = el.key if isinstance(el, cst.DictElement) else None
+                lit = self.constant_key(k) if k is not None else _NOKEY
+                if lit is _NOKEY or lit in keys:
+                    raise self.error(
+                        k or el,
+                        f"`{target.value}` starts with a key that is not a distinct constant",
+                        f"start with distinct constant keys (`{target.value} = {{\"a\": 0}}`), "
+                        "or start empty and add the keys in the loop",
+                    )
+                keys.append(lit)
+            vals = self.exprs([el.value for el in value.elements], env)  # type: ignore[union-attr]
+            items = tuple(Apply(Prim("tuple"), (Lit(k), v), span=sp) for k, v in zip(keys, vals, strict=True))
+            return Apply(Prim("c_list"), items, span=sp)
+        if isinstance(value, cst.Call) and value.args:
+            raise self.error(
+                value,
+                f"`{target.value}` starts as a copy of another value",
+                f"start with a literal (`{target.value} = [x]`, `{{\"a\": 0}}`) or empty",
+            )
+        return None
+
+    def constant_key(self, node: cst.BaseExpression) -> object:
+        """A dict key written as a constant (a str, int or bool literal), else ``_NOKEY``."""
+        import ast
+
+        try:
+            v = ast.literal_eval(code_of(node))
+        except (ValueError, SyntaxError):
+            return _NOKEY
+        return v if isinstance(v, (str, int, bool)) else _NOKEY
 
     # -- mutation ---------------------------------------------------------------------
     def _mutating(self, b: Container, node: cst.CSTNode, env: Env) -> None:
@@ -184,6 +229,12 @@ class ContainerMixin(ContainerLoopMixin):
 
     def _mode(self, b: Container, mode: str, node: cst.CSTNode) -> None:
         """A dict accumulates sums, maxima or minima: one of them."""
+        if b.init is not None and mode != "sum":
+            raise self.error(
+                node,
+                f"`{b.var}` starts with elements and is accumulated with {mode}",
+                f"start `{b.var}` empty, or accumulate sums",
+            )
         was = self.container_modes.setdefault(b.var, mode)
         if was != mode:
             raise self.error(
@@ -372,6 +423,12 @@ class ContainerMixin(ContainerLoopMixin):
         rest: Callable[[Env], Expr] | None,
     ) -> Expr:  # fmt: skip
         """An update of a container filled in an ordered loop (its Python runs in row order)."""
+        if b.init is not None and meth in ("set", "pop_first", "pop_last", "discard"):
+            raise self.error(
+                stmt,
+                f"`{code_of(stmt).strip()}` changes the elements `{b.var}` starts with",
+                f"start `{b.var}` empty and add its starting elements before the loop's rows",
+            )
         self.ordered_containers[b.var] = True
         eff = Apply(StateCall(b.var, meth, span=self.span(stmt)), tuple(args), span=self.span(stmt))
         return eff if rest is None else Let("_", eff, rest(env), span=self.span(stmt))

@@ -70,6 +70,9 @@ class Container(StateVar):
     ``looplift.states.containers`` (``ctype``: ``dict``, ``list`` or ``set``)."""
 
     ctype: str = "list"
+    # the IR variable holding the starting elements (``seen = {"EUR"}``), else None: the
+    # state holds what the loop adds, a read merges the two (``c_union``, ``c_merge_sums``)
+    init: str | None = None
     kind: ClassVar[str] = "container"
 
 

@@ -34,7 +34,7 @@ from typing import Any
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
 
-__all__ = ["CONTAINERS", "element_type"]
+__all__ = ["CONTAINERS", "element_type", "merge_sums"]
 
 Type = Any
 
@@ -58,6 +58,22 @@ def _c_max(x: Any, *default: Any) -> Any:
 
 def _c_min(x: Any, *default: Any) -> Any:
     return min(x, default=default[0]) if default else min(x)
+
+
+def _c_union(init: Any, x: Any) -> Any:
+    """A set that starts with ``init`` (``{"EUR"}``) and gains ``x``: the distinct elements,
+    ``init``'s first (a set's order is never Python's, so only membership and size count)."""
+    return list(dict.fromkeys([*init, *x]))
+
+
+def merge_sums(init: Any, items: Any) -> Any:
+    """A dict of sums that starts with ``init`` (``{"a": 0, "b": 0}``, distinct constant keys)
+    and gains the per-key sums ``items``: Python's dict, whose order is its insertion order
+    (the starting keys first, then the others in ``items``' order)."""
+    out = dict(init)
+    for k, v in items:
+        out[k] = out[k] + v if k in out else v
+    return list(out.items())
 
 
 def _c_first(x: Any) -> Any:
@@ -137,6 +153,13 @@ def _concat_type(ts: Sequence[Type]) -> Type:
     return out
 
 
+def _list_of(ts: Sequence[Type]) -> Type:
+    out: Type = "none"
+    for t in ts:
+        out = unify(out, t)
+    return ("list", out)
+
+
 def _dict_get_type(ts: Sequence[Type]) -> Type:
     if not (isinstance(ts[0], tuple) and ts[0][0] == "dict"):
         return "any"
@@ -210,6 +233,13 @@ def _entries() -> list[Primitive]:
         _entry("c_row", (1, 1), lambda row: [row], lambda ts: ("list", ts[0]), edges=_e((1,),)),
         _entry("c_concat", (0, 8), lambda *xs: [r for x in xs for r in x], _concat_type,
                edges=_e((), ([], [1]))),
+        _entry("c_list", (1, 4096), lambda *xs: list(xs), _list_of,
+               edges=_e((1,), (None, 1), (1.0, math.nan), ("a", "b"))),
+        _entry("c_union", (2, 2), _c_union, _concat_type,
+               edges=_e((["EUR"], []), (["a"], ["b", "a"]), ([None], [None, 1]), ([1], [1.0]))),
+        _entry("c_merge_sums", (2, 2), merge_sums, _concat_type,
+               edges=_e(([("a", 0), ("b", 0)], []), ([("a", 0)], [("b", 2), ("a", 3)]),
+                        ([("a", 0.5)], [("a", math.inf)]), ([("a", 2**62)], [("a", 2**62)]))),
         _entry("c_empty", (0, 0), lambda: [], lambda ts: ("list", "none"), edges=_e(())),
         _entry("c_distinct", (1, 1), lambda x: sorted(set(x)), _same, (NONE_CMP,), lists1),
         _entry("c_first", (1, 1), _c_first, lambda ts: _el(ts), (EMPTY_MAX,), lists1),

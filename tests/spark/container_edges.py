@@ -37,6 +37,8 @@ class Template:
     result: str
     ordered: bool = False  # depends on the order of the elements (ordered loops only)
     dict: bool = False
+    start: str = ""  # the container's starting value, when not empty (``xs = [1.0]``)
+    fill: str = ""  # how a row adds to it, when not ``xs.append(v)`` / ``d[key] = v``
 
     @property
     def ident(self) -> str:
@@ -67,6 +69,13 @@ TEMPLATES: list[Template] = [
     Template("c_median", "statistics.median(xs)", "float"),
     Template("c_median_low", "statistics.median_low(xs)", "float"),
     Template("c_median_high", "statistics.median_high(xs)", "float"),
+    Template("c_list", "sum(xs)", "float", start="xs = [1.0, -0.0]"),
+    Template("c_concat", "xs[0]", "float", ordered=True, start="xs = [2.0]"),
+    Template("c_union", "len(xs)", "int", start="xs = {1.0, None}", fill="xs.add(v)"),
+    Template("c_merge_sums", "sum(d.values()) * 10 + d[1]", "int", dict=True,
+             start="d = {1: 5, 3: 0}", fill="d[key] = d.get(key, 0) + 1"),
+    Template("c_merge_sums", "list(d)[-1]", "int", ordered=True, dict=True,
+             start="d = {3: 0, 1: 5}", fill="d[key] = d.get(key, 0) + 1"),
     Template("c_getitem", "d[1]", "str", ordered=True, dict=True),
     Template("c_get", "d.get(1, 'z')", "str", ordered=True, dict=True),
     Template("c_keys", "sum(d.keys())", "int", ordered=True, dict=True),
@@ -79,13 +88,12 @@ ELSEWHERE = {
     "c_zip": "a loop form (``zip``): tests/spark/test_containers.py",
     "c_range": "a loop form (``for i in range(n)``): tests/spark/test_containers.py",
     "c_row": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
-    "c_concat": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
     "c_empty": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
     "dict_get": "a host function's dict: tests/spark/test_host_returns.py",
 }
 
 #: templates that sort floats: NaN cases are CPython's order-dependent answers
-NAN_ORDER = {"c_sorted", "c_distinct", "c_median", "c_median_low", "c_median_high", "c_first"}
+NAN_ORDER = {"c_union", "c_sorted", "c_distinct", "c_median", "c_median_low", "c_median_high", "c_first"}
 
 
 #: reads whose NaN answer depends on the order of the elements, defined in ordered loops only
@@ -155,8 +163,8 @@ def algo_name(context: str, t: Template) -> str:
 def source(context: str, t: Template) -> str:
     fields = "int, int, bool, int, str | None" if t.dict else "int, int, bool, float | None"
     elems = "key, v" if t.dict else "v"
-    fill = "d[key] = v" if t.dict else "xs.append(v)"
-    init = "d = {}" if t.dict else "xs = []"
+    fill = t.fill or ("d[key] = v" if t.dict else "xs.append(v)")
+    init = t.start or ("d = {}" if t.dict else "xs = []")
     order = "" if context == "group" else ", order_by=1"
     read = f"        yield k, {t.expr}\n"
     if context == "guard":
