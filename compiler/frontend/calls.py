@@ -323,7 +323,7 @@ class CallMixin(StringMixin, Context):
                 )
             ref = ref_of(obj)
             self.refs[ref] = obj
-            args = self.call_args(node, env)
+            args = self.host_args(node, env)  # a local list is passed as a Python list
             try:
                 inspect.signature(obj).bind(*args)
             except (TypeError, ValueError) as e:

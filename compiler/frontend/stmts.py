@@ -146,6 +146,9 @@ class StmtMixin(Context):
             eff = Apply(Builtin("yield"), (row,), span=self.span(v))
             return Let("_", eff, rest(env), span=self.span(v))
         if isinstance(v, cst.Call):
+            sort = self.container_sort(v, env, rest)  # `lst.sort()` after the loop
+            if sort is not None:
+                return sort
             call = self.call(v, env, statement=True)
             return Let("_", call, rest(env), span=self.span(v))
         raise self.error(

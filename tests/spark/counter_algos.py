@@ -40,3 +40,52 @@ def starting_ordered(rows: RowStream[int, int, Optional[str]]):
             path.append(page)
             sums[page] = sums.get(page, 0) + 1
         yield u, path[-1], list(sums.keys())[-1], hits
+
+
+def quickselect_median(xs: list) -> float:
+    """A host function over a list (a helper real UDFs write): the median by quickselect."""
+    if not xs:
+        raise ValueError("median of nothing")
+    k = len(xs) // 2
+    items = list(xs)
+    while True:
+        pivot = items[len(items) // 2]
+        lows = [x for x in items if x < pivot]
+        highs = [x for x in items if x > pivot]
+        n_eq = len(items) - len(lows) - len(highs)
+        if k < len(lows):
+            items = lows
+        elif k < len(lows) + n_eq:
+            return float(pivot)
+        else:
+            k -= len(lows) + n_eq
+            items = highs
+
+
+@dataflow(columns=("u", "path", "last", "empty", "n0", "top", "med"))
+def sorted_paths(rows: RowStream[int, int, str, float]):
+    """In time order: the path joined, its last page; the values sorted in place by a key,
+    and their median by a host function."""
+    for u, g in group_by(0, rows, order_by=1):
+        pages = []
+        vals = []
+        for _u, _ts, page, v in g:
+            if not pages or pages[-1] != page:  # consecutive repeats once
+                pages.append(page)
+            vals.append(v)
+        vals.sort(key=lambda x: -x)
+        yield u, " > ".join(pages), pages[-1], not pages, len(pages) == 0, vals[0], quickselect_median(vals)
+
+
+@dataflow(columns=("u", "hi", "lo", "second", "med"))
+def sorted_unordered(rows: RowStream[int, float]):
+    """Unordered: a list sorted in place (descending), read by position; a list given to a
+    host function as it is."""
+    for u, g in group_by(0, rows):
+        vals = []
+        for _u, v in g:
+            vals.append(v)
+        med = quickselect_median(vals)
+        vals.sort(reverse=True)
+        second = vals[1] if len(vals) > 1 else 0.0
+        yield u, vals[0], vals[-1], second, med

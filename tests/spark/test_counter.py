@@ -18,8 +18,12 @@ pytestmark = pytest.mark.spark
 EDGES = {
     "starting_values": [[], [(1, "EUR", 1), (1, "a", 2), (2, "b", 2**62), (2, "b", 2**62)]],
     "starting_ordered": [[], [(1, 2, "x"), (1, 1, "a"), (1, 3, None), (2, 1, "y")]],
+    "sorted_paths": [[(1, 2, "b", 1.0), (1, 1, "a", 3.5), (1, 3, "a", 3.5), (1, 4, "a", 1.0),
+                      (2, 1, "c", -0.0)]],
+    "sorted_unordered": [[(1, 2.0), (1, 1.0), (1, 2.0), (2, float("inf")), (3, -1e308)]],
 }
-ALGOS = [algos.starting_values, algos.starting_ordered]
+ALGOS = [algos.starting_values, algos.starting_ordered, algos.sorted_paths,
+         algos.sorted_unordered]
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
