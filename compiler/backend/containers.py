@@ -88,6 +88,20 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
     none_cmp = _none_compared(x[0], v, el) if x else "FALSE"
     if op == "c_keys":
         return f"transform({x[0]}, {v} -> {v}._1)"
+    if op == "c_count":  # each distinct element (its first occurrence) with its count
+        w = f"_cc{r.depth}"
+        n = f"CAST(size(filter({x[0]}, {w} -> {w} <=> {v})) AS BIGINT)"
+        return f"transform(array_distinct({x[0]}), {v} -> named_struct('_1', {v}, '_2', {n}))"
+    if op == "c_most_common":  # by count descending, ties by position (a stable sort)
+        a, b, i = f"_ma{r.depth}", f"_mb{r.depth}", f"_mi{r.depth}"
+        idx = f"transform({x[0]}, ({v}, {i}) -> named_struct('e', {v}, 'i', {i}))"
+        cmp = (f"CASE WHEN {a}.e._2 > {b}.e._2 THEN -1 WHEN {a}.e._2 < {b}.e._2 THEN 1 "
+               f"WHEN {a}.i < {b}.i THEN -1 WHEN {a}.i > {b}.i THEN 1 ELSE 0 END")  # fmt: skip
+        out = f"transform(array_sort({idx}, ({a}, {b}) -> {cmp}), {v} -> {v}.e)"
+        if isinstance(args[1], Lit) and args[1].value is None:
+            return out
+        k = f"CAST(least(greatest({x[1]}, 0), 2147483647) AS INT)"
+        return f"CASE WHEN {x[1]} IS NULL THEN {out} ELSE slice({out}, 1, {k}) END"
     if op == "c_list":
         return f"array({', '.join(x)})"
     if op == "c_concat":
@@ -227,6 +241,8 @@ def container_py(op: str, x: list[str]) -> str:
         "c_range": "list(range({0}))",
         "c_distinct": "sorted(set({0}))",
         "c_list": "[{all}]",
+        "c_count": "list(__import__('collections').Counter({0}).items())",
+        "c_most_common": "__import__('collections').Counter(dict({0})).most_common({1})",
         "c_concat": "[_e for _x in ({all},) for _e in _x]",
         "c_union": "list(dict.fromkeys([*{0}, *{1}]))",
         "c_merge_sums": "__import__('looplift.compiler.primitives.containers', "

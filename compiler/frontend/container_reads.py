@@ -29,6 +29,7 @@ class ListValue(Value):
     items: bool = False
     order: bool = False
     source: Container | None = None
+    counter: bool = False  # a Counter of a list's elements: a missing key reads 0
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class CView:
     items: bool  # elements are (key, value) pairs of a dict
     order: bool  # element order is the one Python would see
     binding: Container
+    # a ``Counter(...)`` of a container's values: ``expr`` its keys (what iterating it
+    # gives), ``counts`` its (key, count) items
+    counts: Expr | None = None
 
 
 class ContainerReadMixin(Context):
@@ -102,6 +106,9 @@ class ContainerReadMixin(Context):
         if isinstance(node, cst.Name):
             lv = env.names.get(node.value)
             if isinstance(lv, ListValue) and lv.source is not None:
+                if lv.counter:  # iterating a Counter gives its keys
+                    return CView(Apply(Prim("c_keys"), (Var(lv.var, span=sp),), span=sp), False,
+                                 lv.order, lv.source, counts=Var(lv.var, span=sp))  # fmt: skip
                 return CView(Var(lv.var, span=sp), lv.items, lv.order, lv.source)
             if isinstance(env.names.get(node.value), Container):
                 v = self.container_view(node, env)
@@ -114,9 +121,33 @@ class ContainerReadMixin(Context):
         host = self.host_list(node, env)
         if host is not None:
             return host
+        if isinstance(node, cst.Call) and (counted := self.counter_view(node, env)) is not None:
+            return counted  # Counter(xs) of a local list
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             base = node.func.value
             meth = node.func.attr.value
+            lv = env.names.get(base.value) if isinstance(base, cst.Name) else None
+            if meth == "most_common":  # of a Counter: a dict accumulator or Counter(xs)
+                if isinstance(lv, Container) and lv.var in self.counter_names:
+                    return self.most_common_view(node, self.container_view(base, env, node), env)  # type: ignore[attr-defined]
+                counted = self.cview(base, env) if isinstance(base, (cst.Name, cst.Call)) else None
+                if counted is not None and counted.counts is not None:
+                    items = CView(counted.counts, True, counted.order, counted.binding)
+                    return self.most_common_view(node, items, env)  # type: ignore[attr-defined]
+                return None
+            counted = None
+            if meth in ("items", "keys", "values") and (
+                (isinstance(lv, ListValue) and lv.counter) or isinstance(base, cst.Call)
+            ):  # of a Counter(xs)
+                counted = self.cview(base, env)
+            if counted is not None and counted.counts is not None:
+                if node.args:
+                    raise self.error(node, f"`{meth}()` takes no arguments", f"write `.{meth}()`")
+                if meth == "items":
+                    return CView(counted.counts, True, counted.order, counted.binding)
+                op = "c_keys" if meth == "keys" else "c_values"
+                return CView(Apply(Prim(op), (counted.counts,), span=sp), False, counted.order,
+                             counted.binding)  # fmt: skip
             if (
                 isinstance(base, cst.Name)
                 and isinstance(env.names.get(base.value), Container)
@@ -190,72 +221,6 @@ class ContainerReadMixin(Context):
                 return CView(Apply(Prim("c_slice"), (inner.expr, lo, hi), span=sp), inner.items,
                              True, inner.binding)  # fmt: skip
         return None
-
-    def container_sort(self, node: cst.Call, env: Env, rest) -> Expr | None:  # noqa: ANN001
-        """``lst.sort()`` / ``lst.sort(key=..., reverse=...)`` of a list accumulator after the
-        loop that fills it: from here on ``lst`` is ``sorted(lst, ...)`` (in Python's order),
-        or None when ``node`` is not such a call."""
-        func = node.func
-        if not (isinstance(func, cst.Attribute) and func.attr.value == "sort"
-                and isinstance(func.value, cst.Name)):  # fmt: skip
-            return None
-        b = env.names.get(func.value.value)
-        src = b.source if isinstance(b, ListValue) and b.order and not b.items else b
-        if not isinstance(src, Container) or src.ctype != "list":
-            return None
-        sp = self.span(node)
-        if isinstance(b, ListValue):
-            view = CView(Var(b.var, span=sp), False, True, src)
-        else:
-            view = self.container_view(func.value, env, node)
-        kws = {a.keyword.value: a.value for a in node.args if a.keyword is not None}
-        if len(kws) != len(node.args) or set(kws) - {"key", "reverse"}:
-            raise self.error(node, "`sort` takes `key=` and `reverse=` only",
-                             f"write `{src.var}.sort(key=lambda x: ..., reverse=True)`")  # fmt: skip
-        rev = self.expr(kws["reverse"], env) if "reverse" in kws else Lit(False)
-        if not isinstance(rev, Lit):
-            raise self.error(kws["reverse"], "`reverse=` must be a constant", "write `reverse=True`")
-        if "key" in kws:
-            key = self.key_function(kws["key"], env)
-            e = self._hoisted(Apply(Builtin("sort_by", (("reverse", bool(rev.value)),)),
-                                    (view.expr, key), span=sp))  # fmt: skip
-        else:
-            e = Apply(Prim("c_sorted"), (view.expr, Lit(bool(rev.value))), span=sp)
-        name = func.value.value
-        var = self.fresh(f"{name}_sorted")
-        env2 = env.copy()
-        env2.names[name] = ListValue(var, self.span(func.value), depth=env.depth, items=False,
-                                     order=True, source=src)  # fmt: skip
-        return Let(var, e, rest(env2), span=sp)
-
-    def host_args(self, call: cst.Call, env: Env) -> list[Expr]:
-        """A host function's arguments; a local list accumulator among them is passed as
-        its value, a Python list. Filled in an unordered loop, the host gets its elements in
-        ascending order: the order Python gives when the rows arrive sorted by that element,
-        which only one list of a scope may assume (two lists would pair elements of
-        different rows)."""
-        out = []
-        for a in call.args:
-            b = env.names.get(a.value.value) if isinstance(a.value, cst.Name) else None
-            if not (isinstance(b, Container) and b.ctype == "list") or a.keyword or a.star:
-                out.append(a.value)
-                continue
-            v = self.container_view(a.value, env, call)
-            if not v.order:
-                other = self.unordered_to_host.setdefault(b.depth, b.var)
-                if other != b.var:
-                    raise self.error(
-                        a.value,
-                        f"`{b.var}` and `{other}` are filled in an unordered loop and passed to "
-                        "host functions: each would see its elements in a different row order",
-                        f"pass `sorted({b.var})`, or fill them in an ordered loop "
-                        "(`group_by(..., order_by=i)`)",
-                    )
-            out.append(v.expr)
-        nodes = [x for x in out if isinstance(x, cst.BaseExpression)]
-        done = iter(self.call_args(call.with_changes(args=[a for a in call.args if a.value in nodes]),
-                                   env) if nodes else [])  # fmt: skip
-        return [next(done) if isinstance(x, cst.BaseExpression) else x for x in out]
 
     def key_function(self, node: cst.BaseExpression, env: Env) -> Lambda:
         """``key=lambda x: expr`` (or ``key=d.get`` of a dict) as an IR lambda of one parameter."""
@@ -436,6 +401,9 @@ class ContainerReadMixin(Context):
         v = self.cview(base, env)
         if v is None:
             return None
+        if v.counts is not None:  # Counter(xs)[k]: 0 when missing
+            return Apply(Prim("c_get"), (v.counts, self.expr(idx_node, env), Lit(0)),
+                         span=self.span(node))  # fmt: skip
         self._need_order(v, node)
         return Apply(Prim("c_index"), (v.expr, self.expr(idx_node, env)), span=self.span(node))
 
@@ -469,10 +437,12 @@ class ContainerReadMixin(Context):
             return None
         env2 = env.copy()
         name = target.value
-        env2.names[name] = ListValue(name, self.span(target), depth=env.depth, items=v.items,
-                                     order=v.order, source=v.binding)  # fmt: skip
+        counted = v.counts is not None  # a Counter: the local holds its items
+        env2.names[name] = ListValue(name, self.span(target), depth=env.depth,
+                                     items=v.items or counted, order=v.order, source=v.binding,
+                                     counter=counted)  # fmt: skip
         env2.loop_locals.pop(name, None)
-        return Let(name, v.expr, rest(env2), span=self.span(target))
+        return Let(name, v.counts if counted else v.expr, rest(env2), span=self.span(target))
 
 
 def _host_list(fn: object) -> str | None:

@@ -40,18 +40,20 @@ import libcst as cst
 
 from ..ir.nodes import Apply, Expr, Let, Lit, Prim, StateCall, StateNew
 from .container_loops import ContainerLoopMixin
+from .container_starts import ContainerStartMixin
+from .counters import CounterMixin
 from .env import Container, Env, Poison, Stop
+from .list_values import ListValueMixin
 from .parse import ref_of
 from .syntax import code_of, is_name, mentions
 
 __all__ = ["ContainerMixin"]
 
-_NOKEY = object()
 _KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set"}
 _CTORS = ("dict", "list", "set")
 
 
-class ContainerMixin(ContainerLoopMixin):
+class ContainerMixin(ContainerLoopMixin, CounterMixin, ListValueMixin, ContainerStartMixin):
     """Creation, mutation and reading of local containers."""
 
     # -- creation ---------------------------------------------------------------------
@@ -112,6 +114,8 @@ class ContainerMixin(ContainerLoopMixin):
                                      init=init_var)  # fmt: skip
         if zero is not None:
             self.container_zero[name] = zero
+            if isinstance(value, cst.Call) and self.is_counter(value.func, env):
+                self.counter_names.add(name)
         else:
             self.container_zero.pop(name, None)
         env2.loop_locals.pop(name, None)
@@ -130,52 +134,6 @@ class ContainerMixin(ContainerLoopMixin):
         if init is not None and init_var is not None:  # evaluated where Python builds it
             out = Let(init_var, init, out, span=self.span(value))
         return out
-
-    def container_init(
-        self, target: cst.Name, value: cst.BaseExpression, kind: str, env: Env
-    ) -> Expr | None:
-        """The starting elements of ``{"EUR"}`` / ``{"a": 0, "b": 0}`` / ``[0]`` as a list (a
-        dict's as its ``(key, value)`` items), or None when the container starts empty."""
-        sp = self.span(value)
-        if isinstance(value, (cst.List, cst.Set)) and value.elements:
-            if any(isinstance(e, cst.StarredElement) for e in value.elements):
-                raise self.error(value, "starred elements in a starting container are not "
-                                 "supported", "list the elements explicitly")  # fmt: skip
-            elems = self.exprs([e.value for e in value.elements], env)
-            return Apply(Prim("c_list"), tuple(elems), span=sp)
-        if isinstance(value, cst.Dict) and value.elements:
-            keys = []
-            for el in value.elements:
-                k = el.key if isinstance(el, cst.DictElement) else None
-                lit = self.constant_key(k) if k is not None else _NOKEY
-                if lit is _NOKEY or lit in keys:
-                    raise self.error(
-                        k or el,
-                        f"`{target.value}` starts with a key that is not a distinct constant",
-                        f"start with distinct constant keys (`{target.value} = {{\"a\": 0}}`), "
-                        "or start empty and add the keys in the loop",
-                    )
-                keys.append(lit)
-            vals = self.exprs([el.value for el in value.elements], env)  # type: ignore[union-attr]
-            items = tuple(Apply(Prim("tuple"), (Lit(k), v), span=sp) for k, v in zip(keys, vals, strict=True))
-            return Apply(Prim("c_list"), items, span=sp)
-        if isinstance(value, cst.Call) and value.args:
-            raise self.error(
-                value,
-                f"`{target.value}` starts as a copy of another value",
-                f"start with a literal (`{target.value} = [x]`, `{{\"a\": 0}}`) or empty",
-            )
-        return None
-
-    def constant_key(self, node: cst.BaseExpression) -> object:
-        """A dict key written as a constant (a str, int or bool literal), else ``_NOKEY``."""
-        import ast
-
-        try:
-            v = ast.literal_eval(code_of(node))
-        except (ValueError, SyntaxError):
-            return _NOKEY
-        return v if isinstance(v, (str, int, bool)) else _NOKEY
 
     # -- mutation ---------------------------------------------------------------------
     def _mutating(self, b: Container, node: cst.CSTNode, env: Env) -> None:
@@ -437,6 +395,12 @@ class ContainerMixin(ContainerLoopMixin):
         self, node: cst.Call, b: Container, meth: str, env: Env, statement: bool
     ) -> Expr:
         """``lst.append(x)`` / ``s.add(x)`` (statements); ``d.get(k, default)`` (a value)."""
+        if b.var in self.counter_names and meth == "update" and statement:
+            return self.counter_update(node, b, env)
+        if b.var in self.counter_names and meth == "most_common" and not statement:
+            view = self.cview(node, env)
+            assert view is not None
+            return view.expr
         want = {"list": "append", "set": "add"}.get(b.ctype)
         if statement and meth == want:
             if len(node.args) != 1 or node.args[0].keyword or node.args[0].star:

@@ -55,6 +55,9 @@ class StmtMixin(Context):
             return self.stmts(flat, i + 1, env2, tail_fn, top)
 
         try:
+            counted = self.counter_loop(s, env)  # c = Counter(w for w in rows): a loop
+            if counted is not None:
+                return self.stmts([*flat[:i], *counted, *flat[i + 1 :]], i, env, tail_fn, top)
             hoisted = self.hoist_generators(s, env)  # type: ignore[attr-defined]
             if hoisted is not None:  # comprehensions over streams run as loops first
                 before, s2 = hoisted

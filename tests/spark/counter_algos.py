@@ -5,7 +5,8 @@
 [(1, 2, 1, 0, 5, 2)]
 """
 
-from typing import Optional
+import collections
+from collections import Counter
 
 from looplift import RowStream, dataflow, group_by
 
@@ -25,7 +26,7 @@ def starting_values(rows: RowStream[int, str, int]):
 
 
 @dataflow(columns=("u", "first", "n_keys", "has_x"))
-def starting_ordered(rows: RowStream[int, int, Optional[str]]):
+def starting_ordered(rows: RowStream[int, int, str | None]):
     """In time order: a list that starts with a marker, a dict of sums that starts with two
     keys (its insertion order is Python's), a set read inside the loop."""
     for u, g in group_by(0, rows, order_by=1):
@@ -89,3 +90,32 @@ def sorted_unordered(rows: RowStream[int, float]):
         vals.sort(reverse=True)
         second = vals[1] if len(vals) > 1 else 0.0
         yield u, vals[0], vals[-1], second, med
+
+
+@dataflow(columns=("u", "word", "n", "distinct", "total", "n_a"))
+def top_words(rows: RowStream[int, str]):
+    """Unordered: a Counter of a group's field, its two most common words (ties: the
+    smaller word, the insertion order of rows that arrive sorted), ``c[k]`` of a missing
+    key, ``len``, ``sum(c.values())``."""
+    for u, g in group_by(0, rows):
+        c = Counter(w for _u, w in g if w != "")
+        for w, n in c.most_common(2):
+            yield u, w, n, len(c), sum(c.values()), c["a"]
+
+
+@dataflow(columns=("u", "first", "first_n", "k_top", "n_b", "has_none"))
+def ordered_counts(rows: RowStream[int, int, str | None]):
+    """In time order: a Counter of a local list (ties in first-occurrence order) and a
+    Counter updated in the loop (``c[w] += 1``, ``c.update(...)``)."""
+    for u, g in group_by(0, rows, order_by=1):
+        words = []
+        c = collections.Counter()
+        for _u, _ts, w in g:
+            words.append(w)
+            c[w] += 1
+            c.update((w, "x"))
+        counts = collections.Counter(words)
+        top = counts.most_common(1)
+        k_top = [w for w, _n in c.most_common(3)]
+        k_top = " ".join(w if w is not None else "-" for w in k_top)
+        yield u, top[0][0], top[0][1], k_top, counts["b"], None in c and "b" not in counts
