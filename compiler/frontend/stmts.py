@@ -17,7 +17,7 @@ import libcst as cst
 from ..ir.nodes import UNIT, Apply, Builtin, Expr, Let, Lit, Prim, StateCall, StateNew, Var
 from ..ir.prims import AUGOPS, BINOPS
 from .base import Context
-from .env import Carry, Container, Env, Poison, Rows, StateVar, Stop, Value
+from .env import Carry, Container, Env, Pattern, Poison, Rows, StateVar, Stop, Value
 from .parse import ref_of
 from .reject import rule_for
 from .syntax import assigned_names, code_of, flatten, is_name, mentions, walk, walk_blocks
@@ -172,6 +172,13 @@ class StmtMixin(Context):
             cls = self.state_class(value.func, env)
             if cls is not None:
                 return self.state_new(target, value, cls, env, rest)
+        # pat = re.compile(CONST): the methods of a constant pattern (strings.py)
+        if isinstance(target, cst.Name) and (pat := self.local_pattern(value, env)) is not None:
+            env2 = env.copy()
+            env2.names[target.value] = Pattern(target.value, self.span(target), env.depth,
+                                               pattern=pat)  # fmt: skip
+            env2.loop_locals.pop(target.value, None)
+            return rest(env2)
         # a local container accumulator: d = {} / lst = [] / s = set()
         kind = self.container_kind(value, env) if isinstance(target, cst.Name) else None
         if kind is not None and isinstance(target, cst.Name):

@@ -6,9 +6,12 @@
 """
 
 import collections
+import re
 from collections import Counter
 
 from looplift import RowStream, dataflow, group_by
+
+WORD = re.compile(r"[a-z]+", re.I)
 
 
 @dataflow(columns=("u", "n_cur", "a", "b", "total", "n_vals"))
@@ -119,3 +122,29 @@ def ordered_counts(rows: RowStream[int, int, str | None]):
         k_top = [w for w, _n in c.most_common(3)]
         k_top = " ".join(w if w is not None else "-" for w in k_top)
         yield u, top[0][0], top[0][1], k_top, counts["b"], None in c and "b" not in counts
+
+
+@dataflow
+def compiled_patterns(s: str) -> str:
+    """A pattern compiled in the function (and one at module level): ``match``, ``group``,
+    ``sub``, ``findall``, ``search``, ``split``, flags or'ed together."""
+    pat = re.compile(r"(\d+)-(\d+)")
+    m = pat.match(s)
+    if m:
+        return m.group(2) + pat.sub("#", s) + str(len(WORD.findall(s)))
+    spaces = re.compile(r"\s+", re.IGNORECASE | re.M)
+    if spaces.search(s):
+        return "|".join(spaces.split(s.strip(), 1)) + spaces.sub(" ", s)
+    return s
+
+
+@dataflow(columns=("u", "n_ids", "tags"))
+def compiled_in_loop(rows: RowStream[int, str]):
+    """A pattern compiled in a group loop, used on each row and after the loop."""
+    for u, g in group_by(0, rows):
+        ident = re.compile(r"^id(\d{1,3})$")
+        n_ids = 0
+        for _u, s in g:
+            if ident.fullmatch(s):
+                n_ids += 1
+        yield u, n_ids, ident.sub("x", "id12")

@@ -11,7 +11,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
 from tests.spark import counter_algos as algos
-from tests.spark.harness import expect_same_or_both_raise, table_inputs
+from tests.spark.harness import check_scalar_batch, expect_same_or_both_raise, table_inputs
 
 pytestmark = pytest.mark.spark
 
@@ -22,10 +22,11 @@ EDGES = {
                       (2, 1, "c", -0.0)]],
     "top_words": [[], [(1, "b"), (1, "a"), (1, "b"), (1, "a"), (1, "c"), (2, "")]],
     "ordered_counts": [[(1, 3, "a"), (1, 1, "b"), (1, 2, "a"), (1, 4, "b"), (2, 1, None)]],
+    "compiled_in_loop": [[(1, "id12"), (1, "id1234"), (1, "ID1"), (2, "id٣")]],
     "sorted_unordered": [[(1, 2.0), (1, 1.0), (1, 2.0), (2, float("inf")), (3, -1e308)]],
 }
 ALGOS = [algos.starting_values, algos.starting_ordered, algos.sorted_paths,
-         algos.sorted_unordered, algos.top_words, algos.ordered_counts]
+         algos.sorted_unordered, algos.top_words, algos.ordered_counts, algos.compiled_in_loop]
 #: unordered loops whose answer (most_common's ties) depends on the order rows arrive: the
 #: compiler's dict is in ascending key order, Python's in first insertion; CPython runs on
 #: the rows sorted by that key, one of the orders an unordered loop may see
@@ -50,3 +51,11 @@ def test_counter_algos_match_python(spark, algo) -> None:  # noqa: ANN001
         expect_same_or_both_raise(spark, algo, arrange(rows), scalars)
 
     run()
+
+
+TEXTS = ["", "12-34", "12-34 abc-5", "a  b\tc", " x\ny ", "٣-٤", "ab", "1-2-3", "  ", "AbC 9-9"]
+
+
+def test_compiled_patterns_match_python(spark) -> None:  # noqa: ANN001
+    """``re.compile`` in the function: the same as the ``re`` functions with its pattern."""
+    check_scalar_batch(spark, algos.compiled_patterns, [(t,) for t in TEXTS])
