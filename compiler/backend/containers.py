@@ -245,8 +245,7 @@ def container_py(op: str, x: list[str]) -> str:
         "c_most_common": "__import__('collections').Counter(dict({0})).most_common({1})",
         "c_concat": "[_e for _x in ({all},) for _e in _x]",
         "c_union": "list(dict.fromkeys([*{0}, *{1}]))",
-        "c_merge_sums": "__import__('looplift.compiler.primitives.containers', "
-                        "fromlist=['_']).merge_sums({0}, {1})",
+        "c_merge_sums": "ll.PY_IMPLS['c_merge_sums']({0}, {1})",
         "c_first": "({0}[0] if {0} else max({0}))",
         **{
             f"c_{m}": f"statistics.{m}({{0}})"

@@ -19,9 +19,11 @@ from typing import Any
 from looplift.sqltext import sql_string
 
 from ..ir.nodes import Expr
-from ..primitives import DATETIMES
+from ..primitives import DATETIMES, PRIMITIVES
 from ..primitives.datetimes import DATETIME_KINDS, TD_UNITS
+from .guarded import PyCallKind
 from .rules import Emitter, overload, rule
+from .typevocab import spark_type
 
 __all__ = ["datetime_sql", "datetime_arith", "micros"]
 
@@ -61,6 +63,9 @@ def _null_checked(r: Emitter, args: tuple[Expr, ...], x: list[str], sql: str, wh
 def datetime_rule(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     """A datetime entry, with Python's error for a None operand (AttributeError for an
     attribute or method, TypeError for a constructor)."""
+    entry = PRIMITIVES[op]
+    if not entry.lowers_natively(ts):  # strptime, strftime: the reference, in Python
+        return r._pycall(PyCallKind.PRIM, op, args, rtype=spark_type(entry.result_type(ts)))
     sql = datetime_sql(op, ts, x)
     if op.startswith(("dt.", "td.")):
         if not r.ty.may_be_null(args[0]):

@@ -32,10 +32,12 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
+from looplift.pyprims import merge_sums
+
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
 
-__all__ = ["CONTAINERS", "element_type", "merge_sums"]
+__all__ = ["CONTAINERS", "element_type"]
 
 Type = Any
 
@@ -65,16 +67,6 @@ def _c_union(init: Any, x: Any) -> Any:
     """A set that starts with ``init`` (``{"EUR"}``) and gains ``x``: the distinct elements,
     ``init``'s first (a set's order is never Python's, so only membership and size count)."""
     return list(dict.fromkeys([*init, *x]))
-
-
-def merge_sums(init: Any, items: Any) -> Any:
-    """A dict of sums that starts with ``init`` (``{"a": 0, "b": 0}``, distinct constant keys)
-    and gains the per-key sums ``items``: Python's dict, whose order is its insertion order
-    (the starting keys first, then the others in ``items``' order)."""
-    out = dict(init)
-    for k, v in items:
-        out[k] = out[k] + v if k in out else v
-    return list(out.items())
 
 
 def _c_count(x: Any) -> Any:

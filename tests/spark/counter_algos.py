@@ -6,6 +6,7 @@
 """
 
 import collections
+import datetime
 import re
 from collections import Counter
 
@@ -148,3 +149,26 @@ def compiled_in_loop(rows: RowStream[int, str]):
             if ident.fullmatch(s):
                 n_ids += 1
         yield u, n_ids, ident.sub("x", "id12")
+
+
+@dataflow
+def parse_day(s: str) -> str:
+    """``datetime.datetime.strptime`` with a constant format (ValueError on a mismatch, as
+    CPython) and ``strftime`` of the result."""
+    t = datetime.datetime.strptime(s, "%Y-%m-%d")
+    return t.strftime("%d.%m.%Y") + " " + str(t.weekday())
+
+
+@dataflow(columns=("u", "first", "n_bad"))
+def first_visit(rows: RowStream[int, str]):
+    """Per user: the earliest parseable timestamp (the bad ones counted), as text."""
+    for u, g in group_by(0, rows):
+        first = datetime.datetime(9999, 12, 31)
+        n_bad = 0
+        for _u, s in g:
+            if s.count("/") == 2:
+                t = datetime.datetime.strptime(s, "%m/%d/%Y %H:%M")
+                first = min(first, t)
+            else:
+                n_bad += 1
+        yield u, first.strftime("%Y-%m-%d %H:%M"), n_bad

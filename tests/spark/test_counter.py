@@ -23,10 +23,13 @@ EDGES = {
     "top_words": [[], [(1, "b"), (1, "a"), (1, "b"), (1, "a"), (1, "c"), (2, "")]],
     "ordered_counts": [[(1, 3, "a"), (1, 1, "b"), (1, 2, "a"), (1, 4, "b"), (2, 1, None)]],
     "compiled_in_loop": [[(1, "id12"), (1, "id1234"), (1, "ID1"), (2, "id٣")]],
+    "first_visit": [[(1, "2/29/2024 10:00"), (1, "x"), (1, "12/31/1999 23:59"), (2, "y")],
+                    [(1, "2/29/2023 10:00")]],
     "sorted_unordered": [[(1, 2.0), (1, 1.0), (1, 2.0), (2, float("inf")), (3, -1e308)]],
 }
 ALGOS = [algos.starting_values, algos.starting_ordered, algos.sorted_paths,
-         algos.sorted_unordered, algos.top_words, algos.ordered_counts, algos.compiled_in_loop]
+         algos.sorted_unordered, algos.top_words, algos.ordered_counts, algos.compiled_in_loop,
+         algos.first_visit]
 #: unordered loops whose answer (most_common's ties) depends on the order rows arrive: the
 #: compiler's dict is in ascending key order, Python's in first insertion; CPython runs on
 #: the rows sorted by that key, one of the orders an unordered loop may see
@@ -59,3 +62,14 @@ TEXTS = ["", "12-34", "12-34 abc-5", "a  b\tc", " x\ny ", "٣-٤", "ab", "1-2-3"
 def test_compiled_patterns_match_python(spark) -> None:  # noqa: ANN001
     """``re.compile`` in the function: the same as the ``re`` functions with its pattern."""
     check_scalar_batch(spark, algos.compiled_patterns, [(t,) for t in TEXTS])
+
+
+DAYS = ["2024-02-29", "2000-02-29", "2023-1-5", "0999-12-31", "\u0662\u0660\u0662\u0663-01-01",
+        "2023-02-29", "1900-02-29", "2023-01-05 ", "", "2023-13-01"]
+
+
+def test_strptime_matches_python(spark) -> None:  # noqa: ANN001
+    """Feb 29 of leap and other years, one-digit fields, other scripts' digits, trailing
+    text, an empty string: values and ValueError as CPython."""
+    counts = check_scalar_batch(spark, algos.parse_day, [(d,) for d in DAYS], max_raise_checks=2)
+    assert counts["rows"] == 5 and counts["raising rows"] == 2
