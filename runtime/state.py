@@ -230,6 +230,9 @@ class Carry:
     def sub(self, x: Any) -> None:
         self.v = self.v - x
 
+    def mul(self, x: Any) -> None:  # `p *= x` (a Product once recognized)
+        self.v = self.v * x
+
     def max(self, x: Any) -> None:
         self.v = max(self.v, x)
 

@@ -299,7 +299,9 @@ class StmtMixin(Context):
             raise self.error(target, f"unknown name `{target.value}`", "assign it before updating")
         rhs = self.expr(s.value, env)
         if isinstance(b, Carry):
-            if op in ("add", "sub"):
+            # `p *= x` in an unordered loop: a product (recognize_reductions); in an ordered
+            # loop the carry runs in row order and multiplies there
+            if op in ("add", "sub") or (op == "mul" and not env.ordered):
                 eff = Apply(StateCall(b.var, op), (rhs,), span=self.span(s))
                 return Let("_", eff, rest(env), span=self.span(s))
             cur = Apply(StateCall(b.var, "get"), (), span=self.span(target))
@@ -336,6 +338,14 @@ class StmtMixin(Context):
                 # `v = e + v` prepends: the same as `v += e` for numbers, not for str
                 meth = op if left_is else "radd"
                 eff = Apply(StateCall(b.var, meth), (self.expr(other, env),), span=self.span(stmt))
+                return Let("_", eff, rest(env), span=self.span(stmt))
+        # v = v * e / v = e * v: a product, in an unordered loop
+        if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)
+                and not env.ordered):  # fmt: skip
+            other = value.right if is_name(value.left, name) else (
+                value.left if is_name(value.right, name) else None)  # fmt: skip
+            if other is not None and not mentions(other, name):
+                eff = Apply(StateCall(b.var, "mul"), (self.expr(other, env),), span=self.span(stmt))
                 return Let("_", eff, rest(env), span=self.span(stmt))
         # v = max(v, e) / v = min(e, v)
         if (

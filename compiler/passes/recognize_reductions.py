@@ -15,7 +15,9 @@ into::
     let total_1 = add(total, _r1) in ...
 
 ``n += 1`` becomes ``Count``; ``x = max(x, e)`` / ``min`` become ``Max`` /
-``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``. A
+``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``; ``p *= e`` /
+``p = p * e`` becomes ``Product`` (the start times the product: exact for ints, for
+floats as order-free as a float sum). A
 *flag*, a local whose every update sets one constant (``found = True`` under an
 ``if``), is a ``Count`` of the rows that set it: the constant when it is
 positive, else the starting value.
@@ -41,7 +43,7 @@ from .let_normalize import let_normalize
 
 __all__ = ["recognize_reductions"]
 
-_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}}
+_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}, "prod": {"mul"}}
 
 
 def recognize_reductions(prog: Program) -> Program:
@@ -115,7 +117,7 @@ def recognize_reductions(prog: Program) -> Program:
                 "depend on row order",
                 "use a State for it, or iterate in a defined order with "
                 "`group_by(key, rows, order_by=field)`; order-independent updates are "
-                "`x += e`, `x -= e`, `x = max(x, e)`, `x = min(x, e)`",
+                "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)`",
             )
         )
     if diags:
@@ -123,7 +125,7 @@ def recognize_reductions(prog: Program) -> Program:
     if not plan:
         return prog
     classes = {"sum": states.Sum, "count": states.Count, "max": states.Max, "min": states.Min,
-               "flag": states.Count}  # fmt: skip
+               "flag": states.Count, "prod": states.Product}  # fmt: skip
     refs = dict(prog.refs)
     for kind in {k for k, _ in plan.values()}:
         refs[ref_of(classes[kind])] = classes[kind]
@@ -161,6 +163,8 @@ def recognize_reductions(prog: Program) -> Program:
                 if isinstance(init, Lit) and type(init.value) is int and init.value == 0:
                     return Let(r, read, dataclasses.replace(e, value=Var(r)), span=e.span)
                 combined: Expr = Apply(Prim("add"), (init, Var(r)), span=v.span)
+            elif kind == "prod":  # the start times the product of the rows' factors
+                combined = Apply(Prim("mul"), (init, Var(r)), span=v.span)
             else:
                 combined = _if_none(Var(r), init, Apply(Prim(kind), (init, Var(r))), v.span)
             return Let(r, read, dataclasses.replace(e, value=combined), span=e.span)
@@ -174,7 +178,7 @@ def recognize_reductions(prog: Program) -> Program:
                 dataclasses.replace(e, value=Apply(_call(f, "add"), (Var(neg),), span=v.span)),
                 span=e.span,
             )
-        if kind in ("max", "min") or f.method == "radd":  # `+` on numbers commutes
+        if kind in ("max", "min", "prod") or f.method == "radd":  # `+` on numbers commutes
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add")))
         return e
 

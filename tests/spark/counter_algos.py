@@ -172,3 +172,27 @@ def first_visit(rows: RowStream[int, str]):
             else:
                 n_bad += 1
         yield u, first.strftime("%Y-%m-%d %H:%M"), n_bad
+
+
+@dataflow(columns=("u", "p", "q", "n"))
+def products(rows: RowStream[int, int, float]):
+    """Per user: a running product of ints (exact; beyond 64 bits Python's int is out of
+    the column's range, so the plan must raise) and of floats (``q = q * y``)."""
+    for u, g in group_by(0, rows):
+        p = 1
+        q = 0.5
+        n = 0
+        for _u, x, y in g:
+            p *= x
+            q = y * q
+            n += 1
+        yield u, p, q, n
+
+
+@dataflow
+def total_product(rows: RowStream[int]) -> int:
+    """Over all rows (none: the start value)."""
+    p = 3
+    for (x,) in rows:
+        p *= x
+    return p

@@ -25,11 +25,15 @@ EDGES = {
     "compiled_in_loop": [[(1, "id12"), (1, "id1234"), (1, "ID1"), (2, "id٣")]],
     "first_visit": [[(1, "2/29/2024 10:00"), (1, "x"), (1, "12/31/1999 23:59"), (2, "y")],
                     [(1, "2/29/2023 10:00")]],
+    "products": [[(1, 2**31, 2.0), (1, 2**31, float("nan")), (2, -3, 1e200), (2, 0, 1e200),
+                  (3, 7, float("inf")), (3, -1, -0.0)],
+                 [(1, 2**62, 1.0), (1, 2, 1.0)], [(1, 2**62, 1.0), (1, -2, 1.0)]],
+    "total_product": [[], [(2**40,), (2**40,), (0,)], [(-(2**62),), (2,)]],
     "sorted_unordered": [[(1, 2.0), (1, 1.0), (1, 2.0), (2, float("inf")), (3, -1e308)]],
 }
 ALGOS = [algos.starting_values, algos.starting_ordered, algos.sorted_paths,
          algos.sorted_unordered, algos.top_words, algos.ordered_counts, algos.compiled_in_loop,
-         algos.first_visit]
+         algos.first_visit, algos.products, algos.total_product]
 #: unordered loops whose answer (most_common's ties) depends on the order rows arrive: the
 #: compiler's dict is in ascending key order, Python's in first insertion; CPython runs on
 #: the rows sorted by that key, one of the orders an unordered loop may see
