@@ -77,3 +77,19 @@ def test_strptime_matches_python(spark) -> None:  # noqa: ANN001
     text, an empty string: values and ValueError as CPython."""
     counts = check_scalar_batch(spark, algos.parse_day, [(d,) for d in DAYS], max_raise_checks=2)
     assert counts["rows"] == 5 and counts["raising rows"] == 2
+
+
+@pytest.mark.parametrize(
+    ("algo", "native"),
+    [(algos.starting_values, True), (algos.top_words, True), (algos.sorted_unordered, False),
+     (algos.compiled_in_loop, False), (algos.parse_day, False), (algos.products, False)],
+    ids=lambda x: getattr(x, "name", str(x)),
+)
+def test_explain_says_native_where_lowered_natively(algo, native) -> None:  # noqa: ANN001
+    """Starting containers, Counters and most_common run with no Python; a host function,
+    a pattern Spark's regex cannot match exactly, strptime and a Product reducer say where
+    Python runs."""
+    from looplift.compiler.pipeline import compile_dataflow
+
+    text = compile_dataflow(algo).explain()
+    assert ("runs: fully native" in text) == native, text
