@@ -347,6 +347,15 @@ class StmtMixin(Context):
             if other is not None and not mentions(other, name):
                 eff = Apply(StateCall(b.var, "mul"), (self.expr(other, env),), span=self.span(stmt))
                 return Let("_", eff, rest(env), span=self.span(stmt))
+        # v = v and e / v = v or e: all / any of bools, in an unordered loop (recognize_reductions
+        # checks the types and the start value)
+        if isinstance(value, cst.BooleanOperation) and not env.ordered:
+            other = value.right if is_name(value.left, name) else (
+                value.left if is_name(value.right, name) else None)  # fmt: skip
+            if other is not None and not mentions(other, name):
+                meth = "and_" if isinstance(value.operator, cst.And) else "or_"
+                eff = Apply(StateCall(b.var, meth), (self.expr(other, env),), span=self.span(stmt))
+                return Let("_", eff, rest(env), span=self.span(stmt))
         # v = max(v, e) / v = min(e, v)
         if (
             isinstance(value, cst.Call)

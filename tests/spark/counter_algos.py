@@ -196,3 +196,17 @@ def total_product(rows: RowStream[int]) -> int:
     for (x,) in rows:
         p *= x
     return p
+
+
+@dataflow(columns=("u", "all_pos", "any_big", "all_even"))
+def bool_folds(rows: RowStream[int, int]):
+    """``ok = ok and e`` from True and ``hit = hit or e`` from False, over bools."""
+    for u, g in group_by(0, rows):
+        all_pos = True
+        any_big = False
+        all_even = True
+        for _u, x in g:
+            all_pos = all_pos and x > 0
+            any_big = x > 100 or any_big
+            all_even = all_even and x % 2 == 0
+        yield u, all_pos, any_big, all_even

@@ -29,11 +29,13 @@ EDGES = {
                   (3, 7, float("inf")), (3, -1, -0.0)],
                  [(1, 2**62, 1.0), (1, 2, 1.0)], [(1, 2**62, 1.0), (1, -2, 1.0)]],
     "total_product": [[], [(2**40,), (2**40,), (0,)], [(-(2**62),), (2,)]],
+    "bool_folds": [[(1, 1), (1, 2), (2, -4), (2, 200), (3, 0)]],
     "sorted_unordered": [[(1, 2.0), (1, 1.0), (1, 2.0), (2, float("inf")), (3, -1e308)]],
 }
 ALGOS = [algos.starting_values, algos.starting_ordered, algos.sorted_paths,
          algos.sorted_unordered, algos.top_words, algos.ordered_counts, algos.compiled_in_loop,
-         algos.first_visit, algos.products, algos.total_product]
+         algos.first_visit, algos.products, algos.total_product,
+         algos.bool_folds]
 #: unordered loops whose answer (most_common's ties) depends on the order rows arrive: the
 #: compiler's dict is in ascending key order, Python's in first insertion; CPython runs on
 #: the rows sorted by that key, one of the orders an unordered loop may see
@@ -93,3 +95,24 @@ def test_explain_says_native_where_lowered_natively(algo, native) -> None:  # no
 
     text = compile_dataflow(algo).explain()
     assert ("runs: fully native" in text) == native, text
+
+
+ORDER_DEPENDENT = {
+    "an int operand (`v and x` is x's value)": "ok = True\n    for (x,) in rows:\n        ok = ok and x",
+    "a start that is not the neutral element": "ok = False\n    for (x,) in rows:\n        ok = ok and x > 0",
+    "or from True": "ok = True\n    for (x,) in rows:\n        ok = ok or x > 0",
+}
+
+
+@pytest.mark.parametrize("body", ORDER_DEPENDENT.values(), ids=list(ORDER_DEPENDENT))
+def test_bool_folds_that_depend_on_order_are_diagnosed(tmp_path, body) -> None:  # noqa: ANN001
+    from looplift.compiler.cli import load_module
+    from looplift.compiler.errors import CompilerError
+    from looplift.compiler.pipeline import compile_dataflow
+
+    path = tmp_path / "boolfold.py"
+    path.write_text("from looplift import RowStream, dataflow\n\n\n@dataflow\n"
+                    f"def f(rows: RowStream[int]) -> int:\n    {body}\n    return ok\n")
+    module = load_module(str(path), name="boolfold")
+    with pytest.raises(CompilerError, match="order-dependent"):
+        compile_dataflow(module.f)
