@@ -20,9 +20,10 @@ Partiality, in the order CPython checks (``Modules/_datetimemodule.c``):
 - ``datetime.strptime(s, FORMAT)`` (a constant format) raises ValueError where the whole
   string does not match the format ("unconverted data remains" when text follows) or
   names no date (Feb 29 of a year that is not a leap year); it accepts what Spark's
-  parsers do not (one-digit fields, other scripts' digits, ``%j``, ``%U``), so its lowering
-  is its reference as a vectorized Python function (``exact=False``), as is
-  ``t.strftime(FORMAT)``'s (Python's ``%Y`` of a year below 1000 is not zero-padded,
+  parsers do not (one-digit fields, other scripts' digits, ``%j``, ``%U``): its native
+  lowering is CPython's own regex for the format (numeric formats only,
+  :func:`native_strptime_format`), elsewhere its reference as a vectorized Python
+  function, as is ``t.strftime(FORMAT)``'s (``exact=False``) (Python's ``%Y`` of a year below 1000 is not zero-padded,
   ``%a``/``%b`` follow the C locale).
 
 >>> from looplift.compiler.primitives import PRIMITIVES
@@ -45,7 +46,8 @@ from looplift.pyprims import strftime, strptime
 
 from .base import Pred, Primitive, Raises
 
-__all__ = ["DATETIMES", "DATETIME_KINDS", "TD_MAX_DAYS", "SPARK_TD_MAX_US", "arith_type"]
+__all__ = ["DATETIMES", "DATETIME_KINDS", "TD_MAX_DAYS", "SPARK_TD_MAX_US", "arith_type",
+           "native_strptime_format"]
 
 DATETIME_KINDS = ("datetime", "date", "timedelta")
 TD_MAX_DAYS = 999_999_999  # Python's timedelta
@@ -133,13 +135,40 @@ STRPTIME_CLAUSES = (
     Raises("ValueError", "time data does not match format",
            Pred(_no_parse, "the whole string does not match the format, or names no date")),
 )  # fmt: skip
-_ISO, _US = "%Y-%m-%d", "%m/%d/%Y %H:%M:%S"
+_ISO, _US, _NUM = "%Y-%m-%d", "%m/%d/%Y %H:%M:%S", "%Y%m%d"
 _EDGES_STRPTIME = tuple((s, _ISO) for s in (
     "2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "2023-1-5", "2023-01-05 ", " 2023-01-05",
     "", "2023-13-01", "2023-00-10", "0999-01-01", "10000-01-01", "\u0662\u0660\u0662\u0663-01-01",
     "2023-01-32", "2023/01/05")) + tuple((s, _US) for s in (
     "12/31/1999 23:59:59", "12/31/1999 24:00:00", "2/3/2001 1:2:3", "12/31/1999  23:59:59",
-    "12/31/1999 23:59:60", "12/31/1999"))  # fmt: skip
+    "12/31/1999 23:59:60", "12/31/1999", "12/31/1999\u300023:59:59", "12/31/1999\t23:59:59",
+    "\U0001d7cf2/31/1999 23:59:59")) + tuple((s, _NUM) for s in (
+    "2023111", "20231231", "202311", "2023 1 1", "20230229", "20240229"))  # fmt: skip
+
+
+def native_strptime_format(fmt: Any) -> bool:
+    """Does ``strptime`` with this constant format have an exact native lowering? Formats of
+    ``%Y``, ``%m``, ``%d`` (each once, all three) and ``%H``, ``%M``, ``%S`` (at most once)
+    between literal characters that are no letters and no ``%``: CPython's own regex for
+    the format (``_strptime``), with its digit and whitespace classes spelled out, matched
+    as CPython matches it (the first match, which must end at the end of the string)."""
+    if not isinstance(fmt, str):
+        return False
+    seen: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c == "%":
+            d = fmt[i + 1: i + 2]
+            if d not in "YmdHMS" or not d or d in seen:
+                return False
+            seen.append(d)
+            i += 2
+            continue
+        if c.isalpha() or c == "\\":
+            return False
+        i += 1
+    return {"Y", "m", "d"} <= set(seen)
 
 
 def _const(t: str) -> Any:
@@ -213,10 +242,13 @@ def _entries() -> list[Primitive]:
                          edges=tuple((v,) for v in _TDS), type_rule=_const("float"),
                          lowering="rule", domain="datetime"))  # fmt: skip
     out.append(Primitive("dt.strptime", (2, 2), "str", "datetime", strptime, STRPTIME_CLAUSES,
-                         None, False, edges=_EDGES_STRPTIME, type_rule=_const("datetime"),
+                         None, True, edges=_EDGES_STRPTIME, type_rule=_const("datetime"),
                          lowering="rule", domain="datetime",
-                         notes="a constant format; Python's parser, as a vectorized Python "
-                               "function (Spark's accept other strings)"))  # fmt: skip
+                         native_when=lambda site: len(site.lits) > 1 and native_strptime_format(site.lits[1]),
+                         notes="a constant format; native for the numeric formats of "
+                               "native_strptime_format (CPython's regex, the constructor's "
+                               "checks), else Python's parser as a vectorized Python function "
+                               "(Spark's parsers accept other strings)"))  # fmt: skip
     out.append(Primitive("dt.strftime", (2, 2), "datetime", "str", strftime, (), None, False,
                          edges=_EDGES_STRFTIME, type_rule=_const("str"), lowering="rule",
                          domain="datetime", notes="a constant format; Python's formatting"))  # fmt: skip

@@ -159,6 +159,14 @@ def parse_day(s: str) -> str:
     return t.strftime("%d.%m.%Y") + " " + str(t.weekday())
 
 
+@dataflow
+def parse_iso(s: str) -> int:
+    """``strptime`` with a numeric format: native (CPython's regex for it, every script's
+    digits, the constructor's checks)."""
+    t = datetime.datetime.strptime(s, "%Y-%m-%d %H:%M")
+    return t.year * 100000000 + t.month * 1000000 + t.day * 10000 + t.hour * 100 + t.minute
+
+
 @dataflow(columns=("u", "first", "n_bad"))
 def first_visit(rows: RowStream[int, str]):
     """Per user: the earliest parseable timestamp (the bad ones counted), as text."""

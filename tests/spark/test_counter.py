@@ -84,7 +84,8 @@ def test_strptime_matches_python(spark) -> None:  # noqa: ANN001
 @pytest.mark.parametrize(
     ("algo", "native"),
     [(algos.starting_values, True), (algos.top_words, True), (algos.sorted_unordered, False),
-     (algos.compiled_in_loop, False), (algos.parse_day, False), (algos.products, False)],
+     (algos.compiled_in_loop, False), (algos.parse_day, False), (algos.products, False),
+     (algos.parse_iso, True), (algos.bool_folds, True)],
     ids=lambda x: getattr(x, "name", str(x)),
 )
 def test_explain_says_native_where_lowered_natively(algo, native) -> None:  # noqa: ANN001
@@ -116,3 +117,18 @@ def test_bool_folds_that_depend_on_order_are_diagnosed(tmp_path, body) -> None: 
     module = load_module(str(path), name="boolfold")
     with pytest.raises(CompilerError, match="order-dependent"):
         compile_dataflow(module.f)
+
+
+STAMPS = ["2024-02-29 23:59", "2024-2-9 1:5", "\u0662\u0660\u0662\u0664-02-29 10:00",
+          "2024-\u0661\u0662-01 00:00", "2024-12-01\u3000 07:08", "2024-01-01 7:60",
+          "2023-02-29 10:00", "2024-01-01", "2024-01-01 10:00 ", "\ue001024-01-01 00:00",
+          "0000-01-01 00:00", "2024-01-31 24:00"]
+
+
+def test_native_strptime_matches_python(spark) -> None:  # noqa: ANN001
+    """The native lowering of a numeric format: one-digit fields, Arabic-Indic digits where
+    CPython's regex takes ``\\d`` (and not where it takes an ASCII digit), Unicode
+    whitespace, minute 60, Feb 29 of 2023, a missing time, trailing text, a private-use
+    character, year 0."""
+    counts = check_scalar_batch(spark, algos.parse_iso, [(d,) for d in STAMPS], max_raise_checks=8)
+    assert counts["rows"] >= 4 and counts["raising rows"] >= 6
