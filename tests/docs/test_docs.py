@@ -62,7 +62,11 @@ def commands(text: str) -> list[str]:
         if cur.endswith("\\"):
             cur = cur[:-1] + " "
             continue
-        words = shlex.split(cur, comments=True)
+        try:
+            words = shlex.split(cur, comments=True)
+        except ValueError:  # an open quote: the command goes on (python -c '...')
+            cur += "\n"
+            continue
         if words:
             out.append(cur.strip())
         cur = ""
@@ -87,6 +91,7 @@ def test_page_runs(page: Path, spark, tmp_path: Path, monkeypatch: pytest.Monkey
     module.__file__ = str(tmp_path / f"{name}.py")
     Path(module.__file__).write_text("")
     sys.modules[name] = module
+    saved_path, saved_argv, saved_modules = list(sys.path), list(sys.argv), set(sys.modules)
     try:
         for n, (lang, line, text) in enumerate(blocks(page)):
             where = f"{page.relative_to(ROOT)}:{line}"
@@ -109,6 +114,11 @@ def test_page_runs(page: Path, spark, tmp_path: Path, monkeypatch: pytest.Monkey
                     assert r.returncode == 0, f"{where}: `{cmd}` failed:\n{r.stdout}\n{r.stderr}"
     finally:
         sys.modules.pop(name, None)
+        sys.path[:], sys.argv[:] = saved_path, saved_argv
+        for mod in set(sys.modules) - saved_modules:  # the page's own modules (samples, builds)
+            f = getattr(sys.modules[mod], "__file__", None) or ""
+            if f.startswith((str(ROOT / "samples"), str(ROOT / "build"), str(tmp_path))):
+                del sys.modules[mod]
 
 
 def test_mkdocs_build_strict(tmp_path: Path):
