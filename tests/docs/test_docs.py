@@ -116,7 +116,7 @@ def test_page_runs(page: Path, spark, tmp_path: Path, monkeypatch: pytest.Monkey
         sys.modules.pop(name, None)
         sys.path[:], sys.argv[:] = saved_path, saved_argv
         for mod in set(sys.modules) - saved_modules:  # the page's own modules (samples, builds)
-            f = getattr(sys.modules[mod], "__file__", None) or ""
+            f = os.path.abspath(getattr(sys.modules[mod], "__file__", None) or "/")
             if f.startswith((str(ROOT / "samples"), str(ROOT / "build"), str(tmp_path))):
                 del sys.modules[mod]
 
