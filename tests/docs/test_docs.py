@@ -45,7 +45,7 @@ def blocks(path: Path) -> list[tuple[str, int, str]]:
         lang = m["info"].strip().split(" ")[0].lower() if m["info"].strip() else ""
         body, j = [], i + 1
         while j < len(lines) and not re.match(rf"^[ \t]*{fence}\s*$", lines[j]):
-            body.append(lines[j][len(indent):] if lines[j].startswith(indent) else lines[j])
+            body.append(lines[j][len(indent) :] if lines[j].startswith(indent) else lines[j])
             j += 1
         if j == len(lines):
             raise AssertionError(f"{path.name}:{i + 1}: unclosed code fence")
@@ -108,7 +108,7 @@ def test_page_runs(page: Path, spark, tmp_path: Path, monkeypatch: pytest.Monkey
                     if not m:
                         continue
                     cwd = ROOT / m["dir"] if m["dir"] else ROOT
-                    cmd = re.sub(r"^[\w./-]*/", "", cmd[m.start("cmd"):])  # the venv's binary
+                    cmd = re.sub(r"^[\w./-]*/", "", cmd[m.start("cmd") :])  # the venv's binary
                     r = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=env,
                                        capture_output=True, text=True, timeout=300)  # fmt: skip
                     assert r.returncode == 0, f"{where}: `{cmd}` failed:\n{r.stdout}\n{r.stderr}"
