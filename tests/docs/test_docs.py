@@ -81,9 +81,23 @@ def test_blocks_found():
     assert langs <= {"python", "sh", "bash", "", "text"}, langs
 
 
-@pytest.mark.spark
-@pytest.mark.parametrize("page", PAGES, ids=[p.relative_to(ROOT).as_posix() for p in PAGES])
-def test_page_runs(page: Path, spark, tmp_path: Path, monkeypatch: pytest.MonkeyPatch):
+def _needs_spark(page: Path) -> bool:
+    return any(
+        lang == "python" and re.search(r"local_session\(|SparkSession\.builder", text)
+        for lang, _, text in blocks(page)
+    )
+
+
+@pytest.mark.parametrize(
+    "page",
+    [pytest.param(p, marks=[pytest.mark.spark] if _needs_spark(p) else []) for p in PAGES],
+    ids=[p.relative_to(ROOT).as_posix() for p in PAGES],
+)
+def test_page_runs(
+    page: Path, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+):
+    if _needs_spark(page):  # the test session's SparkSession: the page's local_session() gets it
+        request.getfixturevalue("spark")
     monkeypatch.chdir(ROOT)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     name = "looplift_docs_" + re.sub(r"\W", "_", page.stem.lower())
