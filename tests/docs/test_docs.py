@@ -96,8 +96,9 @@ def _needs_spark(page: Path) -> bool:
 def test_page_runs(
     page: Path, request: pytest.FixtureRequest, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ):
+    session = None
     if _needs_spark(page):  # the test session's SparkSession: the page's local_session() gets it
-        request.getfixturevalue("spark")
+        session = request.getfixturevalue("spark")
     monkeypatch.chdir(ROOT)
     env = {**os.environ, "PATH": f"{BIN}{os.pathsep}{os.environ.get('PATH', '')}"}
     name = "looplift_docs_" + re.sub(r"\W", "_", page.stem.lower())
@@ -126,6 +127,8 @@ def test_page_runs(
                     r = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=env,
                                        capture_output=True, text=True, timeout=300)  # fmt: skip
                     assert r.returncode == 0, f"{where}: `{cmd}` failed:\n{r.stdout}\n{r.stderr}"
+        if session is not None:  # getOrCreate: the page made no second session
+            assert module.__dict__.get("spark") is session, f"{page.name} made its own session"
     finally:
         sys.modules.pop(name, None)
         sys.path[:], sys.argv[:] = saved_path, saved_argv
