@@ -28,8 +28,10 @@ $(STAMP): pyproject.toml
 	$(BIN)/python -m pip install -q -e '.[test]'
 	touch $@
 
+# Two pytest-xdist workers, a file each at a time, each with its own SparkSession: the
+# suite's Spark work is mostly driver latency, so two sessions keep both cores busy.
 test: $(STAMP)
-	$(BIN)/pytest -q -m "slow or not slow" --durations=20
+	$(BIN)/pytest -q -m "slow or not slow" --durations=20 -n 2 --dist loadfile
 
 check: $(STAMP)
 	$(BIN)/ruff check compiler runtime states shells tests samples

@@ -15,7 +15,6 @@ import argparse
 import importlib.util
 import inspect
 import os
-import shutil
 import subprocess
 import sys
 import traceback
@@ -38,7 +37,23 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--check", action="store_true", help="only diagnose; write nothing")
     p.add_argument("--dump-after", metavar="STAGE", choices=STAGES, help="print the IR after STAGE")
     p.add_argument("--only", metavar="NAME", action="append", help="compile only these algorithms")
+    p.add_argument("--version", action="version", version=f"%(prog)s {_version()}")
     return p
+
+
+def _version() -> str:
+    """looplift's installed version, and the pyspark it runs on."""
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        mine = version("looplift")
+    except PackageNotFoundError:  # run from a checkout that is not installed
+        mine = "(not installed)"
+    try:
+        spark = version("pyspark")
+    except PackageNotFoundError:
+        spark = "none"
+    return f"{mine} (pyspark {spark}, Python {sys.version.split()[0]})"
 
 
 def load_module(path: str, name: str | None = None) -> Any:
@@ -231,8 +246,9 @@ def _prepare(path: str, algos: list[Any], compiled: list[Any], draw: bool) -> An
     every algorithm's plan or SQL function, manifest, functions.sql; ``draw``: with
     ``graph.svg`` when Graphviz is installed. Raises :class:`CompilerError`."""
     from .build import build_package
+    from .drawing import dot_command
 
-    return build_package(path, algos, graph_dot(compiled), _draw if draw and shutil.which("dot")
+    return build_package(path, algos, graph_dot(compiled), _draw if draw and dot_command()
                          else None)  # fmt: skip
 
 
@@ -249,7 +265,7 @@ def _write(path: str, out: str, build: Any) -> int:
         print(f"uda-compile: note: {note}", file=sys.stderr)
     if "graph.svg" not in build.files:
         print(
-            "uda-compile: note: no graph.svg (Graphviz's `dot` is not installed)", file=sys.stderr
+            "uda-compile: note: no graph.svg (no Graphviz: neither `dot` nor `graphviz-pure`)", file=sys.stderr
         )
     kinds = ", ".join(f"{n} ({k})" for n, k in build.algorithms)
     print(f"{path}: wrote {written[0]}{os.sep} and {written[1]}: {kinds}")
@@ -263,14 +279,12 @@ def graph_dot(compiled: list[Any]) -> str:
 
 def _draw(dot: str, fmt: str) -> bytes:
     """Graphviz's rendering of ``dot`` as ``fmt`` (svg, png)."""
-    exe = shutil.which("dot")
-    if exe is None:
-        raise SystemExit(
-            "uda-compile: drawing .svg/.png needs Graphviz's `dot` (apt-get install graphviz); "
-            "or write .dot"
-        )
-    return subprocess.run([exe, f"-T{fmt}"], input=dot.encode(), check=True,
-                          capture_output=True).stdout  # fmt: skip
+    from .drawing import draw
+
+    try:
+        return draw(dot, fmt)
+    except RuntimeError as e:
+        raise SystemExit(f"uda-compile: {e}") from None
 
 
 def _write_graph(out: str, compiled: list[Any]) -> None:

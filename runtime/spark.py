@@ -84,8 +84,10 @@ def check_fields(
     return out
 
 
-def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = ()) -> Any:
-    """The entry projection: positional fields ``f0..fn``, types checked, nulls refused.
+def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
+          names: Sequence[str] | None = None) -> Any:  # fmt: skip
+    """The entry projection: the fields named ``names`` (by default ``f0..fn``), in order,
+    types checked, nulls refused.
 
     A null in a field that is not ``Optional`` raises at run time with a message
     naming the column; a column of the wrong type is refused before running. The
@@ -107,7 +109,7 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = ()) ->
             )
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
             value = f"CASE WHEN {ref} IS NULL THEN raise_error({msg}) ELSE {value} END"
-        cols.append(F.expr(value).alias(f"f{i}"))
+        cols.append(F.expr(value).alias(names[i] if names is not None else f"f{i}"))
     if checks:
         # the projection's checks hold for the fields the plan reads (Spark may drop a
         # null row early there, by a filter `isnotnull(f)` it infers from the plan, but it

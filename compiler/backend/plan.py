@@ -187,8 +187,7 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         names = [self.field_col(i) for i in range(len(op.types))]
         var = self.py.fresh("rows")
         keep = f", keep={list(self.keep)!r}" if self.keep else ""
-        entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r}{keep})"
-        self.emit(f"{var} = {entry}.toDF({', '.join(repr(n) for n in [*names, *self.keep])})")
+        self.emit(f"{var} = ll.entry({op.name}, {op.name!r}, {list(op.types)!r}{keep}, names={names!r})")
         self.frames[ROWS] = Frame(var, ())
 
     def visit_Param(self, op: Param) -> None:
@@ -310,8 +309,14 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
 
     # -- the sign of the rows (signed plans, :mod:`.signed`, override these) -------------
     def signed_rows(self, var: str, fk: FrameKey) -> str:
-        """A frame of rows with their ``_sign`` column: every row is an insert in a batch plan."""
-        return f"{var}.withColumn('_sign', F.lit(1))"
+        """The frame the additive sums read: in a batch plan every row is an insert, so
+        the rows as they are (a signed plan's rows carry their ``_sign``)."""
+        return var
+
+    def signed_term(self, sql: str) -> str:
+        """An additive term as one row contributes it (a signed plan weighs it by the
+        row's sign; a batch plan's rows all count once)."""
+        return f"({sql})"
 
     def live_sums(self, keys: tuple[str, ...]) -> list[str]:
         """More aggregates of the additive sums (none in a batch plan)."""

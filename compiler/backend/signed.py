@@ -7,15 +7,15 @@ Spark's streaming aggregation keeps the sums in its state store, with no Python.
 
 Transforms this (the batch plan of ``average``)::
 
-    rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('k_2', 'value')
-    sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('k_2').agg(sum(1L * _sign) ...)
+    rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['k_2', 'value'])
+    sums = rows_2.groupBy('k_2').agg(sum((1L)) ...)
     ...
     out = by_k_2.select(k_2 AS k, ... AS avg)
 
 into::
 
-    rows_2 = ll.entry(rows, 'rows', ['int', 'int'], keep=['_sign']).toDF('k_2', 'value', '_sign')
-    sums = rows_2.groupBy('k_2').agg(sum(1L * _sign) ..., sum(_sign) AS _live)
+    rows_2 = ll.entry(rows, 'rows', ['int', 'int'], keep=['_sign'], names=['k_2', 'value'])
+    sums = rows_2.groupBy('k_2').agg(sum((1L) * _sign) ..., sum(_sign) AS _live)
     ...  (every reader NULL where _live = 0: a key without rows computes nothing)
     out = by_k_2.select(k_2 AS k, ... AS avg, k_2 AS _key, _live)
 
@@ -122,6 +122,9 @@ class SignedPlanner(Planner):
         if fk != ROWS:
             raise NotSigned(f"an additive state is updated once per scope {self.scope_text(fk)}")
         return var
+
+    def signed_term(self, sql: str) -> str:
+        return f"({sql}) * `{SIGN}`"
 
     def live_sums(self, keys: tuple[str, ...]) -> list[str]:
         if self.aggregates:

@@ -56,8 +56,8 @@ def test_every_sample_builds_a_package_and_a_zip(built) -> None:
         for name in ("__init__.py", "source.py", "manifest.json", "functions.sql", "graph.dot"):
             assert (pkg / name).is_file(), (f.stem, name)
         assert (pkg / "source.py").read_bytes() == f.read_bytes()
-        if shutil.which("dot"):
-            assert (pkg / "graph.svg").read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
+        # a dependency (graphviz-pure) draws it when the machine has no Graphviz
+        assert (pkg / "graph.svg").read_bytes().lstrip().startswith((b"<?xml", b"<svg"))
 
 
 def test_manifest(built) -> None:

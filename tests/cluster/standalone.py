@@ -18,7 +18,6 @@ import json
 import os
 import shutil
 import signal
-import socket
 import subprocess
 import sys
 import time
@@ -27,6 +26,16 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
+
+from looplift.processes import (
+    free_port,
+    group_alive,
+    kill_group,
+    proc_pgid_state,
+    signal_group,
+    spark_home,
+    wait_gone,
+)
 
 __all__ = [
     "ClusterError",
@@ -100,20 +109,6 @@ class Cluster:
     def env(self) -> dict[str, str]:
         """The environment for ``spark-submit`` against this cluster."""
         return _env(self.root)
-
-
-def spark_home() -> Path:
-    """pyspark's package dir: it holds ``bin/spark-class``, ``bin/spark-submit`` and the jars."""
-    import pyspark
-
-    return Path(pyspark.__file__).resolve().parent
-
-
-def free_port() -> int:
-    """A TCP port free on 127.0.0.1 right now (the OS picks it)."""
-    with socket.socket(socket.AF_INET, socket.SOCK_STREAM) as s:
-        s.bind((HOST, 0))
-        return s.getsockname()[1]
 
 
 def _env(root: Path) -> dict[str, str]:
@@ -263,34 +258,6 @@ def start(
         raise
 
 
-def _proc_pgid_state(pid: int) -> tuple[int, str] | None:
-    try:
-        stat = Path(f"/proc/{pid}/stat").read_text()
-    except OSError:
-        return None
-    rest = stat.rpartition(")")[2].split()  # after "pid (comm)": state ppid pgrp ...
-    return int(rest[2]), rest[0]
-
-
-def group_alive(pgid: int) -> list[int]:
-    """Live (non-zombie) processes of process group ``pgid``."""
-    if sys.platform != "linux":
-        try:
-            os.killpg(pgid, 0)
-        except ProcessLookupError:
-            return []
-        except PermissionError:
-            pass
-        return [pgid]
-    found = []
-    for entry in os.listdir("/proc"):
-        if entry.isdigit():
-            ps = _proc_pgid_state(int(entry))
-            if ps is not None and ps[0] == pgid and ps[1] != "Z":
-                found.append(int(entry))
-    return found
-
-
 def processes_mentioning(text: str) -> list[tuple[int, str]]:
     """Live processes whose command line contains ``text`` (e.g. the cluster's tmp dir)."""
     found = []
@@ -303,35 +270,10 @@ def processes_mentioning(text: str) -> list[tuple[int, str]]:
             cmd = Path(f"/proc/{entry}/cmdline").read_bytes().replace(b"\0", b" ").decode()
         except OSError:
             continue
-        ps = _proc_pgid_state(int(entry))
+        ps = proc_pgid_state(int(entry))
         if text in cmd and ps is not None and ps[1] != "Z":
             found.append((int(entry), cmd[:200]))
     return found
-
-
-def _signal_group(pgid: int, sig: int) -> None:
-    with contextlib.suppress(ProcessLookupError, PermissionError):
-        os.killpg(pgid, sig)
-
-
-def kill_group(p: subprocess.Popen[Any], grace: float = 10.0) -> None:
-    """End process group ``p.pid`` (``p`` started with ``start_new_session``): SIGTERM, and
-    SIGKILL for what is left after ``grace`` seconds; reaps ``p``."""
-    if p.poll() is None or group_alive(p.pid):
-        _signal_group(p.pid, signal.SIGTERM)
-        _wait_gone([p], grace)
-    if p.poll() is None or group_alive(p.pid):
-        _signal_group(p.pid, signal.SIGKILL)
-        _wait_gone([p], 10.0)
-
-
-def _wait_gone(procs: list[subprocess.Popen[Any]], seconds: float) -> None:
-    deadline = time.monotonic() + seconds
-    for p in procs:
-        with contextlib.suppress(subprocess.TimeoutExpired):
-            p.wait(timeout=max(0.1, deadline - time.monotonic()))
-    while time.monotonic() < deadline and any(group_alive(p.pid) for p in procs):
-        time.sleep(0.2)
 
 
 def stop(c: Cluster, grace: float = 10.0) -> None:
@@ -342,12 +284,12 @@ def stop(c: Cluster, grace: float = 10.0) -> None:
     """
     procs = [d.popen for d in c.daemons]
     for p in procs:
-        _signal_group(p.pid, signal.SIGTERM)
-    _wait_gone(procs, grace)
+        signal_group(p.pid, signal.SIGTERM)
+    wait_gone(procs, grace)
     left = [p for p in procs if p.poll() is None or group_alive(p.pid)]
     for p in left:
-        _signal_group(p.pid, signal.SIGKILL)
-    _wait_gone(left, 10.0)
+        signal_group(p.pid, signal.SIGKILL)
+    wait_gone(left, 10.0)
     c.stopped = True
 
 

@@ -103,7 +103,6 @@ def test_graph_dot_and_dump_after(tmp_path: Path) -> None:
     assert "# avg_path after let_normalize" in r.stdout and "seq#open(ts)" in r.stdout
 
 
-@pytest.mark.skipif(shutil.which("dot") is None, reason="Graphviz `dot` is not installed")
 def test_graph_svg(tmp_path: Path) -> None:
     out = tmp_path / "g.svg"
     r = run("samples/clickstream.py", "--graph", str(out))
@@ -111,20 +110,41 @@ def test_graph_svg(tmp_path: Path) -> None:
     assert "<svg" in out.read_text()
 
 
+def test_graph_svg_without_a_system_graphviz(tmp_path: Path) -> None:
+    """With no `dot` on PATH, the Graphviz port installed with the package draws."""
+    empty = tmp_path / "bin"
+    empty.mkdir()
+    out = tmp_path / "g.svg"
+    env = {**os.environ, "PATH": str(empty)}
+    r = subprocess.run([*CLI, "samples/clickstream.py", "--graph", str(out)],
+                       capture_output=True, text=True, cwd=ROOT, env=env)  # fmt: skip
+    assert r.returncode == 0, r.stderr
+    assert "graphviz-pure" in out.read_text()  # the port's generator comment
+    assert "<svg" in out.read_text()
+
+
+def test_version() -> None:
+    r = run("--version")
+    assert r.returncode == 0, r.stderr
+    assert r.stdout.startswith("uda-compile 0.1.0 (pyspark 4."), r.stdout
+
+
 def test_compiling_a_sample_is_fast_and_never_starts_spark() -> None:
+    """Under a second of CPU time (the process' own, so that the other test worker's
+    load does not count), and no pyspark import."""
     code = (
         "import sys, time\n"
         "from looplift.compiler.cli import main\n"
-        "t = time.perf_counter(); rc = main(['--check', 'samples/clickstream.py'])\n"
+        "t = time.process_time(); rc = main(['--check', 'samples/clickstream.py'])\n"
         "assert rc == 0\n"
         "assert 'pyspark' not in sys.modules, 'compiling imported pyspark'\n"
-        "print(time.perf_counter() - t)\n"
+        "print(time.process_time() - t)\n"
     )
     t0 = time.perf_counter()
     r = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, cwd=ROOT)
     assert r.returncode == 0, r.stderr
     assert float(r.stdout.strip().splitlines()[-1]) < 1.0
-    assert time.perf_counter() - t0 < 10
+    assert time.perf_counter() - t0 < 30
 
 
 def test_every_sample_explains(monkeypatch: pytest.MonkeyPatch, capsys: Any) -> None:

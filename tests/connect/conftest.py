@@ -1,6 +1,6 @@
 """tests/connect: one real Spark Connect server per test session, and its client session.
 
-The server (:mod:`tests.connect.server`) starts on first use and stops after the last test
+The server (:mod:`looplift.connect`) starts on first use and stops after the last test
 of this package (package scope: one server per test session, which does not hold its JVM
 while the rest of ``make test`` runs), also when tests fail; a failing test's report
 carries the tail of its log.
@@ -20,8 +20,7 @@ from collections.abc import Iterator
 from typing import Any
 
 import pytest
-
-from tests.connect import server as connect_server
+from looplift import connect as connect_server
 
 _FLAGS = ("SPARK_CONNECT_MODE_ENABLED", "SPARK_REMOTE")
 _SERVER: list[connect_server.ConnectServer] = []

@@ -1,6 +1,6 @@
 """Every call form on a Spark Connect session (issue 12), against CPython.
 
-A real Spark Connect server (``tests/connect/server.py``: pyspark's own ``spark-connect``
+A real Spark Connect server (``looplift.connect``, ``runtime/connect.py``: pyspark's own ``spark-connect``
 jar, ``local[2]``, on 127.0.0.1) and its client session (``looplift.spark.remote_session``).
 Per form, a few samples covering each kind of plan: a native fold (clickstream), a
 user-defined state's Python reducer (mode), an ordered loop as a native window (ledger) and

@@ -45,7 +45,7 @@ class AdditivePlanner(StatePlanner):
             for t in additive_terms(op, self.p.classes, lambda act: self.p.renderer(self.p.frame_key(act.loops)), self.p.ty):
                 terms.append(t)
                 fk = self.p.frame_key(t.act.loops)
-                parts.setdefault(fk, []).append((fields[(t.state, t.field)][0], f"({t.sql}) * `_sign`"))
+                parts.setdefault(fk, []).append((fields[(t.state, t.field)][0], self.p.signed_term(t.sql)))
         # one aggregate per input granularity; several granularities are unioned first
         frames = list(parts)
         if len(frames) == 1:

@@ -21,11 +21,11 @@ def plan(spark, snapshots):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(snapshots, 'snapshots', ['int', 'int', 'Optional[str]', 'int']).toDF(
-        'cid',
-        'day',
-        'new_city',
-        'new_tier',
+    rows = ll.entry(
+        snapshots,
+        'snapshots',
+        ['int', 'int', 'Optional[str]', 'int'],
+        names=['cid', 'day', 'new_city', 'new_tier'],
     )
     ordered_input = rows.select(
         F.col('cid'),

@@ -28,12 +28,9 @@ def plan(spark, rows):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('k_2', 'value')
+    rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['k_2', 'value'])
     # additive count.acc, sum.acc: native sums per scope key
-    sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('k_2').agg(
-        E('sum((1L) * `_sign`)').alias('acc_n'),
-        E('sum((`value`) * `_sign`)').alias('acc_total'),
-    )
+    sums = rows_2.groupBy('k_2').agg(E('sum((1L))').alias('acc_n'), E('sum((`value`))').alias('acc_total'))
     agg = sums.select(F.col('k_2'), E('coalesce(`acc_n`, 0)').alias('n'), E('coalesce(`acc_total`, 0)').alias('total'))
     by_k_2 = agg.withColumn(
         'ratio',

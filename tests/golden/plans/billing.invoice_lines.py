@@ -21,12 +21,11 @@ def plan(spark, usage):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(usage, 'usage', ['int', 'str', 'str', 'float', 'datetime']).toDF(
-        'customer',
-        'plan',
-        'currency',
-        'amount',
-        'ts',
+    rows = ll.entry(
+        usage,
+        'usage',
+        ['int', 'str', 'str', 'float', 'datetime'],
+        names=['customer', 'plan', 'currency', 'amount', 'ts'],
     )
     rows_2 = rows.withColumn(
         'start',

@@ -21,7 +21,7 @@ def plan(spark, clicks, gap_s):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"gap_s": gap_s})  # SQL whose :name parameters are bound
-    rows = ll.entry(clicks, 'clicks', ['int', 'datetime', 'str']).toDF('uid', 'ts', 'page')
+    rows = ll.entry(clicks, 'clicks', ['int', 'datetime', 'str'], names=['uid', 'ts', 'page'])
     ordered_input = rows.select(
         F.col('uid'),
         F.col('ts').alias('_f1'),

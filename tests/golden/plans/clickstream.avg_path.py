@@ -21,7 +21,7 @@ def plan(spark, clicks):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(clicks, 'clicks', ['int', 'int']).toDF('category', 'ts')
+    rows = ll.entry(clicks, 'clicks', ['int', 'int'], names=['category', 'ts'])
     rows_2 = rows.withColumn('cond', E('CASE WHEN (NOT (`category` = 0L)) THEN (`category` = 1L) END'))
     # map part native: action code and argument, then each event as one value
     events = rows_2.select(

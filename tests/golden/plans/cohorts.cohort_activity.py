@@ -21,7 +21,7 @@ def plan(spark, events):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(events, 'events', ['int', 'int', 'int']).toDF('user1', 'cohort', 'month')
+    rows = ll.entry(events, 'events', ['int', 'int', 'int'], names=['user1', 'cohort', 'month'])
     rows_2 = rows.withColumn('age', E('(`month` - `cohort`)'))
     # counts: the elements added per row
     elements = rows_2.select(

@@ -21,7 +21,7 @@ def plan(spark, events):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(events, 'events', ['int', 'int', 'int']).toDF('user', 'cohort', 'month')
+    rows = ll.entry(events, 'events', ['int', 'int', 'int'], names=['user', 'cohort', 'month'])
     # per_month: the elements added per row
     elements = rows.select(F.col('cohort'), F.col('month').alias('_k'), E('1L').alias('_v'))
     sums = elements.groupBy('cohort', '_k').agg(F.sum('_v').alias('_v'))  # one sum per scope key and dict key

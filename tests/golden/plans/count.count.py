@@ -21,9 +21,8 @@ def plan(spark, rows):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('key1', 'value1')
-    # additive acc: native sums per scope key
-    sums = rows_2.withColumn('_sign', F.lit(1)).agg(E('sum((1L) * `_sign`)').alias('acc_n'))
+    rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['key1', 'value1'])
+    sums = rows_2.agg(E('sum((1L))').alias('acc_n'))  # additive acc: native sums per scope key
     agg = sums.select(E('coalesce(`acc_n`, 0)').alias('acc_value'))
     out = agg.select(F.col('acc_value').alias('count'))
     return out

@@ -21,7 +21,7 @@ def plan(spark, versions):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float']).toDF('order_id', 'row_1', 'row_2', 'row_3')
+    rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float'], names=['order_id', 'row_1', 'row_2', 'row_3'])
     rows_2 = rows.withColumn('tmp', E('`row_1`'))
     # arg-max: the best row first (window)
     rows_3 = rows_2.withColumn(

@@ -27,15 +27,15 @@ def plan(spark, returns):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(returns, 'returns', ['str', 'float']).toDF('fund', 'r')
+    rows = ll.entry(returns, 'returns', ['str', 'float'], names=['fund', 'r'])
     # additive geometric_mean.logs, geometric_mean.n, months: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('fund').agg(
+    sums = rows.groupBy('fund').agg(
         E(
             "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('looplift: math.log(...): math domain error "
-            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END) * `_sign`)"
+            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END))"
         ).alias('logs_total'),
-        E('sum((1L) * `_sign`)').alias('months_n'),
-        E('sum((1L) * `_sign`)').alias('n_n'),
+        E('sum((1L))').alias('months_n'),
+        E('sum((1L))').alias('n_n'),
     )
     agg = sums.select(
         F.col('fund'),

@@ -21,14 +21,14 @@ def plan(spark, returns):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(returns, 'returns', ['float']).toDF('r')
+    rows = ll.entry(returns, 'returns', ['float'], names=['r'])
     # additive logs, n: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).agg(
+    sums = rows.agg(
         E(
             "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('looplift: math.log(...): math domain error "
-            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END) * `_sign`)"
+            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END))"
         ).alias('logs_total'),
-        E('sum((1L) * `_sign`)').alias('n_n'),
+        E('sum((1L))').alias('n_n'),
     )
     agg = sums.select(E('coalesce(`logs_total`, 0)').alias('logs_value'), E('coalesce(`n_n`, 0)').alias('n_value'))
     single = agg.withColumn('n', E('(0L + `n_value`)'))

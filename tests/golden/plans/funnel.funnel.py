@@ -21,7 +21,7 @@ def plan(spark, events):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(events, 'events', ['int', 'int', 'str']).toDF('uid', 'ts1', 'kind')
+    rows = ll.entry(events, 'events', ['int', 'int', 'str'], names=['uid', 'ts1', 'kind'])
     ordered_input = rows.select(F.col('uid'), F.col('ts1').alias('_f1'), F.col('kind').alias('_f2'))
     grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'))
     # ordered loop at line 27: native fold per scope key

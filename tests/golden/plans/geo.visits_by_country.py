@@ -21,12 +21,11 @@ def plan(spark, visits):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(visits, 'visits', ['str', 'int', 'str']).toDF('country', 'uid', 'url1')
+    rows = ll.entry(visits, 'visits', ['str', 'int', 'str'], names=['country', 'uid', 'url1'])
     # additive country_visits: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('country').agg(E('sum((1L) * `_sign`)').alias('country_visits_n'))
+    sums = rows.groupBy('country').agg(E('sum((1L))').alias('country_visits_n'))
     agg = sums.select(F.col('country'), E('coalesce(`country_visits_n`, 0)').alias('country_visits_value'))
-    # additive n: native sums per scope key
-    sums_2 = rows.withColumn('_sign', F.lit(1)).groupBy('country', 'uid').agg(E('sum((1L) * `_sign`)').alias('n_n'))
+    sums_2 = rows.groupBy('country', 'uid').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
     agg_2 = sums_2.select(F.col('country'), F.col('uid'), E('coalesce(`n_n`, 0)').alias('n_value'))
     by_country_uid = agg_2.withColumn('n', E('(0L + `n_value`)'))
     by_country = agg.withColumn('country_visits', E('(0L + `country_visits_value`)'))

@@ -21,9 +21,8 @@ def plan(spark, visits):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(visits, 'visits', ['str', 'int', 'str']).toDF('country1', 'uid1', 'url1')
-    # additive n: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('country1', 'uid1').agg(E('sum((1L) * `_sign`)').alias('n_n'))
+    rows = ll.entry(visits, 'visits', ['str', 'int', 'str'], names=['country1', 'uid1', 'url1'])
+    sums = rows.groupBy('country1', 'uid1').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
     agg = sums.select(F.col('country1'), F.col('uid1'), E('coalesce(`n_n`, 0)').alias('n_value'))
     by_country1_uid1 = agg.withColumn('tmp', E("named_struct('_1', `country1`, '_2', `uid1`)"))
     by_country1_uid1_2 = by_country1_uid1.withColumn('country', E('`tmp`.`_1`'))

@@ -21,7 +21,7 @@ def plan(spark, txns):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(txns, 'txns', ['str', 'int', 'int', 'Optional[int]']).toDF('account', 'day', 'seq', 'amount')
+    rows = ll.entry(txns, 'txns', ['str', 'int', 'int', 'Optional[int]'], names=['account', 'day', 'seq', 'amount'])
     ordered_input = rows.select(
         F.col('account'),
         F.col('day').alias('_f1'),

@@ -23,7 +23,7 @@ def plan(spark, lines):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(lines, 'lines', ['int', 'str', 'Optional[str]']).toDF('line_no', 'line', 'agent')
+    rows = ll.entry(lines, 'lines', ['int', 'str', 'Optional[str]'], names=['line_no', 'line', 'agent'])
     rows_2 = rows.withColumn(
         'text',
         E(

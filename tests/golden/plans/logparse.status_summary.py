@@ -23,7 +23,7 @@ def plan(spark, lines):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(lines, 'lines', ['int', 'str', 'Optional[str]']).toDF('line_no1', 'line', 'agent1')
+    rows = ll.entry(lines, 'lines', ['int', 'str', 'Optional[str]'], names=['line_no1', 'line', 'agent1'])
     rows_2 = rows.withColumn(
         'm',
         E(
@@ -127,15 +127,13 @@ def plan(spark, lines):
         ),
     )
     # additive errors, parsed, served: native sums per scope key
-    sums = rows_8.withColumn('_sign', F.lit(1)).agg(
-        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond` THEN 1L ELSE 0 END) * `_sign`)').alias(
-            'errors_n'
-        ),
-        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN 1L ELSE 0 END) * `_sign`)').alias('parsed_n'),
+    sums = rows_8.agg(
+        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond` THEN 1L ELSE 0 END))').alias('errors_n'),
+        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN 1L ELSE 0 END))').alias('parsed_n'),
         E(
             'sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `whole` IS NULL '
             "THEN raise_error('looplift: served.add(None): a state\\'s += with None raises TypeError in "
-            "Python') ELSE `whole` END) ELSE 0 END) * `_sign`)"
+            "Python') ELSE `whole` END) ELSE 0 END))"
         ).alias('served_total'),
     )
     agg = sums.select(

@@ -33,7 +33,7 @@ def plan(spark, clicks):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'pagetype', 'ts1')
+    rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int'], names=['uid', 'pagetype', 'ts1'])
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('uid').agg(
         m_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('pagetype')).alias('m_reduced'),

@@ -57,7 +57,7 @@ def plan(spark, readings):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(readings, 'readings', ['int', 'int', 'float']).toDF('sensor', 'ts', 'value')
+    rows = ll.entry(readings, 'readings', ['int', 'int', 'float'], names=['sensor', 'ts', 'value'])
     ordered_input = rows.select(
         'sensor',
         F.col('sensor').alias('_i0'),

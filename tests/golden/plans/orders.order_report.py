@@ -27,7 +27,7 @@ def plan(spark, orders, threshold):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"threshold": threshold})  # SQL whose :name parameters are bound
-    rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts', 'cents')
+    rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int'], names=['customer', 'ts', 'cents'])
     rows_2 = rows.withColumn('cond', E('(`cents` >= (:threshold))'))
     rows_3 = rows_2.withColumn('cond_2', E('CASE WHEN `cond` THEN (`cents` < 0L) END'))
     rows_4 = rows_3.withColumn('cond_3', E('CASE WHEN `cond` THEN (NOT `cond_2`) END'))
@@ -41,11 +41,11 @@ def plan(spark, orders, threshold):
     rows_6 = rows_5.withColumn('cond_4', E('(`h` < 6L)'))
     rows_7 = rows_6.withColumn('cond_5', E('CASE WHEN (NOT `cond_4`) THEN (`h` >= 22L) END'))
     # additive big, n, net, night: native sums per scope key
-    sums = rows_7.withColumn('_sign', F.lit(1)).groupBy('customer').agg(
-        E('sum((CASE WHEN (`cond` AND `cond_3`) THEN 1L ELSE 0 END) * `_sign`)').alias('big_n'),
-        E('sum((1L) * `_sign`)').alias('n_n'),
-        E('sum((`cents`) * `_sign`)').alias('net_total'),
-        E('sum((CASE WHEN (`cond_4` OR `cond_5`) THEN 1L ELSE 0 END) * `_sign`)').alias('night_n'),
+    sums = rows_7.groupBy('customer').agg(
+        E('sum((CASE WHEN (`cond` AND `cond_3`) THEN 1L ELSE 0 END))').alias('big_n'),
+        E('sum((1L))').alias('n_n'),
+        E('sum((`cents`))').alias('net_total'),
+        E('sum((CASE WHEN (`cond_4` OR `cond_5`) THEN 1L ELSE 0 END))').alias('night_n'),
     )
     agg = sums.select(
         F.col('customer'),

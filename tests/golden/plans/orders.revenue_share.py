@@ -21,14 +21,11 @@ def plan(spark, orders):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts1', 'cents')
-    # additive grand: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).agg(E('sum((`cents`) * `_sign`)').alias('grand_total'))
+    rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int'], names=['customer', 'ts1', 'cents'])
+    sums = rows.agg(E('sum((`cents`))').alias('grand_total'))  # additive grand: native sums per scope key
     agg = sums.select(E('coalesce(`grand_total`, 0)').alias('grand_value'))
     # additive revenue: native sums per scope key
-    sums_2 = rows.withColumn('_sign', F.lit(1)).groupBy('customer').agg(
-        E('sum((`cents`) * `_sign`)').alias('revenue_total'),
-    )
+    sums_2 = rows.groupBy('customer').agg(E('sum((`cents`))').alias('revenue_total'))
     agg_2 = sums_2.select(F.col('customer'), E('coalesce(`revenue_total`, 0)').alias('revenue_value'))
     by_customer = agg_2.withColumn('revenue', E('(0L + `revenue_value`)'))
     single = agg.withColumn('grand', E('(0L + `grand_value`)'))

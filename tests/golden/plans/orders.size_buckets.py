@@ -21,7 +21,7 @@ def plan(spark, orders):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int']).toDF('customer', 'ts1', 'cents')
+    rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int'], names=['customer', 'ts1', 'cents'])
     out = rows.select(
         F.col('customer'),
         E(

@@ -21,7 +21,7 @@ def plan(spark, clicks):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int']).toDF('uid', 'pagetype', 'ts1')
+    rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int'], names=['uid', 'pagetype', 'ts1'])
     rows_2 = rows.withColumn('pagetype_2', E('`pagetype`'))
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`pagetype_2` = 0L)) THEN (`pagetype_2` = 1L) END'))
     rows_4 = rows_3.withColumn(
@@ -48,16 +48,13 @@ def plan(spark, clicks):
     rows_10 = rows_9.withColumn('cond_5', E('CASE WHEN (NOT (`cls` = 0L)) THEN (`cls` = 1L) END'))
     rows_11 = rows_10.withColumn('cond_6', E('CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) THEN (`cls` = 2L) END'))
     # additive f: native sums per scope key
-    sums = rows_11.withColumn('_sign', F.lit(1)).groupBy('uid').agg(
-        E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END) * `_sign`)').alias('f_entries'),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND `cond_5` THEN 1L ELSE 0 END) * `_sign`)').alias('f_exits'),
-        E(
-            'sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND (NOT `cond_6`) THEN 1L ELSE 0 END) * '
-            '`_sign`)'
-        ).alias('f_other'),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END) * `_sign`)').alias(
-            'f_views'
+    sums = rows_11.groupBy('uid').agg(
+        E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END))').alias('f_entries'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND `cond_5` THEN 1L ELSE 0 END))').alias('f_exits'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND (NOT `cond_6`) THEN 1L ELSE 0 END))').alias(
+            'f_other'
         ),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END))').alias('f_views'),
     )
     agg = sums.select(
         F.col('uid'),

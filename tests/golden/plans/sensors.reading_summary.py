@@ -36,7 +36,7 @@ def plan(spark, readings):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor1', 'x')
+    rows = ll.entry(readings, 'readings', ['int', 'Optional[float]'], names=['sensor1', 'x'])
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.agg(
         hi_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('x')).alias('hi_reduced'),
@@ -45,13 +45,13 @@ def plan(spark, readings):
     agg = reduced.select(F.col('hi_reduced._1').alias('hi_value'), F.col('lo_reduced._1').alias('lo_value'))
     agg_2 = ll.default_row(spark, agg, [('hi_value', hi_reducer.fresh()[0]), ('lo_value', lo_reducer.fresh()[0])])
     # additive missing, n, total: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).agg(
-        E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END) * `_sign`)').alias('missing_n'),
-        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
+    sums = rows.agg(
+        E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END))').alias('missing_n'),
+        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END))').alias('n_n'),
         E(
             "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
             "total.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 "
-            'END) * `_sign`)'
+            'END))'
         ).alias('total_total'),
     )
     agg_3 = sums.select(

@@ -31,7 +31,7 @@ def plan(spark, readings, limit):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"limit": limit})  # SQL whose :name parameters are bound
-    rows = ll.entry(readings, 'readings', ['int', 'Optional[float]']).toDF('sensor', 'x')
+    rows = ll.entry(readings, 'readings', ['int', 'Optional[float]'], names=['sensor', 'x'])
     rows_2 = rows.withColumn(
         'product',
         E(
@@ -40,17 +40,16 @@ def plan(spark, readings, limit):
         ),
     )
     # additive n, s, squares: native sums per scope key
-    sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('sensor').agg(
-        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END) * `_sign`)').alias('n_n'),
+    sums = rows_2.groupBy('sensor').agg(
+        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END))').alias('n_n'),
         E(
             "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
-            "s.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 END) * "
-            '`_sign`)'
+            "s.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 END))"
         ).alias('s_total'),
         E(
             "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `product` IS NULL THEN raise_error('looplift: "
             "squares.add(None): a state\\'s += with None raises TypeError in Python') ELSE `product` END) "
-            'ELSE 0 END) * `_sign`)'
+            'ELSE 0 END))'
         ).alias('squares_total'),
     )
     agg = sums.select(

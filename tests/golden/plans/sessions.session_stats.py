@@ -21,7 +21,7 @@ def plan(spark, events, max_gap):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"max_gap": max_gap})  # SQL whose :name parameters are bound
-    rows = ll.entry(events, 'events', ['int', 'datetime']).toDF('uid', 'ts')
+    rows = ll.entry(events, 'events', ['int', 'datetime'], names=['uid', 'ts'])
     ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'))
     grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(_f1))').alias('_all'))
     # ordered loop at line 50: native fold per scope key

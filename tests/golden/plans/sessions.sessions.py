@@ -21,7 +21,7 @@ def plan(spark, events):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(events, 'events', ['int', 'int']).toDF('uid', 'ts')
+    rows = ll.entry(events, 'events', ['int', 'int'], names=['uid', 'ts'])
     ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'))
     grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(_f1))').alias('_all'))
     # ordered loop at line 34: native fold per scope key

@@ -21,7 +21,7 @@ def plan(spark, sales):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
+    rows = ll.entry(sales, 'sales', ['int', 'int', 'float'], names=['product', 'customer', 'price'])
     # map part native: action code and argument, then each event as one value
     events = rows.select(
         E('CASE WHEN TRUE THEN 0 END').alias('_code0'),

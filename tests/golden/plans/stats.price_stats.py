@@ -30,7 +30,7 @@ def plan(spark, sales):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(sales, 'sales', ['int', 'int', 'float']).toDF('product', 'customer', 'price')
+    rows = ll.entry(sales, 'sales', ['int', 'int', 'float'], names=['product', 'customer', 'price'])
     # map part native: action code and argument, then each event as one value
     events = rows.select(
         F.col('product'),
@@ -61,11 +61,11 @@ def plan(spark, sales):
         ).alias('top_values'),
     )
     # additive n, var: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).groupBy('product').agg(
-        E('sum((1L) * `_sign`)').alias('n_n'),
-        E('sum((1L) * `_sign`)').alias('var_n'),
-        E('sum((`price`) * `_sign`)').alias('var_s'),
-        E('sum(((`price` * `price`)) * `_sign`)').alias('var_ss'),
+    sums = rows.groupBy('product').agg(
+        E('sum((1L))').alias('n_n'),
+        E('sum((1L))').alias('var_n'),
+        E('sum((`price`))').alias('var_s'),
+        E('sum(((`price` * `price`)))').alias('var_ss'),
     )
     agg_2 = sums.select(
         F.col('product'),

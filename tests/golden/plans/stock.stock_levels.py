@@ -21,7 +21,7 @@ def plan(spark, moves):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(moves, 'moves', ['str', 'int', 'float']).toDF('item', 'ts', 'qty')
+    rows = ll.entry(moves, 'moves', ['str', 'int', 'float'], names=['item', 'ts', 'qty'])
     ordered_input = rows.select(F.col('item'), F.col('ts').alias('_f1'), F.col('qty').alias('_f2'))
     grouped = ordered_input.groupBy('item').agg(
         E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'),

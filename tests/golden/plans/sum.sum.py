@@ -21,9 +21,8 @@ def plan(spark, rows):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows_2 = ll.entry(rows, 'rows', ['int', 'int']).toDF('v', 'r')
-    # additive acc: native sums per scope key
-    sums = rows_2.withColumn('_sign', F.lit(1)).agg(E('sum((`r`) * `_sign`)').alias('acc_total'))
+    rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['v', 'r'])
+    sums = rows_2.agg(E('sum((`r`))').alias('acc_total'))  # additive acc: native sums per scope key
     agg = sums.select(E('coalesce(`acc_total`, 0)').alias('acc_value'))
     out = agg.select(F.col('acc_value').alias('sum'))
     return out

@@ -33,7 +33,7 @@ def plan(spark, items):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(items, 'items', ['str', 'int']).toDF('category', 'price')
+    rows = ll.entry(items, 'items', ['str', 'int'], names=['category', 'price'])
     # map part native, reduce part: Arrow reducer per scope key
     reduced = rows.groupBy('category').agg(
         top_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('price')).alias('top_reduced'),

@@ -21,7 +21,7 @@ def plan(spark, sales):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(sales, 'sales', ['str', 'str', 'int']).toDF('category', 'row_1', 'row_2')
+    rows = ll.entry(sales, 'sales', ['str', 'str', 'int'], names=['category', 'row_1', 'row_2'])
     # rank of each row in the order of the loop at line 22 (window)
     rows_2 = rows.withColumn(
         'rank',

@@ -26,11 +26,11 @@ def plan(spark, fixes):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(fixes, 'fixes', ['str', 'int', 'Optional[float]', 'Optional[float]']).toDF(
-        'vehicle',
-        'ts1',
-        'x',
-        'y',
+    rows = ll.entry(
+        fixes,
+        'fixes',
+        ['str', 'int', 'Optional[float]', 'Optional[float]'],
+        names=['vehicle', 'ts1', 'x', 'y'],
     )
     ordered_input = rows.select(
         F.col('vehicle'),

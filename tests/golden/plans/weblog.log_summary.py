@@ -21,12 +21,12 @@ def plan(spark, hits):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(hits, 'hits', ['int', 'str', 'int']).toDF('uid1', 'url', 'status')
+    rows = ll.entry(hits, 'hits', ['int', 'str', 'int'], names=['uid1', 'url', 'status'])
     # additive chars, errors, n: native sums per scope key
-    sums = rows.withColumn('_sign', F.lit(1)).agg(
-        E('sum((CAST(char_length(`url`) AS BIGINT)) * `_sign`)').alias('chars_total'),
-        E('sum((CASE WHEN (`status` >= 400L) THEN 1L ELSE 0 END) * `_sign`)').alias('errors_n'),
-        E('sum((1L) * `_sign`)').alias('n_n'),
+    sums = rows.agg(
+        E('sum((CAST(char_length(`url`) AS BIGINT)))').alias('chars_total'),
+        E('sum((CASE WHEN (`status` >= 400L) THEN 1L ELSE 0 END))').alias('errors_n'),
+        E('sum((1L))').alias('n_n'),
     )
     agg = sums.select(
         E('coalesce(`chars_total`, 0)').alias('chars_value'),

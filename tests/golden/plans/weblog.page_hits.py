@@ -24,7 +24,7 @@ def plan(spark, hits):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(hits, 'hits', ['int', 'str', 'int']).toDF('uid', 'url', 'status')
+    rows = ll.entry(hits, 'hits', ['int', 'str', 'int'], names=['uid', 'url', 'status'])
     rows_2 = rows.withColumn(
         'page',
         E(

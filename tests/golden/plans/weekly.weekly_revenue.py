@@ -21,21 +21,21 @@ def plan(spark, sales):
     ll.ship(REFS)
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
-    rows = ll.entry(sales, 'sales', ['int', 'int', 'str', 'float']).toDF('store1', 'day1', 'kind', 'amount')
+    rows = ll.entry(sales, 'sales', ['int', 'int', 'str', 'float'], names=['store1', 'day1', 'kind', 'amount'])
     # a computed group key
     rows_2 = rows.withColumn(
         'sales_4',
         E('CASE WHEN (`day1` % 7L) <> 0 AND (`day1` < 0) <> (7L < 0) THEN (`day1` DIV 7L) - 1 ELSE `day1` DIV 7L END'),
     )
     # additive rev: native sums per scope key
-    sums = rows_2.withColumn('_sign', F.lit(1)).groupBy('store1', 'sales_4').agg(
+    sums = rows_2.groupBy('store1', 'sales_4').agg(
         E(
-            "sum((CASE WHEN (`kind` = 'refund') THEN 1L ELSE 0 END) * `_sign` + (CASE WHEN (NOT (`kind` = "
-            "'refund')) THEN 1L ELSE 0 END) * `_sign`)"
+            "sum((CASE WHEN (`kind` = 'refund') THEN 1L ELSE 0 END) + (CASE WHEN (NOT (`kind` = 'refund')) "
+            'THEN 1L ELSE 0 END))'
         ).alias('rev_count'),
         E(
-            "sum((CASE WHEN (`kind` = 'refund') THEN (- `amount`) ELSE 0 END) * `_sign` + (CASE WHEN (NOT "
-            "(`kind` = 'refund')) THEN `amount` ELSE 0 END) * `_sign`)"
+            "sum((CASE WHEN (`kind` = 'refund') THEN (- `amount`) ELSE 0 END) + (CASE WHEN (NOT (`kind` = "
+            "'refund')) THEN `amount` ELSE 0 END))"
         ).alias('rev_net'),
     )
     agg = sums.select(

@@ -1,9 +1,10 @@
-"""A real local Spark Connect server on 127.0.0.1, started from the installed pyspark.
+"""A local Spark Connect server on 127.0.0.1, started from the installed pyspark.
 
-    with server.connect_server(tmpdir) as s:
+    from looplift.connect import connect_server
+    with connect_server(tmpdir) as s:
         spark = looplift.spark.remote_session(s.url)
 
-or from a shell, until Ctrl-C: ``python -m tests.connect.server`` (prints the URL).
+or from a shell, until Ctrl-C: ``python -m looplift.connect`` (prints the URL).
 
 The server is pyspark's own ``bin/spark-submit`` running
 ``org.apache.spark.sql.connect.service.SparkConnectServer`` (the ``spark-connect``
@@ -28,11 +29,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from tests.cluster.standalone import free_port, kill_group, spark_home
+from .processes import HOST, free_port, kill_group, spark_home
 
 __all__ = ["ConnectServer", "ConnectServerError", "start", "stop", "connect_server", "CONFS"]
 
-HOST = "127.0.0.1"
 SERVER_CLASS = "org.apache.spark.sql.connect.service.SparkConnectServer"
 
 # the confs of looplift.spark.local_session (2 shuffle partitions: 2 cores, small test data)
