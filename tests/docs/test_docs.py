@@ -125,7 +125,7 @@ def test_page_runs(
                     cwd = ROOT / m["dir"] if m["dir"] else ROOT
                     cmd = re.sub(r"^[\w./-]*/", "", cmd[m.start("cmd") :])  # the venv's binary
                     r = subprocess.run(["bash", "-c", cmd], cwd=cwd, env=env,
-                                       capture_output=True, text=True, timeout=300)  # fmt: skip
+                                       capture_output=True, text=True, timeout=180)  # fmt: skip
                     assert r.returncode == 0, f"{where}: `{cmd}` failed:\n{r.stdout}\n{r.stderr}"
         if session is not None:  # getOrCreate: the page made no second session
             assert module.__dict__.get("spark") is session, f"{page.name} made its own session"
