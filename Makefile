@@ -1,7 +1,7 @@
 # looplift — `make test` is what CI runs; `make check` adds lint.
 
 .DEFAULT_GOAL := help
-.PHONY: help venv test check demo demo-cluster clean
+.PHONY: help venv test check docs demo demo-cluster clean
 
 PYTHON ?= $(shell command -v python3.11 || command -v python3)
 VENV   := .venv
@@ -15,6 +15,7 @@ help:  ## list the targets
 	@echo "make venv   create $(VENV) ($(PYTHON)) and install looplift with its test extras"
 	@echo "make test   run the whole test suite (what CI runs)"
 	@echo "make check  ruff, then the test suite"
+	@echo "make docs   build the documentation site (docs/, mkdocs.yml) into build/site"
 	@echo "make demo   run the compiled clickstream on 1M clicks on a local Spark, next to a hand-written UDF"
 	@echo "make demo-cluster  build clickstream to build/, run it on a standalone Spark cluster (master + 2 workers)"
 	@echo "make clean  remove build output and caches (keeps $(VENV))"
@@ -35,6 +36,9 @@ test: $(STAMP)
 check: $(STAMP)
 	$(BIN)/ruff check compiler runtime states shells tests samples
 	$(MAKE) test
+
+docs: $(STAMP)
+	$(BIN)/mkdocs build --strict -d build/site
 
 demo: $(STAMP)
 	$(BIN)/uda-compile --explain samples/clickstream.py --only clickstream

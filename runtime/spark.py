@@ -18,6 +18,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
+from .pyprims import IMPLS as PY_IMPLS
 from .pyvalues import _nested, _out, _py_in, _pylist, _split_schema
 from .sessions import active_session, is_connect, local_session, prepare_session, remote_session
 from .sqltext import bind_params, quote_ident, sql_string
@@ -45,6 +46,7 @@ __all__ = [
     "DataflowInputError",
     "STRING_IMPLS",
     "try_code",
+    "PY_IMPLS",
 ]
 
 
@@ -488,7 +490,7 @@ def import_ref(ref: str) -> Any:
 
 # -- Python functions called from SQL ------------------------------------------------------------
 
-_PRIM_IMPLS: dict[str, Callable[..., Any]] = {"round": round, "str": str}
+_PRIM_IMPLS: dict[str, Callable[..., Any]] = {"round": round, "str": str, **PY_IMPLS}
 _REGISTERED: weakref.WeakKeyDictionary[Any, set[str]] = weakref.WeakKeyDictionary()
 
 

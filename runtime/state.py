@@ -230,6 +230,15 @@ class Carry:
     def sub(self, x: Any) -> None:
         self.v = self.v - x
 
+    def mul(self, x: Any) -> None:  # `p *= x` (a Product once recognized)
+        self.v = self.v * x
+
+    def and_(self, x: Any) -> None:  # `v = v and x` (all of bools once recognized)
+        self.v = self.v and x
+
+    def or_(self, x: Any) -> None:  # `v = v or x` (any of bools once recognized)
+        self.v = self.v or x
+
     def max(self, x: Any) -> None:
         self.v = max(self.v, x)
 

@@ -3,7 +3,7 @@
 Additive (compiled to Spark's native aggregates): :class:`Sum`,
 :class:`Count`, :class:`Average`, :class:`Variance`. Multiset-backed,
 reversible: :class:`Min`, :class:`Max`, :class:`Distinct`, :class:`Median`,
-:class:`TopK` (and :class:`MultisetState` to build your own). The
+:class:`TopK`, :class:`Product` (and :class:`MultisetState` to build your own). The
 clickstream state: :class:`IntervalSequence`. :func:`check_laws` property-tests
 the laws of SPEC §3 on any state.
 
@@ -17,7 +17,7 @@ from .additive import Average, Count, Sum, Variance
 from .argbest import ArgBest
 from .interval import IntervalSequence
 from .laws import LawViolation, check_laws
-from .multiset import Distinct, Max, Median, Min, MultisetState, TopK
+from .multiset import Distinct, Max, Median, Min, MultisetState, Product, TopK
 
 __all__ = [
     "ArgBest",
@@ -31,6 +31,7 @@ __all__ = [
     "Median",
     "Min",
     "MultisetState",
+    "Product",
     "Sum",
     "TopK",
     "Variance",

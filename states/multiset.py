@@ -22,7 +22,7 @@ from looplift import action
 
 from ._base import LibraryState, batch_counts, count_in, count_out, sorted_items
 
-__all__ = ["Distinct", "Max", "Median", "Min", "MultisetState", "TopK"]
+__all__ = ["Distinct", "Max", "Median", "Min", "MultisetState", "Product", "TopK"]
 
 
 class MultisetState(LibraryState):
@@ -99,6 +99,28 @@ class Max(MultisetState):
     def value(self) -> Any:
         """The maximum, or None when the multiset is empty."""
         return max(self.counts) if self.counts else None
+
+
+class Product(MultisetState):
+    """The product of the multiset (a running ``p *= x`` in an unordered loop).
+
+    Actions: ``add(x)`` (undo: ``add.undo(x)``). Reader: ``value()`` — the product, 1 when
+    empty. Of ints it is exact (Python's unbounded ints, whatever the order); of floats it
+    is the product in ascending order of the factors, which may round differently from
+    another order, as a float sum does (and an intermediate overflow to inf, then a
+    factor 0, is order-dependent, as ``1e308 + 1e308 - 1e308`` is for a sum).
+
+    >>> p = Product(); p.add(3); p.add(-2); p.add(2**62); p.value() == -6 * 2**62
+    True
+    """
+
+    def value(self) -> Any:
+        """The product of the values with their multiplicity; 1 when empty."""
+        out: Any = 1
+        for v, n in sorted_items(self.counts):
+            for _ in range(n):
+                out = out * v
+        return out
 
 
 class Distinct(MultisetState):

@@ -88,6 +88,31 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
     none_cmp = _none_compared(x[0], v, el) if x else "FALSE"
     if op == "c_keys":
         return f"transform({x[0]}, {v} -> {v}._1)"
+    if op == "c_count":  # each distinct element (its first occurrence) with its count
+        w = f"_cc{r.depth}"
+        n = f"CAST(size(filter({x[0]}, {w} -> {w} <=> {v})) AS BIGINT)"
+        return f"transform(array_distinct({x[0]}), {v} -> named_struct('_1', {v}, '_2', {n}))"
+    if op == "c_most_common":  # by count descending, ties by position (a stable sort)
+        a, b, i = f"_ma{r.depth}", f"_mb{r.depth}", f"_mi{r.depth}"
+        idx = f"transform({x[0]}, ({v}, {i}) -> named_struct('e', {v}, 'i', {i}))"
+        cmp = (f"CASE WHEN {a}.e._2 > {b}.e._2 THEN -1 WHEN {a}.e._2 < {b}.e._2 THEN 1 "
+               f"WHEN {a}.i < {b}.i THEN -1 WHEN {a}.i > {b}.i THEN 1 ELSE 0 END")  # fmt: skip
+        out = f"transform(array_sort({idx}, ({a}, {b}) -> {cmp}), {v} -> {v}.e)"
+        if isinstance(args[1], Lit) and args[1].value is None:
+            return out
+        k = f"CAST(least(greatest({x[1]}, 0), 2147483647) AS INT)"
+        return f"CASE WHEN {x[1]} IS NULL THEN {out} ELSE slice({out}, 1, {k}) END"
+    if op == "c_list":
+        return f"array({', '.join(x)})"
+    if op == "c_concat":
+        return f"concat({', '.join(x)})"
+    if op == "c_union":  # Spark keeps each element's first occurrence, in order
+        return f"array_distinct(concat({x[0]}, {x[1]}))"
+    if op == "c_merge_sums":
+        hits = f"filter({x[1]}, _cm{r.depth} -> _cm{r.depth}._1 <=> {v}._1)"
+        start = f"transform({x[0]}, {v} -> named_struct('_1', {v}._1, '_2', CASE WHEN size({hits}) = 0 THEN {v}._2 ELSE {v}._2 + element_at({hits}, 1)._2 END))"
+        rest = f"filter({x[1]}, {v} -> NOT exists({x[0]}, _cm{r.depth} -> _cm{r.depth}._1 <=> {v}._1))"
+        return f"concat({start}, {rest})"
     if op == "c_values":
         return f"transform({x[0]}, {v} -> {v}._2)"
     if op == "c_sorted":
@@ -255,6 +280,12 @@ def container_py(op: str, x: list[str]) -> str:
         **{f"c_{f}": f"list(__import__('itertools').{f}({{all}}))"
            for f in ("combinations", "permutations", "product")},
         "c_distinct": "sorted(set({0}))",
+        "c_list": "[{all}]",
+        "c_count": "list(__import__('collections').Counter({0}).items())",
+        "c_most_common": "__import__('collections').Counter(dict({0})).most_common({1})",
+        "c_concat": "[_e for _x in ({all},) for _e in _x]",
+        "c_union": "list(dict.fromkeys([*{0}, *{1}]))",
+        "c_merge_sums": "ll.PY_IMPLS['c_merge_sums']({0}, {1})",
         "c_first": "({0}[0] if {0} else max({0}))",
         **{
             f"c_{m}": f"statistics.{m}({{0}})"

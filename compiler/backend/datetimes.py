@@ -18,10 +18,13 @@ from typing import Any
 
 from looplift.sqltext import sql_string
 
-from ..ir.nodes import Expr
-from ..primitives import DATETIMES
+from ..ir.nodes import Expr, Lit
+from ..primitives import DATETIMES, PRIMITIVES
+from ..primitives.base import NOT_LIT
 from ..primitives.datetimes import DATETIME_KINDS, TD_UNITS
+from .guarded import PyCallKind
 from .rules import Emitter, overload, rule
+from .typevocab import spark_type
 
 __all__ = ["datetime_sql", "datetime_arith", "micros"]
 
@@ -61,6 +64,12 @@ def _null_checked(r: Emitter, args: tuple[Expr, ...], x: list[str], sql: str, wh
 def datetime_rule(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
     """A datetime entry, with Python's error for a None operand (AttributeError for an
     attribute or method, TypeError for a constructor)."""
+    entry = PRIMITIVES[op]
+    lits = [a.value if isinstance(a, Lit) else NOT_LIT for a in args]
+    if not entry.lowers_natively(ts, lits):  # strptime, strftime: the reference, in Python
+        return r._pycall(PyCallKind.PRIM, op, args, rtype=spark_type(entry.result_type(ts)))
+    if op == "dt.strptime":
+        return _strptime(r, args, x, str(lits[1]))
     sql = datetime_sql(op, ts, x)
     if op.startswith(("dt.", "td.")):
         if not r.ty.may_be_null(args[0]):
@@ -162,6 +171,69 @@ def _make(op: str, ts: list[Any], x: list[str]) -> str:
         body = f"make_date({y}, {m}, {d})"
     cases = " ".join(f"WHEN {c} THEN {t}" for c, t in whens if c != "FALSE")
     return f"(CASE {cases} ELSE {body} END)"
+
+
+def _code_class(chars: str) -> str:
+    """A Java regex character class of exactly these characters (code point ranges)."""
+    cps = sorted({ord(c) for c in chars})
+    ranges: list[tuple[int, int]] = []
+    for c in cps:
+        if ranges and c == ranges[-1][1] + 1:
+            ranges[-1] = (ranges[-1][0], c)
+        else:
+            ranges.append((c, c))
+    return "[" + "".join(f"\\x{{{a:X}}}" + (f"-\\x{{{b:X}}}" if b > a else "")
+                         for a, b in ranges) + "]"
+
+
+# re's \d beyond ASCII, each standing in for its value as a private-use character
+# (U+E000 + value), so that a regex over the stand-ins reads every script's digits
+_DIGITS = "".join(chr(c) for c in range(0x80, 0x110000) if chr(c).isdecimal())
+_STAND_INS = "".join(chr(0xE000 + int(c)) for c in _DIGITS)
+_TENS = "".join(chr(0xE000 + k) for k in range(10))
+
+
+def _strptime(r: Emitter, args: tuple[Expr, ...], x: list[str], fmt: str) -> str:
+    """``datetime.strptime(s, fmt)`` natively: CPython's regex for the format (``_strptime``)
+    with ``\\d`` and ``\\s`` as the characters CPython's ``re`` takes for them (other
+    scripts' digits, replaced first by stand-ins that keep their value), its first match,
+    which must end where the string ends ("unconverted data remains"), and its fields given
+    to the constructor's checks (Feb 29 of a year that is not a leap year, second 60)."""
+    import _strptime as cpython
+    import re
+
+    from looplift.strings import WHITESPACE
+
+    pattern = cpython._TimeRE_cache.pattern(fmt)
+    groups = re.compile(pattern).groupindex
+    digit = "[0-9" + _code_class(_TENS)[1:]
+    java = (pattern.replace("(?P<", "(?<").replace("\\d", digit)
+            .replace("\\s", _code_class(WHITESPACE)))  # fmt: skip
+    rx = sql_string("^(?:" + java + ")")
+    bad = _raise("ValueError", f"time data does not match format {fmt!r}")
+    # a stand-in in the text itself is no digit to CPython, and nothing else matches it
+    clash = f"{x[0]} RLIKE {sql_string(_code_class(_TENS))}"
+    u = f"translate({x[0]}, {sql_string(_DIGITS)}, {sql_string(_STAND_INS)})"
+
+    def build(v: list[str]) -> str:
+        s = v[0]
+
+        def field(name: str) -> str:
+            if name not in groups:
+                return "0L"
+            got = f"regexp_extract({s}, {rx}, {groups[name]})"
+            return f"CAST(trim(translate({got}, {sql_string(_TENS)}, '0123456789')) AS BIGINT)"
+
+        whole = f"{s} RLIKE {rx} AND length(regexp_extract({s}, {rx}, 0)) = length({s})"
+        made = r.bind([field(n) for n in "YmdHMS"],
+                      lambda f: _make("make_datetime", ["int"] * 7, [*f, "0L"]))  # fmt: skip
+        return f"(CASE WHEN NOT ({whole}) THEN {bad} ELSE {made} END)"
+
+    sql = f"(CASE WHEN {clash} THEN {bad} ELSE {r.bind([u], build)} END)"
+    if not r.ty.may_be_null(args[0]):
+        return sql
+    msg = sql_string("TypeError: strptime() argument 1 must be str, not None (Python raises TypeError)")
+    return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
 
 
 def _is_datetime_arith(ts: list[Any]) -> bool:

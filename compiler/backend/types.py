@@ -293,6 +293,7 @@ def _const_type(v: Any) -> Type:
 _ARG_TYPED = {
     ("Max", "value"): "arg",
     ("Min", "value"): "arg",
+    ("Product", "value"): "arg",
     ("Sum", "value"): "arg",
     ("TopK", "values"): "list",
     ("Distinct", "values"): "list",

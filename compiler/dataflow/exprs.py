@@ -139,8 +139,12 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
         given = [(n, x) for n, x in zip(names, args, strict=False) if x != Lit(0)]
         inner = ", ".join(f"{n}={render(x, a, depth, TEST)}" for n, x in given)
         return f"timedelta({inner})", ATOM
+    if op == "dt.strptime":
+        return f"datetime.strptime({_args(args, a, depth)})", ATOM
     if op.startswith(("dt.", "td.")):
         call = "()" if op[3:] in ("weekday", "isoweekday", "date", "total_seconds") else ""
+        if len(args) > 1:  # t.strftime(FORMAT)
+            call = f"({_args(args[1:], a, depth)})"
         return f"{render(args[0], a, depth, ATOM)}.{op[3:]}{call}", ATOM
     if op == "raise" and isinstance(args[0], Lit):  # not an expression in Python: shown as one
         return f"raise {args[0].value}({render(args[1], a, depth, TEST)})", TEST

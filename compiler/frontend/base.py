@@ -28,6 +28,8 @@ class Context:
         self.open_loops: list[Any] = []  # the `for` statements being translated, outermost first
         self.ordered_containers: dict[str, bool] = {}  # containers filled in an ordered loop
         self.container_modes: dict[str, str] = {}  # dict accumulations: sum | max | min
+        self.unordered_to_host: dict[int, str] = {}  # depth -> the unordered list a host got
+        self.counter_names: set[str] = set()  # the dict accumulators made by Counter()
         self.container_zero: dict[str, int | float] = {}  # defaultdict(int), Counter(): d[k] of a missing k
         self.envs: dict[cst.CSTNode, dict[str, Any]] = {}  # user statement -> names bound there
 

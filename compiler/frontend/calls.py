@@ -15,6 +15,7 @@ import libcst as cst
 from ..ir.nodes import Apply, CallDataflow, Expr, Host, Lit, Prim, StateCall
 from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_ARITY, MATH_FUNCS
 from .base import Context
+from .datetime_text import DatetimeTextMixin
 from .env import Binding, Carry, Container, Env, Poison, Rows, StateVar, Value
 from .parse import ref_of
 from .strings import StringMixin
@@ -27,7 +28,7 @@ STATS_FUNCS = ("mean", "fmean", "median", "median_low", "median_high")
 __all__ = ["CallMixin"]
 
 
-class CallMixin(StringMixin, Context):
+class CallMixin(StringMixin, DatetimeTextMixin, Context):
     """Every call form; expressions come from ``ExprMixin``."""
 
     def state_class(self, func: cst.BaseExpression, env: Env) -> type | None:
@@ -58,6 +59,9 @@ class CallMixin(StringMixin, Context):
         string = self.string_call(node, env)  # str methods, re, format
         if string is not None:
             return string
+        dt_text = self.datetime_text_call(node, env)  # strptime / strftime (datetime_text.py)
+        if dt_text is not None:
+            return dt_text
         # method calls: state actions / readers, stream methods, mutation
         if isinstance(func, cst.Attribute) and isinstance(func.value, cst.Name):
             recv = func.value.value
@@ -323,7 +327,7 @@ class CallMixin(StringMixin, Context):
                 )
             ref = ref_of(obj)
             self.refs[ref] = obj
-            args = self.call_args(node, env)
+            args = self.host_args(node, env)  # a local list is passed as a Python list
             try:
                 inspect.signature(obj).bind(*args)
             except (TypeError, ValueError) as e:

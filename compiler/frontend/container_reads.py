@@ -29,6 +29,7 @@ class ListValue(Value):
     items: bool = False
     order: bool = False
     source: Container | None = None
+    counter: bool = False  # a Counter of a list's elements: a missing key reads 0
 
 
 @dataclass(frozen=True)
@@ -40,6 +41,9 @@ class CView:
     items: bool  # elements are (key, value) pairs of a dict
     order: bool  # element order is the one Python would see
     binding: Container
+    # a ``Counter(...)`` of a container's values: ``expr`` its keys (what iterating it
+    # gives), ``counts`` its (key, count) items
+    counts: Expr | None = None
 
 
 class ContainerReadMixin(Context):
@@ -55,7 +59,10 @@ class ContainerReadMixin(Context):
         b = env.names[node.value]
         assert isinstance(b, Container)
         ordered = bool(self.ordered_containers.get(b.var))
-        if env.depth > b.depth and not env.ordered and self._filled_in_open_loop(b.var, b.depth):
+        filling = env.depth > b.depth and self._filled_in_open_loop(b.var, b.depth)
+        if filling and env.ordered:  # read before the loop's first update of it: row order
+            ordered = True
+        if filling and not env.ordered:
             raise self.error(
                 at or node,
                 f"`{b.var}` is read inside the loop that fills it; in an unordered loop what it "
@@ -64,6 +71,9 @@ class ContainerReadMixin(Context):
                 "rows in order with `group_by(..., order_by=i)`",
             )
         value = Apply(StateCall(b.var, "value", span=self.span(node)), (), span=self.span(node))
+        if b.init is not None:  # the starting elements and what the loops added
+            merge = {"list": "c_concat", "set": "c_union", "dict": "c_merge_sums"}[b.ctype]
+            value = Apply(Prim(merge), (Var(b.init), value), span=self.span(node))
         # filled in row order: a list's / dict's order is Python's (a set's never is)
         return CView(value, b.ctype == "dict", ordered and b.ctype != "set", b)
 
@@ -96,6 +106,9 @@ class ContainerReadMixin(Context):
         if isinstance(node, cst.Name):
             lv = env.names.get(node.value)
             if isinstance(lv, ListValue) and lv.source is not None:
+                if lv.counter:  # iterating a Counter gives its keys
+                    return CView(Apply(Prim("c_keys"), (Var(lv.var, span=sp),), span=sp), False,
+                                 lv.order, lv.source, counts=Var(lv.var, span=sp))  # fmt: skip
                 return CView(Var(lv.var, span=sp), lv.items, lv.order, lv.source)
             if isinstance(env.names.get(node.value), Container):
                 v = self.container_view(node, env)
@@ -111,9 +124,33 @@ class ContainerReadMixin(Context):
         per_row = self.value_list(node, env)
         if per_row is not None:  # `s.split()`, `range(n)`, `combinations(xs, 2)` ...
             return per_row
+        if isinstance(node, cst.Call) and (counted := self.counter_view(node, env)) is not None:
+            return counted  # Counter(xs) of a local list
         if isinstance(node, cst.Call) and isinstance(node.func, cst.Attribute):
             base = node.func.value
             meth = node.func.attr.value
+            lv = env.names.get(base.value) if isinstance(base, cst.Name) else None
+            if meth == "most_common":  # of a Counter: a dict accumulator or Counter(xs)
+                if isinstance(lv, Container) and lv.var in self.counter_names:
+                    return self.most_common_view(node, self.container_view(base, env, node), env)  # type: ignore[attr-defined]
+                counted = self.cview(base, env) if isinstance(base, (cst.Name, cst.Call)) else None
+                if counted is not None and counted.counts is not None:
+                    items = CView(counted.counts, True, counted.order, counted.binding)
+                    return self.most_common_view(node, items, env)  # type: ignore[attr-defined]
+                return None
+            counted = None
+            if meth in ("items", "keys", "values") and (
+                (isinstance(lv, ListValue) and lv.counter) or isinstance(base, cst.Call)
+            ):  # of a Counter(xs)
+                counted = self.cview(base, env)
+            if counted is not None and counted.counts is not None:
+                if node.args:
+                    raise self.error(node, f"`{meth}()` takes no arguments", f"write `.{meth}()`")
+                if meth == "items":
+                    return CView(counted.counts, True, counted.order, counted.binding)
+                op = "c_keys" if meth == "keys" else "c_values"
+                return CView(Apply(Prim(op), (counted.counts,), span=sp), False, counted.order,
+                             counted.binding)  # fmt: skip
             if (
                 isinstance(base, cst.Name)
                 and isinstance(env.names.get(base.value), Container)
@@ -375,6 +412,9 @@ class ContainerReadMixin(Context):
         v = self.cview(base, env)
         if v is None:
             return None
+        if v.counts is not None:  # Counter(xs)[k]: 0 when missing
+            return Apply(Prim("c_get"), (v.counts, self.expr(idx_node, env), Lit(0)),
+                         span=self.span(node))  # fmt: skip
         self._need_order(v, node)
         return Apply(Prim("c_index"), (v.expr, self.expr(idx_node, env)), span=self.span(node))
 
@@ -408,10 +448,12 @@ class ContainerReadMixin(Context):
             return None
         env2 = env.copy()
         name = target.value
-        env2.names[name] = ListValue(name, self.span(target), depth=env.depth, items=v.items,
-                                     order=v.order, source=v.binding)  # fmt: skip
+        counted = v.counts is not None  # a Counter: the local holds its items
+        env2.names[name] = ListValue(name, self.span(target), depth=env.depth,
+                                     items=v.items or counted, order=v.order, source=v.binding,
+                                     counter=counted)  # fmt: skip
         env2.loop_locals.pop(name, None)
-        return Let(name, v.expr, rest(env2), span=self.span(target))
+        return Let(name, v.counts if counted else v.expr, rest(env2), span=self.span(target))
 
 
 def _host_list(fn: object) -> str | None:

@@ -40,7 +40,10 @@ import libcst as cst
 
 from ..ir.nodes import Apply, Expr, Let, Lit, Prim, StateCall, StateNew
 from .container_loops import ContainerLoopMixin
+from .container_starts import ContainerStartMixin
+from .counters import CounterMixin
 from .env import Container, Env, Poison, Stop
+from .list_values import ListValueMixin
 from .parse import ref_of
 from .syntax import code_of, is_name, mentions
 
@@ -50,7 +53,7 @@ _KINDS = {cst.Dict: "dict", cst.List: "list", cst.Set: "set"}
 _CTORS = ("dict", "list", "set")
 
 
-class ContainerMixin(ContainerLoopMixin):
+class ContainerMixin(ContainerLoopMixin, CounterMixin, ListValueMixin, ContainerStartMixin):
     """Creation, mutation and reading of local containers."""
 
     # -- creation ---------------------------------------------------------------------
@@ -102,20 +105,17 @@ class ContainerMixin(ContainerLoopMixin):
         from looplift.states.containers import CONTAINER_STATES, ORDERED_CONTAINER_STATES
 
         zero = self.counter_default(value, env)
-        elems = getattr(value, "elements", None) or getattr(value, "args", None)
-        if elems and zero is None:
-            raise self.error(
-                value,
-                f"`{target.value}` starts with elements; a container accumulator must start empty",
-                f"start with `{target.value} = {'{}' if kind == 'dict' else kind + '()'}` and "
-                "add the elements in the loop, or use a module-level constant tuple",
-            )
+        init = self.container_init(target, value, kind, env) if zero is None else None
         name = target.value
         env2 = env.copy()
         cls = CONTAINER_STATES[kind]
-        env2.names[name] = Container(name, self.span(target), depth=env.depth, cls=cls, ctype=kind)
+        init_var = self.fresh(f"{name}_init") if init is not None else None
+        env2.names[name] = Container(name, self.span(target), depth=env.depth, cls=cls, ctype=kind,
+                                     init=init_var)  # fmt: skip
         if zero is not None:
             self.container_zero[name] = zero
+            if isinstance(value, cst.Call) and self.is_counter(value.func, env):
+                self.counter_names.add(name)
         else:
             self.container_zero.pop(name, None)
         env2.loop_locals.pop(name, None)
@@ -130,7 +130,10 @@ class ContainerMixin(ContainerLoopMixin):
         ref = ref_of(cls)
         self.refs[ref] = cls
         new = Apply(StateNew(ref, span=self.span(value)), (), span=self.span(value))
-        return Let(name, new, body, span=self.span(target))
+        out = Let(name, new, body, span=self.span(target))
+        if init is not None and init_var is not None:  # evaluated where Python builds it
+            out = Let(init_var, init, out, span=self.span(value))
+        return out
 
     # -- mutation ---------------------------------------------------------------------
     def _mutating(self, b: Container, node: cst.CSTNode, env: Env) -> None:
@@ -184,6 +187,12 @@ class ContainerMixin(ContainerLoopMixin):
 
     def _mode(self, b: Container, mode: str, node: cst.CSTNode) -> None:
         """A dict accumulates sums, maxima or minima: one of them."""
+        if b.init is not None and mode != "sum":
+            raise self.error(
+                node,
+                f"`{b.var}` starts with elements and is accumulated with {mode}",
+                f"start `{b.var}` empty, or accumulate sums",
+            )
         was = self.container_modes.setdefault(b.var, mode)
         if was != mode:
             raise self.error(
@@ -372,6 +381,12 @@ class ContainerMixin(ContainerLoopMixin):
         rest: Callable[[Env], Expr] | None,
     ) -> Expr:  # fmt: skip
         """An update of a container filled in an ordered loop (its Python runs in row order)."""
+        if b.init is not None and meth in ("set", "pop_first", "pop_last", "discard"):
+            raise self.error(
+                stmt,
+                f"`{code_of(stmt).strip()}` changes the elements `{b.var}` starts with",
+                f"start `{b.var}` empty and add its starting elements before the loop's rows",
+            )
         self.ordered_containers[b.var] = True
         eff = Apply(StateCall(b.var, meth, span=self.span(stmt)), tuple(args), span=self.span(stmt))
         return eff if rest is None else Let("_", eff, rest(env), span=self.span(stmt))
@@ -380,6 +395,12 @@ class ContainerMixin(ContainerLoopMixin):
         self, node: cst.Call, b: Container, meth: str, env: Env, statement: bool
     ) -> Expr:
         """``lst.append(x)`` / ``s.add(x)`` (statements); ``d.get(k, default)`` (a value)."""
+        if b.var in self.counter_names and meth == "update" and statement:
+            return self.counter_update(node, b, env)
+        if b.var in self.counter_names and meth == "most_common" and not statement:
+            view = self.cview(node, env)
+            assert view is not None
+            return view.expr
         want = {"list": "append", "set": "add"}.get(b.ctype)
         if statement and meth == want:
             if len(node.args) != 1 or node.args[0].keyword or node.args[0].star:

@@ -13,7 +13,7 @@ from ..ir.nodes import UNKNOWN, Span
 
 __all__ = [
     "Binding", "Value", "Rows", "StateVar", "Carry", "Container", "Poison", "MaybeUnbound",
-    "SelfFields", "RowValue", "Env", "Stop",
+    "SelfFields", "RowValue", "Pattern", "Env", "Stop",
 ]  # fmt: skip
 
 
@@ -70,7 +70,19 @@ class Container(StateVar):
     ``looplift.states.containers`` (``ctype``: ``dict``, ``list`` or ``set``)."""
 
     ctype: str = "list"
+    # the IR variable holding the starting elements (``seen = {"EUR"}``), else None: the
+    # state holds what the loop adds, a read merges the two (``c_union``, ``c_merge_sums``)
+    init: str | None = None
     kind: ClassVar[str] = "container"
+
+
+@dataclass(frozen=True)
+class Pattern(Binding):
+    """``pat = re.compile(CONST)`` in the function: the pattern, compiled by the compiler
+    (its methods are the ``re`` functions with that constant pattern)."""
+
+    pattern: Any = None
+    kind: ClassVar[str] = "compiled pattern"
 
 
 @dataclass(frozen=True)

@@ -22,6 +22,7 @@ from .env import (
     Container,
     Env,
     MaybeUnbound,
+    Pattern,
     Poison,
     Rows,
     RowValue,
@@ -294,6 +295,10 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 return self.row_tuple(env.names[n], node)  # type: ignore[arg-type]
             case Carry(var=var):
                 return Apply(StateCall(var, "get"), (), span=sp)
+            case Pattern():
+                self.error(node, f"the compiled pattern `{n}` is used as a value",
+                           f"call its methods: `{n}.match(s)`, `{n}.sub(r, s)`, ...")  # fmt: skip
+                return Lit(None, span=sp)
             case Container() as cb:
                 self.container_use_error(node, cb)
                 return Lit(None, span=sp)  # reported; go on to find more problems

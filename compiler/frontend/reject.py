@@ -165,7 +165,7 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
     cst.Arg: (Rule("*args / **kwargs in calls are not supported", "pass each argument explicitly",
                    when=lambda n, p: bool(n.star)),),  # type: ignore[attr-defined]
     # operators
-    **{op: (Rule(_OPERATOR, _BINARY_HINT),)
+    **{op: (Rule(_OPERATOR, _BINARY_HINT, when=lambda n, p: not _re_flags(p)),)
        for op in (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift,
                   cst.MatrixMultiply)},
     cst.BitInvert: (Rule(_OPERATOR, "bitwise operators are not supported; use arithmetic and "
@@ -174,6 +174,14 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
        for op in (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign, cst.LeftShiftAssign,
                   cst.RightShiftAssign, cst.MatrixMultiplyAssign)},
 }  # fmt: skip
+
+
+def _re_flags(node: Parent) -> bool:
+    """``re.I | re.M``: flags of ``re`` (``strings.py`` folds them into a constant)."""
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        return _re_flags(node.left) and _re_flags(node.right)
+    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
+            and node.value.value == "re" and node.attr.value.isupper())  # fmt: skip
 
 
 def rule_for(node: cst.CSTNode, parent: Parent) -> Rule | None:

@@ -17,7 +17,7 @@ import libcst as cst
 from ..ir.nodes import UNIT, Apply, Builtin, Expr, Let, Lit, Prim, StateCall, StateNew, Var
 from ..ir.prims import AUGOPS, BINOPS
 from .base import Context
-from .env import Carry, Container, Env, Poison, Rows, StateVar, Stop, Value
+from .env import Carry, Container, Env, Pattern, Poison, Rows, StateVar, Stop, Value
 from .parse import ref_of
 from .reject import rule_for
 from .syntax import assigned_names, code_of, flatten, is_name, mentions, walk, walk_blocks
@@ -56,6 +56,9 @@ class StmtMixin(Context):
             return self.stmts(flat, i + 1, env2, tail_fn, top)
 
         try:
+            counted = self.counter_loop(s, env)  # c = Counter(w for w in rows): a loop
+            if counted is not None:
+                return self.stmts([*flat[:i], *counted, *flat[i + 1 :]], i, env, tail_fn, top)
             hoisted = self.hoist_generators(s, env)  # type: ignore[attr-defined]
             if hoisted is not None:  # comprehensions over streams run as loops first
                 before, s2 = hoisted
@@ -147,6 +150,9 @@ class StmtMixin(Context):
             eff = Apply(Builtin("yield"), (row,), span=self.span(v))
             return Let("_", eff, rest(env), span=self.span(v))
         if isinstance(v, cst.Call):
+            sort = self.container_sort(v, env, rest)  # `lst.sort()` after the loop
+            if sort is not None:
+                return sort
             call = self.call(v, env, statement=True)
             return Let("_", call, rest(env), span=self.span(v))
         raise self.error(
@@ -167,6 +173,13 @@ class StmtMixin(Context):
             cls = self.state_class(value.func, env)
             if cls is not None:
                 return self.state_new(target, value, cls, env, rest)
+        # pat = re.compile(CONST): the methods of a constant pattern (strings.py)
+        if isinstance(target, cst.Name) and (pat := self.local_pattern(value, env)) is not None:
+            env2 = env.copy()
+            env2.names[target.value] = Pattern(target.value, self.span(target), env.depth,
+                                               pattern=pat)  # fmt: skip
+            env2.loop_locals.pop(target.value, None)
+            return rest(env2)
         # a local container accumulator: d = {} / lst = [] / s = set()
         kind = self.container_kind(value, env) if isinstance(target, cst.Name) else None
         if kind is not None and isinstance(target, cst.Name):
@@ -287,7 +300,9 @@ class StmtMixin(Context):
             raise self.error(target, f"unknown name `{target.value}`", "assign it before updating")
         rhs = self.expr(s.value, env)
         if isinstance(b, Carry):
-            if op in ("add", "sub"):
+            # `p *= x` in an unordered loop: a product (recognize_reductions); in an ordered
+            # loop the carry runs in row order and multiplies there
+            if op in ("add", "sub") or (op == "mul" and not env.ordered):
                 eff = Apply(StateCall(b.var, op), (rhs,), span=self.span(s))
                 return Let("_", eff, rest(env), span=self.span(s))
             cur = Apply(StateCall(b.var, "get"), (), span=self.span(target))
@@ -323,6 +338,23 @@ class StmtMixin(Context):
             if (left_is or (right_is and op == "add")) and not mentions(other, name):
                 # `v = e + v` prepends: the same as `v += e` for numbers, not for str
                 meth = op if left_is else "radd"
+                eff = Apply(StateCall(b.var, meth), (self.expr(other, env),), span=self.span(stmt))
+                return Let("_", eff, rest(env), span=self.span(stmt))
+        # v = v * e / v = e * v: a product, in an unordered loop
+        if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)
+                and not env.ordered):  # fmt: skip
+            other = value.right if is_name(value.left, name) else (
+                value.left if is_name(value.right, name) else None)  # fmt: skip
+            if other is not None and not mentions(other, name):
+                eff = Apply(StateCall(b.var, "mul"), (self.expr(other, env),), span=self.span(stmt))
+                return Let("_", eff, rest(env), span=self.span(stmt))
+        # v = v and e / v = v or e: all / any of bools, in an unordered loop (recognize_reductions
+        # checks the types and the start value)
+        if isinstance(value, cst.BooleanOperation) and not env.ordered:
+            other = value.right if is_name(value.left, name) else (
+                value.left if is_name(value.right, name) else None)  # fmt: skip
+            if other is not None and not mentions(other, name):
+                meth = "and_" if isinstance(value.operator, cst.And) else "or_"
                 eff = Apply(StateCall(b.var, meth), (self.expr(other, env),), span=self.span(stmt))
                 return Let("_", eff, rest(env), span=self.span(stmt))
         # v = max(v, e) / v = min(e, v)

@@ -21,8 +21,8 @@ import libcst as cst
 from looplift.strings import STR_METHODS
 
 from ..ir.nodes import Apply, Expr, Let, Lit, Prim, Var
-from .base import Context
-from .env import Carry, Container, Env, Value
+from .env import Carry, Container, Env, Pattern, Value
+from .regexes import RegexMixin
 from .syntax import code_of, if_expr
 
 __all__ = ["StringMixin", "is_fstring"]
@@ -40,7 +40,7 @@ _RE_DEFAULTS = {"flags": 0, "count": 0, "maxsplit": 0}
 _KEYWORDS = {"split": ("sep", "maxsplit"), "rsplit": ("sep", "maxsplit"), "replace": ("old", "new", "count")}  # fmt: skip
 
 
-class StringMixin(Context):
+class StringMixin(RegexMixin):
     """String calls, f-strings, slices and ``in`` on strings (used by calls and expressions)."""
 
     # -- calls -------------------------------------------------------------------------
@@ -65,9 +65,12 @@ class StringMixin(Context):
             and recv.func.attr.value == "compile"
             and self.global_obj(recv.func.value.value) is re
         ):
-            return self.re_call(recv, recv.func.attr.value, None, env)  # re.compile(...).match
+            pat = self.local_pattern(recv, env)  # re.compile(CONST).match(s)
+            return self.re_call(node, meth, pat, env) if pat is not None else None
         if isinstance(recv, cst.Name):
             b = env.names.get(recv.value)
+            if isinstance(b, Pattern):  # pat = re.compile(CONST) in the function
+                return self.re_call(node, meth, b.pattern, env)
             if b is None:
                 if recv.value in env.loop_locals:
                     return None
@@ -228,8 +231,8 @@ class StringMixin(Context):
         if meth == "compile":
             raise self.error(
                 node,
-                "`re.compile` inside a @dataflow function is not supported",
-                "compile the pattern at module level: `PATTERN = re.compile(...)`",
+                "`re.compile` is used here as a value",
+                "bind it to a name (`pat = re.compile(...)`) and call its methods",
             )
         if meth not in _RE_FUNCS:
             raise self.error(

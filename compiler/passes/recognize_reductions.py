@@ -15,7 +15,12 @@ into::
     let total_1 = add(total, _r1) in ...
 
 ``n += 1`` becomes ``Count``; ``x = max(x, e)`` / ``min`` become ``Max`` /
-``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``. A
+``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``; ``p *= e`` /
+``p = p * e`` becomes ``Product`` (the start times the product: exact for ints, for
+floats as order-free as a float sum). ``v = v and e`` (``or``) of bools, starting True
+(False), is a ``Count`` of the rows where ``e`` is false (true), as a flag: ``e`` is a bool
+and the start value the operator's neutral element, so every row evaluates ``e`` in some
+order Python may see. A
 *flag*, a local whose every update sets one constant (``found = True`` under an
 ``if``), is a ``Count`` of the rows that set it: the constant when it is
 positive, else the starting value.
@@ -41,7 +46,7 @@ from .let_normalize import let_normalize
 
 __all__ = ["recognize_reductions"]
 
-_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}}
+_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}, "prod": {"mul"}}
 
 
 def recognize_reductions(prog: Program) -> Program:
@@ -71,6 +76,9 @@ def recognize_reductions(prog: Program) -> Program:
             # a flag: `found = True` under a condition is the same in any row order
             plan[name] = ("flag", decl.args[0])
             flags[name] = updates[0].args[0]
+            continue
+        if ops in ({"and_"}, {"or_"}) and not in_loop_reads and _bool_fold(name, decl, a, prog.refs):
+            plan[name] = ("all" if ops == {"and_"} else "any", decl.args[0])
             continue
         kind = next((k for k, allowed in _KIND_OPS.items() if ops and ops <= allowed), None)
         if kind == "sum" and name in texts:
@@ -115,7 +123,8 @@ def recognize_reductions(prog: Program) -> Program:
                 "depend on row order",
                 "use a State for it, or iterate in a defined order with "
                 "`group_by(key, rows, order_by=field)`; order-independent updates are "
-                "`x += e`, `x -= e`, `x = max(x, e)`, `x = min(x, e)`",
+                "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)`, "
+                "`ok = ok and e` / `ok = ok or e` (bools, from True / False)",
             )
         )
     if diags:
@@ -123,7 +132,8 @@ def recognize_reductions(prog: Program) -> Program:
     if not plan:
         return prog
     classes = {"sum": states.Sum, "count": states.Count, "max": states.Max, "min": states.Min,
-               "flag": states.Count}  # fmt: skip
+               "flag": states.Count, "prod": states.Product, "all": states.Count,
+               "any": states.Count}  # fmt: skip
     refs = dict(prog.refs)
     for kind in {k for k, _ in plan.values()}:
         refs[ref_of(classes[kind])] = classes[kind]
@@ -150,6 +160,9 @@ def recognize_reductions(prog: Program) -> Program:
         if f.method == "get":
             r = fresh()
             read = Apply(StateCall(f.state, "value", span=f.span), (), span=v.span)
+            if kind in ("all", "any"):  # no row falsified it / some row satisfied it
+                cmp = Apply(Prim("eq" if kind == "all" else "gt"), (Var(r), Lit(0)), span=v.span)
+                return Let(r, read, dataclasses.replace(e, value=cmp), span=e.span)
             if kind == "flag":  # the constant if any row set it, else the start value
                 t = fresh()
                 cond = Apply(Prim("gt"), (Var(r), Lit(0)), span=v.span)
@@ -161,11 +174,20 @@ def recognize_reductions(prog: Program) -> Program:
                 if isinstance(init, Lit) and type(init.value) is int and init.value == 0:
                     return Let(r, read, dataclasses.replace(e, value=Var(r)), span=e.span)
                 combined: Expr = Apply(Prim("add"), (init, Var(r)), span=v.span)
+            elif kind == "prod":  # the start times the product of the rows' factors
+                combined = Apply(Prim("mul"), (init, Var(r)), span=v.span)
             else:
                 combined = _if_none(Var(r), init, Apply(Prim(kind), (init, Var(r))), v.span)
             return Let(r, read, dataclasses.replace(e, value=combined), span=e.span)
         if kind in ("count", "flag"):
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add"), args=()))
+        if kind in ("all", "any"):  # count the rows where the operand decides
+            t = fresh()
+            test = Apply(Prim("not"), v.args, span=v.span) if kind == "all" else v.args[0]
+            add = Let("_", Apply(_call(f, "add"), (), span=v.span), Lit(None))
+            pick = Apply(Builtin("if"), (Var(t), Lambda((), add), Lambda((), Lit(None))),
+                         span=v.span)  # fmt: skip
+            return Let(t, test, dataclasses.replace(e, value=pick), span=e.span)
         if f.method == "sub":
             neg = fresh()
             return Let(
@@ -174,7 +196,7 @@ def recognize_reductions(prog: Program) -> Program:
                 dataclasses.replace(e, value=Apply(_call(f, "add"), (Var(neg),), span=v.span)),
                 span=e.span,
             )
-        if kind in ("max", "min") or f.method == "radd":  # `+` on numbers commutes
+        if kind in ("max", "min", "prod") or f.method == "radd":  # `+` on numbers commutes
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add")))
         return e
 
@@ -196,6 +218,24 @@ def _if_none(x: Var, then: Expr, other: Expr, span) -> Expr:
         Apply(Prim("is_none"), (x,)),
         Apply(Builtin("if"), (Var(t), Lambda((), then), Lambda((), other)), span=span),
     )
+
+
+def _bool_fold(name: str, decl, a, refs) -> bool:  # noqa: ANN001
+    """``v = v and e`` / ``or``: exact in any row order when ``v`` starts at the operator's
+    neutral element (True for ``and``, False for ``or``) and every ``e`` is a bool."""
+    from ..backend.types import infer_types
+
+    ops = {s.method for s in a.actions_of(name)}
+    start = decl.args[0] if decl.args else None
+    if isinstance(start, Var) and start.name in a.bound:  # `ok = True` before the loop
+        start = a.bound[start.name].value
+    if not (isinstance(start, Lit) and start.value is (ops == {"and_"})):
+        return False
+    try:
+        ty = infer_types(a, refs, strict=False)
+    except Exception:  # noqa: BLE001 - typing errors are reported by the backend
+        return False
+    return all(s.args and ty.of(s.args[0]) == "bool" for s in a.actions_of(name))
 
 
 def _str_carries(a, refs) -> set[str]:  # noqa: ANN001

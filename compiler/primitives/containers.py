@@ -26,10 +26,13 @@ A container reads back as an ordered list: ``("list", T)``, a dict as the list o
 
 from __future__ import annotations
 
+import collections
 import math
 import statistics
 from collections.abc import Sequence
 from typing import Any
+
+from looplift.pyprims import merge_sums
 
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
@@ -58,6 +61,24 @@ def _c_max(x: Any, *default: Any) -> Any:
 
 def _c_min(x: Any, *default: Any) -> Any:
     return min(x, default=default[0]) if default else min(x)
+
+
+def _c_union(init: Any, x: Any) -> Any:
+    """A set that starts with ``init`` (``{"EUR"}``) and gains ``x``: the distinct elements,
+    ``init``'s first (a set's order is never Python's, so only membership and size count)."""
+    return list(dict.fromkeys([*init, *x]))
+
+
+def _c_count(x: Any) -> Any:
+    """``Counter(x)``'s items: each distinct element with its count, in first-occurrence
+    order (a dict's insertion order)."""
+    return list(collections.Counter(x).items())
+
+
+def _c_most_common(items: Any, k: Any) -> Any:
+    """``Counter.most_common(k)`` of a Counter's items (in its insertion order): by count,
+    descending, ties in insertion order; ``k=None`` all, a negative ``k`` none."""
+    return collections.Counter(dict(items)).most_common(k)
 
 
 def _c_first(x: Any) -> Any:
@@ -171,6 +192,13 @@ def _concat_type(ts: Sequence[Type]) -> Type:
     return out
 
 
+def _list_of(ts: Sequence[Type]) -> Type:
+    out: Type = "none"
+    for t in ts:
+        out = unify(out, t)
+    return ("list", out)
+
+
 def _dict_get_type(ts: Sequence[Type]) -> Type:
     if not (isinstance(ts[0], tuple) and ts[0][0] == "dict"):
         return "any"
@@ -247,6 +275,21 @@ def _entries() -> list[Primitive]:
         _entry("c_row", (1, 1), lambda row: [row], lambda ts: ("list", ts[0]), edges=_e((1,),)),
         _entry("c_concat", (0, 8), lambda *xs: [r for x in xs for r in x], _concat_type,
                edges=_e((), ([], [1]))),
+        _entry("c_list", (1, 4096), lambda *xs: list(xs), _list_of,
+               edges=_e((1,), (None, 1), (1.0, math.nan), ("a", "b"))),
+        _entry("c_union", (2, 2), _c_union, _concat_type,
+               edges=_e((["EUR"], []), (["a"], ["b", "a"]), ([None], [None, 1]), ([1], [1.0]))),
+        _entry("c_merge_sums", (2, 2), merge_sums, _concat_type,
+               edges=_e(([("a", 0), ("b", 0)], []), ([("a", 0)], [("b", 2), ("a", 3)]),
+                        ([("a", 0.5)], [("a", math.inf)]), ([("a", 2**62)], [("a", 2**62)]))),
+        _entry("c_count", (1, 1), _c_count, lambda ts: ("list", ("tuple", (_el(ts), "int"))),
+               edges=_e(([],), (["b", "a", "b"],), ([None, 1, None],), ([1, 1.0, 2],),
+                        ([0.0, -0.0],))),
+        _entry("c_most_common", (2, 2), _c_most_common, _same,
+               edges=tuple((x, k) for x in ([], [("b", 1), ("a", 2), ("c", 2)],
+                                            [("a", 1), ("b", 1)], [(None, 3), (1, -1)],
+                                            [("x", 2**62), ("y", 2**63 - 1)])
+                           for k in (None, 0, 1, 2, 5, -1))),
         _entry("c_empty", (0, 0), lambda: [], lambda ts: ("list", "none"), edges=_e(())),
         _entry("c_distinct", (1, 1), lambda x: sorted(set(x)), _same, (NONE_CMP,), lists1),
         _entry("c_first", (1, 1), _c_first, lambda ts: _el(ts), (EMPTY_MAX,), lists1),

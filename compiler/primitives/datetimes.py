@@ -16,7 +16,15 @@ Partiality, in the order CPython checks (``Modules/_datetimemodule.c``):
   OverflowError, and a result beyond ±999999999 days an OverflowError; beyond Spark's
   interval (``beyond64``) the plan raises OverflowError where Python returns;
 - arithmetic (:func:`arith_type`; ``+``/``-`` are the arithmetic entries') leaving the
-  years 1..9999 is OverflowError "date value out of range" (the rule checks it).
+  years 1..9999 is OverflowError "date value out of range" (the rule checks it);
+- ``datetime.strptime(s, FORMAT)`` (a constant format) raises ValueError where the whole
+  string does not match the format ("unconverted data remains" when text follows) or
+  names no date (Feb 29 of a year that is not a leap year); it accepts what Spark's
+  parsers do not (one-digit fields, other scripts' digits, ``%j``, ``%U``): its native
+  lowering is CPython's own regex for the format (numeric formats only,
+  :func:`native_strptime_format`), elsewhere its reference as a vectorized Python
+  function, as is ``t.strftime(FORMAT)``'s (``exact=False``) (Python's ``%Y`` of a year below 1000 is not zero-padded,
+  ``%a``/``%b`` follow the C locale).
 
 >>> from looplift.compiler.primitives import PRIMITIVES
 >>> PRIMITIVES["make_date"].raises((1900, 2, 29)).message
@@ -34,11 +42,13 @@ import operator
 from collections.abc import Sequence
 from typing import Any
 
+from looplift.pyprims import strftime, strptime
 from sqlglot import exp
 
 from .base import Operands, Pred, Primitive, Raises
 
-__all__ = ["DATETIMES", "DATETIME_KINDS", "TD_MAX_DAYS", "SPARK_TD_MAX_US", "arith_type"]
+__all__ = ["DATETIMES", "DATETIME_KINDS", "TD_MAX_DAYS", "SPARK_TD_MAX_US", "arith_type",
+           "native_strptime_format"]
 
 DATETIME_KINDS = ("datetime", "date", "timedelta")
 TD_MAX_DAYS = 999_999_999  # Python's timedelta
@@ -155,6 +165,56 @@ TIMEDELTA_CLAUSES = (
 )  # fmt: skip
 
 
+def _no_parse(s: Any, fmt: Any) -> bool:
+    if not isinstance(s, str):
+        return False
+    try:
+        datetime.datetime.strptime(s, fmt)
+    except ValueError:
+        return True
+    return False
+
+
+STRPTIME_CLAUSES = (
+    Raises("ValueError", "time data does not match format",
+           Pred(_no_parse, "the whole string does not match the format, or names no date")),
+)  # fmt: skip
+_ISO, _US, _NUM = "%Y-%m-%d", "%m/%d/%Y %H:%M:%S", "%Y%m%d"
+_EDGES_STRPTIME = tuple((s, _ISO) for s in (
+    "2024-02-29", "2023-02-29", "1900-02-29", "2000-02-29", "2023-1-5", "2023-01-05 ", " 2023-01-05",
+    "", "2023-13-01", "2023-00-10", "0999-01-01", "10000-01-01", "\u0662\u0660\u0662\u0663-01-01",
+    "2023-01-32", "2023/01/05")) + tuple((s, _US) for s in (
+    "12/31/1999 23:59:59", "12/31/1999 24:00:00", "2/3/2001 1:2:3", "12/31/1999  23:59:59",
+    "12/31/1999 23:59:60", "12/31/1999", "12/31/1999\u300023:59:59", "12/31/1999\t23:59:59",
+    "\U0001d7cf2/31/1999 23:59:59")) + tuple((s, _NUM) for s in (
+    "2023111", "20231231", "202311", "2023 1 1", "20230229", "20240229"))  # fmt: skip
+
+
+def native_strptime_format(fmt: Any) -> bool:
+    """Does ``strptime`` with this constant format have an exact native lowering? Formats of
+    ``%Y``, ``%m``, ``%d`` (each once, all three) and ``%H``, ``%M``, ``%S`` (at most once)
+    between literal characters that are no letters and no ``%``: CPython's own regex for
+    the format (``_strptime``), with its digit and whitespace classes spelled out, matched
+    as CPython matches it (the first match, which must end at the end of the string)."""
+    if not isinstance(fmt, str):
+        return False
+    seen: list[str] = []
+    i = 0
+    while i < len(fmt):
+        c = fmt[i]
+        if c == "%":
+            d = fmt[i + 1: i + 2]
+            if d not in "YmdHMS" or not d or d in seen:
+                return False
+            seen.append(d)
+            i += 2
+            continue
+        if c.isalpha() or c == "\\":
+            return False
+        i += 1
+    return {"Y", "m", "d"} <= set(seen)
+
+
 def _const(t: str) -> Any:
     return lambda ts: t
 
@@ -183,6 +243,9 @@ _DTS = (
     datetime.datetime(9999, 12, 31, 23, 59, 59, 999_999),
     datetime.datetime(2023, 1, 1),
 )
+_DTS_TEXT = (datetime.datetime(2000, 2, 29, 23, 59, 59, 999_999), datetime.datetime(1999, 12, 31),
+             datetime.datetime(9999, 12, 31, 1, 2, 3), datetime.datetime(2024, 1, 1, 0, 0, 0, 7))  # fmt: skip
+_EDGES_STRFTIME = tuple((t, f) for t in _DTS_TEXT for f in ("%Y-%m-%d %H:%M:%S.%f", "%d.%m.%y %j"))
 _DATES = (datetime.date(1, 1, 1), datetime.date(9999, 12, 31), datetime.date(2000, 2, 29),
           datetime.date(2023, 1, 1))  # fmt: skip
 _TDS = (datetime.timedelta(0), datetime.timedelta(microseconds=-1),
@@ -225,6 +288,17 @@ def _entries() -> list[Primitive]:
                          operator.methodcaller("total_seconds"), (), None, True,
                          edges=tuple((v,) for v in _TDS), type_rule=_const("float"),
                          lowering="rule", domain="datetime", none_raises="AttributeError"))  # fmt: skip
+    out.append(Primitive("dt.strptime", (2, 2), "str", "datetime", strptime, STRPTIME_CLAUSES,
+                         None, True, edges=_EDGES_STRPTIME, type_rule=_const("datetime"),
+                         lowering="rule", domain="datetime",
+                         native_when=lambda site: len(site.lits) > 1 and native_strptime_format(site.lits[1]),
+                         notes="a constant format; native for the numeric formats of "
+                               "native_strptime_format (CPython's regex, the constructor's "
+                               "checks), else Python's parser as a vectorized Python function "
+                               "(Spark's parsers accept other strings)"))  # fmt: skip
+    out.append(Primitive("dt.strftime", (2, 2), "datetime", "str", strftime, (), None, False,
+                         edges=_EDGES_STRFTIME, type_rule=_const("str"), lowering="rule",
+                         domain="datetime", notes="a constant format; Python's formatting"))  # fmt: skip
     return out
 
 

@@ -24,7 +24,8 @@ from looplift.compiler.primitives.datetimes import SPARK_TD_MAX_US, TD_UNITS
 CONTEXTS = ("scalar", "guard", "group", "sql")
 ENTRIES = [p for p in PRIMITIVES.values() if p.domain == "datetime"]
 ZERO = {"int": "0", "float": "0.0", "str": '""'}
-ANNOT = {"int": "int", "float": "float", "datetime": "datetime.datetime", "date": "datetime.date"}
+ANNOT = {"int": "int", "float": "float", "datetime": "datetime.datetime", "date": "datetime.date",
+         "str": "str"}  # fmt: skip
 
 # how a value of each type is returned: as text of its attributes (``{t}``: the value)
 SHOW = {
@@ -50,12 +51,14 @@ def show(v: Any) -> Any:
 @dataclass(frozen=True)
 class Sig:
     prim: Primitive
-    params: tuple[str, ...]  # the parameters' types (int, float, datetime, date)
+    params: tuple[str, ...]  # the parameters' types (int, float, datetime, date, str)
     cases: tuple[tuple[Any, ...], ...]
+    const: tuple[Any, ...] = ()  # constant last arguments (strptime's format), in the source
+    tag: str = ""
 
     @property
     def ident(self) -> str:
-        return f"{self.prim.name.replace('.', '_')}_{'_'.join(self.params)}"
+        return f"{self.prim.name.replace('.', '_')}_{'_'.join(self.params)}{self.tag}"
 
     @property
     def result(self) -> str:
@@ -65,6 +68,10 @@ class Sig:
     def call(self, xs: list[str]) -> str:
         """The expression of the entry on the parameters ``xs``."""
         name = self.prim.name
+        if name == "dt.strptime":
+            return f"datetime.datetime.strptime({xs[0]}, {self.const[0]!r})"
+        if name == "dt.strftime":
+            return f"{xs[0]}.strftime({self.const[0]!r})"
         if name.startswith("make_"):
             cls = {"make_date": "date", "make_datetime": "datetime",
                    "make_timedelta": "timedelta"}[name]  # fmt: skip
@@ -92,6 +99,11 @@ def signatures(prim: Primitive) -> list[Sig]:
         return out
     if prim.name.startswith("td."):
         return [Sig(prim, ("int", "int"), tuple(_td_args(e[0]) for e in prim.edges))]
+    if prim.name in ("dt.strptime", "dt.strftime"):  # one algorithm per constant format
+        formats = list(dict.fromkeys(e[1] for e in prim.edges))
+        kind = "str" if prim.name == "dt.strptime" else "datetime"
+        return [Sig(prim, (kind,), tuple(e[:1] for e in prim.edges if e[1] == f), (f,), f"_{k}")
+                for k, f in enumerate(formats)]
     out = []
     for kind, cls in (("datetime", datetime.datetime), ("date", datetime.date)):
         cases = tuple(e for e in prim.edges if type(e[0]) is cls)
@@ -112,7 +124,7 @@ def reference(sig: Sig, args: tuple) -> Any:
         if sig.prim.name.startswith("td."):
             v = sig.prim.reference(datetime.timedelta(days=args[0], microseconds=args[1]))
         else:
-            v = sig.prim.reference(*args)
+            v = sig.prim.reference(*args, *sig.const)
     except Exception as e:  # noqa: BLE001 - the class is the outcome
         return type(e)
     if isinstance(v, datetime.timedelta):

@@ -17,6 +17,7 @@ from looplift.states import (
     Median,
     Min,
     MultisetState,
+    Product,
     Sum,
     TopK,
     Variance,
@@ -45,6 +46,7 @@ LIBRARY = [
     (Distinct, acts("add"), ()),
     (Median, acts("add"), ()),
     (TopK, acts("add"), (3,)),
+    (Product, acts("add", values=st.integers(-(2**40), 2**40)), ()),
     (IntervalSequence, acts("open", "close", "insert"), ()),
 ]
 

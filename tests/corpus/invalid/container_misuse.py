@@ -3,7 +3,7 @@
 # expect: 36:25 inside
 # expect: 50:13 order
 # expect: 60:18 value
-# expect: 65:9 start
+# expect: 66:10 constant
 """Local containers used where their value depends on row order, or not as accumulators."""
 
 from looplift import RowStream, dataflow, group_by
@@ -61,8 +61,9 @@ def container_as_value(rows: RowStream[int, int]):
 
 
 @dataflow
-def nonempty_start(rows: RowStream[int]) -> int:
-    d = {0: 1}
+def nonconstant_start(rows: RowStream[int]) -> int:
+    first = 0
+    d = {first: 1}
     for (v,) in rows:
         d[v] = d.get(v, 0) + 1
     return len(d)
