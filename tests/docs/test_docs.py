@@ -20,6 +20,7 @@ import subprocess
 import sys
 import types
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -106,6 +107,9 @@ def test_page_runs(
     module.__file__ = str(tmp_path / f"{name}.py")
     Path(module.__file__).write_text("")
     sys.modules[name] = module
+    # the page runs as in a new process: modules other tests imported from samples/ or a
+    # build (`clickstream`, ...) are set aside, so its imports find the page's own
+    aside = {m: sys.modules.pop(m) for m in list(sys.modules) if _user_module(sys.modules[m])}
     saved_path, saved_argv, saved_modules = list(sys.path), list(sys.argv), set(sys.modules)
     try:
         for n, (lang, line, text) in enumerate(blocks(page)):
@@ -136,6 +140,13 @@ def test_page_runs(
             f = os.path.abspath(getattr(sys.modules[mod], "__file__", None) or "/")
             if f.startswith((str(ROOT / "samples"), str(ROOT / "build"), str(tmp_path))):
                 del sys.modules[mod]
+        sys.modules.update(aside)
+
+
+def _user_module(module: Any) -> bool:
+    """A module imported from the samples or a build folder of the checkout."""
+    f = os.path.abspath(getattr(module, "__file__", None) or "/")
+    return f.startswith((str(ROOT / "samples") + os.sep, str(ROOT / "build") + os.sep))
 
 
 def test_mkdocs_build_strict(tmp_path: Path):
