@@ -1,49 +1,20 @@
 """The benchmark's programs with Python islands (issue 25), as their authors would write
 them; ``tests/perf/islands.py`` times them against the same logic as hand-written
-pandas and Arrow UDFs. The plain-Python bodies the UDFs run are the ``*_py`` functions:
-the same code, without the decorator."""
+pandas and Arrow UDFs, which run each algorithm's own Python function (``f.fn``)."""
 
 from __future__ import annotations
 
 from looplift import RowStream, dataflow, group_by
 
 
-def kv_value_py(line: str, key: str) -> str | None:
-    """The value of ``key`` in ``"a=1; b=2"`` (None when absent): a scanning loop."""
-    i = 0
-    while i < len(line):
-        j = line.find(";", i)
-        if j < 0:
-            j = len(line)
-        k, _, v = line[i:j].partition("=")
-        if k.strip().lower() == key:
-            return v.strip()
-        i = j + 1
-    return None
-
-
 def digit_sum_py(code: str) -> int:
+    """``user_scores``' per-row block, for the hand-written UDFs (no algorithm of its own)."""
     n = int(code)
     s = 0
     while n > 0:
         s += n % 10
         n //= 10
     return s
-
-
-def duration_s_py(text: str | None) -> int | None:
-    """``"1h30m15s"`` in seconds; None for anything malformed (a bare ``except``)."""
-    try:
-        total, num = 0, ""
-        for ch in text.strip().lower():
-            if ch.isdigit():
-                num += ch
-            else:
-                total += int(num) * {"h": 3600, "m": 60, "s": 1}[ch]
-                num = ""
-        return total if not num else None
-    except:  # noqa: E722 - as written in the wild
-        return None
 
 
 @dataflow

@@ -83,7 +83,7 @@ def variants_of(spark: Any, algos: Any) -> dict[str, dict[str, Any]]:
     from pyspark.sql import functions as F
     from pyspark.sql.functions import pandas_udf, udf
 
-    kv_py, digits_py, duration_py = algos.kv_value_py, algos.digit_sum_py, algos.duration_s_py
+    kv_py, duration_py, digits_py = algos.kv_value.fn, algos.duration_s.fn, algos.digit_sum_py
 
     @pandas_udf("string")
     def kv_pandas(lines: pd.Series) -> pd.Series:
@@ -167,11 +167,11 @@ def main(argv: list[str] | None = None) -> int:
         small = make(2000)
         rows = [tuple(r) for r in small.collect()]
         if name == "parser":
-            want, keyed = [algos.kv_value_py(r[0], "b") for r in rows], False
+            want, keyed = [algos.kv_value(r[0], "b") for r in rows], False
         elif name == "group block":
             want, keyed = sorted(algos.user_scores(rows)), True
         else:
-            want, keyed = [algos.duration_s_py(r[0]) for r in rows], False
+            want, keyed = [algos.duration_s(r[0]) for r in rows], False
         live = {k: v for k, v in by_workload[name].items() if not isinstance(v, common.Skip)}
         wrong[name] = check(live, small, want, keyed)
         small.unpersist()
