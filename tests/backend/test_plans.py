@@ -9,6 +9,7 @@ from looplift.api import mark_plan, physical_plan, python_operator_count
 from looplift.spark import DataflowInputError
 from pyspark.sql import functions as F
 
+from tests.frames import create_frame
 from tests.helpers import SAMPLES, import_path
 
 
@@ -31,7 +32,7 @@ def clicks(spark):
         (2, 1, 9),
         (3, 2, 5),
     ]
-    return spark.createDataFrame(rows, "user_id long, pagetype long, ts long"), rows
+    return create_frame(spark, rows, "user_id long, pagetype long, ts long"), rows
 
 
 def test_clickstream_one_shuffle_native_fold(spark, samples) -> None:

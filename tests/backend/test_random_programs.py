@@ -50,6 +50,7 @@ from looplift.compiler.cli import algorithms_of, load_module
 from looplift.compiler.errors import CompilerError
 
 from tests.compiler.test_properties import HEADER, ROWS, Gen
+from tests.frames import create_frame
 from tests.spark.harness import same_error_class
 
 _COUNTER = itertools.count()
@@ -1013,7 +1014,7 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
         except (ArithmeticError, TypeError):
             return  # Python raises (e.g. a None max); covered by the trap tests
         except (ValueError, LookupError) as e:  # the raises shape: the same class from Spark
-            df = spark.createDataFrame(rows, schema)
+            df = create_frame(spark, rows, schema)
             try:
                 algo(df, t).collect()
             except Exception as got:  # noqa: BLE001
@@ -1022,7 +1023,7 @@ def _check(spark, src: str, rows: list, t: int, schema: str = "a long, b long, c
                 assert same_error_class(e, got), f"{got!r} for Python's {e!r}\n{src}"
                 return
             raise AssertionError(f"no error for Python's {e!r}\n{src}") from e
-        df = spark.createDataFrame(rows, schema)
+        df = create_frame(spark, rows, schema)
         try:
             result = algo(df, t).collect()
         except Exception as e:  # noqa: BLE001

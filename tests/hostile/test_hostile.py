@@ -33,6 +33,7 @@ import looplift
 import pytest
 from looplift.sqltext import quote_ident
 
+from tests.frames import create_frame
 from tests.helpers import SAMPLES
 from tests.hostile.table import NAMES, SAMPLES_USED, TABLE, Hostile, algorithm, huge_group, kind
 from tests.incremental.common import add_changes, multiset
@@ -245,7 +246,7 @@ def run_incremental(spark: Any, key: str, rows: Any, checkpoint: Path) -> Any:
         schema = spark_schema(fts, names_of(key), nullable=True)
         schema = T.StructType([*schema.fields, T.StructField("_sign", T.IntegerType(), False)])
         data = [(*to_spark_value(r), 1) for r in coerce_rows(rows, fts)]
-        changes = collect(view.apply(spark.createDataFrame(data, schema)))
+        changes = collect(view.apply(create_frame(spark, data, schema)))
         result = view.result_rows()
         initial = [] if kind(key) == "table" else [tuple(r) for r in view.step.fresh_output()]
         assert add_changes(multiset(initial), changes) == multiset(result), (changes, result)

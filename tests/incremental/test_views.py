@@ -40,6 +40,7 @@ from looplift.delta import shape_of
 from looplift.incremental import DeltaError
 from pyspark.sql import types as T
 
+from tests.frames import create_frame
 from tests.incremental.common import (
     add_changes,
     case_named,
@@ -109,7 +110,7 @@ def signed_df(spark: Any, fts: tuple[FieldType, ...], rows: list, signs: list[in
     schema = spark_schema(fts)
     schema = T.StructType([*schema.fields, T.StructField("_sign", T.IntegerType(), False)])
     data = [(*to_spark_value(tuple(r)), s) for r, s in zip(rows, signs, strict=True)]
-    return spark.createDataFrame(data, schema)
+    return create_frame(spark, data, schema)
 
 
 def cdf_df(spark: Any, fts: tuple[FieldType, ...], rows: list, kinds: list[str]) -> Any:
@@ -125,7 +126,7 @@ def cdf_df(spark: Any, fts: tuple[FieldType, ...], rows: list, kinds: list[str])
         ]
     )
     data = [(*to_spark_value(tuple(r)), k, 7, CDF_TS) for r, k in zip(rows, kinds, strict=True)]
-    return spark.createDataFrame(data, schema)
+    return create_frame(spark, data, schema)
 
 
 def as_cdf(inserts: list, deletes: list) -> tuple[list, list[str]]:

@@ -50,6 +50,8 @@ from hypothesis import strategies as st
 from looplift import Dataflow
 from looplift.api import rowstream_fields
 
+from tests.frames import create_frame
+
 INT64_MIN = -(2**63)
 INT64_MAX = 2**63 - 1
 REL_TOL = 1e-9
@@ -422,7 +424,7 @@ def to_df(
     """A DataFrame of ``rows`` with the explicit schema of ``fts`` (columns ``c0, c1, ...``
     unless ``names`` are given)."""
     data = [tuple(to_spark_value(v) for v in r) for r in coerce_rows(rows, fts)]
-    return spark.createDataFrame(data, schema=spark_schema(fts, names, nullable))
+    return create_frame(spark, data, spark_schema(fts, names, nullable))
 
 
 def from_spark(value: Any, dtype: Any = None) -> Any:
@@ -686,7 +688,7 @@ def run_compiled_scalar(spark: Any, algo: Dataflow, arg_rows: Sequence[Sequence[
     # a row id next to the arguments, to compare row by row whatever the output order
     schema = T.StructType([T.StructField("_id", T.LongType(), False), *spark_schema(fts).fields])
     data = [(i, *to_spark_value(tuple(r))) for i, r in enumerate(coerce_rows(arg_rows, fts))]
-    df = spark.createDataFrame(data, schema)
+    df = create_frame(spark, data, schema)
     col = _call(algo, *[F.col(c) for c in column_names(len(fts))])
     if not isinstance(col, Column):
         raise CallError(f"{algo.name}(Column, ...) returned {type(col).__name__}, not a Column")

@@ -18,6 +18,7 @@ from looplift.compiler.backend.rules import rule_for
 from looplift.compiler.cli import algorithms_of, load_module
 from looplift.compiler.ir.prims import PRIMS
 
+from tests.frames import create_frame
 from tests.spark import container_edges as E
 from tests.spark.harness import (
     attempt,
@@ -81,7 +82,7 @@ def _frame(spark: Any, algo: Any, rows: list[tuple], j: int) -> Any:
     from pyspark.sql import functions as F
 
     fts = row_types(algo)
-    df = spark.createDataFrame([to_spark_value(r) for r in coerce_rows(rows, fts)],
+    df = create_frame(spark, [to_spark_value(r) for r in coerce_rows(rows, fts)],
                                spark_schema(fts))  # fmt: skip
     return algo(df).select(F.lit(j).alias("j"), F.col("k").alias("_id"), F.col("r"))
 

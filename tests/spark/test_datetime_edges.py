@@ -18,6 +18,7 @@ from looplift.compiler.backend.rules import rule_for
 from looplift.compiler.cli import algorithms_of, load_module
 from looplift.compiler.ir.prims import PRIMS
 
+from tests.frames import create_frame
 from tests.spark import datetime_edges as E
 from tests.spark.harness import (
     attempt,
@@ -86,11 +87,11 @@ def _frame(spark: Any, algo: Any, context: str, sig: E.Sig, rows: list[tuple], j
         # built before the call: the first call of a table algorithm collects the input's
         # first rows to learn host types, and pyspark cannot collect 0001-01-01 00:00 UTC
         algo.backend()
-        df = spark.createDataFrame([to_spark_value(r) for r in rows], spark_schema(fts))
+        df = create_frame(spark, [to_spark_value(r) for r in rows], spark_schema(fts))
         return algo(df).select(F.lit(j).alias("j"), F.col("k").alias("_id"), F.col("r"))
     fields = [T.StructField("_id", T.LongType(), False), *spark_schema(fts).fields]
     data = [(i, *to_spark_value(r)) for i, r in enumerate(rows)]
-    df = spark.createDataFrame(data, T.StructType(fields))
+    df = create_frame(spark, data, T.StructType(fields))
     cols = [f.name for f in fields[1:]]
     if context == "sql":
         view, fn = f"dtedges_{sig.ident}", f"dtedge_{sig.ident}"
@@ -248,7 +249,7 @@ def test_date_arithmetic_out_of_range_raises_overflow_error(spark: Any, tmp_path
         inside = [a for a, o in zip(cases, outcomes, strict=True) if not o.raised]
         outside = [(a, o) for a, o in zip(cases, outcomes, strict=True) if o.raised]
         assert inside and len(outside) >= 2, algo.name
-        df = spark.createDataFrame(inside, "y long, m long, d long, n long")
+        df = create_frame(spark, inside, "y long, m long, d long, n long")
         got = [r[0] for r in df.select(algo(*[F.col(c) for c in "ymdn"])).collect()]
         assert got == run_reference(algo, inside), algo.name
         for args, want in outside:

@@ -27,6 +27,7 @@ from looplift.compiler.ir.nodes import Lit, Var
 from looplift.compiler.ir.prims import PRIMS, runs_python
 from looplift.compiler.primitives import OPERATORS, PRIMITIVES
 
+from tests.frames import create_frame
 from tests.spark import operator_edges as E
 from tests.spark.harness import (
     attempt,
@@ -142,11 +143,11 @@ def _frame(spark: Any, algos: dict, context: str, sig: E.OSig, rows: list[tuple]
     fts = row_types(algo)
     rows = coerce_rows(rows, fts)
     if context in ("group", "fold"):
-        df = spark.createDataFrame([to_spark_value(r) for r in rows], spark_schema(fts))
+        df = create_frame(spark, [to_spark_value(r) for r in rows], spark_schema(fts))
         return algo(df).select(F.lit(j).alias("j"), F.col("k").alias("_id"), F.col("r"))
     fields = [T.StructField("_id", T.LongType(), False), *spark_schema(fts).fields]
     data = [(i, *to_spark_value(r)) for i, r in enumerate(rows)]
-    df = spark.createDataFrame(data, T.StructType(fields))
+    df = create_frame(spark, data, T.StructType(fields))
     cols = [f.name for f in fields[1:]]
     if context == "sql":
         view = f"opedges_{sig.ident}"
@@ -318,7 +319,7 @@ def test_none_as_cpython(spark: Any, algos: dict, exhaustive: bool) -> None:
                 rows.append((len(rows), *args))
                 wants[(j, len(rows) - 1)] = (want.value, f"{sig.ident}{args!r}")
         if rows:
-            df = spark.createDataFrame(rows, schema)
+            df = create_frame(spark, rows, schema)
             frames.append(df.select(F.lit(j).alias("j"), F.col("_id"),
                                     F.to_json(F.struct(algo(*[F.col(c) for c in df.columns[1:]])
                                                        .alias("v"))).alias("r")))  # fmt: skip

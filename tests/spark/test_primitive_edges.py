@@ -26,6 +26,7 @@ from looplift.compiler.cli import algorithms_of, load_module
 from looplift.compiler.ir.prims import MATH_FUNCS, PRIMS
 from looplift.compiler.primitives import MATH_NAMES, PRIMITIVES
 
+from tests.frames import create_frame
 from tests.spark import primitive_edges as E
 from tests.spark.harness import (
     attempt,
@@ -130,12 +131,12 @@ def _frame(spark: Any, algos: dict, context: str, sig: E.Sig, rows: list[tuple],
     rows = coerce_rows(rows, fts)
     if context in ("group", "fold"):
         schema = spark_schema(fts)
-        df = spark.createDataFrame([to_spark_value(r) for r in rows], schema)
+        df = create_frame(spark, [to_spark_value(r) for r in rows], schema)
         out = algo(df)
         return out.select(F.lit(j).alias("j"), F.col("k").alias("_id"), F.col("r"))
     fields = [T.StructField("_id", T.LongType(), False), *spark_schema(fts).fields]
     data = [(i, *to_spark_value(r)) for i, r in enumerate(rows)]
-    df = spark.createDataFrame(data, T.StructType(fields))
+    df = create_frame(spark, data, T.StructType(fields))
     cols = [f.name for f in fields[1:]]
     if context == "sql":
         view = f"edges_{sig.ident}"

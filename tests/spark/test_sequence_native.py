@@ -22,6 +22,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.frames import create_frame
 from tests.helpers import import_path
 from tests.spark.harness import assert_same, collect, expect_same_or_both_raise
 
@@ -325,7 +326,7 @@ def _grouped(spark: Any, rows: list, width: int) -> Any:
 
     fields = [T.StructField("g", T.LongType())]
     fields += [T.StructField(f"c{i}", T.LongType()) for i in range(width)]
-    return spark.createDataFrame(rows, T.StructType(fields))
+    return create_frame(spark, rows, T.StructType(fields))
 
 
 def _per_group(algo: Any, rows: list) -> dict[int, Any]:
@@ -390,7 +391,7 @@ def _signed_frame(spark: Any, rows: list) -> Any:
     from pyspark.sql import types as T
 
     schema = T.StructType([T.StructField(n, T.LongType()) for n in ("k", "c", "a", "s")])
-    return spark.createDataFrame(rows, schema)
+    return create_frame(spark, rows, schema)
 
 
 def _run_netted(spark: Any, rows: list, cls_name: str, readers: list[str], types: list[str],

@@ -30,6 +30,7 @@ from looplift.compiler.ir.prims import PRIMS, runs_python
 from looplift.compiler.primitives import PRIMITIVES, STRING_PRIMS
 from looplift.strings import STR_METHODS
 
+from tests.frames import create_frame
 from tests.spark import str_edges as E
 from tests.spark.harness import (
     attempt,
@@ -149,10 +150,10 @@ def _frame(spark: Any, algos: dict, context: str, f: E.Form, rows: list[tuple], 
     fts = row_types(algo)
     rows = coerce_rows(rows, fts)
     if context == "group":
-        df = spark.createDataFrame([to_spark_value(r) for r in rows], spark_schema(fts))
+        df = create_frame(spark, [to_spark_value(r) for r in rows], spark_schema(fts))
         return algo(df).select(F.lit(j).alias("j"), F.col("k").alias("_id"), F.col("r"))
     fields = [T.StructField("_id", T.LongType(), False), *spark_schema(fts).fields]
-    df = spark.createDataFrame([(i, *to_spark_value(r)) for i, r in enumerate(rows)],
+    df = create_frame(spark, [(i, *to_spark_value(r)) for i, r in enumerate(rows)],
                                T.StructType(fields))  # fmt: skip
     cols = [x.name for x in fields[1:]]
     if context == "sql":

@@ -11,6 +11,7 @@ from typing import Any
 import looplift
 import pytest
 
+from tests.frames import create_frame
 from tests.spark import try_algos as T
 from tests.spark.harness import (
     FieldType,
@@ -201,7 +202,7 @@ def test_native_test_agrees_with_cpython(spark: Any, name: str) -> None:
     ts, cases = _table_cases()[name]
     kinds = {"str": PT.StringType(), "int": PT.LongType(), "float": PT.DoubleType()}
     schema = PT.StructType([PT.StructField(f"c{i}", kinds[t], True) for i, t in enumerate(ts)])
-    df = spark.createDataFrame([tuple(c) for c in cases], schema)
+    df = create_frame(spark, [tuple(c) for c in cases], schema)
     tree = entry.raise_test([f"c{i}" for i in range(len(ts))], ts, handler_code(HANDLERS),
                             nullable=[True] * len(ts))  # fmt: skip
     got = [r[0] for r in df.selectExpr(tree.sql(dialect="spark")).collect()]

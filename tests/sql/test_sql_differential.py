@@ -29,6 +29,7 @@ import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from looplift.sqltext import quote_ident, sql_literal
 
+from tests.frames import create_frame
 from tests.helpers import SAMPLES
 from tests.spark import harness
 from tests.spark.harness import (
@@ -109,7 +110,7 @@ class SqlRunner:
             (i, *harness.to_spark_value(tuple(r)))
             for i, r in enumerate(harness.coerce_rows(arg_rows, fts))
         ]
-        spark.createDataFrame(data, schema).createOrReplaceTempView(VIEW)
+        create_frame(spark, data, schema).createOrReplaceTempView(VIEW)
         cols = ", ".join(column_names(len(fts)))
         out = self.run(f"SELECT _id, {name}({cols}) AS result FROM {VIEW}")
         got = sorted(collect(out), key=lambda r: r[0])

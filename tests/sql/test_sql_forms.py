@@ -17,6 +17,7 @@ from hypothesis import strategies as st
 from looplift import LoopliftSQLError
 from looplift.api import physical_plan, python_operator_count
 
+from tests.frames import create_frame
 from tests.helpers import SAMPLES, import_path
 from tests.sql import algos
 
@@ -41,7 +42,7 @@ def reg(spark: Any) -> dict:
 
 
 def _clicks(spark: Any, rows: list, name: str = "clicks") -> None:
-    df = spark.createDataFrame(rows, "user_id bigint, pagetype bigint, ts bigint")
+    df = create_frame(spark, rows, "user_id bigint, pagetype bigint, ts bigint")
     df.createOrReplaceTempView(name)
 
 
