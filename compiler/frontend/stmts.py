@@ -267,6 +267,9 @@ class StmtMixin(Context):
                     elems[k], elems[k], item, env_k, lambda e2: unpack(k + 1, e2), stmt
                 )
 
+            if not (isinstance(value, Apply) and value.fn == Prim("tuple")):
+                # a list (`a, b = s.split()`) must have exactly as many elements
+                value = Apply(Prim("c_unpack"), (value, Lit(len(elems))), span=self.span(target))
             return Let(tmp, value, unpack(0, env), span=self.span(stmt))
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             raise self.error(
