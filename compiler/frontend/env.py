@@ -45,6 +45,9 @@ class Rows(Binding):
     # ranked: ``sorted(g, key=...)[start:stop]`` / ``enumerate(sorted(...))``: a loop over it
     # gets each row's rank (1-based, a native window function) and runs for start < rank <= stop
     window: tuple[int, int | None] | None = None
+    # a named row type (``RowStream[Click]``): the field names and the class's name
+    names: tuple[str, ...] = ()
+    row_type: str = ""
     kind: ClassVar[str] = "rows"
 
 
@@ -91,6 +94,8 @@ class RowValue(Binding):
 
     fields: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # a named row's field names (``c.user_id``)
+    row_type: str = ""
     kind: ClassVar[str] = "row"
 
 

@@ -218,7 +218,8 @@ class StmtMixin(Context):
                 var = target.value
                 env2 = env.copy()
                 env2.names[var] = Rows(
-                    var, self.span(target), env.depth, b.arity, b.types, b.ordered, b.window
+                    var, self.span(target), env.depth, b.arity, b.types, b.ordered, b.window,
+                    b.names, b.row_type,
                 )
                 return Let(var, expr, rest(env2), span=self.span(s))
         return self.bind_target(target, value, self.expr(value, env), env, rest, s)
