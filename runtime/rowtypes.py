@@ -81,9 +81,7 @@ def field_index(names: Sequence[str], key: Any) -> Any:
         try:
             return list(names).index(key)
         except ValueError:
-            raise KeyError(
-                f"row has no field {key!r}; its fields are {', '.join(names)}"
-            ) from None
+            raise KeyError(f"row has no field {key!r}; its fields are {', '.join(names)}") from None
     return key
 
 

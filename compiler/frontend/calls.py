@@ -11,7 +11,6 @@ import types
 from typing import Any
 
 import libcst as cst
-
 from looplift.rowtypes import is_row_class, row_class, row_fields
 
 from ..ir.nodes import Apply, Builtin, CallDataflow, Expr, Host, Lit, Prim, StateCall

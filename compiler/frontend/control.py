@@ -35,7 +35,6 @@ from .syntax import (
     contains_return,
     flatten,
     group_by_fn,
-    int_literal,
     read_names,
     reads_before_write,
     terminates,
@@ -286,12 +285,8 @@ class ControlMixin(Context):
         else:
             key = self.field_indices(args[0].value, src)
         order_by = None
-        if "order_by" in kws and isinstance(kws["order_by"], cst.Lambda):
-            # `order_by=lambda c: c.ts` (order.py's key functions)
-            desc = kws.get("desc")
-            flip = desc is not None and code_of(desc).strip() == "True"
-            order = self.key_order(kws["order_by"], src)  # type: ignore[attr-defined]
-            order_by = tuple((i, d != flip) for i, d in order)
+        if "order_by" in kws and isinstance(kws["order_by"], cst.Lambda):  # `lambda c: c.ts`
+            order_by = self.lambda_order(kws["order_by"], kws.get("desc"), src)  # type: ignore[attr-defined]
         elif "order_by" in kws:
             order_by = self.order_spec(kws["order_by"], kws.get("desc"), src)
         elif "desc" in kws:
@@ -336,9 +331,7 @@ class ControlMixin(Context):
             raise self.error(node, "the order needs at least one field", hint)
         out: list[tuple[int, bool]] = []
         for e in elems:
-            v = self.field_name_index(e, src)  # type: ignore[attr-defined]
-            if v is None:
-                v = int_literal(e)
+            v = self.field_literal(e, src)  # type: ignore[attr-defined]
             if v is None:
                 raise self.error(e, f"order field `{code_of(e)}` must be an integer literal", hint)
             if abs(v) >= src.arity:
@@ -358,9 +351,7 @@ class ControlMixin(Context):
         elems = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
         out = []
         for e in elems:
-            v = self.field_name_index(e, src)  # type: ignore[attr-defined]
-            if v is None:
-                v = int_literal(e)
+            v = self.field_literal(e, src)  # type: ignore[attr-defined]
             if v is None:
                 raise self.error(
                     e,

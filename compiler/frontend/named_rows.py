@@ -25,13 +25,12 @@ from __future__ import annotations
 from typing import Any
 
 import libcst as cst
-
 from looplift.rowtypes import is_row_class, row_fields
 
 from ..ir.nodes import Apply, Expr, Lit, Param, ParamKind, Prim, Var
 from .base import Context
 from .env import Env, Rows, RowValue
-from .syntax import MISSING, code_of
+from .syntax import MISSING, code_of, int_literal
 
 __all__ = ["NamedRowMixin"]
 
@@ -134,8 +133,7 @@ class NamedRowMixin(Context):
                 e,
                 f"field `{v}` is given by name but the stream's rows are positional "
                 f"(RowStream[{', '.join(src.types)}])",
-                "give field indices, or declare the row type as a NamedTuple: "
-                "`RowStream[Click]`",
+                "give field indices, or declare the row type as a NamedTuple: `RowStream[Click]`",
             )
         if v not in src.names:
             raise self.error(
@@ -144,6 +142,11 @@ class NamedRowMixin(Context):
                 f"its fields are: {', '.join(src.names)}",
             )
         return src.names.index(v)
+
+    def field_literal(self, e: cst.BaseExpression, src: Rows) -> int | None:
+        """A field given by name or by an integer literal: its index (None otherwise)."""
+        v = self.field_name_index(e, src)
+        return int_literal(e) if v is None else v
 
     def row_names_of(self, src: Rows, idx: tuple[int, ...]) -> tuple[str, ...]:
         """The field names of a projection of ``src`` (none for positional streams)."""

@@ -165,6 +165,11 @@ class OrderMixin(Context):
             order = tuple((i, False) for i in range(src.arity))
         return sexpr, src, tuple((i, d != flip) for i, d in order)
 
+    def lambda_order(self, key: cst.Lambda, desc: cst.BaseExpression | None, src: Rows) -> Order:
+        """``order_by=lambda c: c.ts`` of group_by (``desc=True`` flips every field)."""
+        flip = desc is not None and code_of(desc).strip() == "True"
+        return tuple((i, d != flip) for i, d in self.key_order(key, src))
+
     def key_order(self, key: cst.BaseExpression, src: Rows) -> Order:
         """A key ``lambda`` of field reads as an order over the stream's fields."""
         key = self.as_lambda(key)

@@ -33,7 +33,7 @@ class PageAt(NamedTuple):  # Click's fields in another order, without user_id
 class Sale(NamedTuple):
     shop: str
     day: datetime.date
-    amount: Optional[float]
+    amount: Optional[float]  # noqa: UP045 - the Optional[...] spelling
     note: str | None
 
 

@@ -160,3 +160,31 @@ def test_sql_table_argument_binds_by_name(spark: Any) -> None:
     assert sorted(tuple(r) for r in got.collect()) == want
     q = "SELECT * FROM per_user(TABLE(SELECT 0 AS junk, ts, user_id, page FROM named_clicks))"
     assert sorted(tuple(r) for r in looplift.sql(spark, q).collect()) == want
+
+
+# -- builds ---------------------------------------------------------------------------------
+
+
+def test_built_plan_binds_by_name(spark: Any, tmp_path: Any) -> None:
+    """``uda-compile -o``: the generated plan module binds the fields by name too."""
+    import importlib
+    import sys
+    from pathlib import Path
+
+    from looplift.compiler.cli import main
+
+    src = Path(A.__file__)
+    assert main([str(src), "-o", str(tmp_path)]) == 0
+    sys.path.insert(0, str(tmp_path))
+    try:
+        built = importlib.import_module("named_algos")
+        rows = [(1, 2, 10), (1, 3, 5), (2, 7, 1)]
+        df = click_frame(spark, rows, ["extra_col", "ts", "user_id", "page"])
+        got = built.run(spark, "per_user", df)
+        assert got.columns == ["user_id", "clicks", "last_page"]
+        assert sorted(tuple(r) for r in got.collect()) == sorted(A.per_user(rows))
+        assert built.ALGORITHMS["per_user"].row_fields == ("user_id", "page", "ts")
+    finally:
+        sys.path.remove(str(tmp_path))
+        for m in [m for m in sys.modules if m.split(".")[0] == "named_algos"]:
+            del sys.modules[m]
