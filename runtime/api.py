@@ -257,7 +257,8 @@ class Dataflow:
         """This aggregate as one aggregate Column, for ``df.groupBy(...).agg(...)``.
 
         ``columns`` name the input columns bound to the RowStream's fields, in order
-        (strings or column references); scalar parameters are given by keyword.
+        (strings or column references); scalar parameters are given by keyword. With no
+        columns, a named row type's fields are the columns of their names.
         """
         from pyspark.sql import functions as F
 
@@ -269,6 +270,8 @@ class Dataflow:
 
             self._agg = agg_expression(self.compile().program)
         expr = self._agg
+        if not columns and self.algorithm().row_fields:  # RowStream[Click]: by field name
+            columns = self.algorithm().row_fields
         spark = active_session(*columns)
         if spark is None:
             raise RuntimeError("looplift: no active SparkSession")

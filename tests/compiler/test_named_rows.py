@@ -57,7 +57,7 @@ def test_unknown_field_is_reported_at_the_attribute_with_the_fields(tmp_path: Pa
             for c in clicks:
                 yield c.user_id, c.pag
         """)  # fmt: skip
-    assert f"{path}:15:28: error: the row `c` (Click) has no field `pag`" in text, text
+    assert f"{path}:14:28: error: the row `c` (Click) has no field `pag`" in text, text
     assert "hint: its fields are: user_id, page, ts" in text
 
 
@@ -70,8 +70,8 @@ def test_unknown_field_name_as_key_and_order(tmp_path: Path) -> None:
             for uid, g in group_by("user_id", clicks, order_by="time"):
                 yield uid, 2
         """)  # fmt: skip
-    assert f"{path}:14:28: error: the stream of Click rows has no field `usr`" in text, text
-    assert f"{path}:16:57: error: the stream of Click rows has no field `time`" in text, text
+    assert f"{path}:13:28: error: the stream of Click rows has no field `usr`" in text, text
+    assert f"{path}:15:56: error: the stream of Click rows has no field `time`" in text, text
     assert "its fields are: user_id, page, ts" in text
 
 
@@ -79,8 +79,10 @@ def test_unknown_field_in_a_key_lambda(tmp_path: Path) -> None:
     text, path = _errors(tmp_path, """\
         @dataflow
         def f(clicks: RowStream[Click]):
-            for uid, g in group_by(lambda c: c.uid, clicks, order_by=lambda c: c.stamp):
+            for uid, g in group_by(lambda c: c.uid, clicks):
                 yield uid, 1
+            for uid, g in group_by(lambda c: c.user_id, clicks, order_by=lambda c: c.stamp):
+                yield uid, 2
         """)  # fmt: skip
     assert "has no field `uid`" in text and "has no field `stamp`" in text, text
 
@@ -97,7 +99,7 @@ def test_field_of_an_unsupported_type_points_at_the_class(tmp_path: Path) -> Non
             for b in bags:
                 yield b.user_id, 1
         """)  # fmt: skip
-    assert (f"{path}:14:12: error: field `items` of the row type `Bag` has the unsupported "
+    assert (f"{path}:13:12: error: field `items` of the row type `Bag` has the unsupported "
             "type `list[int]`") in text, text  # fmt: skip
 
 

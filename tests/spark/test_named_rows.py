@@ -119,6 +119,15 @@ def test_case_insensitive_match_when_no_exact_one(spark: Any) -> None:
     assert collect(A.filtered(df)) == [(1, 32)]
 
 
+def test_agg_column_binds_the_fields_by_name(spark: Any) -> None:
+    """``f.agg()`` of an aggregate over named rows: the columns of the fields' names."""
+    rows = [(1, 2, 10), (1, 3, 5), (2, 7, 1)]
+    df = click_frame(spark, rows, ["ts", "extra_col", "page", "user_id"])
+    got = sorted(tuple(r) for r in df.groupBy("user_id").agg(A.mean_page.agg()).collect())
+    want = sorted((u, A.mean_page([r for r in rows if r[0] == u])) for u in {1, 2})
+    assert got == want
+
+
 # -- errors naming the column --------------------------------------------------------------
 
 
