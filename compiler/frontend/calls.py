@@ -416,7 +416,6 @@ class CallMixin(StringMixin, DatetimeTextMixin, Context):
                 args.append(self.expr(a, env))
         return Apply(CallDataflow(ref, span=self.span(node.func)), tuple(args), span=sp)
 
-
     def named_argument(self, a: cst.BaseExpression, st: tuple[Expr, Any], cls: type,
                        pname: str, n: str) -> Expr:  # fmt: skip
         """A stream passed to a ``RowStream[Click]`` parameter: a named stream's fields by

@@ -78,9 +78,7 @@ class ExprMixin(OrderMixin, NamedRowMixin, ValueMixin, Context):
                 )
             idx = []
             for a in node.args:
-                v = self.field_name_index(a.value, ib)  # type: ignore[attr-defined]
-                if v is None:
-                    v = int_literal(a.value)
+                v = self.field_literal(a.value, ib)  # an index, or a named row's field name
                 if v is None:
                     raise self.error(
                         a.value,
@@ -99,7 +97,7 @@ class ExprMixin(OrderMixin, NamedRowMixin, ValueMixin, Context):
             expr = Apply(expr.fn, expr.args, span=self.span(node))
             return expr, Rows(
                 "", self.span(node), 0, len(idx), tuple(ib.types[i] for i in idx), ib.ordered,
-                names=self.row_names_of(ib, tuple(idx)), row_type=ib.row_type,  # type: ignore[attr-defined]
+                names=self.row_names_of(ib, tuple(idx)), row_type=ib.row_type,
             )
         return None
 

@@ -169,6 +169,9 @@ def test_sql_table_argument_binds_by_name(spark: Any) -> None:
     assert sorted(tuple(r) for r in got.collect()) == want
     q = "SELECT * FROM per_user(TABLE(SELECT 0 AS junk, ts, user_id, page FROM named_clicks))"
     assert sorted(tuple(r) for r in looplift.sql(spark, q).collect()) == want
+    # plain spark.sql: the registered Python UDTF binds the TABLE's columns by name too
+    plain = spark.sql("SELECT * FROM per_user(TABLE(named_clicks))")
+    assert sorted(tuple(r) for r in plain.collect()) == want
 
 
 # -- builds ---------------------------------------------------------------------------------
