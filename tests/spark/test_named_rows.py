@@ -174,6 +174,28 @@ def test_sql_table_argument_binds_by_name(spark: Any) -> None:
     assert sorted(tuple(r) for r in plain.collect()) == want
 
 
+# -- incremental ----------------------------------------------------------------------------
+
+
+def test_incremental_view_binds_a_delta_by_name(spark: Any, tmp_path: Any) -> None:
+    """A local view over named rows: a delta's data columns are bound by name, and the
+    reference replays the rows as Click tuples."""
+    rows = [(1, 2, 10), (1, 3, 5), (2, 7, 1)]
+    view = A.per_user.incremental(spark, str(tmp_path / "view"), store="local")
+    try:
+        delta = create_frame(
+            spark,
+            [(ts, 1, page, "x", uid) for uid, page, ts in rows],
+            "ts bigint, _sign int, page bigint, extra_col string, user_id bigint",
+        )
+        view.apply(delta)
+        assert sorted(view.result_rows()) == sorted(A.per_user(rows))
+        view.apply_rows([rows[0]], [-1])
+        assert sorted(view.result_rows()) == sorted(A.per_user(rows[1:]))
+    finally:
+        view.close()
+
+
 # -- builds ---------------------------------------------------------------------------------
 
 
