@@ -210,8 +210,10 @@ def test_built_plan_binds_by_name(spark: Any, tmp_path: Any) -> None:
     src = Path(A.__file__)
     assert main([str(src), "-o", str(tmp_path)]) == 0
     sys.path.insert(0, str(tmp_path))
+    sys.modules.pop("named_algos", None)  # the build step imported the source by that name
     try:
         built = importlib.import_module("named_algos")
+        assert built.__file__.startswith(str(tmp_path))
         rows = [(1, 2, 10), (1, 3, 5), (2, 7, 1)]
         df = click_frame(spark, rows, ["extra_col", "ts", "user_id", "page"])
         got = built.run(spark, "per_user", df)
