@@ -92,19 +92,27 @@ def test_issue_example(spark: Any) -> None:
     assert A.per_user_lambda(df).columns == ["user_id", "clicks", "last_page"]
 
 
+SALE = st.tuples(
+    st.sampled_from(["a", "b", "é"]),
+    st.sampled_from([datetime.date(2026, 1, 1), datetime.date(2026, 1, 2)]),
+    st.none() | st.integers(-(10**6), 10**6).map(lambda q: q / 4),  # exact sums in any order
+    st.none() | st.text(max_size=3),
+)
+
+
 def test_optional_fields_with_nulls_and_a_tuple_key_by_names(spark: Any) -> None:
-    d1, d2 = datetime.date(2026, 1, 1), datetime.date(2026, 1, 2)
-    inputs = [
-        [("a", d1, 1.5, None), ("a", d1, None, "x"), ("b", d2, 2.0, "y"), ("a", d2, -1.0, None)],
-        [("c", d1, None, None)],
-        [],
-    ]
     ddl = "note string, amount double, junk bigint, day date, shop string"
-    frames = []
-    for rows in inputs:
-        data = [(note, amount, 7, day, shop) for shop, day, amount, note in rows]
-        frames.append(create_frame(spark, data, ddl))
-    expect_same(spark, A.daily, frames, inputs, A.Sale, ["shop", "day", "total", "notes"])
+
+    @SETTINGS
+    @given(st.lists(st.lists(SALE, max_size=10), min_size=3, max_size=3))
+    def check(inputs: list[list[tuple]]) -> None:
+        frames = []
+        for rows in inputs:
+            data = [(note, amount, 7, day, shop) for shop, day, amount, note in rows]
+            frames.append(create_frame(spark, data, ddl))
+        expect_same(spark, A.daily, frames, inputs, A.Sale, ["shop", "day", "total", "notes"])
+
+    check()
 
 
 def test_dataclass_rows(spark: Any) -> None:
