@@ -32,6 +32,9 @@ class Value(Binding):
     """A scalar or tuple value (``types``: its field type when bound by a loop)."""
 
     types: tuple[str, ...] = ()
+    # a named row held whole (``best = max(g, key=...)``, ``r = c``): ``best.page`` reads it
+    row_names: tuple[str, ...] = ()
+    row_type: str = ""
     kind: ClassVar[str] = "value"
 
 

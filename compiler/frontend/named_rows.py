@@ -29,7 +29,7 @@ from looplift.rowtypes import is_row_class, row_fields
 
 from ..ir.nodes import Apply, Expr, Lit, Param, ParamKind, Prim, Var
 from .base import Context
-from .env import Env, Rows, RowValue
+from .env import Env, Rows, RowValue, Value
 from .syntax import MISSING, code_of, int_literal
 
 __all__ = ["NamedRowMixin"]
@@ -110,16 +110,40 @@ class NamedRowMixin(Context):
         if not isinstance(node.value, cst.Name):
             return None
         b = env.names.get(node.value.value)
-        if not isinstance(b, RowValue) or not b.names:
+        if isinstance(b, RowValue) and b.names:
+            names, row_type = b.names, b.row_type
+        elif isinstance(b, Value) and b.row_names:
+            names, row_type = b.row_names, b.row_type
+        else:
             return None
         attr = node.attr.value
-        if attr not in b.names:
+        if attr not in names:
             raise self.error(
                 node.attr,
-                f"the row `{node.value.value}` ({b.row_type}) has no field `{attr}`",
-                f"its fields are: {', '.join(b.names)}",
+                f"the row `{node.value.value}` ({row_type}) has no field `{attr}`",
+                f"its fields are: {', '.join(names)}",
             )
-        return Var(b.fields[b.names.index(attr)], span=self.span(node))
+        i = names.index(attr)
+        if isinstance(b, RowValue):
+            return Var(b.fields[i], span=self.span(node))
+        return Apply(Prim("nth"), (Var(b.var), Lit(i)), span=self.span(node))
+
+    def named_value(self, node: cst.CSTNode, env: Env) -> dict[str, Any]:
+        """What an assigned value keeps of a named row: ``r = c`` of a named row, ``best =
+        max(g, key=...)`` / ``min`` of a named stream (``Value.row_names``)."""
+        if isinstance(node, cst.Name):
+            b = env.names.get(node.value)
+            if isinstance(b, RowValue) and b.names:
+                return {"row_names": b.names, "row_type": b.row_type}
+            if isinstance(b, Value) and b.row_names:
+                return {"row_names": b.row_names, "row_type": b.row_type}
+        if (isinstance(node, cst.Call) and isinstance(node.func, cst.Name)
+                and node.func.value in ("max", "min") and node.func.value not in env.names
+                and node.args and node.args[0].keyword is None):  # fmt: skip
+            src = self.stream_of(node.args[0].value, env)  # type: ignore[attr-defined]
+            if src is not None and src.names:
+                return {"row_names": src.names, "row_type": src.row_type}
+        return {}
 
     def field_name_index(self, e: cst.BaseExpression, src: Rows) -> int | None:
         """A field given by name (a string literal): its index; None for other nodes."""

@@ -165,3 +165,17 @@ def visits(rows: RowStream[Visit]):
         for v in g:
             n += v.page
         yield uid, n
+
+
+@dataflow(columns=("user_id", "latest_page", "late_pages", "top_two"))
+def shortcuts(clicks: RowStream[Click]):
+    """Python's shortcuts over named rows: max with a key, a generator sum, a top-N of a
+    sorted group, a row held whole."""
+    for uid, g in group_by("user_id", clicks):
+        best = max(g, key=lambda c: c.ts)
+        late = sum(c.page for c in g if c.ts > 2)
+        top = 0
+        for c in sorted(g, key=lambda c: -c.page)[:2]:
+            row = c
+            top += row.page
+        yield uid, best.page, late, top

@@ -65,7 +65,8 @@ def expect_same(spark: Any, algo: Any, frames: list[Any], inputs: list[list[tupl
 
 
 CLICK_ALGOS = [A.per_user, A.per_user_lambda, A.first_page_desc, A.unpacked, A.filtered,
-               A.mean_page, A.per_user_mean, A.per_user_latest, A.projected]  # fmt: skip
+               A.mean_page, A.per_user_mean, A.per_user_latest, A.projected,
+               A.shortcuts]  # fmt: skip
 
 
 @pytest.mark.parametrize("algo", CLICK_ALGOS, ids=lambda a: a.name)
