@@ -58,9 +58,29 @@ def row_fields(cls: type) -> tuple[tuple[str, str | None], ...]:
     ``datetime.date``, ``Optional[...]`` of those)."""
     try:
         hints = typing.get_type_hints(cls)
-    except Exception:  # noqa: BLE001 - an unresolvable annotation: not a field type
-        hints = {}
+    except Exception:  # noqa: BLE001 - some annotation does not resolve: field by field
+        hints = _field_hints(cls)
     return tuple((n, type_text(hints.get(n))) for n in field_names(cls))
+
+
+def _field_hints(cls: type) -> dict[str, Any]:
+    """Each field's annotation evaluated on its own (strings, as under ``from __future__
+    import annotations``, in the class's module with ``typing``'s names); a field whose
+    annotation does not resolve is left out (not a field type)."""
+    import sys
+
+    module = vars(sys.modules[cls.__module__]) if cls.__module__ in sys.modules else {}
+    names = {**vars(typing), "datetime": datetime, **module}
+    out = {}
+    for klass in reversed(cls.__mro__):
+        for n, ann in getattr(klass, "__annotations__", {}).items():
+            if isinstance(ann, typing.ForwardRef):
+                ann = ann.__forward_arg__
+            try:
+                out[n] = eval(ann, names) if isinstance(ann, str) else ann  # noqa: S307 - the user's annotation
+            except Exception:  # noqa: BLE001, S112 - unresolvable: not a field type
+                continue
+    return out
 
 
 def type_text(t: Any) -> str | None:
