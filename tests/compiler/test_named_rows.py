@@ -226,3 +226,15 @@ def test_reference_converts_plain_tuples() -> None:
     assert A.per_user([(1, 2, 10), (1, 3, 5)]) == [(1, 2, 2)]
     assert A.per_user([(1, 2, 10)])[0].last_page == 2  # the rows are PerUser
     assert A.visits([(1, 2), (1, 3)]) == [(1, 5)]
+
+
+def test_row_fields_of_string_annotations() -> None:
+    """A row class whose annotations are strings (``from __future__ import annotations``)
+    and do not all resolve: each field on its own, unresolvable ones not a field type."""
+    from looplift.rowtypes import row_fields
+
+    ns: dict[str, Any] = {"__name__": "named_rows_strings"}
+    src = ("from __future__ import annotations\nfrom typing import NamedTuple, Optional\n"
+           "class Row(NamedTuple):\n    a: int\n    b: Optional[str]\n    c: Missing\n")  # fmt: skip
+    exec(compile(src, "<row>", "exec"), ns)  # noqa: S102
+    assert row_fields(ns["Row"]) == (("a", "int"), ("b", "Optional[str]"), ("c", None))
