@@ -86,9 +86,10 @@ def _unsupported_raise(node: cst.CSTNode, parent: Parent) -> bool:
 
 def _not_key_fn(node: cst.CSTNode, parent: Parent) -> bool:
     """A ``lambda`` is allowed as a key function: a ``key=`` argument, or a positional
-    argument (the translator accepts it only as the key of group_by / sorted_by)."""
+    argument (the translator accepts it only as the key of group_by / sorted_by), or
+    group_by's ``order_by=``."""
     return not (isinstance(parent, cst.Arg) and (parent.keyword is None
-                                                 or parent.keyword.value == "key"))
+                                                 or parent.keyword.value in ("key", "order_by")))
 
 
 def _bytes(node: cst.CSTNode, parent: Parent) -> bool:
