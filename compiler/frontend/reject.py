@@ -185,9 +185,12 @@ def _re_flags(node: Parent) -> bool:
             and node.value.value == "re" and node.attr.value.isupper())  # fmt: skip
 
 
-def rule_for(node: cst.CSTNode, parent: Parent) -> Rule | None:
+def rule_for(node: cst.CSTNode, parent: Parent, always: bool = False) -> Rule | None:
+    """The rule that rejects ``node`` here; ``always``: its first rule whatever its
+    condition (the translator refuses a node the rejection pass let through, such as
+    ``re.I | re.A`` where no flags are expected)."""
     for rule in RULES.get(type(node), ()):
-        if rule.when is None or rule.when(node, parent):
+        if always or rule.when is None or rule.when(node, parent):
             return rule
     return None
 
