@@ -20,6 +20,7 @@ from ..primitives.typerules import unify
 from .errors import BackendError
 from .guarded import python_in_lambda
 from .rules import Emitter, form, form_type
+from .types import solid_list
 from .typevocab import Type, Typing, spark_type
 
 __all__ = ["each_of", "each_row_types", "each_type", "each_sql", "fold_type", "fold_sql",
@@ -89,6 +90,10 @@ def each_type(v: Any, ty: Typing, value_type: Any) -> tuple[Type, bool]:
     lst, lam = v.args
     assert isinstance(lam, Lambda)
     ty.types[lam.params[0]] = iterated_type(ty.of(lst), lst.span)
+    if ty.of(lst) == "str" or solid_list(lst, ty):  # a str's characters are never None
+        ty.nullable.discard(lam.params[0])
+    else:
+        ty.nullable.add(lam.params[0])
 
     def reg(e: Expr) -> None:
         while isinstance(e, Let):
@@ -127,7 +132,7 @@ def each_sql(r: Emitter, v: Any) -> str:
     return f"flatten(transform({iterated_sql(r, lst)}, {var} -> {body}))"
 
 
-def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str]]:
+def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[list[str], str, bool]]:
     """The rows a body yields, each with the conditions of the branches on its way."""
     while isinstance(e, Var) and e.name in local:
         e = local[e.name]
@@ -149,15 +154,29 @@ def _row_parts(sub: Any, local: dict, e: Expr, guard: list[str]) -> list[tuple[l
     if op == "c_concat":
         return [p for x in e.args for p in _row_parts(sub, local, x, guard)]
     if op == "c_row":
-        return [(guard, sub.expr(e.args[0]))]
+        row = e.args[0]
+        null = not (isinstance(row, Apply) and row.fn == Prim("tuple")) and (
+            not isinstance(row, Var) or sub.ty.may_be_null(row))
+        return [(guard, sub.expr(row), null)]
     return []
 
 
-def _rows_array(rows: list[tuple[list[str], str]], depth: int) -> str:
-    items = [f"CASE WHEN {' AND '.join(g)} THEN {row} END" if g else row for g, row in rows]
+def _rows_array(rows: list[tuple[list[str], str, bool]], depth: int) -> str:
+    """The rows of one element: those whose branch conditions hold. A row whose branch is
+    not taken is NULL and filtered out; a row that may be None itself (``[w for w in ws if
+    w is None]``) is boxed in a struct first, so that its None is kept."""
+    guarded = any(g for g, _, _ in rows)
+    box = guarded and any(null for _, _, null in rows)
+    items = []
+    for g, row, _ in rows:
+        if box:
+            row = f"named_struct('v', {row})"
+        items.append(f"CASE WHEN {' AND '.join(g)} THEN {row} END" if g else row)
     arr = f"array({', '.join(items)})"
-    if any(g for g, _ in rows):
+    if guarded:
         arr = f"filter({arr}, _cr{depth} -> _cr{depth} IS NOT NULL)"
+    if box:
+        arr = f"transform({arr}, _cr{depth} -> _cr{depth}.v)"
     return arr
 
 

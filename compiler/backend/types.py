@@ -145,6 +145,8 @@ def _infer_pass(a: Analysis, refs: dict[str, Any], ty: Typing, field_type: Any,
         ty.types[name] = t
         if null:
             ty.nullable.add(name)
+        if solid_list(b.value, ty, a, refs):
+            ty.solid.add(name)
 
 
 def _value_type(
@@ -187,6 +189,47 @@ def _value_type(
     if isinstance(f, Host):
         return host_return_type(refs.get(f.ref), [ty.of(x) for x in args])
     return "any", True
+
+
+#: list primitives whose elements are never None
+_SOLID_MAKERS = frozenset({"str.split", "str.rsplit", "str.splitlines", "re.findall", "c_range",
+                           "c_enumerate", "c_zip", "c_combinations", "c_permutations",
+                           "c_product", "c_count", "c_most_common", "c_empty"})  # fmt: skip
+#: list primitives whose elements are some of their first argument's
+_SOLID_KEEPERS = frozenset({"c_sorted", "c_reversed", "c_slice", "c_distinct", "c_unpack"})
+
+
+def solid_list(v: Expr, ty: Typing, a: Analysis | None = None, refs: Any = None) -> bool:
+    """Whether the list ``v`` evaluates to has no None element (known from how it is made:
+    words, a range, a container filled with values that are never None, ...)."""
+    while isinstance(v, Let):
+        v = v.body
+    if isinstance(v, Var):
+        return v.name in ty.solid
+    if not isinstance(v, Apply):
+        return False
+    f = v.fn
+    if isinstance(f, Prim):
+        if f.op in _SOLID_MAKERS:
+            return True
+        if f.op in _SOLID_KEEPERS:
+            return solid_list(v.args[0], ty, a, refs)
+        if f.op in ("c_concat", "c_union"):
+            return all(solid_list(x, ty, a, refs) for x in v.args)
+        if f.op == "c_list":
+            return not any(ty.may_be_null(x) for x in v.args)
+        return False
+    if isinstance(f, StateCall) and a is not None and refs is not None and f.method == "value":
+        from .containers import CONTAINER_CLASSES
+
+        decl = a.states.get(f.state)
+        cls = refs.get(decl.cls) if decl is not None else None
+        how = CONTAINER_CLASSES.get(getattr(cls, "__name__", ""))
+        if how == "items":
+            return True  # (key, value) pairs
+        if how == "elements":
+            return all(s.args and not ty.may_be_null(s.args[0]) for s in a.actions_of(f.state))
+    return False
 
 
 def host_return_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool]:

@@ -115,6 +115,9 @@ class Typing:
 
     types: dict[str, Type] = field(default_factory=dict)
     nullable: set[str] = field(default_factory=set)
+    # binders holding lists none of whose elements is None (``s.split()``, ``range(n)``): a
+    # loop over another list may meet None elements (``[None, "a"]`` from Optional values)
+    solid: set[str] = field(default_factory=set)
 
     def of(self, e: Expr) -> Type:
         if isinstance(e, Var):

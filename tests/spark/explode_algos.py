@@ -357,3 +357,14 @@ def key_values(lines: RowStream[int, str]):
     for i, line in lines:
         k, v = line.split("=", 1)
         yield i, k.strip(), v
+
+
+@dataflow
+def optional_names(rows: RowStream[int, int, str | None]):
+    """A list of values that may be None, read back per element: ``str(None)`` is
+    ``'None'``, and a comprehension keeps None elements that its condition selects."""
+    for k, g in group_by(0, rows, order_by=1):
+        ws = []
+        for _, _t, name in g:
+            ws.append(name)
+        yield k, " ".join(str(w) for w in ws), len([w for w in ws if w is None])

@@ -259,3 +259,11 @@ def test_unpacking_a_list_checks_its_length(spark: Any) -> None:
     expect_same_batch(spark, A.key_values, [([*lines], ()), ([], ())])
     for bad in ([(0, "a=1"), (1, "no equals sign")], [(5, "")]):
         expect_same_or_both_raise(spark, A.key_values, bad)
+
+
+def test_list_elements_that_may_be_none(spark: Any) -> None:
+    """Elements of a list filled with Optional values may be None in a loop over it (the
+    plan took them for never None: ``str(w)`` was NULL and the join raised, and a None
+    row selected by a comprehension's condition was dropped with the rows not selected)."""
+    rows = [(1, 1, "a"), (1, 2, None), (1, 3, "c"), (2, 1, None), (3, 1, "z")]
+    expect_same_batch(spark, A.optional_names, [(rows, ()), ([], ()), ([(4, 0, None)] * 2, ())])
