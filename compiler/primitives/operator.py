@@ -196,6 +196,9 @@ class Operator(Primitive):
             if isinstance(r.when, IsNone) or not r.applies(ts):
                 continue
             if isinstance(r.when, NumPred) and r.when.sql is None:
+                placed = _placed_zero_check(r, ops)
+                if placed is not None:
+                    whens.append((placed, self._raise(r, ops)))
                 continue
             whens.append((r.when.tree(ops), self._raise(r, ops)))
             if isinstance(r.when, IsNan):
@@ -216,6 +219,21 @@ class Operator(Primitive):
 
 
 _SQL_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+_COLUMN = re.compile(r"[\w.`]+|-?[0-9][0-9.eE+-]*[DL]?")
+
+
+def _placed_zero_check(r: Raises, ops: Operands) -> exp.Expression | None:
+    """A division by zero tested in front of Spark's own check (``DIVIDE_BY_ZERO`` names no
+    place), so that the error carries CPython's message and the source line; only where
+    the dividend is a column or a literal (testing the divisor first must not change which
+    error comes first) and the divisor is no literal other than zero."""
+    if r.cls != "ZeroDivisionError" or r.when.native is None:  # type: ignore[attr-defined]
+        return None
+    lits = getattr(ops, "lits", [NOT_LIT] * len(ops.sql))
+    if not _COLUMN.fullmatch(ops.sql[0]) or lits[1] is not NOT_LIT and lits[1] != 0:
+        return None
+    test = r.when.native(ops)  # type: ignore[attr-defined]
+    return None if test == exp.false() else test
 
 
 class OpOperands(Operands):
