@@ -115,8 +115,9 @@ def exception_text(exc: BaseException) -> str:
     if frames:
         f = frames[-1]
         name = f.name
-        if name.startswith("_island_"):  # an island: compiled at the user's own lines
-            name = enclosing_function(f.filename, f.lineno or 0) or name
+        island = _ISLAND.match(name)
+        if island:  # an island: compiled at the user's own lines, in the user's function
+            name = enclosing_function(f.filename, f.lineno or 0) or island.group(1)
         where = location(f.filename, f.lineno or 0, name)
     return format_error(class_name(type(exc)), str(exc), where)
 
@@ -141,6 +142,7 @@ _LEGACY = re.compile(r"^looplift: (.*) \(Python raises ([\w.]+)\)$", re.S)
 _HEAD = re.compile(r"^([A-Za-z_][\w.]*): ?(.*)$", re.S)
 _FRAME = re.compile(r'^\s*File "([^"]+)", line (\d+), in (\S+)', re.M)
 _LAST = re.compile(r"^([A-Za-z_][\w.]*)(?:: (.*))?$")
+_ISLAND = re.compile(r"^_island_(\w+?)(?:_L\d+_*)?$")  # compiler/frontend/islands.py's names
 _AT = re.compile(r"\((?:.* )?at [^\s()]+:\d+(?: in [\w.<>]+)?\)$")
 
 
