@@ -11,11 +11,10 @@ import hashlib
 from dataclasses import dataclass
 
 from ..analysis import Analysis
-from ..errtext import raise_sql
 from ..ir.nodes import Let, Var
 from ..program import Program
 from .guarded import MAX_SQL, PythonInLambda, TooBig
-from .sql import BackendError, PyCall, SqlRenderer, quote_ident
+from .sql import BackendError, PyCall, SqlRenderer, quote_ident, sql_string
 from .types import infer_types, spark_type
 
 __all__ = ["ScalarFunction", "scalar_function", "RENDER_BUDGET"]
@@ -103,9 +102,9 @@ def null_checks(fname: str, params: list[tuple[str, str, str]], body: str) -> st
     for i, (pname, sqlname, t) in enumerate(params):
         if t not in ("int", "float", "str", "bool", "datetime", "date"):
             continue  # Optional[...], or a type outside the model (unchecked, as in entry)
-        msg = raise_sql("TypeError", f"argument {i + 1} (`{pname}`, {t}) of `{fname}` is "
-                        f"null; declare it Optional[{t}] to allow nulls")  # fmt: skip
-        checks.append(f"WHEN {quote_ident(sqlname)} IS NULL THEN {msg}")
+        msg = sql_string(f"looplift: argument {i + 1} (`{pname}`, {t}) of `{fname}` is null; "
+                         f"declare it Optional[{t}] to allow nulls")  # fmt: skip
+        checks.append(f"WHEN {quote_ident(sqlname)} IS NULL THEN raise_error({msg})")
     if not checks:
         return body
     return f"CASE {' '.join(checks)} ELSE {body} END"

@@ -184,10 +184,11 @@ class Operator(Primitive):
         return ops
 
     def tree(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
-             nullable: Sequence[bool] = ()) -> exp.Expression:  # fmt: skip
+             nullable: Sequence[bool] = (), nonzero: bool = False) -> exp.Expression:  # fmt: skip
         """The checked lowering: the clauses with a native check of their own become
         ``CASE WHEN`` tests in front of the native expression (None and Spark's ANSI
-        checks are not repeated)."""
+        checks are not repeated, but a division by zero is tested, to place the error,
+        unless ``nonzero``: the caller knows the divisor is not zero)."""
         ops = OpOperands(sql, ts, self.native, self.raw)
         ops.lits = _lits(lits, len(ts))  # type: ignore[attr-defined]
         ops.nullable = list(nullable) or [False] * len(ts)  # type: ignore[attr-defined]
@@ -196,7 +197,7 @@ class Operator(Primitive):
             if isinstance(r.when, IsNone) or not r.applies(ts):
                 continue
             if isinstance(r.when, NumPred) and r.when.sql is None:
-                placed = _placed_zero_check(r, ops)
+                placed = None if nonzero else _placed_zero_check(r, ops)
                 if placed is not None:
                     whens.append((placed, self._raise(r, ops)))
                 continue
@@ -211,8 +212,8 @@ class Operator(Primitive):
         return case.else_(ops.native())
 
     def lower(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
-              nullable: Sequence[bool] = ()) -> str:  # fmt: skip
-        tree = self.tree(sql, ts, lits, nullable)
+              nullable: Sequence[bool] = (), nonzero: bool = False) -> str:  # fmt: skip
+        tree = self.tree(sql, ts, lits, nullable, nonzero)
         if not isinstance(tree, (exp.Case, exp.Anonymous, exp.Cast, exp.Var, exp.Paren)):
             tree = exp.paren(tree)
         return tree.sql(dialect="spark", normalize_functions="lower")
