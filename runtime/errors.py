@@ -31,10 +31,10 @@ from __future__ import annotations
 import ast
 import builtins
 import functools
-import importlib
 import logging
 import os
 import re
+import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import Any
@@ -147,22 +147,21 @@ _AT = re.compile(r"\((?:.* )?at [^\s()]+:\d+(?: in [\w.<>]+)?\)$")
 
 
 def _class(name: str) -> type[BaseException] | None:
-    """The exception class a message names: a builtin, or ``module.Class``
-    (``statistics.StatisticsError`` also by its bare name)."""
+    """The exception class a message names: a builtin, or ``module.Class`` of a module
+    loaded already (``statistics.StatisticsError`` also by its bare name); never one of
+    Spark's own (those are no user's error)."""
     module, _, qual = name.rpartition(".")
     candidates: list[Any] = [getattr(builtins, name, None)]
-    if module:
-        try:
-            candidates.append(getattr(importlib.import_module(module), qual, None))
-        except ImportError:
-            pass
+    if module:  # the user's module, imported by the driver (a message imports nothing)
+        candidates.append(getattr(sys.modules.get(module), qual, None))
     else:
         import statistics
 
         candidates.append(getattr(statistics, name, None))
     for c in candidates:
         if isinstance(c, type) and issubclass(c, BaseException):
-            return c
+            if not c.__module__.startswith(("pyspark", "py4j")):
+                return c
     return None
 
 

@@ -4,7 +4,7 @@ Each failing statement is on its own line, marked with a comment ``# raises: <na
 the tests read the line numbers from this file, so the lines may move.
 """
 
-from looplift import RowStream, dataflow
+from looplift import RowStream, State, action, dataflow, group_by
 
 CODES = {"get": 1, "put": 2, "post": 3}
 
@@ -58,3 +58,31 @@ def digit_sums(rows: RowStream[int, str]):
             total += int(s[i])  # raises: island
             i += 1
         yield k, total
+
+
+class Shares(State):
+    """A user-defined state read in Python (an Arrow reducer per group)."""
+
+    def __init__(self):
+        self.counts = {}
+
+    @action
+    def add(self, x):
+        self.counts[x] = self.counts.get(x, 0) + 1
+
+    @add.undo
+    def add(self, x):
+        self.counts[x] -= 1
+
+    def share_of(self, key):
+        total = sum(self.counts.values())
+        return self.counts[key] * 100 // total  # raises: state
+
+
+@dataflow(columns=("k", "share"))
+def ok_shares(rows: RowStream[int, str]):
+    for k, g in group_by(0, rows):
+        s = Shares()
+        for _k, status in g:
+            s.add(status)
+        yield k, s.share_of("ok")

@@ -2,7 +2,7 @@
 
 Each algorithm of ``errors_prog.py`` raises on one input: ``int()`` of a bad string,
 division by zero, the user's own ``raise``, a host function raising, ``KeyError`` on a
-module-level lookup table and a Python island. Run as plain Python first (the reference:
+module-level lookup table, a Python island and a user state read in a Python reducer. Run as plain Python first (the reference:
 CPython's class and message), then compiled — called on a DataFrame, through
 ``looplift.sql`` and from a ``uda-compile -o`` build in a fresh process — the error comes
 back under ``looplift.python_errors()`` as the same class, with CPython's message and
@@ -39,6 +39,7 @@ CASES = {
     "key": (P.method_codes, [(1, "get"), (2, "delete")], "k bigint, method string",
             "method_codes"),
     "island": (P.digit_sums, [(1, "12"), (2, "1y")], "k bigint, s string", "digit_sums"),
+    "state": (P.ok_shares, [(1, "ok"), (2, "bad")], "k bigint, status string", "share_of"),
 }  # fmt: skip
 
 
