@@ -231,11 +231,17 @@ def islands_source(name: str, islands: list[Any]) -> str:
         "with no exact native lowering, run by the plans as vectorized Python functions.",
         '"""',
         "",
+        "import ast",
+        "",
         "from . import source as _source",
         "",
         "",
-        "def _define(name, text, passthrough):",
+        "def _define(name, text, passthrough, line=0):",
         f'    code = compile(text, f"<looplift island {name}:{{name}}>", "exec")',
+        "    if line > 1:  # at the user's lines of source.py: tracebacks show the user's code",
+        "        tree = ast.parse(text)",
+        "        ast.increment_lineno(tree, line - 2)",
+        '        code = compile(tree, _source.__file__, "exec")',
         "    exec(code, _source.__dict__)  # noqa: S102 - the user's code, lifted out",
         "    fn = _source.__dict__.pop(name)",
         "    fn.__module__ = __name__",
@@ -249,7 +255,9 @@ def islands_source(name: str, islands: list[Any]) -> str:
         fn = getattr(sys.modules[mod], qual)
         text = fn.__looplift_island_source__
         keep = getattr(fn, "__looplift_island_passthrough__", None)
-        lines.append(f"{i.name} = _define({i.name!r}, {text!r}, {keep!r})")
+        origin = getattr(fn, "__looplift_island_origin__", None)
+        line = origin[1] if origin else 0
+        lines.append(f"{i.name} = _define({i.name!r}, {text!r}, {keep!r}, {line})")
     return "\n".join(lines) + "\n"
 
 

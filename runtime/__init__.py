@@ -12,6 +12,7 @@
 """
 
 from .api import Dataflow, dataflow
+from .errors import python_errors, raised
 from .sqlapi import LoopliftSQLError, register, sql
 from .state import State, action
 from .streams import Rows, RowStream, group_by, sorted_by
@@ -27,6 +28,8 @@ __all__ = [
     "action",
     "dataflow",
     "group_by",
+    "python_errors",
+    "raised",
     "register",
     "sorted_by",
     "sql",

@@ -37,6 +37,7 @@ from typing import Any
 
 from .delta import shape_of
 from .deltarows import DeltaError, DeltaRows, native_sign, row_hash, sign_columns, typed_columns
+from .errors import python_errors
 from .sessions import is_connect
 from .spark import ship
 from .sqltext import quote_ident
@@ -169,7 +170,8 @@ def replay_load(view: Any, keyed: Any, cols: list[str], norm: DeltaRows) -> Any:
     parts = keyed.repartition(tasks, *key_cols) if key_cols else keyed.repartition(1)
     if key_cols:
         parts = parts.sortWithinPartitions(*key_cols)
-    return parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
+    with python_errors():  # a failing value raises as Python would
+        return parts.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
 
 
 def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
@@ -194,7 +196,8 @@ def native_load(view: Any, keyed: Any, norm: DeltaRows) -> Any:
 
     # (no shuffle: the aggregate's last stage runs in as many tasks as there are cores)
     per_key = per_key.coalesce(load_tasks(view._session()))
-    return per_key.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
+    with python_errors():  # a failing value raises as Python would
+        return per_key.mapInArrow(build, "bucket int, kind string, payload binary").toArrow()
 
 
 class NotTheStates(Exception):

@@ -46,14 +46,8 @@ def local_session(
         builder = builder.config(k, v)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("FATAL")  # expected errors (traps) would flood the log
-    try:  # Spark logs every failed query's context at ERROR through its own logger
-        jvm = session.sparkContext._jvm
-        level = jvm.org.apache.logging.log4j.Level.OFF
-        jvm.org.apache.logging.log4j.core.config.Configurator.setLevel(
-            "SQLQueryContextLogger", level
-        )
-    except Exception:  # noqa: BLE001 - logging only
-        pass
+    # pyspark logs a failed query's context (SQLQueryContextLogger): left on here; looplift
+    # quiets it only around the errors it handles (looplift.errors.quiet_query_context)
     return session
 
 

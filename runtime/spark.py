@@ -17,6 +17,7 @@ import weakref
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from .errors import exception_text
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
 from .pyprims import IMPLS as PY_IMPLS
 from .pyvalues import _nested, _out, _py_in, _pylist, _split_schema
@@ -566,7 +567,7 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
                     es.append(None)
                 except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used
                     vs.append(None)
-                    es.append(f"looplift: {_name}: {type(exc).__name__}: {exc}")
+                    es.append(exception_text(exc))
             # the struct from its two columns (not from a dict per row: half the time)
             fields = [_at.field(0), _at.field(1)]
             return pa.StructArray.from_arrays(

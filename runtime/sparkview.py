@@ -67,6 +67,7 @@ from typing import Any
 
 from . import bulkload, viewfiles
 from .deltarows import DeltaError, row_hash
+from .errors import python_errors
 from .fieldtypes import spark_cast
 from .sessions import is_connect
 from .spark import _arrow_schema, ship
@@ -525,7 +526,8 @@ class SparkView:
         spark = self._session()
         rows = [(b, pickle.dumps(j, protocol=4)) for b, j in sorted(jobs.items())]
         df = _spread(spark, rows, "bucket int, job binary")
-        out = df.mapInArrow(run, "bucket int, kind string, payload binary").toArrow()
+        with python_errors():  # a state's error raises as Python would
+            out = df.mapInArrow(run, "bucket int, kind string, payload binary").toArrow()
         return list(zip(out.column(0).to_pylist(), out.column(1).to_pylist(),
                         out.column(2).to_pylist(), strict=True))  # fmt: skip
 

@@ -23,6 +23,7 @@ from typing import Any
 
 from .delta import Shape, outputs, replay, shape_of
 from .deltarows import SIGN, DeltaError, DeltaRows, row_hash_sql, sign_columns, typed_sql
+from .errors import python_errors
 from .pyvalues import _out
 from .registry import Algorithm
 from .spark import _arrow_schema
@@ -171,7 +172,8 @@ def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
     if hashes:
         exprs.append(f"{row_hash_sql(typed, view.fields)} AS __h")  # of the typed values
     pairs = df.selectExpr(*exprs)
-    table = pairs.toArrow()
+    with python_errors():  # a failing value raises as Python would
+        table = pairs.toArrow()
     columns = [table.column(i).to_pylist() for i in range(len(data) + 1)]
     signs = norm.signs_of(columns[-1])
     rows = norm.rows_of_columns(columns[:-1])

@@ -46,11 +46,26 @@ def operator_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x: 
         rtype = spark_type(prim.result_type(ts, lits))
         return r._pycall(PyCallKind.PRIM, op, args, rtype)  # type: ignore[attr-defined]
     nullable = [r.ty.may_be_null(a) for a in args]
-    sql = prim.lower(x, ts, lits, nullable)
+    nonzero = op in _DIVISIONS and _known_nonzero(r.conds, x[1])
+    sql = prim.lower(x, ts, lits, nullable, nonzero=nonzero)
     if prim.nulls != "raise":
         return sql
     what = next(c.message for c in prim.partiality if isinstance(c.when, IsNone))
     return r._raise_if_null(args, sql, what)  # type: ignore[attr-defined]
+
+
+_DIVISIONS = ("truediv", "floordiv", "mod")
+
+
+def _known_nonzero(conds: list[str], d: str) -> bool:
+    """Is the divisor ``d`` tested non-zero by an enclosing branch or guard (``if n != 0:``,
+    ``if n == 0: ... else``)? Then the placed zero check of the division is left out."""
+    forms = set()
+    for zero in ("0L", "0", "0.0D"):
+        forms |= {f"(NOT ({d} = {zero}))", f"({d} != {zero})", f"({d} <> {zero})",
+                  f"(NOT coalesce(({d} = {zero}), FALSE))", f"coalesce((NOT ({d} = {zero})), FALSE)",
+                  f"coalesce(({d} != {zero}), FALSE)", f"coalesce(({d} <> {zero}), FALSE)"}  # fmt: skip
+    return any(part.strip() in forms for c in conds for part in c.split(" AND "))
 
 
 def _not_the_tables(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any],

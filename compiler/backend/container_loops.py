@@ -12,8 +12,7 @@ from __future__ import annotations
 import dataclasses
 from typing import Any
 
-from looplift.sqltext import sql_string
-
+from ..errtext import raise_sql
 from ..ir.nodes import Apply, Builtin, Expr, Lambda, Let, Prim, Var, attr
 from ..primitives.containers import element_type
 from ..primitives.typerules import unify
@@ -79,8 +78,8 @@ def iterated_sql(r: Emitter, lst: Expr) -> str:
     if r.ty.of(lst) == "str":
         sql = f"regexp_extract_all({sql}, '(?s).', 0)"
     if r.ty.may_be_null(lst):
-        none = sql_string("looplift: 'NoneType' object is not iterable (Python raises TypeError)")
-        return f"(CASE WHEN {r.expr(lst)} IS NULL THEN raise_error({none}) ELSE {sql} END)"
+        none = raise_sql("TypeError", "'NoneType' object is not iterable")
+        return f"(CASE WHEN {r.expr(lst)} IS NULL THEN {none} ELSE {sql} END)"
     return sql
 
 
@@ -205,12 +204,12 @@ def sort_by_sql(r: Emitter, v: Any) -> str:
     lo, hi = ("1", "-1") if attr(v.fn, "reverse") else ("-1", "1")
     cmp = f"CASE WHEN {ka} < {kb} THEN {lo} WHEN {ka} > {kb} THEN {hi} ELSE 0 END"
     # two elements or more, a key None: Python's comparison raises TypeError
-    none = sql_string("looplift: '<' not supported between instances of 'NoneType' and "
-                      "another (Python raises TypeError)")  # fmt: skip
+    none = raise_sql("TypeError", "'<' not supported between instances of 'NoneType' and "
+                     "another")  # fmt: skip
 
     def build(xs: list[str]) -> str:
         test = f"size({xs[0]}) > 1 AND exists({xs[0]}, {a} -> ({ka}) IS NULL)"
-        return (f"(CASE WHEN {test} THEN raise_error({none}) "
+        return (f"(CASE WHEN {test} THEN {none} "
                 f"ELSE array_sort({xs[0]}, ({a}, {b}) -> {cmp}) END)")  # fmt: skip
 
     return r.bind([r.expr(lst)], build)

@@ -15,8 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from looplift.sqltext import sql_string
-
+from ..errtext import raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import CONTAINERS
 from ..primitives.containers import element_type
@@ -55,7 +54,7 @@ def container_reader_type(cls_name: str, arg_types: list[list[Type]]) -> tuple[T
 
 
 def _err(cls: str, what: str) -> str:
-    return f"raise_error({sql_string(f'looplift: {what} (Python raises {cls})')})"
+    return raise_sql(cls, what)
 
 
 def _none_compared(x: str, v: str, el: Any) -> str:
@@ -66,7 +65,14 @@ def _none_compared(x: str, v: str, el: Any) -> str:
     return f"size({x}) > 1 AND exists({x}, {v} -> {v} IS NULL)"
 
 
-_NONE_CMP = _err("TypeError", "'<' not supported between instances of 'NoneType' and another")
+_NO_DATA = {"c_mean": "mean requires at least one data point",
+            "c_fmean": "fmean requires at least one data point",
+            "c_median": "no median for empty data", "c_median_low": "no median for empty data",
+            "c_median_high": "no median for empty data"}  # fmt: skip
+
+
+def _none_cmp_err() -> str:
+    return _err("TypeError", "'<' not supported between instances of 'NoneType' and another")
 
 
 def _fold_extreme(x: str, v: str, acc: str, el: Any, op: str) -> str:
@@ -118,16 +124,16 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
     if op == "c_sorted":
         rev = isinstance(args[1], Lit) and bool(args[1].value)
         srt = f"reverse(array_sort({x[0]}))" if rev else f"array_sort({x[0]})"
-        return _unless(none_cmp, _NONE_CMP, srt)
+        return _unless(none_cmp, _none_cmp_err(), srt)
     if op == "c_reversed":
         return f"reverse({x[0]})"
     if op == "c_distinct":
-        return _unless(none_cmp, _NONE_CMP, f"array_sort(array_distinct({x[0]}))")
+        return _unless(none_cmp, _none_cmp_err(), f"array_sort(array_distinct({x[0]}))")
     if op == "c_first":
         empty = _err("ValueError", "max() arg is an empty sequence")
         return f"(CASE WHEN size({x[0]}) = 0 THEN {empty} ELSE element_at({x[0]}, 1) END)"
     if op in ("c_mean", "c_fmean", "c_median", "c_median_low", "c_median_high"):
-        empty = _err("ValueError", f"statistics.{op[2:]}() of no data (StatisticsError)")
+        empty = _err("StatisticsError", _NO_DATA[op])
         if op in ("c_mean", "c_fmean"):
             return _mean(r, op, x[0], v, empty)
         srt, n = f"array_sort({x[0]})", f"size({x[0]})"
@@ -135,18 +141,18 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         low, high = f"element_at({srt}, {half})", f"element_at({srt}, {half} + 1)"
         pick = {"c_median_low": f"IF({n} % 2 = 1, {high}, {low})", "c_median_high": high,
                 "c_median": f"IF({n} % 2 = 1, {high}, ({low} + {high}) / 2)"}[op]  # fmt: skip
-        return f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none_cmp} THEN {_NONE_CMP} ELSE {pick} END)"
+        return f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none_cmp} THEN {_none_cmp_err()} ELSE {pick} END)"
     if op == "c_sum":
         t = spark_type("int" if el in ("int", "bool") else "float")
         total = f"aggregate({x[0]}, CAST(0 AS {t}), (_acc{r.depth}, {v}) -> _acc{r.depth} + {v})"
         if isinstance(el, tuple):
             return total
-        return _unless(f"exists({x[0]}, {v} -> {v} IS NULL)", _NONE_ADD, total)
+        return _unless(f"exists({x[0]}, {v} -> {v} IS NULL)", _none_add_err(), total)
     if op in ("c_max", "c_min"):
         name = op[2:]
         empty = x[1] if len(x) > 1 else _err("ValueError", f"{name}() arg is an empty sequence")
         best = _fold_extreme(x[0], v, f"_acc{r.depth}", el, op)
-        return (f"(CASE WHEN size({x[0]}) = 0 THEN {empty} WHEN {none_cmp} THEN {_NONE_CMP} "
+        return (f"(CASE WHEN size({x[0]}) = 0 THEN {empty} WHEN {none_cmp} THEN {_none_cmp_err()} "
                 f"ELSE {best} END)")  # fmt: skip
     if op == "c_contains":
         return f"exists({x[0]}, {v} -> {v} <=> {x[1]})"  # None in [None] is True
@@ -257,11 +263,12 @@ def _mean(r: Emitter, op: str, xs: str, v: str, empty: str) -> str:
 
     total = f"aggregate({xs}, CAST(0 AS DOUBLE), ({acc}, {v}) -> {acc} + {v})"
     none = f"exists({xs}, {v} -> {v} IS NULL)"
-    return (f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none} THEN {_NONE_ADD} "
+    return (f"(CASE WHEN {n} = 0 THEN {empty} WHEN {none} THEN {_none_add_err()} "
             f"ELSE {r.bind([total], build)} END)")  # fmt: skip
 
 
-_NONE_ADD = _err("TypeError", "unsupported operand type(s) for +: 'NoneType'")
+def _none_add_err() -> str:
+    return _err("TypeError", "unsupported operand type(s) for +: 'NoneType'")
 
 
 def _unless(test: str, error: str, sql: str) -> str:

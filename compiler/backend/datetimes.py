@@ -18,6 +18,7 @@ from typing import Any
 
 from looplift.sqltext import sql_string
 
+from ..errtext import Sql, py_repr_sql, raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import DATETIMES, PRIMITIVES
 from ..primitives.base import NOT_LIT
@@ -34,7 +35,7 @@ INT_MAX = 2**31 - 1
 
 
 def _raise(cls: str, what: str) -> str:
-    return f"raise_error({sql_string(f'{cls}: {what} (Python raises {cls})')})"
+    return raise_sql(cls, what)
 
 
 def micros(iv: str) -> str:
@@ -56,8 +57,7 @@ def _null_checked(r: Emitter, args: tuple[Expr, ...], x: list[str], sql: str, wh
     if not nullable:
         return sql
     test = " OR ".join(f"{s} IS NULL" for s in nullable)
-    msg = sql_string(f"looplift: {what} with None (Python raises TypeError)")
-    return f"(CASE WHEN {test} THEN raise_error({msg}) ELSE {sql} END)"
+    return f"(CASE WHEN {test} THEN {raise_sql('TypeError', f'{what} with None')} ELSE {sql} END)"
 
 
 @rule(*(p.name for p in DATETIMES))
@@ -74,8 +74,8 @@ def datetime_rule(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
     if op.startswith(("dt.", "td.")):
         if not r.ty.may_be_null(args[0]):
             return sql
-        msg = sql_string(f"AttributeError: 'NoneType' object has no attribute {op[3:]}")
-        return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+        msg = raise_sql("AttributeError", f"'NoneType' object has no attribute '{op[3:]}'")
+        return f"(CASE WHEN {x[0]} IS NULL THEN {msg} ELSE {sql} END)"
     return _null_checked(r, args, x, sql, op[5:] + "()")
 
 
@@ -210,7 +210,8 @@ def _strptime(r: Emitter, args: tuple[Expr, ...], x: list[str], fmt: str) -> str
     java = (pattern.replace("(?P<", "(?<").replace("\\d", digit)
             .replace("\\s", _code_class(WHITESPACE)))  # fmt: skip
     rx = sql_string("^(?:" + java + ")")
-    bad = _raise("ValueError", f"time data does not match format {fmt!r}")
+    bad = raise_sql("ValueError", "time data ", Sql(py_repr_sql(x[0])),
+                    f" does not match format {fmt!r}")
     # a stand-in in the text itself is no digit to CPython, and nothing else matches it
     clash = f"{x[0]} RLIKE {sql_string(_code_class(_TENS))}"
     u = f"translate({x[0]}, {sql_string(_DIGITS)}, {sql_string(_STAND_INS)})"
@@ -232,8 +233,8 @@ def _strptime(r: Emitter, args: tuple[Expr, ...], x: list[str], fmt: str) -> str
     sql = f"(CASE WHEN {clash} THEN {bad} ELSE {r.bind([u], build)} END)"
     if not r.ty.may_be_null(args[0]):
         return sql
-    msg = sql_string("TypeError: strptime() argument 1 must be str, not None (Python raises TypeError)")
-    return f"(CASE WHEN {x[0]} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+    msg = raise_sql("TypeError", "strptime() argument 1 must be str, not None")
+    return f"(CASE WHEN {x[0]} IS NULL THEN {msg} ELSE {sql} END)"
 
 
 def _is_datetime_arith(ts: list[Any]) -> bool:

@@ -36,6 +36,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from ..analysis import Analysis
+from ..errtext import raise_sql
 from ..ir.nodes import (
     CARRY,
     Apply,
@@ -57,7 +58,7 @@ from .errors import BackendError
 from .fold_model import Carry, Fold, NotFoldable, Window, WindowCarry, WindowForm
 from .loopbody import loop_lambda
 from .rows import tuple_items
-from .sql import SqlRenderer, sql_literal, sql_string
+from .sql import SqlRenderer, sql_literal
 from .state_expr import state_expr_sql
 from .states import additive_reader, field_init
 from .types import Typing, _reader_type, infer_types, spark_type, unify
@@ -513,9 +514,9 @@ class _FoldBuilder:
             c = carries[0]
             x = self._value(args[0], cur)
             if self.ty.may_be_null(args[0]):
-                msg = sql_string(f"looplift: {user_name(call.state)}: None compared with a number "
-                                 "(Python raises TypeError)")  # fmt: skip
-                x = f"(CASE WHEN {x} IS NULL THEN raise_error({msg}) ELSE {x} END)"
+                msg = raise_sql("TypeError", f"{user_name(call.state)}: None compared with a "
+                                "number")  # fmt: skip
+                x = f"(CASE WHEN {x} IS NULL THEN {msg} ELSE {x} END)"
             fn = "greatest" if c.member == "max" else "least"
             cur[c.field] = self._share(
                 f"(CASE WHEN {cur[c.field]} IS NULL THEN {x} ELSE {fn}({cur[c.field]}, {x}) END)"
@@ -530,9 +531,9 @@ class _FoldBuilder:
         for p, x in zip(spec.params, args, strict=True):
             sql = self._value(x, cur)
             if self.ty.may_be_null(x):
-                msg = sql_string(f"looplift: {user_name(call.state)}.{call.method}(None): a state's "
-                                 "+= with None raises TypeError in Python")  # fmt: skip
-                sql = f"(CASE WHEN {sql} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+                msg = raise_sql("TypeError", f"{user_name(call.state)}.{call.method}(None): "
+                                "a state's += with None")  # fmt: skip
+                sql = f"(CASE WHEN {sql} IS NULL THEN {msg} ELSE {sql} END)"
             env[p], envt[p] = sql, self.ty.of(x)
         for fname, sign, expr in spec.update_exprs:
             value, _ = state_expr_sql(expr, env, envt)

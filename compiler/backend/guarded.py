@@ -28,6 +28,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..dataflow.strategy import PyCallKind
+from ..errtext import raise_placed_sql
 from ..ir.nodes import UNKNOWN, Expr, Let, Var
 from ..ir.traverse import walk
 from .errors import BackendError
@@ -257,6 +258,7 @@ class GuardedSql:
         return self.bind(
             [call],
             lambda r: (
-                f"(CASE WHEN {r[0]}.e IS NOT NULL THEN raise_error({r[0]}.e) ELSE {r[0]}.v END)"
+                f"(CASE WHEN {r[0]}.e IS NOT NULL THEN {raise_placed_sql(f'{r[0]}.e')} "
+                f"ELSE {r[0]}.v END)"
             ),
         )

@@ -311,8 +311,9 @@ def _value_type(v: Any) -> Type | None:
 
 
 def _function_def(fn: Any) -> ast.FunctionDef | None:
-    try:
-        src = textwrap.dedent(inspect.getsource(fn))
+    try:  # an island's code is compiled at the user's lines: its own text is kept apart
+        src = getattr(fn, "__looplift_island_source__", None) or textwrap.dedent(
+            inspect.getsource(fn))
         mod = ast.parse(src)
     except (OSError, TypeError, SyntaxError):
         return None

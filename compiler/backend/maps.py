@@ -13,8 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from looplift.sqltext import sql_string
-
+from ..errtext import Sql, py_repr_sql, raise_sql
 from ..ir.nodes import Expr
 from .rules import Emitter, rule
 
@@ -26,13 +25,13 @@ def is_dict(t: Any) -> bool:
 
 
 def _raise(msg: str, cls: str) -> str:
-    return f"raise_error({sql_string(f'{cls}: {msg}')})"
+    return raise_sql(cls, msg)
 
 
 def _key_text(k: str, kt: Any) -> str:
     """The key as Python's KeyError shows it (``repr``): quoted for a str."""
     if kt == "str":
-        return f"coalesce(concat('''', {k}, ''''), 'None')"
+        return f"coalesce({py_repr_sql(k)}, 'None')"
     return f"coalesce(CAST({k} AS STRING), 'None')"
 
 
@@ -44,7 +43,7 @@ def _none_checks(r: Any, base: Expr, s: str, what: str, cls: str = "TypeError") 
 
 def map_index(r: Any, base: Expr, idx: Expr, t: Any, s: str, k: str) -> str:
     """``d[k]``: the value, KeyError for a missing key (a None key is never in a map)."""
-    missing = f"raise_error(concat({sql_string('KeyError: ')}, {_key_text(k, t[1])}))"
+    missing = raise_sql("KeyError", Sql(_key_text(k, t[1])))
     tests = _none_checks(r, base, s, "'NoneType' object is not subscriptable")
     tests.append(f"WHEN {k} IS NULL OR NOT map_contains_key({s}, {k}) THEN {missing}")
     return f"(CASE {' '.join(tests)} ELSE element_at({s}, {k}) END)"

@@ -39,6 +39,7 @@ from ..dataflow.payloads import (
     Source,
 )
 from ..dataflow.strategy import FUSED, ORDERED, Choice, Strategy
+from ..errtext import at
 from ..ir.nodes import ParamKind, Var
 from ..ir.traverse import walk
 from ..names import user_name
@@ -172,7 +173,8 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         method = getattr(self, f"visit_{type(op).__name__}", None)
         if method is None:
             raise BackendError(f"no translation rule for {type(op).__name__}", op.span)
-        method(op)
+        with at(op.span):  # errors the operator's SQL raises are placed at its source
+            method(op)
 
     def visit_Source(self, op: Source) -> None:
         streams = self.fn.stream_params

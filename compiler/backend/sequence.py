@@ -43,10 +43,10 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
+from ..errtext import raise_sql
 from ..ir.nodes import Lit, ParamKind, Var
 from ..operators import OperatorKind, StateOperator
 from .errors import BackendError
-from .sql import sql_string
 from .states import exclusive
 from .types import Typing, spark_type
 
@@ -234,9 +234,9 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
         return f"element_at(transform(array(array_sort({_repeat(v, count)})), {s} -> {mid}), 1)"
     # TopK: the k largest with duplicates, descending
     k = f"({k_sql})"
-    msg = sql_string("looplift: TopK(k) needs an integer k >= 0 (Python raises ValueError)")
+    msg = raise_sql("ValueError", "TopK(k) needs an integer k >= 0")
     top = f"slice(sort_array({_repeat(v, count)}, false), 1, CAST(least({k}, 2147483647) AS INT))"
-    return top if isinstance(ns.k, Lit) else f"IF({k} < 0, raise_error({msg}), {top})"
+    return top if isinstance(ns.k, Lit) else f"IF({k} < 0, {msg}, {top})"
 
 
 # -- IntervalSequence -------------------------------------------------------------------------
@@ -365,11 +365,9 @@ def netted_events(src: str, keys: list[str], code: str, arg: str, sign: str, cls
     columns ``_c``, ``_a`` and ``_n`` (the net count, ``sum(sign)``), zero counts dropped;
     raises where a count goes negative (Python's undo of an event that is not in the
     state). The readers then take ``code="`_c`", arg="`_a`", count="`_n`"``."""
-    msg = sql_string(
-        f"looplift: {cls_name}: cannot undo an event that is not in the state "
-        "(never applied, or already undone; Python raises ValueError)"
-    )
-    checked = f"CASE WHEN `_n` < 0 THEN raise_error({msg}) ELSE `_n` END AS `_n`"
+    msg = raise_sql("ValueError", f"{cls_name}: cannot undo an event that is not in the state "
+                    "(never applied, or already undone)")
+    checked = f"CASE WHEN `_n` < 0 THEN {msg} ELSE `_n` END AS `_n`"
     ks = [repr(k) for k in keys]
     inputs = [
         *ks,

@@ -24,6 +24,7 @@ from looplift.sqltext import quote_ident, sql_string
 from looplift.sqltext import sql_literal as _sql_literal
 
 from ..analysis import Analysis
+from ..errtext import Sql, at, py_repr_sql, raise_sql
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
 
@@ -86,7 +87,8 @@ class SqlRenderer(GuardedSql):
         if self.depth > 200:
             raise BackendError("expression too deeply nested")
         try:
-            return self._expr(e)
+            with at(e.span):  # the errors of the node are placed at its source
+                return self._expr(e)
         finally:
             self.depth -= 1
 
@@ -226,8 +228,7 @@ class SqlRenderer(GuardedSql):
         if not nullable:
             return sql
         test = " OR ".join(f"{x} IS NULL" for x in nullable)
-        msg = sql_string(f"looplift: {what} with None (Python raises TypeError)")
-        return f"(CASE WHEN {test} THEN raise_error({msg}) ELSE {sql} END)"
+        return f"(CASE WHEN {test} THEN {raise_sql('TypeError', f'{what} with None')} ELSE {sql} END)"
 
     def _prim(self, op: str, args: tuple[Expr, ...]) -> str:
         """An operator: its registered rule (:mod:`.rules`), else its ``_op_<name>`` method."""
@@ -268,7 +269,7 @@ class SqlRenderer(GuardedSql):
         """``raise Cls(msg)``: Spark's raise_error, its message led by the Python class."""
         cls = args[0].value if isinstance(args[0], Lit) else "Exception"
         msg = x[1] if ts[1] == "str" else f"CAST({x[1]} AS STRING)"
-        return f"raise_error(concat({sql_string(f'{cls}: ')}, coalesce({msg}, 'None')))"
+        return raise_sql(cls, Sql(msg))
 
     def _table(self, op: str, args: tuple[Expr, ...]) -> str:
         """A module-level lookup table: a CASE over its entries (keys of the key's kind only)."""
@@ -289,10 +290,8 @@ class SqlRenderer(GuardedSql):
             other = self._expr(last)
         else:
             assert isinstance(last, Lit)
-            text = k if kt == "str" else f"CAST({k} AS STRING)"
-            other = (
-                f"raise_error(concat({sql_string(f'{last.value}: ')}, coalesce({text}, 'None')))"
-            )
+            text = py_repr_sql(k) if kt == "str" else f"CAST({k} AS STRING)"
+            other = raise_sql(str(last.value), Sql(text))
         if not whens:
             return other
         return f"(CASE {k} {' '.join(whens)} ELSE {other} END)"
@@ -363,8 +362,8 @@ class SqlRenderer(GuardedSql):
         item = f"{s}.{quote_ident('_' + str(i + 1))}"
         if not self.ty.may_be_null(base):
             return item
-        err = sql_string("TypeError: 'NoneType' object is not subscriptable")
-        return f"(CASE WHEN {s} IS NULL THEN raise_error({err}) ELSE {item} END)"
+        err = raise_sql("TypeError", "'NoneType' object is not subscriptable")
+        return f"(CASE WHEN {s} IS NULL THEN {err} ELSE {item} END)"
 
     def _math(self, name: str, args: tuple[Expr, ...], x: list[str]) -> str:
         """``math.<name>``: the table of primitives' checked lowering, or its CPython

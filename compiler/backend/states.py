@@ -17,11 +17,12 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from ..analysis import Analysis
+from ..errtext import raise_sql
 from ..ir.nodes import Lit, Var
 from ..names import user_name
 from ..operators import ActionSite, StateClassInfo, StateOperator
 from .errors import BackendError
-from .sql import SqlRenderer, sql_literal, sql_string
+from .sql import SqlRenderer, sql_literal
 from .state_expr import state_expr_sql
 from .types import Typing, unify
 
@@ -118,8 +119,8 @@ def _not_null(sql: str, nullable: bool, what: str) -> str:
     """An action argument that may be None: Python's ``self.f += None`` raises."""
     if not nullable:
         return sql
-    msg = sql_string(f"looplift: {what}(None): a state's += with None raises TypeError in Python")
-    return f"(CASE WHEN {sql} IS NULL THEN raise_error({msg}) ELSE {sql} END)"
+    msg = raise_sql("TypeError", f"{what}(None): a state's += with None")
+    return f"(CASE WHEN {sql} IS NULL THEN {msg} ELSE {sql} END)"
 
 
 # -- action states ------------------------------------------------------------------------

@@ -37,6 +37,7 @@ from typing import Any
 from looplift.sqltext import sql_string
 from looplift.strings import WHITESPACE
 
+from ..errtext import Sql, py_repr_sql, raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
 from ..primitives.grammar import (
@@ -93,7 +94,7 @@ _STR_SPEC = STR_SPEC
 
 
 def _raise(what: str, cls: str) -> str:
-    return f"raise_error({sql_string(f'looplift: {what} (Python raises {cls})')})"
+    return raise_sql(cls, what)
 
 
 def _regex_quote(s: str) -> str:
@@ -520,19 +521,23 @@ def _normalized_number(s: str) -> str:
     return f"translate({stripped}, {sql_string(_UDIGITS)}, {sql_string(_UDIGIT_VALUES)})"
 
 
+_INT_NONE = "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'"
+_FLOAT_NONE = "float() argument must be a string or a real number, not 'NoneType'"
+
+
 def render_int(s: str) -> str:
     """``int(s)`` of a string: Python's grammar (sign, underscores, Unicode digits and
     whitespace), ValueError otherwise, OverflowError beyond 64 bits."""
-    bad = _raise("invalid literal for int() with base 10", "ValueError")
-    big = _raise("int() of a string beyond 64 bits (Python gives a big int: OverflowError)",
-                 "OverflowError")  # fmt: skip
+    bad = raise_sql("ValueError", "invalid literal for int() with base 10: ", Sql(py_repr_sql(s)))
+    big = raise_sql("OverflowError", "int() of a string beyond 64 bits (Python gives a big int)",
+                    detail=["int(", Sql(py_repr_sql(s)), ")"])  # fmt: skip
     num = _normalized_number(s)
     ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
     fast = f"^{ascii_ws}*[+-]?[0-9]{{1,18}}{ascii_ws}*$"  # fits in 64 bits: a plain CAST
     return (
         f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
         f"FROM {s}) AS BIGINT) "
-        f"WHEN {s} IS NULL THEN {_raise('int() of None', 'TypeError')} "
+        f"WHEN {s} IS NULL THEN {_raise(_INT_NONE, 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
         f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"
     )
@@ -540,7 +545,7 @@ def render_int(s: str) -> str:
 
 def render_float(s: str) -> str:
     """``float(s)`` of a string: Python's grammar, ValueError otherwise."""
-    bad = _raise("could not convert string to float", "ValueError")
+    bad = raise_sql("ValueError", "could not convert string to float: ", Sql(py_repr_sql(s)))
     # Spark reads inf, +inf, -inf, infinity and nan, but not a signed nan
     num = f"regexp_replace({_normalized_number(s)}, '^[+-](?=[nN])', '')"
     ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
@@ -548,6 +553,6 @@ def render_float(s: str) -> str:
     return (
         f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
         f"FROM {s}) AS DOUBLE) "
-        f"WHEN {s} IS NULL THEN {_raise('float() of None', 'TypeError')} "
+        f"WHEN {s} IS NULL THEN {_raise(_FLOAT_NONE, 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_FLOAT_RE)}) THEN {bad} ELSE CAST({num} AS DOUBLE) END)"
     )

@@ -91,21 +91,25 @@ def island_module(user_module: str) -> types.ModuleType:
     return mod
 
 
-def make_function(user_globals: dict[str, Any], user_module: str, name: str, src: str) -> Any:
+def make_function(user_globals: dict[str, Any], user_module: str, name: str, src: str,
+                  origin: tuple[str, int] | None = None) -> Any:  # fmt: skip
     """Define ``src`` (one ``def name``) in the user module's globals, without binding it
-    there, and register it in the islands module."""
+    there, and register it in the islands module. ``origin``: the user's file and the line
+    of the body's first line, where the code is compiled (tracebacks show the user's lines;
+    the source itself is ``__looplift_island_source__``)."""
     mod = island_module(user_module)
     filename = f"<looplift island {user_module}:{name}>"
     lines = src.splitlines(keepends=True)
-    linecache.cache[filename] = (len(src), None, lines, filename)  # inspect.getsource reads it
+    linecache.cache[filename] = (len(src), None, lines, filename)
     ns = user_globals
     had = ns.get(name, _NONE)
-    exec(compile(src, filename, "exec"), ns)  # noqa: S102 - the user's own code, regenerated
+    exec(island_code(src, filename, origin), ns)  # noqa: S102 - the user's own code, regenerated
     fn = ns[name]
     if had is _NONE:
         del ns[name]
     else:
         ns[name] = had
+    fn.__looplift_island_origin__ = origin
     fn.__module__ = mod.__name__
     fn.__qualname__ = name
     fn.__looplift_island_source__ = src
@@ -114,6 +118,16 @@ def make_function(user_globals: dict[str, Any], user_module: str, name: str, src
 
 
 _NONE = object()
+
+
+def island_code(src: str, filename: str, origin: tuple[str, int] | None) -> Any:
+    """``src`` compiled at ``origin`` (the user's file, the line its body's first line
+    stands for), or at ``filename`` where there is none."""
+    if origin is None or origin[1] <= 1:
+        return compile(src, filename, "exec")
+    tree = ast.parse(src)
+    ast.increment_lineno(tree, origin[1] - 2)  # the body's first line is the snippet's 2nd
+    return compile(tree, origin[0], "exec")
 
 
 # -- syntax helpers -----------------------------------------------------------------------------

@@ -325,12 +325,17 @@ class Outliner:
         r = self.user_fn.returns
         return code_of(r.annotation).strip() if r is not None else None
 
-    def _define(self, name: str, params: list[str], body: str, returns: str | None) -> Any:
+    def _define(self, name: str, params: list[str], body: str, returns: str | None,
+                at: cst.CSTNode) -> Any:  # fmt: skip
+        """The island ``name``; its code is compiled at the user's file and lines (``at``:
+        the user's node its body starts with), so a traceback points at the user's code."""
         ann = f" -> {returns!r}" if returns else ""  # resolved in the user's globals when read
         src = f"def {name}({', '.join(params)}){ann}:\n{textwrap.indent(body, '    ')}"
         if not src.endswith("\n"):
             src += "\n"
-        fn = make_function(self.globals, self.module, name, src)
+        sp = self.span(at)
+        first = sp.line - len(getattr(at, "leading_lines", ()))  # the body's first line
+        fn = make_function(self.globals, self.module, name, src, (sp.path, first))
         self.functions[name] = fn
         return fn
 
@@ -347,7 +352,7 @@ class Outliner:
         user = self.user_fn
         params = [p.name.value for p in [*user.params.posonly_params, *user.params.params]]
         name = self._name(None)
-        self._define(name, params, code(list(user.body.body)), self._returns())
+        self._define(name, params, code(list(user.body.body)), self._returns(), user.body.body[0])
         self._record(name, "whole function", self.span(user), d, params, [])
         call = cst.parse_statement(f"return {name}({', '.join(params)})\n")
         self._origin_tree(call, user)
@@ -366,7 +371,7 @@ class Outliner:
             text = code_of(u.node).strip()
             free, _, _ = scope_names(f"_v = {text}\n")
             ins = sorted(free & bound)
-            self._define(name, ins, f"return ({text})\n", u.returns)
+            self._define(name, ins, f"return ({text})\n", u.returns, u.node)
             self._record(name, u.kind, u.node, u.diag, ins, [])
             new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(ins)})")
         else:
@@ -385,7 +390,7 @@ class Outliner:
                     self._origin_tree(n, u.node)
                 return new
             ret = ("return " + ", ".join(outs) + "\n") if outs else ""
-            made = self._define(name, ins, src + ret, returns)
+            made = self._define(name, ins, src + ret, returns, s)
             made.__looplift_island_passthrough__ = tuple(
                 ins.index(o) if o in ins else None for o in outs
             )
@@ -405,7 +410,8 @@ class Outliner:
         vals = ", ".join(["False", *outs])
         types_ = [self.annotations.get(o) for o in outs]
         returns = f"tuple[{', '.join(['bool', *types_])}]" if all(types_) else None  # type: ignore[list-item]
-        made = self._define(name, ins, code([body]) + f"return ({vals},)\n", returns)  # type: ignore[list-item]
+        made = self._define(name, ins, code([body]) + f"return ({vals},)\n", returns,  # type: ignore[list-item]
+                            u.stmt)
         made.__looplift_island_passthrough__ = (-1, *(ins.index(o) if o in ins else None
                                                       for o in outs))  # fmt: skip
         self._record(name, u.kind, u.stmt, u.diag, ins, outs)

@@ -46,6 +46,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from ..errtext import raise_tree
 from .base import (
     NOT_LIT,
     All,
@@ -209,7 +210,7 @@ def _int_power(x: exp.Expression, y: exp.Expression) -> exp.Expression:
     eq = lambda a, v: exp.EQ(this=a.copy(), expression=num(v))  # noqa: E731
     parity = exp.Case().when(eq(exp.paren(exp.Mod(this=y.copy(), expression=num(2))), 0),
                              exp.Literal.number("1L")).else_(exp.Literal.number("-1L"))  # fmt: skip
-    too_big = call("raise_error", exp.Literal.string("looplift: integer power overflows 64 bits"))
+    too_big = raise_tree("OverflowError", "integer power beyond 64 bits (Python gives a big int)")
     return (exp.Case().when(eq(y, 0), exp.Literal.number("1L"))
             .when(eq(x, 0), exp.Literal.number("0L")).when(eq(x, 1), exp.Literal.number("1L"))
             .when(eq(x, -1), parity).when(exp.GT(this=y.copy(), expression=num(64)), too_big)

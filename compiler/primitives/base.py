@@ -25,7 +25,7 @@ column or literal is repeated as few times as the checks allow, and not in the m
 
 >>> from looplift.compiler.primitives import PRIMITIVES
 >>> PRIMITIVES["math.sqrt"].lower(["x"], ["float"])
-"CASE WHEN x < 0 THEN raise_error(concat('looplift: math.sqrt(', CAST(x AS STRING), '): math domain error (Python raises ValueError)')) ELSE sqrt(x) END"
+"CASE WHEN x < 0 THEN raise_error(concat('ValueError: math domain error (math.sqrt(', CAST(x AS STRING), '))')) ELSE sqrt(x) END"
 """
 
 from __future__ import annotations
@@ -38,6 +38,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from sqlglot import exp
+
+from ..errtext import raise_tree
 
 __all__ = [
     "Abs", "All", "Any_", "Arg", "Cmp", "Cond", "IsInf", "IsNan", "NonInteger", "Not", "Num",
@@ -659,16 +661,19 @@ class Primitive:
         return tree.sql(dialect="spark", normalize_functions="lower")
 
     def _raise(self, r: Raises, ops: Operands) -> exp.Expression:
-        """``raise_error('looplift: math.sqrt(<x>): math domain error (Python raises
-        ValueError)')``: the class, the primitive and the offending value (when the
-        operands are columns or literals: other operand text is not repeated)."""
-        tail = f"): {r.message} (Python raises {r.cls})"
+        """``raise_error('ValueError: math domain error (math.sqrt(<x>) at f.py:3 in g)')``:
+        the class, CPython's message and the call with the offending value (when the
+        operands are columns or literals: other operand text is not repeated), placed by
+        :mod:`~looplift.compiler.errtext`."""
+        # the call as Python spells it (an operator's spelling: ``{0} // {1}``)
+        holes = ", ".join("{" + str(i) + "}" for i in range(len(ops.sql)))
+        spelling = getattr(self, "spelling", "") or f"{self.name}({holes})"
         if not ops.atomic:
-            return call("raise_error", exp.Literal.string(f"looplift: {self.name}(...{tail}"))
-        values: list[exp.Expression] = []
-        for i in range(len(ops.sql)):
-            if i:
-                values.append(exp.Literal.string(", "))
-            values.append(exp.cast(ops.raw(i), "string"))
-        parts = [exp.Literal.string(f"looplift: {self.name}("), *values, exp.Literal.string(tail)]
-        return call("raise_error", call("concat", *parts))
+            return raise_tree(r.cls, r.message, detail=[re.sub(r"\{\d\}", "...", spelling)])
+        detail: list[str | exp.Expression] = []
+        for k, piece in enumerate(re.split(r"\{(\d)\}", spelling)):
+            if k % 2 == 0:
+                detail.append(piece)
+            elif int(piece) < len(ops.sql):
+                detail.append(exp.cast(ops.raw(int(piece)), "string"))
+        return raise_tree(r.cls, r.message, detail=[p for p in detail if p != ""])

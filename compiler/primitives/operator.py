@@ -184,10 +184,11 @@ class Operator(Primitive):
         return ops
 
     def tree(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
-             nullable: Sequence[bool] = ()) -> exp.Expression:  # fmt: skip
+             nullable: Sequence[bool] = (), nonzero: bool = False) -> exp.Expression:  # fmt: skip
         """The checked lowering: the clauses with a native check of their own become
         ``CASE WHEN`` tests in front of the native expression (None and Spark's ANSI
-        checks are not repeated)."""
+        checks are not repeated, but a division by zero is tested, to place the error,
+        unless ``nonzero``: the caller knows the divisor is not zero)."""
         ops = OpOperands(sql, ts, self.native, self.raw)
         ops.lits = _lits(lits, len(ts))  # type: ignore[attr-defined]
         ops.nullable = list(nullable) or [False] * len(ts)  # type: ignore[attr-defined]
@@ -196,6 +197,9 @@ class Operator(Primitive):
             if isinstance(r.when, IsNone) or not r.applies(ts):
                 continue
             if isinstance(r.when, NumPred) and r.when.sql is None:
+                placed = None if nonzero else _placed_zero_check(r, ops)
+                if placed is not None:
+                    whens.append((placed, self._raise(r, ops)))
                 continue
             whens.append((r.when.tree(ops), self._raise(r, ops)))
             if isinstance(r.when, IsNan):
@@ -208,14 +212,29 @@ class Operator(Primitive):
         return case.else_(ops.native())
 
     def lower(self, sql: Sequence[str], ts: Sequence[Any], lits: Sequence[Any] = (),
-              nullable: Sequence[bool] = ()) -> str:  # fmt: skip
-        tree = self.tree(sql, ts, lits, nullable)
+              nullable: Sequence[bool] = (), nonzero: bool = False) -> str:  # fmt: skip
+        tree = self.tree(sql, ts, lits, nullable, nonzero)
         if not isinstance(tree, (exp.Case, exp.Anonymous, exp.Cast, exp.Var, exp.Paren)):
             tree = exp.paren(tree)
         return tree.sql(dialect="spark", normalize_functions="lower")
 
 
 _SQL_STRING = re.compile(r"'(?:[^'\\]|\\.)*'")
+_COLUMN = re.compile(r"[\w.`]+|-?[0-9][0-9.eE+-]*[DL]?")
+
+
+def _placed_zero_check(r: Raises, ops: Operands) -> exp.Expression | None:
+    """A division by zero tested in front of Spark's own check (``DIVIDE_BY_ZERO`` names no
+    place), so that the error carries CPython's message and the source line; only where
+    the dividend is a column or a literal (testing the divisor first must not change which
+    error comes first) and the divisor is no literal other than zero."""
+    if r.cls != "ZeroDivisionError" or r.when.native is None:  # type: ignore[attr-defined]
+        return None
+    lits = getattr(ops, "lits", [NOT_LIT] * len(ops.sql))
+    if not _COLUMN.fullmatch(ops.sql[0]) or lits[1] is not NOT_LIT and lits[1] != 0:
+        return None
+    test = r.when.native(ops)  # type: ignore[attr-defined]
+    return None if test == exp.false() else test
 
 
 class OpOperands(Operands):

@@ -8,6 +8,7 @@ it renders as that text (:data:`RENDER`) or, inside a column label, as ``…`` (
 from __future__ import annotations
 
 import functools
+import re
 from dataclasses import dataclass
 from typing import Any
 
@@ -193,6 +194,26 @@ def split_call(text: str, at: int) -> tuple[list[str], int]:
     raise ValueError("unbalanced call in generated SQL")
 
 
+_MISSING = re.compile(r"Required keyword: '(\w+)' missing for <class '(?:[\w.]*\.)?(\w+)'>")
+_CLASS = re.compile(r"<class '(?:[\w.]*\.)?(\w+)'>")
+
+
+def describe_parse_error(err: dict[str, Any], e: Exception) -> str:
+    """sqlglot's description of a syntax error in the words of SQL (its tokens), without
+    sqlglot's class names: ``expected an expression after `WHERE```."""
+    text = str(err.get("description") or e)
+    token = str(err.get("highlight") or "").strip()
+    near = f"`{token}`" if token else "the end of the query"
+    m = _MISSING.match(text)
+    if m:
+        return f"expected an expression after {near}"
+    if text.startswith("Expecting "):
+        return f"expected `{text[len('Expecting '):].strip()}` at {near}"
+    if "Unexpected token" in text or text.startswith("Invalid expression"):
+        return f"unexpected {near}"
+    return f"{_CLASS.sub(lambda c: c.group(1), text)} (at {near})"
+
+
 def parse(query: str, reg: dict[str, Algorithm]) -> Any:
     """The one statement of ``query``; a syntax error is reported at its position."""
     import sqlglot
@@ -204,9 +225,11 @@ def parse(query: str, reg: dict[str, Algorithm]) -> Any:
         trees = [t for t in sqlglot.parse(query, dialect=dialect(reg)) if t]
     except errors.ParseError as e:
         err = e.errors[0] if e.errors else {}
-        start = offset(query, err.get("line"), err.get("col"))
+        end = offset(query, err.get("line"), err.get("col"))
+        token = str(err.get("highlight") or "")
+        start = end - len(token) + 1 if end is not None and token else end
         raise LoopliftSQLError(
-            f"cannot parse the query: {err.get('description', e)}", query, start, start
+            f"cannot parse the query: {describe_parse_error(err, e)}", query, start, end
         ) from None
     if len(trees) != 1:
         raise LoopliftSQLError(f"expected one query, got {len(trees)} statements")

@@ -15,6 +15,7 @@ from typing import Any
 
 from sqlglot import exp
 
+from ..errors import quiet_query_context
 from ..registry import Algorithm
 from ..sqltext import bind_columns, bind_params, quote_ident, sql_literal, sql_string
 from .checks import Checks, arguments_error
@@ -73,30 +74,45 @@ class Splicer(Checks):
         return parse(self.query, self.reg)
 
     def execute(self, text: str, tree: Any) -> Any:
-        """``spark.sql(text)``; an unknown function is reported at its call in the query."""
+        """``spark.sql(text)``; an unknown function is reported at its call in the query
+        (without pyspark's log of the failed query: the error is looplift's)."""
         try:
-            return self.run_sql(text)
+            with quiet_query_context():
+                return self.run_sql(text)
         except Exception as e:
             m = re.search(r"UNRESOLVED_ROUTINE\] Cannot resolve routine `([^`]+)`", str(e))
             if m is None:
                 raise
-            import difflib
+            raise self.unknown_function(m.group(1).split(".")[-1], tree) from None
 
-            name = m.group(1).split(".")[-1]
-            node = next((n for n in tree.walk() if isinstance(n, exp.Func)
-                         and str(n.name if isinstance(n, exp.Anonymous) else n.sql_name()).lower()
-                         == name.lower()), None)  # fmt: skip
-            close = difflib.get_close_matches(name.lower(), list(self.reg), n=1)
-            hint = f"; did you mean `{self.reg[close[0]].name}`?" if close else ""
-            known = ", ".join(sorted(a.name for a in self.reg.values())) or "none"
-            start = (node.meta or {}).get("start") if node is not None else None
-            raise LoopliftSQLError(
-                f"unknown function `{name}`{hint} (registered algorithms: {known}; register "
-                "more with looplift.register(spark, ...))",
-                self.query,
-                start,
-                call_end(self.query, start),
-            ) from None
+    def unknown_function(self, name: str, tree: Any) -> LoopliftSQLError:
+        """The error for a call of ``name``, which neither looplift nor Spark knows: the
+        registered algorithms and Spark's functions whose names are close to it."""
+        import difflib
+
+        from .registration import _builtin_functions
+
+        node = next((n for n in tree.walk() if isinstance(n, exp.Func)
+                     and str(n.name if isinstance(n, exp.Anonymous) else n.sql_name()).lower()
+                     == name.lower()), None)  # fmt: skip
+        mine = {k.lower(): a.name for k, a in self.reg.items()}
+        try:
+            spark_names = sorted(_builtin_functions(self.spark))
+        except Exception:  # noqa: BLE001 - the list is a hint only
+            spark_names = []
+        close = difflib.get_close_matches(name.lower(), [*mine, *spark_names], n=3, cutoff=0.6)
+        hint = "; did you mean " + " or ".join(f"`{mine.get(c, c)}`" for c in close) if close else ""
+        known = ", ".join(sorted(mine.values())) or "none"
+        start = (node.meta or {}).get("start") if node is not None else None
+        return LoopliftSQLError(
+            f"unknown function `{name}`{hint}? (registered algorithms: {known}; register "
+            "more with looplift.register(spark, ...))" if close else
+            f"unknown function `{name}` (registered algorithms: {known}; register more with "
+            "looplift.register(spark, ...))",
+            self.query,
+            start,
+            call_end(self.query, start),
+        )
 
     def run_sql(self, text: str) -> Any:
         """``spark.sql(text)``. On Spark Connect the query is analyzed only when it runs,

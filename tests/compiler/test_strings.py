@@ -138,7 +138,7 @@ def test_int_of_str_is_native_sql(tmp_path: Path) -> None:
     )
     f = scalar_function(compile_dataflow(module.parse).program)
     assert not f.pycalls
-    assert "RLIKE" in f.body and "Python raises ValueError" in f.body
+    assert "RLIKE" in f.body and "ValueError: invalid literal for int()" in f.body
 
 
 # -- diagnostics ---------------------------------------------------------------------------

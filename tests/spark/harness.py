@@ -774,7 +774,9 @@ _RAISED_LINE = re.compile(r"^([A-Za-z_][\w.]*(?:Error|Exception|Overflow))(?::|$
 
 
 def _builtin_exception(name: str) -> bool:
-    obj = getattr(builtins, name, None)
+    import statistics
+
+    obj = getattr(builtins, name, None) or getattr(statistics, name, None)
     return isinstance(obj, type) and issubclass(obj, BaseException)
 
 

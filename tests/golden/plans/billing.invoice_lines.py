@@ -32,14 +32,14 @@ def plan(spark, usage):
         E(
             '(CASE WHEN CAST(year(`ts`) AS BIGINT) > 2147483647 OR CAST(year(`ts`) AS BIGINT) < -2147483648 OR '
             'CAST(month(`ts`) AS BIGINT) > 2147483647 OR CAST(month(`ts`) AS BIGINT) < -2147483648 THEN '
-            "raise_error('OverflowError: signed integer is greater than maximum (Python raises OverflowError)') WHEN "
-            "CAST(year(`ts`) AS BIGINT) < 1 OR CAST(year(`ts`) AS BIGINT) > 9999 THEN raise_error('ValueError: year "
-            "is out of range (Python raises ValueError)') WHEN CAST(month(`ts`) AS BIGINT) < 1 OR CAST(month(`ts`) AS "
-            "BIGINT) > 12 THEN raise_error('ValueError: month must be in 1..12 (Python raises ValueError)') WHEN 1L < "
-            '1 OR 1L > dayofmonth(last_day(make_date(CAST(year(`ts`) AS BIGINT), CAST(month(`ts`) AS BIGINT), 1))) '
-            "THEN raise_error('ValueError: day is out of range for month (Python raises ValueError)') ELSE "
-            'make_timestamp(CAST(year(`ts`) AS BIGINT), CAST(month(`ts`) AS BIGINT), 1L, 0L, 0L, CAST(0L AS '
-            'DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END)'
+            "raise_error('OverflowError: signed integer is greater than maximum (at billing.py:48 in invoice_lines)') "
+            "WHEN CAST(year(`ts`) AS BIGINT) < 1 OR CAST(year(`ts`) AS BIGINT) > 9999 THEN raise_error('ValueError: "
+            "year is out of range (at billing.py:48 in invoice_lines)') WHEN CAST(month(`ts`) AS BIGINT) < 1 OR "
+            "CAST(month(`ts`) AS BIGINT) > 12 THEN raise_error('ValueError: month must be in 1..12 (at billing.py:48 "
+            "in invoice_lines)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(CAST(year(`ts`) AS BIGINT), "
+            "CAST(month(`ts`) AS BIGINT), 1))) THEN raise_error('ValueError: day is out of range for month (at "
+            "billing.py:48 in invoice_lines)') ELSE make_timestamp(CAST(year(`ts`) AS BIGINT), CAST(month(`ts`) AS "
+            'BIGINT), 1L, 0L, 0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END)'
         ),
     )
     rows_3 = rows_2.withColumn(
@@ -51,13 +51,13 @@ def plan(spark, usage):
             '% 12L) <> 0 AND ((CAST(month(`ts`) AS BIGINT) % 12L) < 0) <> (12L < 0) THEN (CAST(month(`ts`) AS BIGINT) '
             '% 12L) + 12L ELSE (CAST(month(`ts`) AS BIGINT) % 12L) END) + 1L))), __v1 -> (CASE WHEN __v1._0 > '
             '2147483647 OR __v1._0 < -2147483648 OR __v1._1 > 2147483647 OR __v1._1 < -2147483648 THEN '
-            "raise_error('OverflowError: signed integer is greater than maximum (Python raises OverflowError)') WHEN "
-            "__v1._0 < 1 OR __v1._0 > 9999 THEN raise_error('ValueError: year is out of range (Python raises "
-            "ValueError)') WHEN __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: month must be in 1..12 "
-            "(Python raises ValueError)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(__v1._0, __v1._1, 1))) "
-            "THEN raise_error('ValueError: day is out of range for month (Python raises ValueError)') ELSE "
-            'make_timestamp(__v1._0, __v1._1, 1L, 0L, 0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / '
-            '1000000) END))[0]'
+            "raise_error('OverflowError: signed integer is greater than maximum (at billing.py:49 in invoice_lines)') "
+            "WHEN __v1._0 < 1 OR __v1._0 > 9999 THEN raise_error('ValueError: year is out of range (at billing.py:49 "
+            "in invoice_lines)') WHEN __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: month must be in "
+            "1..12 (at billing.py:49 in invoice_lines)') WHEN 1L < 1 OR 1L > dayofmonth(last_day(make_date(__v1._0, "
+            "__v1._1, 1))) THEN raise_error('ValueError: day is out of range for month (at billing.py:49 in "
+            "invoice_lines)') ELSE make_timestamp(__v1._0, __v1._1, 1L, 0L, 0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L "
+            'AS DECIMAL(16, 6)) / 1000000) END))[0]'
         ),
     )
     rows_4 = rows_3.withColumn(
@@ -69,13 +69,21 @@ def plan(spark, usage):
     rows_7 = rows_6.withColumn('total', E("CASE WHEN `cond` THEN concat('unknown plan ', `plan_2`) END"))
     rows_8 = rows_7.withColumn(
         'raise_',
-        E("CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'))) END"),
+        E(
+            "CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'), ' (at billing.py:40 "
+            "in plan_fee)')) END"
+        ),
     )
     rows_9 = rows_8.withColumn(
         'table_item',
         E(
             "CASE WHEN (NOT `cond`) THEN (CASE `plan_2` WHEN 'free' THEN 0.0D WHEN 'basic' THEN 9.0D WHEN 'pro' THEN "
-            "29.0D ELSE raise_error(concat('KeyError: ', coalesce(`plan_2`, 'None'))) END) END"
+            "29.0D ELSE raise_error(concat('KeyError: ', coalesce(CASE WHEN (instr(`plan_2`, '\\'') > 0 AND "
+            'instr(`plan_2`, \'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`plan_2`, \'\\\\\', '
+            '\'\\\\\\\\\'), \'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE '
+            "concat('\\'', replace(replace(replace(replace(replace(`plan_2`, '\\\\', '\\\\\\\\'), '\\u000a', "
+            "'\\\\n'), '\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at "
+            "billing.py:41 in plan_fee)')) END) END"
         ),
     )
     rows_10 = rows_9.withColumn('currency_2', E('`currency`'))
@@ -83,15 +91,23 @@ def plan(spark, usage):
     rows_12 = rows_11.withColumn('total_2', E("CASE WHEN `cond_2` THEN concat('unknown currency ', `currency_2`) END"))
     rows_13 = rows_12.withColumn(
         'raise__2',
-        E("CASE WHEN `cond_2` THEN raise_error(concat('ValueError: ', coalesce(`total_2`, 'None'))) END"),
+        E(
+            "CASE WHEN `cond_2` THEN raise_error(concat('ValueError: ', coalesce(`total_2`, 'None'), ' (at "
+            "billing.py:32 in to_eur)')) END"
+        ),
     )
     rows_14 = rows_13.withColumn('amount_2', E('`amount`'))
     rows_15 = rows_14.withColumn(
         'table_item_2',
         E(
             "CASE WHEN (NOT `cond_2`) THEN (CASE `currency_2` WHEN 'EUR' THEN 1.0D WHEN 'USD' THEN 0.92D WHEN 'GBP' "
-            "THEN 1.17D WHEN 'CHF' THEN 1.04D ELSE raise_error(concat('KeyError: ', coalesce(`currency_2`, 'None'))) "
-            'END) END'
+            "THEN 1.17D WHEN 'CHF' THEN 1.04D ELSE raise_error(concat('KeyError: ', coalesce(CASE WHEN "
+            '(instr(`currency_2`, \'\\\'\') > 0 AND instr(`currency_2`, \'"\') = 0) THEN concat(\'"\', '
+            "replace(replace(replace(replace(`currency_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            '\'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`currency_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), "
+            "'\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at billing.py:33 in "
+            "to_eur)')) END) END"
         ),
     )
     rows_16 = rows_15.withColumn('product', E('CASE WHEN (NOT `cond_2`) THEN (`amount_2` * `table_item_2`) END'))

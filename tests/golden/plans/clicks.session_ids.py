@@ -45,9 +45,9 @@ def plan(spark, clicks, gap_s):
             "(CASE WHEN ((((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
             "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN (CASE WHEN "
             "(NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: comparison `>` with None (Python "
-            "raises TypeError)') ELSE (transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS "
-            "NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
+            "named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('TypeError: comparison `>` with None (at "
+            "clicks.py:31 in session_ids)') ELSE (transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT "
+            "_bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
             "named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= "
             '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE __c.i < '
             'ceil(__c.f) END)[0]) END)) THEN 1L ELSE 0 END)'
@@ -68,13 +68,13 @@ def plan(spark, clicks, gap_s):
             "CAST((CASE WHEN ((((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
             "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN "
             "(CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) "
-            "AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('looplift: "
-            "comparison `>` with None (Python raises TypeError)') ELSE (transform(array(named_struct('i', "
-            "(:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
-            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN "
-            'isnan(__c.f) THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN TRUE WHEN __c.f < '
-            '-9.223372036854776e+18D THEN FALSE ELSE __c.i < ceil(__c.f) END)[0]) END)) THEN (_bc1 + 1L) '
-            'ELSE _bc1 END) AS bigint)'
+            "AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('TypeError: "
+            "comparison `>` with None (at clicks.py:31 in session_ids)') ELSE "
+            "(transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS NULL) THEN "
+            "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
+            "named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= "
+            '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE __c.i < '
+            'ceil(__c.f) END)[0]) END)) THEN (_bc1 + 1L) ELSE _bc1 END) AS bigint)'
         ).alias('session'),
         E(
             "CAST((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "

@@ -49,10 +49,10 @@ def plan(spark, events):
         E('CAST(size(transform(`per_month_value_2`, _ce1 -> _ce1._1)) AS BIGINT)').alias('active_months'),
         E(
             'transform(array(transform(`per_month_value_3`, _ce1 -> _ce1._2)), __v1 -> (CASE WHEN size(__v1) '
-            "= 0 THEN raise_error('looplift: max() arg is an empty sequence (Python raises ValueError)') "
-            "WHEN size(__v1) > 1 AND exists(__v1, _ce1 -> _ce1 IS NULL) THEN raise_error('looplift: \\'<\\' "
-            "not supported between instances of \\'NoneType\\' and another (Python raises TypeError)') ELSE "
-            'array_max(__v1) END))[0]'
+            "= 0 THEN raise_error('ValueError: max() arg is an empty sequence (at cohorts.py:44 in "
+            "cohort_summary)') WHEN size(__v1) > 1 AND exists(__v1, _ce1 -> _ce1 IS NULL) THEN "
+            "raise_error('TypeError: \\'<\\' not supported between instances of \\'NoneType\\' and another "
+            "(at cohorts.py:44 in cohort_summary)') ELSE array_max(__v1) END))[0]"
         ).alias('busiest_month_events'),
     )
     return out

@@ -31,8 +31,8 @@ def plan(spark, returns):
     # additive geometric_mean.logs, geometric_mean.n, months: native sums per scope key
     sums = rows.groupBy('fund').agg(
         E(
-            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('looplift: math.log(...): math domain error "
-            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END))"
+            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('ValueError: math domain error (math.log(...) "
+            "at funds.py:25 in geometric_mean)') ELSE ln((1.0D + `r`)) END))"
         ).alias('logs_total'),
         E('sum((1L))').alias('months_n'),
         E('sum((1L))').alias('n_n'),
@@ -65,8 +65,8 @@ def plan(spark, returns):
         'exp',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN CASE WHEN `ratio` > 709.782712893384D AND `ratio` < CAST('Infinity' AS "
-            "DOUBLE) THEN raise_error(concat('looplift: math.exp(', CAST(`ratio` AS STRING), '): math range error "
-            "(Python raises OverflowError)')) ELSE exp(`ratio`) END END"
+            "DOUBLE) THEN raise_error(concat('OverflowError: math range error (math.exp(', CAST(`ratio` AS STRING), "
+            "') at funds.py:28 in geometric_mean)')) ELSE exp(`ratio`) END END"
         ),
     )
     by_fund_7 = by_fund_6.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
@@ -74,8 +74,9 @@ def plan(spark, returns):
         'rounded',
         E(
             'CASE WHEN (NOT (`n` = 0L)) THEN transform(array(looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
-            '`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0] '
-            'END'
+            "`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at funds.py:28 in geometric_mean)'))) ELSE "
+            '__v1.v END))[0] END'
         ),
     )
     by_fund_9 = by_fund_8.withColumn('monthly', E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)'))
@@ -83,26 +84,28 @@ def plan(spark, returns):
         'yearly',
         E(
             'transform(array(looplift_prim_round_74ef0543(TRUE, ((CASE WHEN (1.0D + `monthly`) = 0 AND CAST(12L AS '
-            "DOUBLE) < 0 AND abs(CAST(12L AS DOUBLE)) <> CAST('Infinity' AS DOUBLE) THEN raise_error('looplift: "
-            "pow(...): 0.0 cannot be raised to a negative power (Python raises ZeroDivisionError)') WHEN (1.0D + "
-            "`monthly`) < 0 AND abs((1.0D + `monthly`)) <> CAST('Infinity' AS DOUBLE) AND CAST(12L AS DOUBLE) <> "
-            "rint(CAST(12L AS DOUBLE)) THEN raise_error('looplift: pow(...): a negative number to a fractional power "
-            "(Python returns a complex number, which looplift has no type for) (Python raises ValueError)') WHEN "
-            "abs(power((1.0D + `monthly`), CAST(12L AS DOUBLE))) = CAST('Infinity' AS DOUBLE) AND (abs((1.0D + "
-            "`monthly`)) <> CAST('Infinity' AS DOUBLE) AND NOT isnan((1.0D + `monthly`)) AND abs(CAST(12L AS DOUBLE)) "
-            "<> CAST('Infinity' AS DOUBLE) AND NOT isnan(CAST(12L AS DOUBLE))) THEN raise_error('looplift: pow(...): "
-            "(34, \\'Numerical result out of range\\') (Python raises OverflowError)') ELSE CASE WHEN (1.0D + "
-            "`monthly`) = 1 OR ((1.0D + `monthly`) = -1 AND abs(CAST(12L AS DOUBLE)) = CAST('Infinity' AS DOUBLE)) "
-            'THEN 1.0D ELSE power((1.0D + `monthly`), CAST(12L AS DOUBLE)) END END) - 1.0D), 4L)), __v1 -> (CASE WHEN '
-            '__v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
+            "DOUBLE) < 0 AND abs(CAST(12L AS DOUBLE)) <> CAST('Infinity' AS DOUBLE) THEN "
+            "raise_error('ZeroDivisionError: 0.0 cannot be raised to a negative power (... ** ... at funds.py:41 in "
+            "fund_report)') WHEN (1.0D + `monthly`) < 0 AND abs((1.0D + `monthly`)) <> CAST('Infinity' AS DOUBLE) AND "
+            "CAST(12L AS DOUBLE) <> rint(CAST(12L AS DOUBLE)) THEN raise_error('ValueError: a negative number to a "
+            'fractional power (Python returns a complex number, which looplift has no type for) (... ** ... at '
+            "funds.py:41 in fund_report)') WHEN abs(power((1.0D + `monthly`), CAST(12L AS DOUBLE))) = CAST('Infinity' "
+            "AS DOUBLE) AND (abs((1.0D + `monthly`)) <> CAST('Infinity' AS DOUBLE) AND NOT isnan((1.0D + `monthly`)) "
+            "AND abs(CAST(12L AS DOUBLE)) <> CAST('Infinity' AS DOUBLE) AND NOT isnan(CAST(12L AS DOUBLE))) THEN "
+            "raise_error('OverflowError: (34, \\'Numerical result out of range\\') (... ** ... at funds.py:41 in "
+            "fund_report)') ELSE CASE WHEN (1.0D + `monthly`) = 1 OR ((1.0D + `monthly`) = -1 AND abs(CAST(12L AS "
+            "DOUBLE)) = CAST('Infinity' AS DOUBLE)) THEN 1.0D ELSE power((1.0D + `monthly`), CAST(12L AS DOUBLE)) END "
+            "END) - 1.0D), 4L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at funds.py:41 in fund_report)'))) ELSE "
+            '__v1.v END))[0]'
         ),
     )
     by_fund_11 = by_fund_10.withColumn(
         'least',
         E(
             'CASE WHEN (NOT (`worst_value` IS NULL)) THEN (CASE WHEN `worst_value` IS NULL THEN '
-            "raise_error('looplift: min() with None (Python raises TypeError)') ELSE CASE WHEN `worst_value` < 0.0D "
-            'THEN `worst_value` ELSE 0.0D END END) END'
+            "raise_error('TypeError: min() with None (at funds.py:42 in fund_report)') ELSE CASE WHEN `worst_value` < "
+            '0.0D THEN `worst_value` ELSE 0.0D END END) END'
         ),
     )
     by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `least` END)'))
@@ -112,14 +115,14 @@ def plan(spark, returns):
         F.col('monthly'),
         F.col('yearly'),
         E(
-            "transform(array((CASE WHEN `worst` IS NULL THEN raise_error('looplift: `*` with None (Python "
-            "raises TypeError)') ELSE (`worst` * 100L) END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
-            "raise_error('looplift: math.floor() with None (Python raises TypeError)') ELSE CASE WHEN "
-            "isnan((__v1)) THEN raise_error('looplift: math.floor(...): cannot convert float NaN to integer "
-            "(Python raises ValueError)') WHEN NOT ((__v1) >= -9.223372036854776e+18D AND (__v1) < "
-            "9.223372036854776e+18D) THEN raise_error('looplift: math.floor(...): cannot convert float "
-            "infinity to integer, or to 64 bits (Python raises OverflowError)') ELSE floor((__v1)) END "
-            'END))[0]'
+            "transform(array((CASE WHEN `worst` IS NULL THEN raise_error('TypeError: `*` with None (at "
+            "funds.py:42 in fund_report)') ELSE (`worst` * 100L) END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
+            "raise_error('TypeError: math.floor() with None (at funds.py:42 in fund_report)') ELSE CASE WHEN "
+            "isnan((__v1)) THEN raise_error('ValueError: cannot convert float NaN to integer "
+            "(math.floor(...) at funds.py:42 in fund_report)') WHEN NOT ((__v1) >= -9.223372036854776e+18D "
+            "AND (__v1) < 9.223372036854776e+18D) THEN raise_error('OverflowError: cannot convert float "
+            "infinity to integer, or to 64 bits (math.floor(...) at funds.py:42 in fund_report)') ELSE "
+            'floor((__v1)) END END))[0]'
         ).alias('worst_pct'),
     )
     return out

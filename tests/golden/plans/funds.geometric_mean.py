@@ -25,8 +25,8 @@ def plan(spark, returns):
     # additive logs, n: native sums per scope key
     sums = rows.agg(
         E(
-            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('looplift: math.log(...): math domain error "
-            "(Python raises ValueError)') ELSE ln((1.0D + `r`)) END))"
+            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('ValueError: math domain error (math.log(...) "
+            "at funds.py:25 in geometric_mean)') ELSE ln((1.0D + `r`)) END))"
         ).alias('logs_total'),
         E('sum((1L))').alias('n_n'),
     )
@@ -38,8 +38,8 @@ def plan(spark, returns):
         'exp',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN CASE WHEN `ratio` > 709.782712893384D AND `ratio` < CAST('Infinity' AS "
-            "DOUBLE) THEN raise_error(concat('looplift: math.exp(', CAST(`ratio` AS STRING), '): math range error "
-            "(Python raises OverflowError)')) ELSE exp(`ratio`) END END"
+            "DOUBLE) THEN raise_error(concat('OverflowError: math range error (math.exp(', CAST(`ratio` AS STRING), "
+            "') at funds.py:28 in geometric_mean)')) ELSE exp(`ratio`) END END"
         ),
     )
     single_5 = single_4.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
@@ -47,8 +47,9 @@ def plan(spark, returns):
         'rounded',
         E(
             'CASE WHEN (NOT (`n` = 0L)) THEN transform(array(looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
-            '`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0] '
-            'END'
+            "`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at funds.py:28 in geometric_mean)'))) ELSE "
+            '__v1.v END))[0] END'
         ),
     )
     out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)').alias('geometric_mean'))

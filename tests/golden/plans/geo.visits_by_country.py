@@ -40,9 +40,12 @@ def plan(spark, visits):
         F.col('uid').alias('user_id'),
         F.col('n').alias('visits'),
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, (CAST(`n` AS DOUBLE) / CAST(`country_visits` '
-            'AS DOUBLE)), 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v '
-            'END))[0]'
+            'transform(array(looplift_prim_round_74ef0543(TRUE, CASE WHEN `country_visits` = 0 THEN '
+            "raise_error(concat('ZeroDivisionError: division by zero (', CAST(`n` AS STRING), ' / ', "
+            "CAST(`country_visits` AS STRING), ' at geo.py:27 in visits_by_country)')) ELSE CAST(`n` AS "
+            'DOUBLE) / CAST(`country_visits` AS DOUBLE) END, 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL '
+            "THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
+            "concat(__v1.e, ' (at geo.py:27 in visits_by_country)'))) ELSE __v1.v END))[0]"
         ).alias('share'),
     )
     return out

@@ -33,10 +33,10 @@ def plan(spark, visits):
         F.col('uid').alias('user_id'),
         F.col('n').alias('visits'),
         E(
-            "transform(array((CASE WHEN `country` IS NULL THEN raise_error('looplift: `+` with None (Python "
-            "raises TypeError)') ELSE concat(`country`, '/') END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
-            "raise_error('looplift: `+` with None (Python raises TypeError)') ELSE concat((__v1), "
-            "coalesce(CAST(`uid` AS STRING), 'None')) END))[0]"
+            "transform(array((CASE WHEN `country` IS NULL THEN raise_error('TypeError: `+` with None (at "
+            "geo.py:38 in visits_by_pair)') ELSE concat(`country`, '/') END)), __v1 -> (CASE WHEN __v1 IS "
+            "NULL THEN raise_error('TypeError: `+` with None (at geo.py:38 in visits_by_pair)') ELSE "
+            "concat((__v1), coalesce(CAST(`uid` AS STRING), 'None')) END))[0]"
         ).alias('label'),
     )
     return out

@@ -46,8 +46,8 @@ def plan(spark, txns):
         E('CAST(_f2 AS bigint)').alias('seq'),
         E(
             'CAST((CASE WHEN (NOT _f3 IS NULL) THEN (CASE WHEN _bc0 IS NULL OR _f3 IS NULL THEN '
-            "raise_error('looplift: `+` with None (Python raises TypeError)') ELSE (_bc0 + _f3) END) ELSE "
-            '_bc0 END) AS bigint)'
+            "raise_error('TypeError: `+` with None (at ledger.py:21 in running_balance)') ELSE (_bc0 + _f3) "
+            'END) ELSE _bc0 END) AS bigint)'
         ).alias('balance'),
     )
     out = yielded

@@ -46,16 +46,16 @@ def plan(spark, lines):
         'group',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 2) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:50 in "
+            "parse_access)') ELSE element_at(`m`, 2) END) END"
         ),
     )
     rows_8 = rows_7.withColumn(
         'group_2',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 4) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:50 in "
+            "parse_access)') ELSE element_at(`m`, 4) END) END"
         ),
     )
     rows_9 = rows_8.withColumn(
@@ -73,16 +73,16 @@ def plan(spark, lines):
         'group_3',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 5) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:45 in "
+            "parse_access)') ELSE element_at(`m`, 5) END) END"
         ),
     )
     rows_12 = rows_11.withColumn(
         'split',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `group_3` IS NULL '
-            "THEN raise_error('looplift: \\'NoneType\\' object has no attribute \\'split\\' (Python raises "
-            "AttributeError)') ELSE split(`group_3`, '\\\\?', -1) END) END"
+            "THEN raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'split\\' (at logparse.py:45 "
+            "in parse_access)') ELSE split(`group_3`, '\\\\?', -1) END) END"
         ),
     )
     rows_13 = rows_12.withColumn(
@@ -93,8 +93,8 @@ def plan(spark, lines):
         'path',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `item` IS NULL '
-            "THEN raise_error('looplift: \\'NoneType\\' object has no attribute \\'lower\\' (Python raises "
-            "AttributeError)') ELSE (CASE WHEN `item` RLIKE '[\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}-"
+            "THEN raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'lower\\' (at logparse.py:45 "
+            "in parse_access)') ELSE (CASE WHEN `item` RLIKE '[\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}-"
             '\\\\x{a7cf}\\\\x{a7d2}-\\\\x{a7d5}\\\\x{a7da}-\\\\x{a7dc}\\\\x{10d50}-\\\\x{10d65}\\\\x{10d70}-\\\\x{10d8'
             "5}\\\\x{16ea0}-\\\\x{16eb8}\\\\x{16ebb}-\\\\x{16ed3}]' THEN "
             "array_join(transform(regexp_extract_all(`item`, '([\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}"
@@ -119,8 +119,8 @@ def plan(spark, lines):
         'group_4',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 6) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:50 in "
+            "parse_access)') ELSE element_at(`m`, 6) END) END"
         ),
     )
     rows_18 = rows_17.withColumn(
@@ -128,8 +128,9 @@ def plan(spark, lines):
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `group_4` RLIKE '
             "'^[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(trim(BOTH ' "
-            "\\t\\n\\u000b\\u000c\\r' FROM `group_4`) AS BIGINT) WHEN `group_4` IS NULL THEN raise_error('looplift: "
-            "int() of None (Python raises TypeError)') WHEN NOT (`group_4` RLIKE "
+            "\\t\\n\\u000b\\u000c\\r' FROM `group_4`) AS BIGINT) WHEN `group_4` IS NULL THEN raise_error('TypeError: "
+            "int() argument must be a string, a bytes-like object or a real number, not \\'NoneType\\' (at "
+            "logparse.py:50 in parse_access)') WHEN NOT (`group_4` RLIKE "
             "'^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             '\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}'
             '-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}'
@@ -160,8 +161,13 @@ def plan(spark, lines):
             '6a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}'
             '\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9}-\\\\x{d}\\\\x{1c'
             '}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\\\x{20'
-            "5f}\\\\x{3000}]*$') THEN raise_error('looplift: invalid literal for int() with base 10 (Python raises "
-            "ValueError)') ELSE coalesce(try_cast(translate(regexp_replace(`group_4`, "
+            "5f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() with base 10: ', "
+            'coalesce(CASE WHEN (instr(`group_4`, \'\\\'\') > 0 AND instr(`group_4`, \'"\') = 0) THEN concat(\'"\', '
+            "replace(replace(replace(replace(`group_4`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            '\'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`group_4`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at logparse.py:50 in "
+            "parse_access)')) ELSE coalesce(try_cast(translate(regexp_replace(`group_4`, "
             "'[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             "\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}_]', ''), '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹߀߁߂߃߄߅߆߇߈߉०१२३४५६७८९০১২৩৪৫৬৭৮৯੦੧"
             '੨੩੪੫੬੭੮੯૦૧૨૩૪૫૬૭૮૯୦୧୨୩୪୫୬୭୮୯௦௧௨௩௪௫௬௭௮௯౦౧౨౩౪౫౬౭౮౯೦೧೨೩೪೫೬೭೮೯൦൧൨൩൪൫൬൭൮൯෦෧෨෩෪෫෬෭෮෯๐๑๒๓๔๕๖๗๘๙໐໑໒໓໔໕໖໗໘໙༠༡༢༣༤༥༦'
@@ -176,16 +182,21 @@ def plan(spark, lines):
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
             '901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123'
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
-            "901234567890123456789') AS BIGINT), raise_error('looplift: int() of a string beyond 64 bits (Python "
-            "gives a big int: OverflowError) (Python raises OverflowError)')) END) END"
+            "901234567890123456789') AS BIGINT), raise_error(concat('OverflowError: int() of a string beyond 64 bits "
+            "(Python gives a big int) (int(', coalesce(CASE WHEN (instr(`group_4`, '\\'') > 0 AND instr(`group_4`, "
+            '\'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`group_4`, \'\\\\\', \'\\\\\\\\\'), '
+            '\'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`group_4`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ') at logparse.py:50 in "
+            "parse_access)'))) END) END"
         ),
     )
     rows_19 = rows_18.withColumn(
         'group_5',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 7) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:48 in "
+            "parse_access)') ELSE element_at(`m`, 7) END) END"
         ),
     )
     rows_20 = rows_19.withColumn(
@@ -199,8 +210,8 @@ def plan(spark, lines):
         'group_6',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) AND `cond_4` THEN (CASE WHEN `m` '
-            "IS NULL THEN raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 7) END) END"
+            "IS NULL THEN raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at "
+            "logparse.py:48 in parse_access)') ELSE element_at(`m`, 7) END) END"
         ),
     )
     rows_22 = rows_21.withColumn(
@@ -209,7 +220,8 @@ def plan(spark, lines):
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) AND `cond_4` THEN (CASE WHEN '
             "`group_6` RLIKE '^[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN "
             "CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' FROM `group_6`) AS BIGINT) WHEN `group_6` IS NULL THEN "
-            "raise_error('looplift: int() of None (Python raises TypeError)') WHEN NOT (`group_6` RLIKE "
+            "raise_error('TypeError: int() argument must be a string, a bytes-like object or a real number, not "
+            "\\'NoneType\\' (at logparse.py:48 in parse_access)') WHEN NOT (`group_6` RLIKE "
             "'^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             '\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}'
             '-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}'
@@ -240,8 +252,13 @@ def plan(spark, lines):
             '6a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}'
             '\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9}-\\\\x{d}\\\\x{1c'
             '}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\\\x{20'
-            "5f}\\\\x{3000}]*$') THEN raise_error('looplift: invalid literal for int() with base 10 (Python raises "
-            "ValueError)') ELSE coalesce(try_cast(translate(regexp_replace(`group_6`, "
+            "5f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() with base 10: ', "
+            'coalesce(CASE WHEN (instr(`group_6`, \'\\\'\') > 0 AND instr(`group_6`, \'"\') = 0) THEN concat(\'"\', '
+            "replace(replace(replace(replace(`group_6`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            '\'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`group_6`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at logparse.py:48 in "
+            "parse_access)')) ELSE coalesce(try_cast(translate(regexp_replace(`group_6`, "
             "'[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             "\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}_]', ''), '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹߀߁߂߃߄߅߆߇߈߉०१२३४५६७८९০১২৩৪৫৬৭৮৯੦੧"
             '੨੩੪੫੬੭੮੯૦૧૨૩૪૫૬૭૮૯୦୧୨୩୪୫୬୭୮୯௦௧௨௩௪௫௬௭௮௯౦౧౨౩౪౫౬౭౮౯೦೧೨೩೪೫೬೭೮೯൦൧൨൩൪൫൬൭൮൯෦෧෨෩෪෫෬෭෮෯๐๑๒๓๔๕๖๗๘๙໐໑໒໓໔໕໖໗໘໙༠༡༢༣༤༥༦'
@@ -256,8 +273,13 @@ def plan(spark, lines):
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
             '901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123'
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
-            "901234567890123456789') AS BIGINT), raise_error('looplift: int() of a string beyond 64 bits (Python "
-            "gives a big int: OverflowError) (Python raises OverflowError)')) END) END"
+            "901234567890123456789') AS BIGINT), raise_error(concat('OverflowError: int() of a string beyond 64 bits "
+            "(Python gives a big int) (int(', coalesce(CASE WHEN (instr(`group_6`, '\\'') > 0 AND instr(`group_6`, "
+            '\'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`group_6`, \'\\\\\', \'\\\\\\\\\'), '
+            '\'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`group_6`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ') at logparse.py:48 in "
+            "parse_access)'))) END) END"
         ),
     )
     rows_23 = rows_22.withColumn(
@@ -271,24 +293,24 @@ def plan(spark, lines):
         'stamp',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 3) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:46 in "
+            "parse_access)') ELSE element_at(`m`, 3) END) END"
         ),
     )
     rows_25 = rows_24.withColumn(
         'cond_5',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `stamp` IS NULL '
-            "THEN raise_error('looplift: `in` with None (Python raises TypeError)') ELSE contains(`stamp`, ':') END) "
-            'END'
+            "THEN raise_error('TypeError: `in` with None (at logparse.py:47 in parse_access)') ELSE contains(`stamp`, "
+            "':') END) END"
         ),
     )
     rows_26 = rows_25.withColumn(
         'split_2',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) AND `cond_5` THEN (CASE WHEN '
-            "`stamp` IS NULL THEN raise_error('looplift: \\'NoneType\\' object has no attribute \\'split\\' (Python "
-            "raises AttributeError)') ELSE split(`stamp`, '\\\\:', -1) END) END"
+            "`stamp` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'split\\' (at "
+            "logparse.py:47 in parse_access)') ELSE split(`stamp`, '\\\\:', -1) END) END"
         ),
     )
     rows_27 = rows_26.withColumn(
@@ -304,7 +326,8 @@ def plan(spark, lines):
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) AND `cond_5` THEN (CASE WHEN '
             "`item_2` RLIKE '^[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN "
             "CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' FROM `item_2`) AS BIGINT) WHEN `item_2` IS NULL THEN "
-            "raise_error('looplift: int() of None (Python raises TypeError)') WHEN NOT (`item_2` RLIKE "
+            "raise_error('TypeError: int() argument must be a string, a bytes-like object or a real number, not "
+            "\\'NoneType\\' (at logparse.py:47 in parse_access)') WHEN NOT (`item_2` RLIKE "
             "'^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             '\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}'
             '-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}'
@@ -335,8 +358,13 @@ def plan(spark, lines):
             '6a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}'
             '\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9}-\\\\x{d}\\\\x{1c'
             '}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\\\x{20'
-            "5f}\\\\x{3000}]*$') THEN raise_error('looplift: invalid literal for int() with base 10 (Python raises "
-            "ValueError)') ELSE coalesce(try_cast(translate(regexp_replace(`item_2`, "
+            "5f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() with base 10: ', "
+            'coalesce(CASE WHEN (instr(`item_2`, \'\\\'\') > 0 AND instr(`item_2`, \'"\') = 0) THEN concat(\'"\', '
+            "replace(replace(replace(replace(`item_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', '\\\\r'), "
+            '\'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', replace(replace(replace(replace(replace(`item_2`, '
+            "'\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), "
+            "'\\'') END, 'None'), ' (at logparse.py:47 in parse_access)')) ELSE "
+            'coalesce(try_cast(translate(regexp_replace(`item_2`, '
             "'[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             "\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}_]', ''), '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹߀߁߂߃߄߅߆߇߈߉०१२३४५६७८९০১২৩৪৫৬৭৮৯੦੧"
             '੨੩੪੫੬੭੮੯૦૧૨૩૪૫૬૭૮૯୦୧୨୩୪୫୬୭୮୯௦௧௨௩௪௫௬௭௮௯౦౧౨౩౪౫౬౭౮౯೦೧೨೩೪೫೬೭೮೯൦൧൨൩൪൫൬൭൮൯෦෧෨෩෪෫෬෭෮෯๐๑๒๓๔๕๖๗๘๙໐໑໒໓໔໕໖໗໘໙༠༡༢༣༤༥༦'
@@ -351,8 +379,13 @@ def plan(spark, lines):
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
             '901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123'
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
-            "901234567890123456789') AS BIGINT), raise_error('looplift: int() of a string beyond 64 bits (Python "
-            "gives a big int: OverflowError) (Python raises OverflowError)')) END) END"
+            "901234567890123456789') AS BIGINT), raise_error(concat('OverflowError: int() of a string beyond 64 bits "
+            "(Python gives a big int) (int(', coalesce(CASE WHEN (instr(`item_2`, '\\'') > 0 AND instr(`item_2`, "
+            '\'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`item_2`, \'\\\\\', \'\\\\\\\\\'), '
+            '\'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`item_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ') at logparse.py:47 in "
+            "parse_access)'))) END) END"
         ),
     )
     rows_29 = rows_28.withColumn(
@@ -370,8 +403,8 @@ def plan(spark, lines):
         'lower',
         E(
             'CASE WHEN (`cond` AND `cond_3`) AND coalesce((`m` IS NOT NULL), FALSE) AND `cond_6` THEN (CASE WHEN '
-            "`agent` IS NULL THEN raise_error('looplift: \\'NoneType\\' object has no attribute \\'lower\\' (Python "
-            "raises AttributeError)') ELSE (CASE WHEN `agent` RLIKE "
+            "`agent` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'lower\\' (at "
+            "logparse.py:49 in parse_access)') ELSE (CASE WHEN `agent` RLIKE "
             "'[\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}-\\\\x{a7cf}\\\\x{a7d2}-\\\\x{a7d5}\\\\x{a7da}-\\"
             '\\x{a7dc}\\\\x{10d50}-\\\\x{10d65}\\\\x{10d70}-\\\\x{10d85}\\\\x{16ea0}-\\\\x{16eb8}\\\\x{16ebb}-\\\\x{16'
             "ed3}]' THEN array_join(transform(regexp_extract_all(`agent`, "

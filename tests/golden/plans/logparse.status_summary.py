@@ -36,25 +36,25 @@ def plan(spark, lines):
     rows_3 = rows_2.withColumn(
         'group',
         E(
-            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN raise_error('looplift: "
-            "\\'NoneType\\' object has no attribute \\'group\\' (Python raises AttributeError)') ELSE element_at(`m`, "
-            '6) END) END'
+            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:63 in "
+            "status_summary)') ELSE element_at(`m`, 6) END) END"
         ),
     )
     rows_4 = rows_3.withColumn(
         'cond',
         E(
-            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `group` IS NULL THEN raise_error('looplift: "
-            "\\'NoneType\\' object has no attribute \\'startswith\\' (Python raises AttributeError)') ELSE "
-            "startswith(`group`, '5') END) END"
+            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `group` IS NULL THEN '
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'startswith\\' (at logparse.py:63 "
+            "in status_summary)') ELSE startswith(`group`, '5') END) END"
         ),
     )
     rows_5 = rows_4.withColumn(
         'group_2',
         E(
-            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN raise_error('looplift: "
-            "\\'NoneType\\' object has no attribute \\'group\\' (Python raises AttributeError)') ELSE element_at(`m`, "
-            '7) END) END'
+            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:65 in "
+            "status_summary)') ELSE element_at(`m`, 7) END) END"
         ),
     )
     rows_6 = rows_5.withColumn(
@@ -65,8 +65,8 @@ def plan(spark, lines):
         'group_3',
         E(
             'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('looplift: \\'NoneType\\' object has no attribute \\'group\\' (Python raises "
-            "AttributeError)') ELSE element_at(`m`, 7) END) END"
+            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:66 in "
+            "status_summary)') ELSE element_at(`m`, 7) END) END"
         ),
     )
     rows_8 = rows_7.withColumn(
@@ -74,8 +74,9 @@ def plan(spark, lines):
         E(
             "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `group_3` RLIKE '^[ "
             "\\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(trim(BOTH ' "
-            "\\t\\n\\u000b\\u000c\\r' FROM `group_3`) AS BIGINT) WHEN `group_3` IS NULL THEN raise_error('looplift: "
-            "int() of None (Python raises TypeError)') WHEN NOT (`group_3` RLIKE "
+            "\\t\\n\\u000b\\u000c\\r' FROM `group_3`) AS BIGINT) WHEN `group_3` IS NULL THEN raise_error('TypeError: "
+            "int() argument must be a string, a bytes-like object or a real number, not \\'NoneType\\' (at "
+            "logparse.py:66 in status_summary)') WHEN NOT (`group_3` RLIKE "
             "'^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             '\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}'
             '-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}'
@@ -106,8 +107,13 @@ def plan(spark, lines):
             '6a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}'
             '\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9}-\\\\x{d}\\\\x{1c'
             '}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\\\x{20'
-            "5f}\\\\x{3000}]*$') THEN raise_error('looplift: invalid literal for int() with base 10 (Python raises "
-            "ValueError)') ELSE coalesce(try_cast(translate(regexp_replace(`group_3`, "
+            "5f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() with base 10: ', "
+            'coalesce(CASE WHEN (instr(`group_3`, \'\\\'\') > 0 AND instr(`group_3`, \'"\') = 0) THEN concat(\'"\', '
+            "replace(replace(replace(replace(`group_3`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            '\'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`group_3`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at logparse.py:66 in "
+            "status_summary)')) ELSE coalesce(try_cast(translate(regexp_replace(`group_3`, "
             "'[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             "\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}_]', ''), '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹߀߁߂߃߄߅߆߇߈߉०१२३४५६७८९০১২৩৪৫৬৭৮৯੦੧"
             '੨੩੪੫੬੭੮੯૦૧૨૩૪૫૬૭૮૯୦୧୨୩୪୫୬୭୮୯௦௧௨௩௪௫௬௭௮௯౦౧౨౩౪౫౬౭౮౯೦೧೨೩೪೫೬೭೮೯൦൧൨൩൪൫൬൭൮൯෦෧෨෩෪෫෬෭෮෯๐๑๒๓๔๕๖๗๘๙໐໑໒໓໔໕໖໗໘໙༠༡༢༣༤༥༦'
@@ -122,8 +128,13 @@ def plan(spark, lines):
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
             '901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123'
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
-            "901234567890123456789') AS BIGINT), raise_error('looplift: int() of a string beyond 64 bits (Python "
-            "gives a big int: OverflowError) (Python raises OverflowError)')) END) END"
+            "901234567890123456789') AS BIGINT), raise_error(concat('OverflowError: int() of a string beyond 64 bits "
+            "(Python gives a big int) (int(', coalesce(CASE WHEN (instr(`group_3`, '\\'') > 0 AND instr(`group_3`, "
+            '\'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`group_3`, \'\\\\\', \'\\\\\\\\\'), '
+            '\'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
+            "replace(replace(replace(replace(replace(`group_3`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ') at logparse.py:66 in "
+            "status_summary)'))) END) END"
         ),
     )
     # additive errors, parsed, served: native sums per scope key
@@ -132,8 +143,8 @@ def plan(spark, lines):
         E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN 1L ELSE 0 END))').alias('parsed_n'),
         E(
             'sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `whole` IS NULL '
-            "THEN raise_error('looplift: served.add(None): a state\\'s += with None raises TypeError in "
-            "Python') ELSE `whole` END) ELSE 0 END))"
+            "THEN raise_error('TypeError: served.add(None): a state\\'s += with None (at logparse.py:59 in "
+            "status_summary)') ELSE `whole` END) ELSE 0 END))"
         ).alias('served_total'),
     )
     agg = sums.select(

@@ -34,7 +34,11 @@ def plan(spark, orders):
     by_customer_2 = by_customer.crossJoin(F.broadcast(single_2.select('grand_value', 'cond', 'grand')))
     by_customer_3 = by_customer_2.withColumn(
         'ratio',
-        E('CASE WHEN `cond` THEN (CAST(`revenue` AS DOUBLE) / CAST(`grand` AS DOUBLE)) END'),
+        E(
+            "CASE WHEN `cond` THEN CASE WHEN `grand` = 0 THEN raise_error(concat('ZeroDivisionError: division by zero "
+            "(', CAST(`revenue` AS STRING), ' / ', CAST(`grand` AS STRING), ' at orders.py:71 in revenue_share)')) "
+            'ELSE CAST(`revenue` AS DOUBLE) / CAST(`grand` AS DOUBLE) END END'
+        ),
     )
     out = by_customer_3.select(
         F.col('customer'),

@@ -49,9 +49,9 @@ def plan(spark, readings):
         E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END))').alias('missing_n'),
         E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END))').alias('n_n'),
         E(
-            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
-            "total.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 "
-            'END))'
+            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('TypeError: "
+            "total.add(None): a state\\'s += with None (at sensors.py:30 in reading_summary)') ELSE `x` END) "
+            'ELSE 0 END))'
         ).alias('total_total'),
     )
     agg_3 = sums.select(
@@ -71,9 +71,9 @@ def plan(spark, readings):
     single_7 = single_6.withColumn(
         'least',
         E(
-            "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('looplift: "
-            "min() with None (Python raises TypeError)') ELSE CASE WHEN `lo_value` < CAST('Infinity' AS DOUBLE) THEN "
-            "`lo_value` ELSE CAST('Infinity' AS DOUBLE) END END) END"
+            "CASE WHEN (NOT (`lo_value` IS NULL)) THEN (CASE WHEN `lo_value` IS NULL THEN raise_error('TypeError: "
+            "min() with None (at sensors.py:40 in reading_summary)') ELSE CASE WHEN `lo_value` < CAST('Infinity' AS "
+            "DOUBLE) THEN `lo_value` ELSE CAST('Infinity' AS DOUBLE) END END) END"
         ),
     )
     single_8 = single_7.withColumn(
@@ -83,9 +83,9 @@ def plan(spark, readings):
     single_9 = single_8.withColumn(
         'greatest',
         E(
-            "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('looplift: "
-            "max() with None (Python raises TypeError)') ELSE CASE WHEN `hi_value` > CAST('-Infinity' AS DOUBLE) AND "
-            "NOT isnan(`hi_value`) THEN `hi_value` ELSE CAST('-Infinity' AS DOUBLE) END END) END"
+            "CASE WHEN (NOT (`hi_value` IS NULL)) THEN (CASE WHEN `hi_value` IS NULL THEN raise_error('TypeError: "
+            "max() with None (at sensors.py:40 in reading_summary)') ELSE CASE WHEN `hi_value` > CAST('-Infinity' AS "
+            "DOUBLE) AND NOT isnan(`hi_value`) THEN `hi_value` ELSE CAST('-Infinity' AS DOUBLE) END END) END"
         ),
     )
     single_10 = single_9.withColumn(

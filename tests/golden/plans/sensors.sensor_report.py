@@ -35,21 +35,22 @@ def plan(spark, readings, limit):
     rows_2 = rows.withColumn(
         'product',
         E(
-            "CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL OR `x` IS NULL THEN raise_error('looplift: `*` "
-            "with None (Python raises TypeError)') ELSE (`x` * `x`) END) END"
+            "CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL OR `x` IS NULL THEN raise_error('TypeError: `*` "
+            "with None (at sensors.py:59 in sensor_report)') ELSE (`x` * `x`) END) END"
         ),
     )
     # additive n, s, squares: native sums per scope key
     sums = rows_2.groupBy('sensor').agg(
         E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END))').alias('n_n'),
         E(
-            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: "
-            "s.add(None): a state\\'s += with None raises TypeError in Python') ELSE `x` END) ELSE 0 END))"
+            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('TypeError: "
+            "s.add(None): a state\\'s += with None (at sensors.py:55 in sensor_report)') ELSE `x` END) ELSE "
+            '0 END))'
         ).alias('s_total'),
         E(
-            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `product` IS NULL THEN raise_error('looplift: "
-            "squares.add(None): a state\\'s += with None raises TypeError in Python') ELSE `product` END) "
-            'ELSE 0 END))'
+            "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `product` IS NULL THEN raise_error('TypeError: "
+            "squares.add(None): a state\\'s += with None (at sensors.py:55 in sensor_report)') ELSE "
+            '`product` END) ELSE 0 END))'
         ).alias('squares_total'),
     )
     agg = sums.select(
@@ -61,8 +62,8 @@ def plan(spark, readings, limit):
     rows_3 = rows_2.withColumn(
         'abs',
         E(
-            "CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('looplift: abs() with None "
-            "(Python raises TypeError)') ELSE abs(`x`) END) END"
+            "CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('TypeError: abs() with None (at "
+            "sensors.py:60 in sensor_report)') ELSE abs(`x`) END) END"
         ),
     )
     # map part native, reduce part: Arrow reducer per scope key
@@ -73,28 +74,40 @@ def plan(spark, readings, limit):
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])
     by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
     by_sensor_3 = by_sensor_2.withColumn('s', E('(0.0D + `s_value`)'))
-    by_sensor_4 = by_sensor_3.withColumn('ratio', E('CASE WHEN (`n` > 0L) THEN (`s` / CAST(`n` AS DOUBLE)) END'))
+    by_sensor_4 = by_sensor_3.withColumn(
+        'ratio',
+        E(
+            "CASE WHEN (`n` > 0L) THEN CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division "
+            "by zero (', CAST(`s` AS STRING), ' / ', CAST(`n` AS STRING), ' at sensors.py:61 in sensor_report)')) "
+            'ELSE `s` / CAST(`n` AS DOUBLE) END END'
+        ),
+    )
     by_sensor_5 = by_sensor_4.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `ratio` ELSE 0.0D END)'))
     by_sensor_6 = by_sensor_5.withColumn('squares', E('(0.0D + `squares_value`)'))
     by_sensor_7 = by_sensor_6.withColumn(
         'ratio_2',
-        E('CASE WHEN (`n` > 0L) THEN (`squares` / CAST(`n` AS DOUBLE)) END'),
+        E(
+            "CASE WHEN (`n` > 0L) THEN CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division "
+            "by zero (', CAST(`squares` AS STRING), ' / ', CAST(`n` AS STRING), ' at sensors.py:62 in "
+            "sensor_report)')) ELSE `squares` / CAST(`n` AS DOUBLE) END END"
+        ),
     )
     by_sensor_8 = by_sensor_7.withColumn(
         'power',
         E(
             'CASE WHEN (`n` > 0L) THEN CASE WHEN `mean` = 0 AND CAST(2L AS DOUBLE) < 0 AND abs(CAST(2L AS DOUBLE)) <> '
-            "CAST('Infinity' AS DOUBLE) THEN raise_error(concat('looplift: pow(', CAST(`mean` AS STRING), ', ', "
-            "CAST(2L AS STRING), '): 0.0 cannot be raised to a negative power (Python raises ZeroDivisionError)')) "
-            "WHEN `mean` < 0 AND abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND CAST(2L AS DOUBLE) <> rint(CAST(2L AS "
-            "DOUBLE)) THEN raise_error(concat('looplift: pow(', CAST(`mean` AS STRING), ', ', CAST(2L AS STRING), '): "
-            'a negative number to a fractional power (Python returns a complex number, which looplift has no type '
-            "for) (Python raises ValueError)')) WHEN abs(power(`mean`, CAST(2L AS DOUBLE))) = CAST('Infinity' AS "
-            "DOUBLE) AND (abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND NOT isnan(`mean`) AND abs(CAST(2L AS DOUBLE)) "
-            "<> CAST('Infinity' AS DOUBLE) AND NOT isnan(CAST(2L AS DOUBLE))) THEN raise_error(concat('looplift: "
-            "pow(', CAST(`mean` AS STRING), ', ', CAST(2L AS STRING), '): (34, \\'Numerical result out of range\\') "
-            "(Python raises OverflowError)')) ELSE CASE WHEN `mean` = 1 OR (`mean` = -1 AND abs(CAST(2L AS DOUBLE)) = "
-            "CAST('Infinity' AS DOUBLE)) THEN 1.0D ELSE power(`mean`, CAST(2L AS DOUBLE)) END END END"
+            "CAST('Infinity' AS DOUBLE) THEN raise_error(concat('ZeroDivisionError: 0.0 cannot be raised to a "
+            "negative power (', CAST(`mean` AS STRING), ' ** ', CAST(2L AS STRING), ' at sensors.py:62 in "
+            "sensor_report)')) WHEN `mean` < 0 AND abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND CAST(2L AS DOUBLE) "
+            "<> rint(CAST(2L AS DOUBLE)) THEN raise_error(concat('ValueError: a negative number to a fractional power "
+            "(Python returns a complex number, which looplift has no type for) (', CAST(`mean` AS STRING), ' ** ', "
+            "CAST(2L AS STRING), ' at sensors.py:62 in sensor_report)')) WHEN abs(power(`mean`, CAST(2L AS DOUBLE))) "
+            "= CAST('Infinity' AS DOUBLE) AND (abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND NOT isnan(`mean`) AND "
+            "abs(CAST(2L AS DOUBLE)) <> CAST('Infinity' AS DOUBLE) AND NOT isnan(CAST(2L AS DOUBLE))) THEN "
+            "raise_error(concat('OverflowError: (34, \\'Numerical result out of range\\') (', CAST(`mean` AS STRING), "
+            "' ** ', CAST(2L AS STRING), ' at sensors.py:62 in sensor_report)')) ELSE CASE WHEN `mean` = 1 OR (`mean` "
+            "= -1 AND abs(CAST(2L AS DOUBLE)) = CAST('Infinity' AS DOUBLE)) THEN 1.0D ELSE power(`mean`, CAST(2L AS "
+            'DOUBLE)) END END END'
         ),
     )
     by_sensor_9 = by_sensor_8.withColumn('difference', E('CASE WHEN (`n` > 0L) THEN (`ratio_2` - `power`) END'))
@@ -103,15 +116,15 @@ def plan(spark, readings, limit):
         'stddev',
         E(
             'transform(array(CASE WHEN 0.0D > `variance` THEN 0.0D ELSE `variance` END), __v1 -> CASE WHEN (__v1) < 0 '
-            "THEN raise_error('looplift: math.sqrt(...): math domain error (Python raises ValueError)') ELSE "
-            'sqrt((__v1)) END)[0]'
+            "THEN raise_error('ValueError: math domain error (math.sqrt(...) at sensors.py:63 in sensor_report)') "
+            'ELSE sqrt((__v1)) END)[0]'
         ),
     )
     by_sensor_12 = by_sensor_11.withColumn(
         'greatest',
         E(
-            "CASE WHEN (NOT (`peak_value` IS NULL)) THEN (CASE WHEN `peak_value` IS NULL THEN raise_error('looplift: "
-            "max() with None (Python raises TypeError)') ELSE CASE WHEN `peak_value` > 0.0D AND NOT "
+            "CASE WHEN (NOT (`peak_value` IS NULL)) THEN (CASE WHEN `peak_value` IS NULL THEN raise_error('TypeError: "
+            "max() with None (at sensors.py:64 in sensor_report)') ELSE CASE WHEN `peak_value` > 0.0D AND NOT "
             'isnan(`peak_value`) THEN `peak_value` ELSE 0.0D END END) END'
         ),
     )
@@ -122,8 +135,8 @@ def plan(spark, readings, limit):
     by_sensor_14 = by_sensor_13.withColumn(
         'cond',
         E(
-            "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('looplift: comparison `>` "
-            "with None (Python raises TypeError)') ELSE (`peak` > (:limit) AND NOT isnan(`peak`)) END) END"
+            "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('TypeError: comparison `>` "
+            "with None (at sensors.py:64 in sensor_report)') ELSE (`peak` > (:limit) AND NOT isnan(`peak`)) END) END"
         ),
     )
     by_sensor_15 = by_sensor_14.withColumn(
@@ -136,11 +149,13 @@ def plan(spark, readings, limit):
         F.col('n'),
         E(
             'transform(array(looplift_prim_round_74ef0543(TRUE, `mean`, 3L)), __v1 -> (CASE WHEN __v1.e IS '
-            'NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
+            "NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
+            "concat(__v1.e, ' (at sensors.py:65 in sensor_report)'))) ELSE __v1.v END))[0]"
         ).alias('mean'),
         E(
             'transform(array(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L)), __v2 -> (CASE WHEN __v2.e IS '
-            'NOT NULL THEN raise_error(__v2.e) ELSE __v2.v END))[0]'
+            "NOT NULL THEN raise_error(IF(__v2.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v2.e, "
+            "concat(__v2.e, ' (at sensors.py:65 in sensor_report)'))) ELSE __v2.v END))[0]"
         ).alias('stddev'),
         F.col('status'),
     )

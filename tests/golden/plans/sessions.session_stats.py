@@ -32,24 +32,25 @@ def plan(spark, events, max_gap):
             "CAST(0L AS bigint), 'c3', CAST(NULL AS timestamp), 'c4', CAST(NULL AS timestamp)), (_fa, _fr) "
             '-> transform(array(((_fa.c3 IS NULL) OR ((transform(array(CAST(CAST((_fr - _fa.c3) AS '
             'DECIMAL(24, 6)) AS DOUBLE)), __v1 -> CASE WHEN TRUE AND isnan((__v1)) THEN '
-            "raise_error('looplift: int(...): cannot convert float NaN to integer (Python raises "
-            "ValueError)') WHEN TRUE AND NOT ((__v1) >= -9.223372036854776e+18D AND (__v1) < "
-            "9.223372036854776e+18D) THEN raise_error('looplift: int(...): cannot convert float infinity to "
-            "integer, or to 64 bits (Python raises OverflowError)') ELSE CAST((__v1) AS BIGINT) END)[0]) > "
-            '(:max_gap)))), _l0 -> transform(array(transform(array(CAST(CAST(transform(array((CASE WHEN _l0 '
-            "THEN _fr ELSE _fa.c4 END)), __v2 -> (CASE WHEN __v2 IS NULL THEN raise_error('looplift: `sub` "
-            "with None (Python raises TypeError)') ELSE (_fr - __v2) END))[0] AS DECIMAL(24, 6)) AS "
-            "DOUBLE)), __v3 -> CASE WHEN TRUE AND isnan((__v3)) THEN raise_error('looplift: int(...): cannot "
-            "convert float NaN to integer (Python raises ValueError)') WHEN TRUE AND NOT ((__v3) >= "
-            "-9.223372036854776e+18D AND (__v3) < 9.223372036854776e+18D) THEN raise_error('looplift: "
-            'int(...): cannot convert float infinity to integer, or to 64 bits (Python raises '
-            "OverflowError)') ELSE CAST((__v3) AS BIGINT) END)[0]), _l2 -> named_struct('c0', CAST((CASE "
-            "WHEN (_fa.c0 IS NULL) THEN _fr ELSE _fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS "
-            "NULL THEN _l2 ELSE greatest(_fa.c1, _l2) END) AS bigint), 'c2', CAST((CASE WHEN _l0 THEN "
-            "(_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST(_fr AS timestamp), 'c4', CAST((CASE WHEN "
-            "_l0 THEN _fr ELSE _fa.c4 END) AS timestamp)))[0])[0], _fa -> named_struct('r0', CAST(_fa.c0 AS "
-            "timestamp), 'r1', CAST(_fa.c1 AS bigint), 'r2', CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS "
-            "timestamp), 'r4', CAST(_fa.c4 AS timestamp)))"
+            "raise_error('ValueError: cannot convert float NaN to integer (int(...) at sessions.py:53 in "
+            "session_stats)') WHEN TRUE AND NOT ((__v1) >= -9.223372036854776e+18D AND (__v1) < "
+            "9.223372036854776e+18D) THEN raise_error('OverflowError: cannot convert float infinity to "
+            "integer, or to 64 bits (int(...) at sessions.py:53 in session_stats)') ELSE CAST((__v1) AS "
+            'BIGINT) END)[0]) > (:max_gap)))), _l0 -> transform(array(transform(array(CAST(CAST(transform(arr'
+            'ay((CASE WHEN _l0 THEN _fr ELSE _fa.c4 END)), __v2 -> (CASE WHEN __v2 IS NULL THEN '
+            "raise_error('TypeError: `sub` with None (at sessions.py:56 in session_stats)') ELSE (_fr - "
+            '__v2) END))[0] AS DECIMAL(24, 6)) AS DOUBLE)), __v3 -> CASE WHEN TRUE AND isnan((__v3)) THEN '
+            "raise_error('ValueError: cannot convert float NaN to integer (int(...) at sessions.py:56 in "
+            "session_stats)') WHEN TRUE AND NOT ((__v3) >= -9.223372036854776e+18D AND (__v3) < "
+            "9.223372036854776e+18D) THEN raise_error('OverflowError: cannot convert float infinity to "
+            "integer, or to 64 bits (int(...) at sessions.py:56 in session_stats)') ELSE CAST((__v3) AS "
+            "BIGINT) END)[0]), _l2 -> named_struct('c0', CAST((CASE WHEN (_fa.c0 IS NULL) THEN _fr ELSE "
+            "_fa.c0 END) AS timestamp), 'c1', CAST((CASE WHEN _fa.c1 IS NULL THEN _l2 ELSE greatest(_fa.c1, "
+            "_l2) END) AS bigint), 'c2', CAST((CASE WHEN _l0 THEN (_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), "
+            "'c3', CAST(_fr AS timestamp), 'c4', CAST((CASE WHEN _l0 THEN _fr ELSE _fa.c4 END) AS "
+            "timestamp)))[0])[0], _fa -> named_struct('r0', CAST(_fa.c0 AS timestamp), 'r1', CAST(_fa.c1 AS "
+            "bigint), 'r2', CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS timestamp), 'r4', CAST(_fa.c4 AS "
+            'timestamp)))'
         ).alias('_fold'),
     )
     agg = folded.select(
@@ -65,8 +66,8 @@ def plan(spark, events, max_gap):
         'greatest',
         E(
             'CASE WHEN (NOT (`longest_value` IS NULL)) THEN (CASE WHEN `longest_value` IS NULL THEN '
-            "raise_error('looplift: max() with None (Python raises TypeError)') ELSE greatest(0L, `longest_value`) "
-            'END) END'
+            "raise_error('TypeError: max() with None (at sessions.py:58 in session_stats)') ELSE greatest(0L, "
+            '`longest_value`) END) END'
         ),
     )
     by_uid_3 = by_uid_2.withColumn('longest', E('(CASE WHEN (`longest_value` IS NULL) THEN 0L ELSE `greatest` END)'))

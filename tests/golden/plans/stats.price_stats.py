@@ -88,10 +88,12 @@ def plan(spark, sales):
         F.col('hi_value').alias('high'),
         E(
             'transform(array(looplift_prim_round_74ef0543(TRUE, (CASE WHEN `var_value` IS NULL THEN '
-            "raise_error('looplift: math.sqrt() with None (Python raises TypeError)') ELSE CASE WHEN "
-            "`var_value` < 0 THEN raise_error(concat('looplift: math.sqrt(', CAST(`var_value` AS STRING), "
-            "'): math domain error (Python raises ValueError)')) ELSE sqrt(`var_value`) END END), 3L)), __v1 "
-            '-> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
+            "raise_error('TypeError: math.sqrt() with None (at stats.py:50 in price_stats)') ELSE CASE WHEN "
+            "`var_value` < 0 THEN raise_error(concat('ValueError: math domain error (math.sqrt(', "
+            "CAST(`var_value` AS STRING), ') at stats.py:50 in price_stats)')) ELSE sqrt(`var_value`) END "
+            "END), 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at stats.py:50 in price_stats)'))) "
+            'ELSE __v1.v END))[0]'
         ).alias('stddev'),
         F.col('top_values').alias('top3'),
     )

@@ -47,37 +47,38 @@ def plan(spark, fixes):
             "CAST(0L AS bigint), 'c3', CAST(NULL AS double), 'c4', CAST(NULL AS double)), (_fa, _fr) -> "
             "named_struct('c0', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE "
             'WHEN (NOT _fa.c3 IS NULL) THEN (_fa.c0 + (CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL THEN '
-            "raise_error('looplift: `-` with None (Python raises TypeError)') ELSE (_fr._f2 - _fa.c3) END)), "
-            "((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('looplift: `-` with None (Python "
-            "raises TypeError)') ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN raise_error('looplift: "
-            "length.add(None): a state\\'s += with None raises TypeError in Python') ELSE hypot(((CASE WHEN "
-            "_fr._f2 IS NULL THEN raise_error('looplift: `-` with None (Python raises TypeError)') ELSE "
-            '(_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN '
-            "raise_error('looplift: `-` with None (Python raises TypeError)') ELSE (_fr._f3 - _fa.c4) END))) "
-            "END)) ELSE _fa.c0 END) ELSE _fa.c0 END) AS double), 'c1', CAST((CASE WHEN ((NOT _fr._f2 IS "
-            'NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE WHEN (NOT _fa.c3 IS NULL) THEN (CASE WHEN _fa.c1 IS '
-            "NULL THEN (CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('looplift: `-` with "
-            "None (Python raises TypeError)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR "
-            "_fa.c4 IS NULL THEN raise_error('looplift: `-` with None (Python raises TypeError)') ELSE "
-            "(_fr._f3 - _fa.c4) END))) IS NULL THEN raise_error('looplift: longest: None compared with a "
-            "number (Python raises TypeError)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN "
-            "raise_error('looplift: `-` with None (Python raises TypeError)') ELSE (_fr._f2 - _fa.c3) END)), "
-            "((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('looplift: `-` with None (Python "
-            "raises TypeError)') ELSE (_fr._f3 - _fa.c4) END))) END) ELSE greatest(_fa.c1, (CASE WHEN "
-            "hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('looplift: `-` with None (Python raises "
-            "TypeError)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN "
-            "raise_error('looplift: `-` with None (Python raises TypeError)') ELSE (_fr._f3 - _fa.c4) END))) "
-            "IS NULL THEN raise_error('looplift: longest: None compared with a number (Python raises "
-            "TypeError)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('looplift: `-` with None "
-            "(Python raises TypeError)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR "
-            "_fa.c4 IS NULL THEN raise_error('looplift: `-` with None (Python raises TypeError)') ELSE "
-            "(_fr._f3 - _fa.c4) END))) END)) END) ELSE _fa.c1 END) ELSE _fa.c1 END) AS double), 'c2', "
-            'CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (_fa.c2 + 1L) ELSE '
-            "_fa.c2 END) AS bigint), 'c3', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) "
-            "THEN _fr._f2 ELSE _fa.c3 END) AS double), 'c4', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT "
-            "_fr._f3 IS NULL)) THEN _fr._f3 ELSE _fa.c4 END) AS double)), _fa -> named_struct('r0', "
-            "CAST(_fa.c0 AS double), 'r1', CAST(_fa.c1 AS double), 'r2', CAST(_fa.c2 AS bigint), 'r3', "
-            "CAST(_fa.c3 AS double), 'r4', CAST(_fa.c4 AS double)))"
+            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
+            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None "
+            "(at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN "
+            "raise_error('TypeError: length.add(None): a state\\'s += with None (at trips.py:39 in "
+            "trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('TypeError: `-` with "
+            "None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS "
+            "NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in "
+            "trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END)) ELSE _fa.c0 END) ELSE _fa.c0 END) AS "
+            "double), 'c1', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE "
+            'WHEN (NOT _fa.c3 IS NULL) THEN (CASE WHEN _fa.c1 IS NULL THEN (CASE WHEN hypot(((CASE WHEN '
+            "_fr._f2 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') "
+            'ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN '
+            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) "
+            "END))) IS NULL THEN raise_error('TypeError: longest: None compared with a number (at "
+            "trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN "
+            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
+            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None "
+            "(at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END) ELSE greatest(_fa.c1, "
+            "(CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('TypeError: `-` with None (at "
+            "trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR "
+            "_fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') "
+            "ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN raise_error('TypeError: longest: None compared with "
+            "a number (at trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN "
+            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
+            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None "
+            "(at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END)) END) ELSE _fa.c1 END) "
+            "ELSE _fa.c1 END) AS double), 'c2', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS "
+            "NULL)) THEN (_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST((CASE WHEN ((NOT _fr._f2 IS "
+            "NULL) AND (NOT _fr._f3 IS NULL)) THEN _fr._f2 ELSE _fa.c3 END) AS double), 'c4', CAST((CASE "
+            'WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN _fr._f3 ELSE _fa.c4 END) AS '
+            "double)), _fa -> named_struct('r0', CAST(_fa.c0 AS double), 'r1', CAST(_fa.c1 AS double), 'r2', "
+            "CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS double), 'r4', CAST(_fa.c4 AS double)))"
         ).alias('_fold'),
     )
     agg = folded.select(
@@ -94,8 +95,8 @@ def plan(spark, fixes):
         'greatest',
         E(
             'CASE WHEN (NOT (`longest_value` IS NULL)) THEN (CASE WHEN `longest_value` IS NULL THEN '
-            "raise_error('looplift: max() with None (Python raises TypeError)') ELSE CASE WHEN `longest_value` > 0.0D "
-            'AND NOT isnan(`longest_value`) THEN `longest_value` ELSE 0.0D END END) END'
+            "raise_error('TypeError: max() with None (at trips.py:39 in trip_length)') ELSE CASE WHEN `longest_value` "
+            '> 0.0D AND NOT isnan(`longest_value`) THEN `longest_value` ELSE 0.0D END END) END'
         ),
     )
     by_vehicle_4 = by_vehicle_3.withColumn(

@@ -29,7 +29,8 @@ def plan(spark, hits):
         'page',
         E(
             'transform(array(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`)), __v1 -> (CASE WHEN __v1.e IS '
-            'NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0]'
+            "NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
+            "concat(__v1.e, ' (at weblog.py:25 in page_hits)'))) ELSE __v1.v END))[0]"
         ),
     )
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END'))
@@ -54,7 +55,9 @@ def plan(spark, hits):
         E(
             'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN '
             'transform(array(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), '
-            '`page`)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(__v1.e) ELSE __v1.v END))[0] END'
+            "`page`)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at weblog.py:32 in page_hits)'))) ELSE "
+            '__v1.v END))[0] END'
         ),
     )
     out = ll.union_all(
