@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from ..errtext import raise_sql
+from ..errtext import Sql, raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import CONTAINERS
 from ..primitives.containers import element_type
@@ -184,8 +184,9 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         if not (isinstance(ts[0], tuple) and ts[0][0] == "list"):
             return x[0]
         n, want = f"size({x[0]})", x[1]
-        many = _err("ValueError", "too many values to unpack")
-        few = _err("ValueError", "not enough values to unpack")
+        many = raise_sql("ValueError", "too many values to unpack (expected ", Sql(want), ")")
+        few = raise_sql("ValueError", "not enough values to unpack (expected ", Sql(want),
+                        ", got ", Sql(f"CAST({n} AS STRING)"), ")")  # fmt: skip
         return f"(CASE WHEN {n} > {want} THEN {many} WHEN {n} < {want} THEN {few} ELSE {x[0]} END)"
     if op == "c_slice":
         n = f"size({x[0]})"
