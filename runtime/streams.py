@@ -25,11 +25,12 @@ breaks ties by the remaining fields, as compiled plans do.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
 
 Order = int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any]
+_Fields = TypeVarTuple("_Fields")
 
 
 class _RowStreamAlias:
@@ -59,8 +60,17 @@ class _RowStreamMeta(type):
         return _RowStreamAlias(fields)
 
 
-class RowStream(metaclass=_RowStreamMeta):
-    """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
+if TYPE_CHECKING:  # for type checkers and IDEs: any iterable of such tuples
+
+    class RowStream(Protocol[*_Fields]):
+        """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
+
+        def __iter__(self) -> Iterator[tuple[*_Fields]]: ...
+
+else:
+
+    class RowStream(metaclass=_RowStreamMeta):
+        """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
 
 
 class Rows:
