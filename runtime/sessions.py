@@ -25,6 +25,12 @@ def local_session(
 
     Spark's Python workers run ``PYSPARK_PYTHON``; it is pointed at this
     interpreter (which has pyarrow and pandas) unless already set.
+
+    A helper for tests, demos and notebooks, not something the library calls: it turns
+    Spark's UI and console progress bar off and sets the JVM's log level to FATAL for the
+    whole process (tests raise expected errors by the thousand). On a session you make
+    yourself looplift changes none of these; the one setting its plans change is
+    :func:`prepare_session`'s.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
