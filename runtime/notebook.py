@@ -95,8 +95,25 @@ def summary(f: Dataflow[Any, Any]) -> Summary:
 
 
 def signature_text(f: Dataflow[Any, Any]) -> str:
-    """``name(params) -> result`` as the source says it."""
-    return f"{f.name}{f.signature}"
+    """``name(params) -> result`` as the source says it (string annotations, as under
+    ``from __future__ import annotations``, without their quotes)."""
+    import inspect
+
+    def text(annotation: Any) -> str:
+        return annotation if isinstance(annotation, str) else inspect.formatannotation(annotation)
+
+    sig = f.signature
+    params = []
+    for p in sig.parameters.values():
+        item = p.replace(annotation=inspect.Parameter.empty)
+        if p.annotation is not inspect.Parameter.empty:  # "x: T" and "x: T = 1"
+            item = str(item)
+            name, _, default = item.partition("=")
+            item = f"{name}: {text(p.annotation)}" + (f" = {default}" if default else "")
+        params.append(str(item))
+    ret = sig.return_annotation
+    tail = "" if ret is inspect.Signature.empty else f" -> {text(ret)}"
+    return f"{f.name}({', '.join(params)}){tail}"
 
 
 def text_repr(f: Dataflow[Any, Any]) -> str:

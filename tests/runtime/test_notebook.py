@@ -48,7 +48,7 @@ def test_html_shows_signature_native_and_islands() -> None:
     assert "fully native" in page and "user_id, avg_clicks" in page and "island" not in page
     islands = _fresh(import_path(CORPUS / "valid" / "island_in_statement.py").mixed)
     page = islands._repr_html_()  # compiles lazily
-    assert "Python islands" in page and "<td>statement</td>" in page
+    assert "Python islands" in page and "<td>expression</td>" in page
     assert "native except" in page and "<details>" in page
 
 

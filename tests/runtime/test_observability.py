@@ -12,6 +12,7 @@ import warnings
 
 import pytest
 from looplift import RowStream, dataflow
+from looplift.api import Dataflow
 
 from tests.helpers import ROOT
 
@@ -67,18 +68,19 @@ def test_warning_filters_only_inside_catch_warnings() -> None:
     assert loose == []
 
 
+@dataflow
+def total(rows: RowStream[int]) -> int:
+    t = 0
+    for (x,) in rows:
+        t += x
+    return t
+
+
 def test_the_looplift_logger_and_compile_times(caplog: pytest.LogCaptureFixture) -> None:
     assert any(isinstance(h, logging.NullHandler) for h in logging.getLogger("looplift").handlers)
 
-    @dataflow
-    def total(rows: RowStream[int]) -> int:
-        t = 0
-        for (x,) in rows:
-            t += x
-        return t
-
     with caplog.at_level(logging.INFO, logger="looplift"):
-        total.compile().backend  # noqa: B018 - the plan is built (and logged) on first use
+        Dataflow(total.fn).compile().backend  # noqa: B018 - the plan is built (and logged) on first use
     records = [(r.name, r.getMessage()) for r in caplog.records]
     names = {n for n, _ in records}
     assert names == {"looplift.compiler.pipeline"}, records

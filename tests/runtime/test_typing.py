@@ -103,5 +103,5 @@ def test_mypy_sees_the_types(tmp_path: Path) -> None:
     ], out
     errors = [ln for ln in out.splitlines() if ": error:" in ln]
     assert len(errors) == 2, out
-    assert "snippet.py:28: error: No overload variant" in errors[0]
-    assert "snippet.py:29: error: List item 0 has incompatible type" in errors[1]
+    assert "snippet.py:27: error: No overload variant" in errors[0]
+    assert "snippet.py:28: error: List item 0 has incompatible type" in errors[1]
