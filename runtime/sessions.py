@@ -136,18 +136,24 @@ def _classic_running() -> bool:
     return SparkContext._active_spark_context is not None
 
 
-_MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
+# the rule's class in Spark 4.3, and in 4.2 (where it was a catalyst optimizer rule)
+_MERGE_SUBPLANS = (
+    "org.apache.spark.sql.execution.planmerging.MergeSubplans",
+    "org.apache.spark.sql.catalyst.optimizer.MergeSubplans",
+)
 
 
 def prepare_session(spark: Any) -> None:
     """Session settings plans rely on.
 
-    Spark 4.3's MergeSubplans rule fails with an internal error when it tries to
+    Spark's MergeSubplans rule (4.2 and 4.3) fails with an internal error when it tries to
     merge a Python aggregate with another aggregate over the same input
     (``UnevaluableAggregateFunc.aggBufferAttributes``), which looplift plans do
-    whenever a native and a Python reducer share one scope: the rule is excluded.
+    whenever a native and a Python reducer share one scope: the rule is excluded (under
+    both of its class names; Spark ignores the one it does not have).
     """
     current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
-    if _MERGE_SUBPLANS not in current:
-        rules = ",".join(x for x in (current, _MERGE_SUBPLANS) if x)
+    missing = [r for r in _MERGE_SUBPLANS if r not in current.split(",")]
+    if missing:
+        rules = ",".join(x for x in (current, *missing) if x)
         spark.conf.set("spark.sql.optimizer.excludedRules", rules)
