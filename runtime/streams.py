@@ -60,12 +60,14 @@ class _RowStreamMeta(type):
         return _RowStreamAlias(fields)
 
 
-if TYPE_CHECKING:  # for type checkers and IDEs: any iterable of such tuples
+if TYPE_CHECKING:  # for type checkers and IDEs: any iterable of rows
 
     class RowStream(Protocol[*_Fields]):
         """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
 
-        def __iter__(self) -> Iterator[tuple[*_Fields]]: ...
+        # (rows of Any: a RowStream[Click] of a NamedTuple or dataclass has Click rows,
+        # RowStream[int, str] tuples; a type cannot tell the two apart)
+        def __iter__(self) -> Iterator[Any]: ...
 
 else:
 
