@@ -77,24 +77,25 @@ class Dataflow(Generic[P, R]):
         if shape is None:  # which parameters are RowStreams, and whether all are positional
             params = self.signature.parameters.values()
             shape = self._call_shape = (
-                tuple(_is_rowstream(p.annotation, self.fn) for p in params),
+                tuple(_stream_kind(p.annotation, self.fn) for p in params),
                 all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
             )
         streams, positional = shape
         plain = positional and not kwargs and len(args) == len(streams)
         if plain:  # (every argument by position: no binding, e.g. replay's calls)
-            args = tuple(Rows(v) if rs and not isinstance(v, Rows) else v
+            args = tuple(_as_rows(v, rs) if rs and not isinstance(v, Rows) else v
                          for v, rs in zip(args, streams, strict=True))  # fmt: skip
             result = self.fn(*args)
         else:
             bound = self.signature.bind(*args, **kwargs)
             for name, value in bound.arguments.items():
                 ann = self.signature.parameters[name].annotation
-                if _is_rowstream(ann, self.fn) and not isinstance(value, Rows):
-                    bound.arguments[name] = Rows(value)
+                rs = _stream_kind(ann, self.fn)
+                if rs and not isinstance(value, Rows):
+                    bound.arguments[name] = _as_rows(value, rs)
             result = self.fn(*bound.args, **bound.kwargs)
         if inspect.isgenerator(result):
-            return [r if isinstance(r, tuple) else (r,) for r in result]
+            return [r if isinstance(r, tuple) else _row_tuple(r) for r in result]
         return result
 
     # -- compilation -----------------------------------------------------------
@@ -133,6 +134,7 @@ class Dataflow(Generic[P, R]):
             compiled = self.compile()
             prog = compiled.program
             params = tuple((p.name, p.kind, tuple(p.types)) for p in prog.fn.params)
+            row_fields = next((p.fields for p in prog.fn.stream_params), ())
             gen = self.backend()
             ref = prog.fn.ref
             pycalls = [[c.name, c.kind, c.ref, list(c.arg_types), c.return_type]
@@ -177,6 +179,7 @@ class Dataflow(Generic[P, R]):
                     agg=agg,
                     agg_error=agg_error,
                     shape=compiled.shape.to_json(),
+                    row_fields=tuple(row_fields),
                     _plan=self.plan_module,
                 )
         return self._algorithm
@@ -274,7 +277,8 @@ class Dataflow(Generic[P, R]):
         """This aggregate as one aggregate Column, for ``df.groupBy(...).agg(...)``.
 
         ``columns`` name the input columns bound to the RowStream's fields, in order
-        (strings or column references); scalar parameters are given by keyword.
+        (strings or column references); scalar parameters are given by keyword. With no
+        columns, a named row type's fields are the columns of their names.
         """
         from pyspark.sql import functions as F
 
@@ -286,6 +290,8 @@ class Dataflow(Generic[P, R]):
 
             self._agg = agg_expression(self.compile().program)
         expr = self._agg
+        if not columns and self.algorithm().row_fields:  # RowStream[Click]: by field name
+            columns = self.algorithm().row_fields
         spark = active_session(*columns)
         if spark is None:
             raise RuntimeError("looplift: no active SparkSession")
@@ -543,6 +549,36 @@ def _spark_kind(values: list[Any]) -> str | None:
 
 def _is_rowstream(annotation: Any, fn: Callable[..., Any]) -> bool:
     return rowstream_fields(annotation, fn) is not None
+
+
+def _row_tuple(value: Any) -> tuple[Any, ...]:
+    """A yielded value as an output row: a dataclass row's fields, else a 1-tuple."""
+    import dataclasses
+
+    if dataclasses.is_dataclass(value) and not isinstance(value, type):
+        return tuple(getattr(value, f.name) for f in dataclasses.fields(value))
+    return (value,)
+
+
+def _stream_kind(annotation: Any, fn: Callable[..., Any]) -> Any:
+    """False for a parameter that is no RowStream, its row class for ``RowStream[Click]``,
+    else True."""
+    from .rowtypes import row_class
+
+    fields = rowstream_fields(annotation, fn)
+    if fields is None:
+        return False
+    return row_class(fields) or True
+
+
+def _as_rows(value: Any, kind: Any) -> Rows:
+    """A RowStream argument given as plain data: plain tuples become the row class of a
+    named stream (so ``c.user_id`` reads them), as the compiled plan binds columns."""
+    if kind is True:
+        return Rows(value)
+    from .rowtypes import as_row
+
+    return Rows([as_row(kind, r) for r in value])
 
 
 def rowstream_fields(annotation: Any, fn: Callable[..., Any]) -> tuple[Any, ...] | None:

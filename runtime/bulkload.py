@@ -123,7 +123,7 @@ def load(view: Any, df: Any) -> dict[int, list[str]]:
     from pyspark.sql import functions as F
 
     ship(list(view.alg.refs))
-    sign_col, cdf, cols = sign_columns(list(df.columns))
+    sign_col, cdf, cols = sign_columns(list(df.columns), row_fields=view.row_fields, name=view.name)
     casts = typed_columns(df, cols, view.fields, view.name)
     norm = DeltaRows(view.name, view.fields, tuple(cols), "delta", sign_col, cdf)
     native = view.bulk_form[0] == "native"

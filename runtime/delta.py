@@ -160,12 +160,29 @@ def replay(fn: Any, rows: list[tuple], signs: list[int], states: list[Any], args
     (the states after, in construction order; the function's result). ``batch``: fresh
     states and inserts only, library states' actions applied in batches (a bulk load).
     ``actions=False``: no action runs (the states are complete: the code only reads them)."""
+    row_cls = _row_class_at(fn, rows_index)
+    if row_cls is not None:  # RowStream[Click]: the rows as Click tuples (c.user_id)
+        from .rowtypes import as_row
+
+        rows = [as_row(row_cls, r) for r in rows]
     with ReplayContext(states, batch=batch and not states, actions=actions) as ctx:
         call = list(args)
         call.insert(rows_index, SignedRows(rows, signs))
         result = fn(*call)
         ctx.flush()
     return ctx.built, result
+
+
+def _row_class_at(fn: Any, index: int) -> Any:
+    """The row class of ``fn``'s named RowStream parameter at ``index``, else None."""
+    from .api import _stream_kind
+
+    sig = getattr(fn, "signature", None)
+    params = list(sig.parameters.values()) if sig is not None else []
+    if index >= len(params):
+        return None
+    kind = _stream_kind(params[index].annotation, fn.fn)
+    return kind if isinstance(kind, type) else None
 
 
 # -- the wrappers a replay needs around the reference classes ---------------------------------

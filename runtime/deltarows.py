@@ -9,7 +9,7 @@ change data feed ``_change_type``.
 from __future__ import annotations
 
 import datetime
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -27,17 +27,29 @@ class DeltaError(ValueError):
     """A batch that cannot be applied (nothing was applied)."""
 
 
-def sign_columns(columns: list[str], sign: str = SIGN) -> tuple[str, bool, list[str]]:
-    """(the sign column, whether it is Delta Lake's ``_change_type``, the data columns)."""
+def sign_columns(columns: list[str], sign: str = SIGN, row_fields: Sequence[str] = (),
+                 name: str = "") -> tuple[str, bool, list[str]]:  # fmt: skip
+    """(the sign column, whether it is Delta Lake's ``_change_type``, the data columns);
+    ``row_fields``: a named row type's fields, whose data columns are those of their names
+    (:func:`looplift.rowtypes.bind_columns`)."""
     if sign in columns and sign != "_change_type":
-        return sign, False, [c for c in columns if c != sign]
+        return sign, False, _bound([c for c in columns if c != sign], row_fields, name)
     if "_change_type" in columns:
-        return "_change_type", True, [c for c in columns
-                                      if c not in ("_change_type", *_CDF_META)]  # fmt: skip
+        return "_change_type", True, _bound([c for c in columns
+                                             if c not in ("_change_type", *_CDF_META)],
+                                            row_fields, name)  # fmt: skip
     raise DeltaError(
         f"a delta needs a `{sign}` column (+1 insert, -1 delete) or Delta Lake's "
         "`_change_type`; got columns " + ", ".join(columns)
     )
+
+
+def _bound(data: list[str], row_fields: Sequence[str], name: str) -> list[str]:
+    if not row_fields:
+        return data
+    from .rowtypes import bind_columns
+
+    return bind_columns(data, row_fields, name)
 
 
 def native_sign(df: Any, sign_col: str, cdf: bool) -> Any:

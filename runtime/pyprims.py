@@ -16,7 +16,7 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["IMPLS", "merge_sums", "strftime", "strptime"]
+__all__ = ["IMPLS", "merge_sums", "strftime", "strptime", "unpacked"]
 
 
 def merge_sums(init: Any, items: Any) -> list[tuple[Any, Any]]:
@@ -39,8 +39,18 @@ def strftime(t: datetime.date, fmt: str) -> str:
     return t.strftime(fmt)
 
 
+def unpacked(x: Any, n: int) -> Any:
+    """``x`` when ``a, b, ... = x`` (``n`` names) unpacks it, else CPython's ValueError."""
+    if len(x) > n:
+        raise ValueError(f"too many values to unpack (expected {n})")
+    if len(x) < n:
+        raise ValueError(f"not enough values to unpack (expected {n}, got {len(x)})")
+    return x
+
+
 IMPLS: dict[str, Callable[..., Any]] = {
     "c_merge_sums": merge_sums,
+    "c_unpack": unpacked,
     "dt.strptime": strptime,
     "dt.strftime": strftime,
 }

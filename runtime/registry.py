@@ -40,6 +40,8 @@ class Algorithm:
     # what incremental maintenance needs, computed by the compiler
     # (``IncrementalShape.to_json()``: kind, key, mode, rows_index, why, error)
     shape: dict[str, Any] | None = None
+    # a named row type (``RowStream[Click]``): its field names, bound to columns by name
+    row_fields: tuple[str, ...] = ()
     _plan: Callable[[], Any] | None = field(default=None, compare=False, repr=False)
 
     # -- signature ------------------------------------------------------------------------
@@ -79,6 +81,7 @@ class Algorithm:
     # -- manifest -----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:
         """The manifest entry (JSON-able, stable key order)."""
+        named = {"row_fields": list(self.row_fields)} if self.row_fields else {}
         return {
             "name": self.name,
             "kind": self.kind,
@@ -91,6 +94,7 @@ class Algorithm:
             "agg_error": self.agg_error,
             "plan_module": self.plan_module,
             "shape": _jsonable(self.shape),
+            **named,
         }
 
     @classmethod
@@ -107,6 +111,7 @@ class Algorithm:
             agg_error=d.get("agg_error"),
             plan_module=d.get("plan_module"),
             shape=d.get("shape"),
+            row_fields=tuple(d.get("row_fields", ())),
         )
 
 

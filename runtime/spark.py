@@ -84,11 +84,22 @@ class DataflowInputError(ValueError):
 
 
 def check_fields(
-    fields: Sequence[Any], name: str, types: Sequence[str]
+    fields: Sequence[Any], name: str, types: Sequence[str],
+    by_name: Sequence[str] | None = None,
 ) -> list[tuple[Any, str, str]]:
     """(schema field, field type, Spark type name) of each of a DataFrame's data columns
     (``fields``, StructFields in field order), refused with a message when their number
-    or a type does not fit the RowStream of ``name`` (no Spark call: the schema only)."""
+    or a type does not fit the RowStream of ``name`` (no Spark call: the schema only).
+
+    ``by_name``: the field names of a named row type (``RowStream[Click]``): each field is
+    bound to the column of its name (:func:`looplift.rowtypes.bind_columns`); other
+    columns are ignored."""
+    if by_name is not None:
+        from .rowtypes import bind_columns
+
+        cols = bind_columns([f.name for f in fields], by_name, name)
+        of = {f.name: f for f in fields}
+        fields = [of[c] for c in cols]
     if len(fields) != len(types):
         have = ", ".join(f"{f.name} {f.dataType.simpleString()}" for f in fields)
         raise DataflowInputError(
@@ -102,17 +113,22 @@ def check_fields(
         if actual.startswith("decimal") and base_type(t) == "float":
             actual = "double"
         if actual not in ft.accepts:
+            field = repr(by_name[i]) if by_name is not None else i
             raise DataflowInputError(
-                f"column {f.name!r} (field {i} of `{name}`) is {actual}, but the field is {t}"
+                f"column {f.name!r} (field {field} of `{name}`) is {actual}, but the field "
+                f"is {t}"
             )
         out.append((f, t, actual))
     return out
 
 
 def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
-          names: Sequence[str] | None = None) -> Any:  # fmt: skip
+          names: Sequence[str] | None = None, by_name: Sequence[str] | None = None) -> Any:  # fmt: skip
     """The entry projection: the fields named ``names`` (by default ``f0..fn``), in order,
     types checked, nulls refused.
+
+    The fields of a named row type (``by_name``: its field names) are the columns of
+    those names, in any order, other columns ignored; else the columns by position.
 
     A null in a field that is not ``Optional`` raises at run time with a message
     naming the column; a column of the wrong type is refused before running. The
@@ -122,14 +138,15 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
 
     fields = [f for f in df.schema.fields if f.name not in keep]
     cols, checks = [], []
-    for i, (f, t, actual) in enumerate(check_fields(fields, name, types)):
+    for i, (f, t, actual) in enumerate(check_fields(fields, name, types, by_name)):
         optional, base = is_optional(t), base_type(t)
         ft = FIELD_TYPES[base]
         ref = quote_ident(f.name)
         value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
         if not optional and f.nullable:
+            field = repr(by_name[i]) if by_name is not None else i
             msg = sql_string(
-                f"looplift: column {f.name!r} (field {i} of `{name}`, {t}) is null; "
+                f"looplift: column {f.name!r} (field {field} of `{name}`, {t}) is null; "
                 f"declare the field Optional[{base}] to allow nulls"
             )
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")

@@ -144,7 +144,7 @@ def use_rocksdb(spark: Any) -> None:
 def _columns(alg: Any, streaming_df: Any, sign: str) -> tuple[str, bool, list[str]]:
     """(the sign column, whether it is ``_change_type``, the data columns), checked."""
     try:
-        sign, cdf, cols = sign_columns(list(streaming_df.columns), sign)
+        sign, cdf, cols = sign_columns(list(streaming_df.columns), sign, alg.row_fields, alg.name)
     except DeltaError:
         raise DeltaError(
             f"the stream has no `{sign}` column (+1 insert, -1 delete) nor Delta Lake's "

@@ -25,6 +25,7 @@ breaks ties by the remaining fields, as compiled plans do.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
+from dataclasses import is_dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
@@ -81,10 +82,10 @@ class Rows:
     __slots__ = ("_rows",)
 
     def __init__(self, rows: Iterable[Any]):
-        self._rows = [tuple(r) if not isinstance(r, tuple) else r for r in rows]
+        self._rows = [r if isinstance(r, tuple) or is_dataclass(r) else tuple(r) for r in rows]
 
     def __iter__(self) -> Iterator[tuple[Any, ...]]:
-        return iter(sorted(self._rows, key=lambda r: tuple(_sort_key(v) for v in r)))
+        return iter(sorted(self._rows, key=lambda r: tuple(_sort_key(v) for v in _values(r))))
 
     def __len__(self) -> int:
         return len(self._rows)
@@ -97,14 +98,22 @@ class Rows:
         projection, a group, an order): a subclass keeps what it attaches to rows."""
         return Rows(rows)
 
-    def project(self, *fields: int) -> Rows:
-        """The substream of the chosen fields, in the given order."""
-        return self._take([tuple(r[i] for i in fields) for r in self._rows],
+    def project(self, *fields: int | str) -> Rows:
+        """The substream of the chosen fields (indices, or names of a named row's fields),
+        in the given order; a projection of named rows has named rows."""
+        if not self._rows:
+            return self._take([], [])
+        first = self._rows[0]
+        idx = [_index(first, f) for f in fields]
+        make = _projection_class(first, idx)
+        return self._take([make(*(_values(r)[i] for i in idx)) for r in self._rows],
                           list(range(len(self._rows))))  # fmt: skip
 
     def sorted_by(self, order: Order, desc: bool = False) -> Rows:
         """The stream in the given order (see the module docstring), as an ordered stream."""
-        n = len(self._rows[0]) if self._rows else 0
+        n = len(_values(self._rows[0])) if self._rows else 0
+        if self._rows:
+            order = _order_indices(self._rows[0], order)
         if callable(order):  # a key function: Python's stable sort of the canonical order
             canon = sort_indices(self._rows, order_spec((), False, n))
             idx = sorted(canon, key=lambda j: order(self._rows[j]), reverse=desc)
@@ -159,8 +168,58 @@ def sort_indices(rows: list[tuple[Any, ...]], spec: list[tuple[int, bool]]) -> l
     """Indices of ``rows`` in ``spec`` order (stable passes, last field first)."""
     idx = list(range(len(rows)))
     for i, d in reversed(spec):
-        idx.sort(key=lambda j: _sort_key(rows[j][i]), reverse=d)
+        idx.sort(key=lambda j: _sort_key(_values(rows[j])[i]), reverse=d)
     return idx
+
+
+# -- named rows (``RowStream[Click]`` of a NamedTuple or a dataclass) ----------------------
+
+
+def _values(row: Any) -> tuple[Any, ...]:
+    """A row's field values (a dataclass row's fields in order)."""
+    if isinstance(row, tuple):
+        return row
+    return tuple(getattr(row, f) for f in _names(row))
+
+
+def _names(row: Any) -> tuple[str, ...]:
+    from .rowtypes import field_names
+
+    if isinstance(row, tuple):
+        return getattr(row, "_fields", ())
+    return field_names(type(row))
+
+
+def _index(row: Any, field: Any) -> Any:
+    """A field given by name → its index in ``row`` (an index as it is)."""
+    from .rowtypes import field_index
+
+    return field_index(_names(row), field) if isinstance(field, str) else field
+
+
+def _order_indices(row: Any, order: Any) -> Any:
+    """A key or an order given by names (``"ts"``, ``("user_id", "day")``) → indices."""
+    if isinstance(order, tuple):
+        return tuple(_index(row, f) for f in order)
+    return _index(row, order)
+
+
+_PROJECTIONS: dict[tuple[type, tuple[str, ...]], Any] = {}
+
+
+def _projection_class(row: Any, idx: list[int]) -> Any:
+    """What makes the rows of a projection: a named tuple of the chosen fields for a named
+    row, else ``tuple``'s constructor from values."""
+    names = _names(row)
+    if not names:
+        return lambda *v: v
+    chosen = tuple(names[i] for i in idx)
+    key = (type(row), chosen)
+    if key not in _PROJECTIONS:
+        from collections import namedtuple
+
+        _PROJECTIONS[key] = namedtuple(f"{type(row).__name__}Projection", chosen)  # noqa: PYI024
+    return _PROJECTIONS[key]
 
 
 def sorted_by(stream: Iterable[Any], order: Order, desc: bool = False) -> Rows:
@@ -191,13 +250,16 @@ def group_by(
     ``order_by=`` each substream is iterated in that order (see
     :func:`sorted_by`; ties broken by the remaining fields).
     """
-    rows = stream._rows if isinstance(stream, Rows) else [tuple(r) for r in stream]
+    rows = stream._rows if isinstance(stream, Rows) else Rows(stream)._rows
+    if rows and not callable(key):
+        key = _order_indices(rows[0], key)  # field names of named rows → indices
     groups: dict[Any, list[int]] = {}
     for j, row in enumerate(rows):
         if callable(key):
             k = key(row)  # a computed key: the key value is what the function returns
         else:
-            k = tuple(row[i] for i in key) if isinstance(key, tuple) else row[key]
+            vals = _values(row)
+            k = tuple(vals[i] for i in key) if isinstance(key, tuple) else vals[key]
         groups.setdefault(k, []).append(j)
     for k, idx in groups.items():
         picked = [rows[j] for j in idx]

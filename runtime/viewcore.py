@@ -137,6 +137,7 @@ def bind_view(view: Any, alg: Any, dataflow: Any, spark: Any, scalars: tuple) ->
     view.shape = shape_of(alg)
     view.step = KeyStep(dataflow, view.shape, scalars)
     view.fields = alg.fields
+    view.row_fields = alg.row_fields  # a named row type: its columns bound by name
     view.rows = DeltaRows(alg.name, alg.fields,
                           tuple(f"field {i}" for i in range(len(alg.fields))), "rows")  # fmt: skip
     view.columns = [n for n, _ in alg.output]
@@ -162,7 +163,7 @@ def collect_delta(view: Any, df: Any, hashes: bool = False) -> Any:
     """A delta DataFrame's rows and signs, typed and checked, on the driver; with
     ``hashes``, also each row's :func:`~looplift.deltarows.row_hash` (computed by Spark
     in the same job), as (rows, signs, hashes)."""
-    sign_col, cdf, data = sign_columns(list(df.columns))
+    sign_col, cdf, data = sign_columns(list(df.columns), row_fields=view.row_fields, name=view.name)
     typed = typed_sql(df, data, view.fields, view.name)  # types, before running
     norm = DeltaRows(view.name, view.fields, tuple(data), "delta", sign_col, cdf)
     exprs = [f"{e} AS `__c{i}`" for i, e in enumerate(typed)]

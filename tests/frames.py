@@ -38,7 +38,6 @@ def create_frame(spark: Any, data: Sequence[Sequence[Any]], schema: Any) -> Any:
     """``spark.createDataFrame(data, schema)`` for a ``StructType`` or DDL schema, through
     Arrow where it holds the values exactly."""
     import pyarrow as pa
-
     from pyspark.sql import types as T
 
     data = list(data)

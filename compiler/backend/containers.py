@@ -174,6 +174,13 @@ def container_sql(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         i = x[1]
         return (f"(CASE WHEN {i} >= {n} OR {i} < -{n} THEN {_err('IndexError', 'list index out of range')} "
                 f"ELSE element_at({x[0]}, CAST(CASE WHEN {i} >= 0 THEN {i} + 1 ELSE {i} END AS INT)) END)")  # fmt: skip
+    if op == "c_unpack":  # `a, b = x`: a list of as many elements (a tuple is as it is)
+        if not (isinstance(ts[0], tuple) and ts[0][0] == "list"):
+            return x[0]
+        n, want = f"size({x[0]})", x[1]
+        many = _err("ValueError", "too many values to unpack")
+        few = _err("ValueError", "not enough values to unpack")
+        return f"(CASE WHEN {n} > {want} THEN {many} WHEN {n} < {want} THEN {few} ELSE {x[0]} END)"
     if op == "c_slice":
         n = f"size({x[0]})"
 
@@ -286,6 +293,7 @@ def container_py(op: str, x: list[str]) -> str:
         "c_concat": "[_e for _x in ({all},) for _e in _x]",
         "c_union": "list(dict.fromkeys([*{0}, *{1}]))",
         "c_merge_sums": "ll.PY_IMPLS['c_merge_sums']({0}, {1})",
+        "c_unpack": "ll.PY_IMPLS['c_unpack']({0}, {1})",
         "c_first": "({0}[0] if {0} else max({0}))",
         **{
             f"c_{m}": f"statistics.{m}({{0}})"

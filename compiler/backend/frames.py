@@ -75,6 +75,8 @@ class FramesMixin:
             return f"{state}_{v.fn.method}"
         if self.ty.of(Var(name)) == "bool":
             return "cond"
+        while isinstance(v, Apply) and v.fn == Prim("c_unpack"):  # `a, b = x`: after x
+            v = v.args[0]
         if isinstance(v, Apply) and isinstance(v.fn, Prim):
             op = v.fn.op
             return _OP_NAMES.get(op, op.removeprefix("math."))

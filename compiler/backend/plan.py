@@ -187,6 +187,8 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         names = [self.field_col(i) for i in range(len(op.types))]
         var = self.py.fresh("rows")
         keep = f", keep={list(self.keep)!r}" if self.keep else ""
+        if self.source.fields:  # a named row type: its fields bind to columns by name
+            keep += f", by_name={list(self.source.fields)!r}"
         self.emit(f"{var} = ll.entry({op.name}, {op.name!r}, {list(op.types)!r}{keep}, names={names!r})")
         self.frames[ROWS] = Frame(var, ())
 
@@ -380,6 +382,9 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
             if lp.kind == LoopKind.GROUP:
                 if len(lp.key) == 1:
                     out.setdefault(lp.key[0], user_name(lp.params[0], keep_callee=False))
+            elif self.fn.stream_params and self.fn.stream_params[0].fields:
+                for f, name in enumerate(self.fn.stream_params[0].fields):  # a named row type
+                    out.setdefault(f, name)
             else:
                 for p, f in zip(lp.params, lp.fields, strict=True):
                     out.setdefault(f, user_name(p, keep_callee=False))

@@ -62,7 +62,7 @@ class Context:
 
     def reject(self, node: cst.CSTNode, parent: cst.CSTNode | None = None) -> Stop:
         """Report ``node`` by its rule in the rejection table (see ``reject.py``)."""
-        rule = rule_for(node, parent)
+        rule = rule_for(node, parent) or rule_for(node, parent, always=True)
         assert rule is not None, type(node).__name__
         self.diags.append(diagnostic(rule, node, parent, self.span))
         return Stop()

@@ -11,8 +11,9 @@ import types
 from typing import Any
 
 import libcst as cst
+from looplift.rowtypes import is_row_class, row_class, row_fields
 
-from ..ir.nodes import Apply, CallDataflow, Expr, Host, Lit, Prim, StateCall
+from ..ir.nodes import Apply, Builtin, CallDataflow, Expr, Host, Lit, Prim, StateCall
 from ..ir.prims import BUILTIN_FUNCS, DATETIME_METHODS, MATH_ARITY, MATH_FUNCS
 from .base import Context
 from .datetime_text import DatetimeTextMixin
@@ -312,6 +313,8 @@ class CallMixin(StringMixin, DatetimeTextMixin, Context):
             return self.tuple_of(node, env)
         if obj in (datetime.datetime, datetime.date, datetime.timedelta):
             return self.construct_datetime(node, obj, env)
+        if is_row_class(obj):  # `Out(uid, n)`: a named row, the tuple of its fields
+            return self.row_construct(node, obj, env)  # type: ignore[attr-defined]
         if isinstance(obj, type):
             raise self.error(
                 node,
@@ -390,6 +393,10 @@ class CallMixin(StringMixin, DatetimeTextMixin, Context):
                         f"argument `{p.name}` of `{n}` must be a stream",
                         "pass a RowStream, a group or a projection like `g.project(1, 2)`",
                     )
+                cls = row_class(fields)
+                if cls is not None:  # the callee takes named rows: bound by name
+                    args.append(self.named_argument(a, st, cls, p.name, n))
+                    continue
                 want = len(fields)
                 if st[1].arity != want:
                     raise self.error(
@@ -408,6 +415,34 @@ class CallMixin(StringMixin, DatetimeTextMixin, Context):
                     )
                 args.append(self.expr(a, env))
         return Apply(CallDataflow(ref, span=self.span(node.func)), tuple(args), span=sp)
+
+    def named_argument(self, a: cst.BaseExpression, st: tuple[Expr, Any], cls: type,
+                       pname: str, n: str) -> Expr:  # fmt: skip
+        """A stream passed to a ``RowStream[Click]`` parameter: a named stream's fields by
+        name (projected into the callee's order), a positional one's by position."""
+        want = [f for f, _ in row_fields(cls)]
+        sexpr, src = st
+        if not src.names:
+            if src.arity != len(want):
+                raise self.error(
+                    a,
+                    f"`{n}` expects a stream of {cls.__name__} rows ({len(want)} fields: "
+                    f"{', '.join(want)}) for `{pname}` but `{code_of(a)}` has {src.arity}",
+                    "project the fields it needs with `.project(i, j)`",
+                )
+            return sexpr
+        if list(src.names) == want:
+            return sexpr
+        missing = [f for f in want if f not in src.names]
+        if missing:
+            raise self.error(
+                a,
+                f"`{n}` expects {cls.__name__} rows for `{pname}` but the rows of "
+                f"`{code_of(a)}` ({src.row_type}) have no field {', '.join(missing)}",
+                f"their fields are: {', '.join(src.names)}",
+            )
+        idx = tuple(src.names.index(f) for f in want)
+        return Apply(Builtin("project", (("fields", idx),)), (sexpr,), span=self.span(a))
 
 
 # -- module-level helpers ---------------------------------------------------------------

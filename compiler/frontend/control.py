@@ -35,7 +35,6 @@ from .syntax import (
     contains_return,
     flatten,
     group_by_fn,
-    int_literal,
     read_names,
     reads_before_write,
     terminates,
@@ -286,7 +285,9 @@ class ControlMixin(Context):
         else:
             key = self.field_indices(args[0].value, src)
         order_by = None
-        if "order_by" in kws:
+        if "order_by" in kws and isinstance(kws["order_by"], cst.Lambda):  # `lambda c: c.ts`
+            order_by = self.lambda_order(kws["order_by"], kws.get("desc"), src)  # type: ignore[attr-defined]
+        elif "order_by" in kws:
             order_by = self.order_spec(kws["order_by"], kws.get("desc"), src)
         elif "desc" in kws:
             raise self.error(
@@ -330,7 +331,7 @@ class ControlMixin(Context):
             raise self.error(node, "the order needs at least one field", hint)
         out: list[tuple[int, bool]] = []
         for e in elems:
-            v = int_literal(e)
+            v = self.field_literal(e, src)  # type: ignore[attr-defined]
             if v is None:
                 raise self.error(e, f"order field `{code_of(e)}` must be an integer literal", hint)
             if abs(v) >= src.arity:
@@ -350,7 +351,7 @@ class ControlMixin(Context):
         elems = [e.value for e in node.elements] if isinstance(node, cst.Tuple) else [node]
         out = []
         for e in elems:
-            v = int_literal(e)
+            v = self.field_literal(e, src)  # type: ignore[attr-defined]
             if v is None:
                 raise self.error(
                     e,
@@ -420,6 +421,8 @@ class ControlMixin(Context):
             src.arity,
             src.types,
             gattrs["order_by"] is not None,
+            names=src.names,
+            row_type=src.row_type,
         )
         return [kname, gt.value], pre
 
@@ -458,7 +461,7 @@ class ControlMixin(Context):
 
     def row_targets(self, target: cst.BaseExpression, src: Rows, inner: Env) -> list[str]:
         if isinstance(target, cst.Name):
-            if src.arity == 1:
+            if src.arity == 1 and not src.names:
                 names = [target.value]
             else:
                 # a whole row: `row[i]`, `len(row)`, `a, b = row` (see order.py)
@@ -466,7 +469,8 @@ class ControlMixin(Context):
                 for f, ty in zip(fields, src.types, strict=True):
                     inner.names[f] = Value(f, self.span(target), depth=inner.depth, types=(ty,))
                 inner.names[target.value] = RowValue(
-                    target.value, self.span(target), inner.depth, fields, src.types
+                    target.value, self.span(target), inner.depth, fields, src.types,
+                    src.names, src.row_type,
                 )
                 return list(fields)
         elif isinstance(target, (cst.Tuple, cst.List)):

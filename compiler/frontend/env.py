@@ -32,6 +32,9 @@ class Value(Binding):
     """A scalar or tuple value (``types``: its field type when bound by a loop)."""
 
     types: tuple[str, ...] = ()
+    # a named row held whole (``best = max(g, key=...)``, ``r = c``): ``best.page`` reads it
+    row_names: tuple[str, ...] = ()
+    row_type: str = ""
     kind: ClassVar[str] = "value"
 
 
@@ -45,6 +48,9 @@ class Rows(Binding):
     # ranked: ``sorted(g, key=...)[start:stop]`` / ``enumerate(sorted(...))``: a loop over it
     # gets each row's rank (1-based, a native window function) and runs for start < rank <= stop
     window: tuple[int, int | None] | None = None
+    # a named row type (``RowStream[Click]``): the field names and the class's name
+    names: tuple[str, ...] = ()
+    row_type: str = ""
     kind: ClassVar[str] = "rows"
 
 
@@ -91,6 +97,8 @@ class RowValue(Binding):
 
     fields: tuple[str, ...] = ()
     types: tuple[str, ...] = ()
+    names: tuple[str, ...] = ()  # a named row's field names (``c.user_id``)
+    row_type: str = ""
     kind: ClassVar[str] = "row"
 
 

@@ -31,6 +31,7 @@ from .env import (
     Stop,
     Value,
 )  # fmt: skip
+from .named_rows import NamedRowMixin
 from .order import OrderMixin
 from .reject import rule_for
 from .strings import is_fstring
@@ -40,7 +41,7 @@ from .values import ValueMixin, const_datetime, is_const_table
 __all__ = ["ExprMixin"]
 
 
-class ExprMixin(OrderMixin, ValueMixin, Context):
+class ExprMixin(OrderMixin, NamedRowMixin, ValueMixin, Context):
     """Expressions other than calls; ``call`` comes from ``CallMixin``."""
 
     def stream_of(self, node: cst.BaseExpression, env: Env) -> Rows | None:
@@ -77,7 +78,7 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
                 )
             idx = []
             for a in node.args:
-                v = int_literal(a.value)
+                v = self.field_literal(a.value, ib)  # an index, or a named row's field name
                 if v is None:
                     raise self.error(
                         a.value,
@@ -95,7 +96,8 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
             expr = Apply(Builtin("project", (("fields", tuple(idx)),)), (iexpr,))
             expr = Apply(expr.fn, expr.args, span=self.span(node))
             return expr, Rows(
-                "", self.span(node), 0, len(idx), tuple(ib.types[i] for i in idx), ib.ordered
+                "", self.span(node), 0, len(idx), tuple(ib.types[i] for i in idx), ib.ordered,
+                names=self.row_names_of(ib, tuple(idx)), row_type=ib.row_type,
             )
         return None
 
@@ -363,6 +365,9 @@ class ExprMixin(OrderMixin, ValueMixin, Context):
         )
 
     def attribute(self, node: cst.Attribute, env: Env) -> Expr:
+        field = self.named_attr(node, env)
+        if field is not None:  # `c.user_id` of a named row (named_rows.py)
+            return field
         base = node.value
         me = env.names.get(base.value) if isinstance(base, cst.Name) else None
         if isinstance(me, SelfFields) and node.attr.value in me.fields:

@@ -451,6 +451,10 @@ class Outliner:
                 if got is not None:
                     return got
                 out = super().on_leave(original, updated)
+                if isinstance(out, cst.If) and not isinstance(out.orelse, (cst.If, cst.Else,
+                                                                              type(None))):
+                    # an `elif` outlined as a statement: it is the `else` block's one statement
+                    out = out.with_changes(orelse=cst.Else(body=cst.IndentedBlock(body=[out.orelse])))
                 if out is not original and isinstance(out, cst.CSTNode):
                     origins.setdefault(out, original)
                 return out

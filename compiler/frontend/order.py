@@ -49,7 +49,8 @@ class OrderMixin(Context):
             return None
         sexpr, src, order = got
         expr = Apply(Builtin("sorted_by", (("order", order),)), (sexpr,), span=self.span(node))
-        return expr, Rows("", self.span(node), 0, src.arity, src.types, True)
+        return expr, Rows("", self.span(node), 0, src.arity, src.types, True,
+                          names=src.names, row_type=src.row_type)
 
     def enumerated_stream(self, node: cst.BaseExpression, env: Env) -> tuple[Expr, Rows] | None:
         """``enumerate(<ordered or ranked stream>)``: a ranked stream (index = rank - 1)."""
@@ -85,7 +86,8 @@ class OrderMixin(Context):
     ) -> tuple[Expr, Rows]:
         sexpr, src, order = got
         expr = Apply(Builtin("ranked", (("order", order),)), (sexpr,), span=self.span(node))
-        return expr, Rows("", self.span(node), 0, src.arity, src.types, False, window)
+        return expr, Rows("", self.span(node), 0, src.arity, src.types, False, window,
+                          names=src.names, row_type=src.row_type)
 
     def _rank_slice(self, node: cst.Subscript) -> tuple[int, int | None]:
         hint = "take the first rows with a constant slice: `sorted(g, key=...)[:3]`"
@@ -163,6 +165,11 @@ class OrderMixin(Context):
             order = tuple((i, False) for i in range(src.arity))
         return sexpr, src, tuple((i, d != flip) for i, d in order)
 
+    def lambda_order(self, key: cst.Lambda, desc: cst.BaseExpression | None, src: Rows) -> Order:
+        """``order_by=lambda c: c.ts`` of group_by (``desc=True`` flips every field)."""
+        flip = desc is not None and code_of(desc).strip() == "True"
+        return tuple((i, d != flip) for i, d in self.key_order(key, src))
+
     def key_order(self, key: cst.BaseExpression, src: Rows) -> Order:
         """A key ``lambda`` of field reads as an order over the stream's fields."""
         key = self.as_lambda(key)
@@ -193,6 +200,16 @@ class OrderMixin(Context):
         return tuple(out)
 
     def _field_read(self, e: cst.BaseExpression, row: str, src: Rows) -> int:
+        if (
+            src.names
+            and isinstance(e, cst.Attribute)
+            and isinstance(e.value, cst.Name)
+            and e.value.value == row
+        ):  # `c.ts` of a named row
+            if e.attr.value not in src.names:
+                raise self.error(e.attr, f"the row `{row}` ({src.row_type}) has no field "
+                                 f"`{e.attr.value}`", f"its fields are: {', '.join(src.names)}")  # fmt: skip
+            return src.names.index(e.attr.value)
         if (
             isinstance(e, cst.Subscript)
             and isinstance(e.value, cst.Name)
@@ -228,7 +245,8 @@ class OrderMixin(Context):
         fields = tuple(f"_kf.{i}" for i in range(src.arity))
         inner = env.copy()
         inner.names = {n: b for n, b in env.names.items() if not isinstance(b, Value)}
-        inner.names[row] = RowValue(row, self.span(lam), env.depth, fields, src.types)
+        inner.names[row] = RowValue(row, self.span(lam), env.depth, fields, src.types,
+                                    src.names, src.row_type)
         for f, ty in zip(fields, src.types, strict=True):
             inner.names[f] = Value(f, self.span(lam), depth=env.depth, types=(ty,))
         body = lam.body
@@ -287,7 +305,7 @@ class OrderMixin(Context):
             if not (isinstance(lam, cst.Lambda) and len(lam.params.params) == 1):
                 raise self.error(lam, "the key must be a lambda of the row", hint)
             inner.names[lam.params.params[0].name.value] = RowValue(
-                "", sp, inner.depth, fields, src.types
+                "", sp, inner.depth, fields, src.types, src.names, src.row_type
             )
             key = self.expr(lam.body, inner)  # type: ignore[attr-defined]
         else:

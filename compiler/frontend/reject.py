@@ -86,9 +86,10 @@ def _unsupported_raise(node: cst.CSTNode, parent: Parent) -> bool:
 
 def _not_key_fn(node: cst.CSTNode, parent: Parent) -> bool:
     """A ``lambda`` is allowed as a key function: a ``key=`` argument, or a positional
-    argument (the translator accepts it only as the key of group_by / sorted_by)."""
+    argument (the translator accepts it only as the key of group_by / sorted_by), or
+    group_by's ``order_by=``."""
     return not (isinstance(parent, cst.Arg) and (parent.keyword is None
-                                                 or parent.keyword.value == "key"))
+                                                 or parent.keyword.value in ("key", "order_by")))
 
 
 def _bytes(node: cst.CSTNode, parent: Parent) -> bool:
@@ -184,9 +185,12 @@ def _re_flags(node: Parent) -> bool:
             and node.value.value == "re" and node.attr.value.isupper())  # fmt: skip
 
 
-def rule_for(node: cst.CSTNode, parent: Parent) -> Rule | None:
+def rule_for(node: cst.CSTNode, parent: Parent, always: bool = False) -> Rule | None:
+    """The rule that rejects ``node`` here; ``always``: its first rule whatever its
+    condition (the translator refuses a node the rejection pass let through, such as
+    ``re.I | re.A`` where no flags are expected)."""
     for rule in RULES.get(type(node), ()):
-        if rule.when is None or rule.when(node, parent):
+        if always or rule.when is None or rule.when(node, parent):
             return rule
     return None
 

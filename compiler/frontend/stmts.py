@@ -218,7 +218,8 @@ class StmtMixin(Context):
                 var = target.value
                 env2 = env.copy()
                 env2.names[var] = Rows(
-                    var, self.span(target), env.depth, b.arity, b.types, b.ordered, b.window
+                    var, self.span(target), env.depth, b.arity, b.types, b.ordered, b.window,
+                    b.names, b.row_type,
                 )
                 return Let(var, expr, rest(env2), span=self.span(s))
         return self.bind_target(target, value, self.expr(value, env), env, rest, s)
@@ -244,7 +245,8 @@ class StmtMixin(Context):
                     "a state variable is bound once; give another state its own name",
                 )
             env2 = env.copy()
-            env2.names[name] = Value(name, self.span(target), depth=env.depth)
+            named = self.named_value(value_node, env)  # type: ignore[attr-defined]
+            env2.names[name] = Value(name, self.span(target), depth=env.depth, **named)
             env2.loop_locals.pop(name, None)
             return Let(name, value, rest(env2), span=self.span(stmt))
         if isinstance(target, (cst.Tuple, cst.List)):
@@ -267,6 +269,9 @@ class StmtMixin(Context):
                     elems[k], elems[k], item, env_k, lambda e2: unpack(k + 1, e2), stmt
                 )
 
+            if not (isinstance(value, Apply) and value.fn == Prim("tuple")):
+                # a list (`a, b = s.split()`) must have exactly as many elements
+                value = Apply(Prim("c_unpack"), (value, Lit(len(elems))), span=self.span(target))
             return Let(tmp, value, unpack(0, env), span=self.span(stmt))
         if isinstance(target, (cst.Attribute, cst.Subscript)):
             raise self.error(

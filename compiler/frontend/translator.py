@@ -154,7 +154,8 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
             params.append(par)
             if par.kind == ParamKind.ROWS:
                 env.names[par.name] = Rows(
-                    par.name, par.span, arity=len(par.types), types=par.types
+                    par.name, par.span, arity=len(par.types), types=par.types,
+                    names=par.fields, row_type=par.row_type,
                 )
             else:
                 env.names[par.name] = Value(par.name, par.span)
@@ -169,6 +170,12 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
         if node.asynchronous:
             self.error(node, "async functions are not supported", "remove `async`")
         columns = self.obj.columns
+        if columns is None and self.has_yield:  # `yield Out(...)`, `-> Iterator[Out]`
+            out_cls = self.output_row_class(node)
+            if out_cls is not None:
+                from looplift.rowtypes import field_names
+
+                columns = field_names(out_cls)
         if columns is not None and not all(isinstance(c, str) for c in columns):
             self.error(
                 node.name,
@@ -194,7 +201,7 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
             tuple(params),
             body,
             returns,
-            self.obj.columns,
+            columns,
             ret_type,
             span=fspan,
         )
@@ -220,6 +227,9 @@ class Translator(StmtMixin, ControlMixin, LoopRewriteMixin, IndexLoopMixin, Gene
             "RowStream",
             "looplift.RowStream",
         ):
+            named = self.named_param(name, ann, sp)
+            if named is not None:  # RowStream[Click] of a NamedTuple / dataclass
+                return named
             tys = []
             for el in ann.slice:
                 t = self.field_type(el.slice.value if isinstance(el.slice, cst.Index) else None)

@@ -187,8 +187,15 @@ class Param:
     kind: ParamKind
     types: tuple[str, ...]
     span: Span = _span
+    # a named row type (``RowStream[Click]``): its field names, bound to columns by name,
+    # and the class's name; positional streams have none
+    fields: tuple[str, ...] = ()
+    row_type: str = ""
 
     def type_text(self) -> str:
+        if self.kind == ParamKind.ROWS and self.fields:
+            named = ", ".join(f"{f}: {t}" for f, t in zip(self.fields, self.types, strict=True))
+            return f"RowStream[{self.row_type}({named})]"
         if self.kind == ParamKind.ROWS:
             return f"RowStream[{', '.join(self.types)}]"
         return self.types[0]

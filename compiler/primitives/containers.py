@@ -32,7 +32,7 @@ import statistics
 from collections.abc import Sequence
 from typing import Any
 
-from looplift.pyprims import merge_sums
+from looplift.pyprims import merge_sums, unpacked
 
 from .base import Pred, Primitive, Raises, TypeRefused
 from .typerules import unify
@@ -131,6 +131,12 @@ RANGE = (
     Raises("ValueError", "range() arg 3 must not be zero",
            Pred(lambda *a: len(a) == 3 and a[2] == 0, "a zero step")),
 )  # fmt: skip
+UNPACK = (
+    Raises("ValueError", "too many values to unpack",
+           Pred(lambda x, n: len(x) > n, "more elements than names")),
+    Raises("ValueError", "not enough values to unpack",
+           Pred(lambda x, n: len(x) < n, "fewer elements than names")),
+)  # fmt: skip
 MAP_KEY = Raises("AttributeError", "'NoneType' object has no attribute 'get'",
                  Pred(lambda d, *_: d is None, "a None dict"))  # fmt: skip
 
@@ -175,6 +181,18 @@ def lists_only(ts: Sequence[Type], what: str) -> Sequence[Type]:
             raise TypeRefused(f"`{what}` of a value of type {shown} is not supported natively; give it "
                               "lists (`s.split()`, `range(n)`, a container's values)")  # fmt: skip
     return ts
+
+
+def _unpack_type(ts: Sequence[Type]) -> Type:
+    """``a, b = x``: a list as it is (its length is checked when the plan runs); a tuple of
+    as many fields, or of another arity, which Python refuses on every row."""
+    t = ts[0]
+    if isinstance(t, tuple) and t[0] == "tuple" and len(ts) > 1:
+        return t
+    if isinstance(t, tuple) and t[0] == "list" or t in ("any", "none"):
+        return t
+    shown = t[0] if isinstance(t, tuple) else t
+    raise TypeRefused(f"unpacking a value of type {shown} into names is not supported natively")
 
 
 def _max_type(ts: Sequence[Type]) -> Type:
@@ -262,6 +280,9 @@ def _entries() -> list[Primitive]:
                null_rule=lambda ts, nulls: nulls[2] or ts[2] == "none"),
         _entry("c_index", (2, 2), lambda x, i: x[i], lambda ts: _el(ts), (INDEX,),
                edges=tuple((x, i) for x in ([], [1], [1, 2, 3]) for i in (0, -1, 1, 2, 3, -3, -4))),
+        _entry("c_unpack", (2, 2), unpacked, _unpack_type, UNPACK,
+               edges=tuple((x, n) for x in ([], [1], [1, 2], [None, "a"], [1, 2, 3])
+                           for n in (1, 2))),
         _entry("c_enumerate", (2, 2), lambda x, start: list(enumerate(x, start)),
                lambda ts: ("list", ("tuple", ("int", _el(lists_only(ts[:1], "enumerate"))))),
                edges=_e(([], 0), ([1], -1))),

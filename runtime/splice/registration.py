@@ -165,8 +165,14 @@ def _reference_udtf(spark: Any, alg: Algorithm) -> Any:
             from ..spark import refuse_nulls
 
             values = tuple(row)
-            refuse_nulls(alg.name, alg.fields, [values], getattr(row, "__fields__", None)
-                         or [f"field {i}" for i in range(len(values))])  # fmt: skip
+            labels = getattr(row, "__fields__", None) or [f"field {i}" for i in range(len(values))]
+            if alg.row_fields:  # a named row type: its fields are the columns of their names
+                from ..rowtypes import bind_columns
+
+                cols = bind_columns(list(labels), alg.row_fields, alg.name)
+                at = {c: v for c, v in zip(labels, values, strict=True)}
+                values, labels = tuple(at[c] for c in cols), cols
+            refuse_nulls(alg.name, alg.fields, [values], labels)
             self.rows.append(values)
             self.scalars = list(scalars)
 
@@ -186,7 +192,9 @@ def _output_schema(spark: Any, alg: Algorithm) -> Any:
     """A table algorithm's output schema, as its compiled plan produces it."""
     from pyspark.sql.types import StructType
 
-    ddl = ", ".join(f"f{i} {spark_cast(t)}" for i, t in enumerate(alg.fields))
+    names = alg.row_fields or [f"f{i}" for i in range(len(alg.fields))]
+    ddl = ", ".join(f"{quote_ident(n)} {spark_cast(t)}"
+                    for n, t in zip(names, alg.fields, strict=True))  # fmt: skip
     empty = spark.createDataFrame([], ddl)
     scalars = [_zero(t) for _, t in alg.scalar_params]
     out = alg.plan().plan(spark, empty, *scalars)

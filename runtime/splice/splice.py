@@ -185,7 +185,8 @@ class Splicer(Checks):
                 f"the table argument of `{call.alg.name}` fails: {first_line(e)}", call
             ) from None
         try:
-            entry(df, pname, list(ftypes))  # types and arity, checked before running
+            # types and arity (named rows: the columns of their names), checked before running
+            entry(df, pname, list(ftypes), by_name=call.alg.row_fields or None)
         except DataflowInputError as e:
             raise self.error(f"`{call.alg.name}(TABLE(...))`: {e}", call) from None
         return df

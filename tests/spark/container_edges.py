@@ -103,6 +103,7 @@ ELSEWHERE = {
     "c_row": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
     "c_empty": "the rows an ``each`` loop yields: tests/spark/test_containers.py",
     "dict_get": "a host function's dict: tests/spark/test_host_returns.py",
+    "c_unpack": "a statement (``a, b = s.split()``): tests/spark/test_explode.py",
 }
 
 #: templates that sort floats: NaN cases are CPython's order-dependent answers

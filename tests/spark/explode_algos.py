@@ -338,3 +338,22 @@ def sorted_words(s: str):
     ws = s.split()
     return (" ".join(sorted(set(s.split()))), " ".join(sorted(ws, reverse=True)),
             " ".join(reversed(s.split(","))), len(set(ws)), " ".join(sorted(ws, key=lambda w: len(w))))
+
+
+# -- unpacking a list into names (`a, b = s.split()`) ------------------------------------------
+
+
+@dataflow
+def split_pair(s: str) -> str:
+    """``a, b = s.split()``: exactly two words, else CPython's ValueError (too many values
+    to unpack / not enough values to unpack)."""
+    a, b = s.split()
+    return b + "/" + a
+
+
+@dataflow
+def key_values(lines: RowStream[int, str]):
+    """``k, v = line.split("=", 1)`` per row; a line without ``=`` raises ValueError."""
+    for i, line in lines:
+        k, v = line.split("=", 1)
+        yield i, k.strip(), v

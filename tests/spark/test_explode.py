@@ -42,10 +42,12 @@ def test_explain_says_native(algo: Any) -> None:
 
 
 SCALAR_ARGS = {"ranges": INT_ARGS, "big_range": [(0, 10, 3), (-(2**63), 2**63 - 1, 2**62)],
-               "range_zero": [(2,)], "zipped": [("a b c", "x,y")]}  # fmt: skip
+               "range_zero": [(2,)], "zipped": [("a b c", "x,y")],
+               "split_pair": [("a b",), (" x\ty ",)]}  # fmt: skip
 
 
-@pytest.mark.parametrize("algo", [*NATIVE, A.capitalized, A.finds_words, A.group_word_extremes],
+@pytest.mark.parametrize("algo", [*NATIVE, A.capitalized, A.finds_words, A.group_word_extremes,
+                                  A.split_pair],
                          ids=lambda a: a.name)  # fmt: skip
 def test_ir_means_what_python_means(algo: Any) -> None:
     """(No Spark.) The IR after every pass evaluates to CPython's result."""
@@ -245,3 +247,15 @@ def test_register_and_sql(spark: Any) -> None:
     for name, algo in (("ex_words", A.explode_words), ("ex_counts", A.group_word_counts)):
         got = collect(looplift.sql(spark, f"SELECT * FROM {name}(TABLE(explode_input))"))
         assert_same("table", got, list(algo(ROWS)), name)
+
+
+def test_unpacking_a_list_checks_its_length(spark: Any) -> None:
+    """``a, b = s.split()`` raises CPython's ValueError for more or fewer words (it used to
+    take the first two words, or fail with Spark's index error)."""
+    rows = [(t,) for t in [*TEXTS, "a b", "x  y", "one two three", "single"]]
+    counts = check_scalar_batch(spark, A.split_pair, rows, max_raise_checks=3)
+    assert counts["rows"] >= 2 and counts["raising rows"] == 3
+    lines = [(0, "a=1"), (1, " k = v=w"), (2, "=")]
+    expect_same_batch(spark, A.key_values, [([*lines], ()), ([], ())])
+    for bad in ([(0, "a=1"), (1, "no equals sign")], [(5, "")]):
+        expect_same_or_both_raise(spark, A.key_values, bad)
