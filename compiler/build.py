@@ -28,6 +28,7 @@ import hashlib
 import io
 import json
 import keyword
+import logging
 import os
 import re
 import shutil
@@ -42,6 +43,8 @@ from typing import Any
 from .errors import CompilerError, Diagnostic
 from .ir.nodes import Span
 from .program import AlgorithmKind
+
+logger = logging.getLogger(__name__)
 
 __all__ = [
     "Build",
@@ -107,6 +110,7 @@ def build_package(
     for mod in {i.ref.partition(":")[0] for i in islands}:
         relocate[mod] = f"{name}.islands"
     for df in sorted(dataflows, key=lambda d: d.name):
+        logger.info("build %s: %s", name, df.name)
         try:
             backends[df.name] = df.backend()
             alg = df.algorithm()
@@ -147,6 +151,7 @@ def build_package(
     if islands:
         files["islands.py"] = islands_source(name, islands).encode()
     if draw is not None:
+        logger.info("build %s: drawing graph.svg", name)
         files["graph.svg"] = draw(graph_dot, "svg")
     for sib, where in siblings.items():
         files.update(_vendor_files(sib, where))
@@ -628,4 +633,6 @@ def write_build(out: str, build: Build) -> list[str]:
         os.replace(os.path.join(tmp, "package.zip"), zip_path)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
+    logger.info("build %s: wrote %s and %s (%d files)", build.name, pkg_dir, zip_path,
+             len(build.files))  # fmt: skip
     return [pkg_dir, zip_path]

@@ -295,17 +295,15 @@ def _draw(dot: str, fmt: str) -> bytes:
 
 
 def _write_graph(out: str, compiled: list[Any]) -> None:
-    dot = graph_dot(compiled)
+    from .drawing import GRAPH_FORMATS, write_graph
+
     ext = os.path.splitext(out)[1].lower()
-    if ext == ".dot":
-        with open(out, "w", encoding="utf-8") as f:
-            f.write(dot)
-        return
-    if ext not in (".svg", ".png"):
+    if ext not in GRAPH_FORMATS:
         raise SystemExit(f"uda-compile: --graph wants .dot, .svg or .png, not {ext!r}")
-    data = _draw(dot, ext[1:])
-    with open(out, "wb") as f:
-        f.write(data)
+    try:
+        write_graph(out, graph_dot(compiled))
+    except RuntimeError as e:
+        raise SystemExit(f"uda-compile: {e}") from None
 
 
 def _merge_dot(graphs: list[str]) -> str:

@@ -10,7 +10,7 @@ import subprocess
 import sys
 import sysconfig
 
-__all__ = ["dot_command", "draw"]
+__all__ = ["dot_command", "draw", "write_graph"]
 
 
 def dot_command() -> str | None:
@@ -35,3 +35,23 @@ def draw(dot: str, fmt: str) -> bytes:
         )
     return subprocess.run([exe, f"-T{fmt}"], input=dot.encode(), check=True,
                           capture_output=True).stdout  # fmt: skip
+
+
+GRAPH_FORMATS = (".dot", ".svg", ".png")
+
+
+def write_graph(path: str, dot: str) -> str:
+    """Write the ``dot`` text to ``path`` as its extension says: ``.dot`` as it is,
+    ``.svg`` or ``.png`` drawn by Graphviz. Returns ``path``; raises ValueError for
+    another extension, RuntimeError when there is no Graphviz."""
+    ext = os.path.splitext(path)[1].lower()
+    if ext not in GRAPH_FORMATS:
+        raise ValueError(f"a graph is written as .dot, .svg or .png, not {ext or path!r}")
+    if ext == ".dot":
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(dot)
+        return path
+    data = draw(dot, ext[1:])
+    with open(path, "wb") as f:
+        f.write(data)
+    return path

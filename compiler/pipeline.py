@@ -10,7 +10,9 @@ from __future__ import annotations
 import functools
 import importlib
 import inspect
+import logging
 import os
+import time
 from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any
@@ -38,6 +40,8 @@ from .passes.recognize_reductions import recognize_reductions
 from .program import Program
 
 __all__ = ["PIPELINE", "STAGES", "Compiled", "compile_dataflow", "frontend"]
+
+logger = logging.getLogger(__name__)
 
 PIPELINE: tuple[Callable[[Program], Program], ...] = (
     inline_dataflow,
@@ -70,10 +74,15 @@ class Compiled:
 
     @functools.cached_property
     def _made(self) -> tuple[Any, CompilerError | None]:
+        start = time.perf_counter()
         try:
-            return backend_for(self), None
+            made = backend_for(self), None
         except CompilerError as e:
-            return None, e
+            made = None, e
+        logger.info("built the Spark %s of %s in %.2f s%s",
+                 "SQL function" if self.kind == "scalar" else "plan", self.program.fn.name,
+                 time.perf_counter() - start, "" if made[1] is None else " (it failed)")  # fmt: skip
+        return made
 
     @property
     def backend(self) -> Any:
@@ -138,9 +147,27 @@ def compile_dataflow(
     dump: Callable[[str], None] = print,
     verify: bool | None = None,
 ) -> Compiled:
-    """Compile a ``Dataflow`` through the whole pipeline."""
+    """Compile a ``Dataflow`` through the whole pipeline (logged at INFO on the
+    ``looplift.compiler.pipeline`` logger, each step's time at DEBUG)."""
     if verify is None:
         verify = os.environ.get("LOOPLIFT_VERIFY") == "1"
+    name = f"{getattr(obj.fn, '__module__', '?')}.{obj.name}"
+    logger.info("compiling %s", name)
+    start = time.perf_counter()
+    try:
+        compiled = _compile(obj, dump_after, dump, verify)
+    except CompilerError as e:
+        logger.info("compiling %s failed after %.2f s: %d diagnostics", name,
+                 time.perf_counter() - start, len(e.diagnostics))  # fmt: skip
+        raise
+    logger.info("compiled %s in %.2f s: %s, %d Python islands", name, time.perf_counter() - start,
+             compiled.kind, len(compiled.program.fn.islands))  # fmt: skip
+    return compiled
+
+
+def _compile(obj: Any, dump_after: str | None, dump: Callable[[str], None],
+             verify: bool) -> Compiled:  # fmt: skip
+    """:func:`compile_dataflow`'s work: the frontend, each step of the pipeline, the graph."""
     fn, refs, problems = frontend(obj, partial=True)
     if problems:
         raise FrontendError(problems + _more_problems(Program(fn, refs, _loader(refs))))
@@ -150,12 +177,14 @@ def compile_dataflow(
         dump(pformat_function(fn))
     prog = Program(fn, refs, _loader(refs))
     for step in PIPELINE:
+        started = time.perf_counter()
         try:
             prog = step(prog)
         except CompilerError:
             raise
         except Exception as e:  # a compiler bug: name the failing step
             raise RuntimeError(f"looplift: internal error in {step.__name__}: {e!r}") from e
+        logger.debug("%s: %s in %.3f s", obj.name, step.__name__, time.perf_counter() - started)
         if verify:
             verify_ir(prog.fn, step.__name__)
         if dump_after == step.__name__:

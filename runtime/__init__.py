@@ -11,6 +11,8 @@
 6
 """
 
+import logging
+
 from .api import Dataflow, dataflow
 from .errors import python_errors, raised
 from .sqlapi import LoopliftSQLError, register, sql
@@ -18,6 +20,11 @@ from .state import State, action
 from .streams import Rows, RowStream, group_by, sorted_by
 
 __version__ = "0.1.0"
+
+# looplift logs on "looplift" and a child per module ("looplift.compiler.pipeline": compile
+# times, "looplift.bulkload": view loads, ...); shown once the application configures
+# logging, e.g. logging.basicConfig(level=logging.INFO)
+logging.getLogger(__name__).addHandler(logging.NullHandler())
 
 __all__ = [
     "Dataflow",

@@ -10,18 +10,32 @@ from __future__ import annotations
 import functools
 import inspect
 from collections.abc import Callable, Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
 from .streams import Rows, _RowStreamAlias
 
+if TYPE_CHECKING:
+    from pyspark.sql import Column, DataFrame
+
+    from .notebook import Graph
+
 __all__ = ["Dataflow", "dataflow"]
 
+P = ParamSpec("P")
+R = TypeVar("R", covariant=True)
 
-class Dataflow:
-    """A ``@dataflow`` algorithm: Python-callable, compilable."""
+
+class Dataflow(Generic[P, R]):
+    """A ``@dataflow`` algorithm: Python-callable, compilable.
+
+    Generic in the decorated function's parameters ``P`` and result ``R``
+    (``Dataflow[[RowStream[int, int]], int]``), so that type checkers and IDEs know
+    what ``f(rows)`` takes and returns; ``f(df)`` returns a DataFrame and a scalar
+    algorithm called with Columns a Column.
+    """
 
     def __init__(
-        self, fn: Callable[..., Any], columns: Sequence[str] | None = None, strict: bool = False
+        self, fn: Callable[P, R], columns: Sequence[str] | None = None, strict: bool = False
     ):
         functools.update_wrapper(self, fn)
         self.fn = fn
@@ -47,6 +61,12 @@ class Dataflow:
         return state
 
     # -- reference semantics -------------------------------------------------
+    @overload
+    def __call__(self, *args: P.args, **kwargs: P.kwargs) -> R: ...
+    @overload
+    def __call__(self, df: DataFrame, /, *args: Any, **kwargs: Any) -> DataFrame: ...
+    @overload
+    def __call__(self, col: Column, /, *args: Any, **kwargs: Any) -> Column: ...
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         spark_kind = _spark_kind([*args, *kwargs.values()])
         if spark_kind == "dataframe":
@@ -253,7 +273,7 @@ class Dataflow:
                 cols.append(F.lit(v))
         return F.call_function(fn.name, *cols).alias(self.name)
 
-    def agg(self, *columns: Any, **scalars: Any) -> Any:
+    def agg(self, *columns: str | Column, **scalars: Any) -> Column:
         """This aggregate as one aggregate Column, for ``df.groupBy(...).agg(...)``.
 
         ``columns`` name the input columns bound to the RowStream's fields, in order
@@ -352,8 +372,25 @@ class Dataflow:
         print(text, file=file)
         return text
 
+    def graph(self) -> Graph:
+        """The dataflow graph (compiling once): shown as SVG in Jupyter, written with
+        ``.save("f.svg")`` (or ``.png``, ``.dot``); see :class:`looplift.notebook.Graph`."""
+        from .notebook import Graph
+
+        return Graph(self.compile().graph.to_dot(), self.name)
+
     def __repr__(self) -> str:
-        return f"<dataflow {self.__module__}.{self.name}{self.signature}>"
+        """Name, signature and kind; once compiled, also native or its Python islands
+        (a repr never compiles)."""
+        from .notebook import text_repr
+
+        return text_repr(self)
+
+    def _repr_html_(self) -> str:
+        """Jupyter's view: compiles (once) and shows what runs natively and the islands."""
+        from .notebook import html_repr
+
+        return html_repr(self)
 
 
 def _stream_text(df: Dataflow) -> str:
@@ -385,12 +422,19 @@ def _form_text(df: Dataflow, label: str, form_of: Any, native: str, other: str) 
     return f"{label}: {native}" if form == "native" else f"{label}: {other} ({why})"
 
 
+@overload
+def dataflow(fn: Callable[P, R], /) -> Dataflow[P, R]: ...
+@overload
 def dataflow(
-    fn: Callable[..., Any] | None = None,
+    fn: None = None, /, *, columns: Sequence[str] | None = None, strict: bool = False
+) -> Callable[[Callable[P, R]], Dataflow[P, R]]: ...
+def dataflow(
+    fn: Callable[P, R] | None = None,
+    /,
     *,
     columns: Sequence[str] | None = None,
     strict: bool = False,
-) -> Any:
+) -> Dataflow[P, R] | Callable[[Callable[P, R]], Dataflow[P, R]]:
     """Mark a module-level function as a looplift algorithm.
 
     Use bare (``@dataflow``) or with output column names for a table algorithm
@@ -400,7 +444,11 @@ def dataflow(
     """
     if fn is not None:
         return Dataflow(fn, columns, strict)
-    return lambda f: Dataflow(f, columns, strict)
+
+    def decorate(f: Callable[P, R]) -> Dataflow[P, R]:
+        return Dataflow(f, columns, strict)
+
+    return decorate
 
 
 _SQL_FUNCTIONS: set[tuple[int, str]] = set()

@@ -30,7 +30,9 @@ by it, each task running the step of each of its keys in turn over their rows
 
 from __future__ import annotations
 
+import logging
 import pickle
+import time
 import weakref
 from collections.abc import Iterator
 from typing import Any
@@ -46,6 +48,8 @@ from .viewfiles import BucketFiles, encode_live, key_hash, live_format, new_reco
 from .viewtasks import BulkWriter, error_row, result_batch
 
 __all__ = ["bulk_form", "bulk_form_of", "load", "load_tasks", "native_load"]
+
+logger = logging.getLogger(__name__)
 
 _PLANS: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # dataflow -> (plan, module, why)
 
@@ -124,6 +128,10 @@ def load(view: Any, df: Any) -> dict[int, list[str]]:
     casts = typed_columns(df, cols, view.fields, view.name)
     norm = DeltaRows(view.name, view.fields, tuple(cols), "delta", sign_col, cdf)
     native = view.bulk_form[0] == "native"
+    start = time.perf_counter()
+    logger.info("view %s: bulk load of the first batch (%s) into %d buckets, %d tasks",
+             view.name, "native" if native else "replay", view.buckets,
+             load_tasks(view._session()))  # fmt: skip
     sign = native_sign(df, sign_col, cdf) if native else F.col(quote_ident(sign_col))
     keyed = df.select(*casts, sign.alias("__s"))
     if view.hashed:  # each row's hash, next to it (the live rows are stored hashed)
@@ -131,6 +139,8 @@ def load(view: Any, df: Any) -> dict[int, list[str]]:
     if native:
         written = native_load(view, keyed, norm)
         if "replay" in written.column(1).to_pylist():  # (orphan files: removed later)
+            logger.info("view %s: the native bulk load does not fit its states; loading by "
+                     "replay", view.name)  # fmt: skip
             written = replay_load(view, keyed, cols, norm)
     else:
         written = replay_load(view, keyed, cols, norm)
@@ -142,6 +152,8 @@ def load(view: Any, df: Any) -> dict[int, list[str]]:
         if kind == "raise":
             raise pickle.loads(payload)
         files.setdefault(b, []).append(payload.decode())
+    logger.info("view %s: bulk load wrote %d files in %d buckets in %.1f s", view.name,
+             sum(map(len, files.values())), len(files), time.perf_counter() - start)  # fmt: skip
     return {b: sorted(f) for b, f in files.items()}
 
 

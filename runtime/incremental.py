@@ -34,6 +34,7 @@ from a from-scratch run by rounding (as Flink's retracting ``SUM(DOUBLE)``).
 
 from __future__ import annotations
 
+import logging
 import os
 import pickle
 import sqlite3
@@ -56,6 +57,8 @@ from .viewcore import (
 )
 
 __all__ = ["DeltaError", "IncrementalView", "stream"]
+
+logger = logging.getLogger(__name__)
 
 _CACHE_KEYS = 50_000  # unpickled states kept between batches (keys most recently changed)
 
@@ -114,6 +117,8 @@ class IncrementalView:
         if n < AUTO_SPARK_ROWS or self._impl.version != 0:
             return
         path = self._impl.path
+        logger.info("view %s: a first batch of %d rows: the view moves to the Spark store",
+                 getattr(self._impl, "name", "?"), n)  # fmt: skip
         self._impl = self._spark()
         LocalView.remove(path)
 
@@ -222,6 +227,8 @@ class LocalView:
             db.execute("UPDATE meta SET value = ? WHERE name = 'version'", (version,))
             crash_point("commit", version)
             db.execute("COMMIT")
+            logger.info("view %s: batch %d applied: %d rows in, %d changes out", self.name,
+                     version, len(rows), len(changes))  # fmt: skip
         except BaseException:
             self._cache.clear()  # replay changed state objects in place: forget them all
             if db.in_transaction:

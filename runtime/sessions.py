@@ -25,6 +25,12 @@ def local_session(
 
     Spark's Python workers run ``PYSPARK_PYTHON``; it is pointed at this
     interpreter (which has pyarrow and pandas) unless already set.
+
+    A helper for tests, demos and notebooks, not something the library calls: it turns
+    Spark's UI and console progress bar off and sets the JVM's log level to FATAL for the
+    whole process (tests raise expected errors by the thousand). On a session you make
+    yourself looplift changes none of these; the one setting its plans change is
+    :func:`prepare_session`'s.
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -124,18 +130,24 @@ def _classic_running() -> bool:
     return SparkContext._active_spark_context is not None
 
 
-_MERGE_SUBPLANS = "org.apache.spark.sql.execution.planmerging.MergeSubplans"
+# the rule's class in Spark 4.3, and in 4.2 (where it was a catalyst optimizer rule)
+_MERGE_SUBPLANS = (
+    "org.apache.spark.sql.execution.planmerging.MergeSubplans",
+    "org.apache.spark.sql.catalyst.optimizer.MergeSubplans",
+)
 
 
 def prepare_session(spark: Any) -> None:
     """Session settings plans rely on.
 
-    Spark 4.3's MergeSubplans rule fails with an internal error when it tries to
+    Spark's MergeSubplans rule (4.2 and 4.3) fails with an internal error when it tries to
     merge a Python aggregate with another aggregate over the same input
     (``UnevaluableAggregateFunc.aggBufferAttributes``), which looplift plans do
-    whenever a native and a Python reducer share one scope: the rule is excluded.
+    whenever a native and a Python reducer share one scope: the rule is excluded (under
+    both of its class names; Spark ignores the one it does not have).
     """
     current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
-    if _MERGE_SUBPLANS not in current:
-        rules = ",".join(x for x in (current, _MERGE_SUBPLANS) if x)
+    missing = [r for r in _MERGE_SUBPLANS if r not in current.split(",")]
+    if missing:
+        rules = ",".join(x for x in (current, *missing) if x)
         spark.conf.set("spark.sql.optimizer.excludedRules", rules)

@@ -66,8 +66,15 @@ def try_code(thunk: Callable[[], Any], handlers: list[list[str]]) -> int:
     return 0
 
 
-# the reducers give their Arrow UDF type explicitly (their arity varies per plan)
-warnings.filterwarnings("ignore", message="It is preferred to specify type hints for arrow UDF")
+def _arrow_udf(fn: Callable[..., Any], ddl: str, kind: str) -> Any:
+    """pyspark's ``arrow_udf`` with an explicit function type: the reducers' arity varies
+    per plan, so they have no type hints, and pyspark's warning that it prefers hints is
+    quieted here, around this call only (not for the user's own UDFs)."""
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+    with warnings.catch_warnings():
+        warnings.filterwarnings("ignore", message="It is preferred to specify type hints")
+        return arrow_udf(fn, ddl, functionType=getattr(ArrowUDFType, kind))
 
 
 class DataflowInputError(ValueError):
@@ -372,17 +379,13 @@ class ActionReducer:
     @property
     def udf(self) -> Any:
         if self._udf is None:
-            from pyspark.sql.functions import ArrowUDFType, arrow_udf
-
             fields = ", ".join(f"_{i + 1}: {t}" for i, t in enumerate(self.types))
             reducer = self
 
             def reduce_group(*cols: Any) -> Any:
                 return reducer.apply(list(cols))
 
-            self._udf = arrow_udf(
-                reduce_group, f"struct<{fields}>", functionType=ArrowUDFType.GROUPED_AGG
-            )
+            self._udf = _arrow_udf(reduce_group, f"struct<{fields}>", "GROUPED_AGG")
         return self._udf
 
 
@@ -404,8 +407,6 @@ class OrderedReducer:
     @property
     def udf(self) -> Any:
         if self._udf is None:
-            from pyspark.sql.functions import ArrowUDFType, arrow_udf
-
             fields = ", ".join(f"_{i + 1}: {t}" for i, t in enumerate(self.types))
             me = self
 
@@ -427,7 +428,7 @@ class OrderedReducer:
                 }
                 return pa.scalar(value, type=typed)
 
-            self._udf = arrow_udf(reduce_group, ddl, functionType=ArrowUDFType.GROUPED_AGG)
+            self._udf = _arrow_udf(reduce_group, ddl, "GROUPED_AGG")
         return self._udf
 
 
@@ -531,7 +532,6 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
     prepare_session(spark)
     if not pycalls:
         return
-    from pyspark.sql.functions import ArrowUDFType, arrow_udf
     from pyspark.sql.pandas.types import to_arrow_type
 
     done = _REGISTERED.setdefault(spark, set())
@@ -575,7 +575,7 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
                 fields=fields, mask=pa.array(off, type=pa.bool_()),
             )  # fmt: skip
 
-        spark.udf.register(name, arrow_udf(call, struct, functionType=ArrowUDFType.SCALAR))
+        spark.udf.register(name, _arrow_udf(call, struct, "SCALAR"))
         done.add(name)
 
 

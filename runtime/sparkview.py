@@ -58,8 +58,10 @@ every executor (a local disk on one machine, a shared mount on a cluster).
 from __future__ import annotations
 
 import json
+import logging
 import os
 import pickle
+import time
 import weakref
 from collections import Counter
 from collections.abc import Iterator
@@ -95,6 +97,8 @@ from .viewtasks import apply_keys, merge_jobs, result_batch
 from .viewworker import Helper
 
 __all__ = ["SparkView", "STORE_DIR"]
+
+logger = logging.getLogger(__name__)
 
 STORE_DIR = "looplift-store"
 DEFAULT_BUCKETS = 32
@@ -298,12 +302,15 @@ class SparkView:
         files, log = self._manifest(base)
         if not log and not any(files.values()):
             return self._bulk(delta_df, base)
+        start = time.perf_counter()
         if self.hashed:
             rows, signs, hashes = collect_delta(self, delta_df, hashes=True)
             changes = self._apply(rows, signs, dict(zip(rows, hashes, strict=True)))
         else:
             rows, signs = collect_delta(self, delta_df)
             changes = self._apply(rows, signs)
+        logger.info("view %s: batch %d applied: %d rows in, %d changes out, %.2f s", self.name,
+                 base + 1, len(rows), len(changes), time.perf_counter() - start)  # fmt: skip
         return self._frame(changes, with_sign=True, spark=delta_df.sparkSession)
 
     def apply_rows(self, rows: list[tuple], signs: list[int]) -> list[tuple]:

@@ -26,11 +26,12 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import is_dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
 
 Order = int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any]
+_Fields = TypeVarTuple("_Fields")
 
 
 class _RowStreamAlias:
@@ -60,8 +61,19 @@ class _RowStreamMeta(type):
         return _RowStreamAlias(fields)
 
 
-class RowStream(metaclass=_RowStreamMeta):
-    """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
+if TYPE_CHECKING:  # for type checkers and IDEs: any iterable of rows
+
+    class RowStream(Protocol[*_Fields]):
+        """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
+
+        # (rows of Any: a RowStream[Click] of a NamedTuple or dataclass has Click rows,
+        # RowStream[int, str] tuples; a type cannot tell the two apart)
+        def __iter__(self) -> Iterator[Any]: ...
+
+else:
+
+    class RowStream(metaclass=_RowStreamMeta):
+        """Type marker for a relation parameter: ``RowStream[int, float, str]``."""
 
 
 class Rows:
