@@ -149,7 +149,7 @@ def test_python_rows_hash_as_a_delta_frame_does(spark: Any, monkeypatch: Any) ->
     (``collect_delta``), for every field type, whatever the driver's time zone."""
     monkeypatch.setenv("TZ", "America/New_York")
     time.tzset()
-    fake = SimpleNamespace(fields=EDGE_FIELDS, name="edge", _session=lambda: spark)
+    fake = SimpleNamespace(fields=EDGE_FIELDS, name="edge", row_fields=None, _session=lambda: spark)
     rows = [*EDGE_ROWS, *[(i, i / 7, str(i), i % 2 == 0, datetime.datetime(2020, 1, 1 + i),
                            datetime.date(2000, 1, 1 + i), i or None) for i in range(20)]]  # fmt: skip
     by_python = SparkView._row_hashes(fake, rows)  # type: ignore[arg-type]
