@@ -149,7 +149,7 @@ def test_parse_errors_without_sqlglot_internals(spark, query: str, says: str, to
     assert "sqlglot" not in text and "<class" not in text and "Required keyword" not in text
 
 
-# -- a build, run in a fresh process ------------------------------------------------------------
+# -- a build, run by spark-submit ---------------------------------------------------------------
 
 _RUN = r"""
 import json, os, sys
@@ -161,7 +161,6 @@ import errors_prog
 from looplift.spark import local_session
 
 spark = local_session(app_name="looplift-errors-build", shuffle_partitions=2)
-spark.sparkContext.addPyFile(os.path.join(sys.argv[1], "errors_prog.zip"))  # as --py-files
 cases = json.loads(sys.argv[2])
 out = {}
 for tag, (name, rows, schema) in cases.items():
@@ -177,17 +176,24 @@ print("RESULT " + json.dumps(out))
 """
 
 
-def test_build_in_a_fresh_process(tmp_path) -> None:
+def test_build_run_by_spark_submit(tmp_path) -> None:
+    """The build's errors through ``spark-submit --py-files <build>.zip`` (pyspark's own
+    launcher, a local master): the class, CPython's message and the user's line."""
     from looplift.compiler.cli import main
+
+    from tests.cluster.standalone import spark_home
 
     build = tmp_path / "build"
     assert main([str(SOURCE), "-o", str(build)]) == 0
     script = tmp_path / "run.py"
     script.write_text(_RUN)
     cases = {t: (algo.name, rows, schema) for t, (algo, rows, schema, _) in CASES.items()}
-    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYTHONDONTWRITEBYTECODE": "1"}
+    env = {**os.environ, "PYSPARK_PYTHON": sys.executable, "PYSPARK_DRIVER_PYTHON": sys.executable,
+           "PYTHONDONTWRITEBYTECODE": "1", "SPARK_HOME": str(spark_home())}  # fmt: skip
     env.pop("PYTHONPATH", None)
-    r = subprocess.run([sys.executable, str(script), str(build), json.dumps(cases)],
+    submit = [str(spark_home() / "bin" / "spark-submit"), "--master", "local[2]",
+              "--py-files", str(build / "errors_prog.zip")]  # fmt: skip
+    r = subprocess.run([*submit, str(script), str(build), json.dumps(cases)],
                        capture_output=True, text=True, cwd=tmp_path, env=env, timeout=300)  # fmt: skip
     line = next((ln for ln in r.stdout.splitlines() if ln.startswith("RESULT ")), None)
     assert line is not None, r.stdout[-3000:] + r.stderr[-3000:]
