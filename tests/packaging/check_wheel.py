@@ -17,7 +17,10 @@ is checked:
   ``samples/clickstream.py`` drawing an SVG with nothing but the venv on PATH (the
   ``graphviz-pure`` dependency, not a system Graphviz);
 - the compiled ``clickstream`` on a local Spark (workers run the venv's Python) equals
-  the plain CPython call;
+  the plain CPython call; so does a NamedTuple program (``visits.py``) on a DataFrame
+  with an extra column and its columns in another order; and ``int('x')`` in a compiled
+  scalar raises ValueError (under ``looplift.python_errors()``) naming ``visits.py`` and
+  the line;
 - ``--tests``: those tests of the checkout, run by the venv's interpreter (pytest and
   hypothesis installed there) against the installed wheel, not the checkout's sources.
 
@@ -60,8 +63,63 @@ SPARK_RUN = textwrap.dedent(
     col = df.groupBy("user_id").agg(clickstream.avg_path.agg("pagetype", "ts"))
     agg = sorted(tuple(r) for r in col.collect())
     assert agg == want, (agg, want)
+
+    # named rows: extra and reordered columns bind by name
+    import visits
+    named = [(5, "b", 20, "x"), (4, "a", 10, "y"), (7, "a", 30, "z")]
+    ndf = spark.createDataFrame(named, "ts long, page string, user_id long, extra string")
+    got_named = sorted(tuple(r) for r in visits.per_user(ndf).collect())
+    want_named = sorted(visits.per_user([visits.Click(u, p, t) for t, p, u, _ in named]))
+    assert got_named == want_named, (got_named, want_named)
+    # a run-time ValueError names the user's source line
+    bad = spark.createDataFrame([("12",), ("x",)], "s string")
+    try:
+        with looplift.python_errors():
+            bad.select(visits.parse(bad.s)).collect()
+        raise AssertionError("int('x') did not raise")
+    except ValueError as e:
+        line = next(i for i, ln in enumerate(open("visits.py"), 1) if "int(s)" in ln)
+        assert "invalid literal for int() with base 10: 'x'" in str(e), e
+        assert f"visits.py:{line} in parse" in str(e), e
     spark.stop()
-    print(f"clickstream on Spark {pyspark.__version__} = CPython: {got}")
+    print(f"clickstream on Spark {pyspark.__version__} = CPython: {got}; named rows {got_named}; "
+          f"ValueError at visits.py:{line}")
+    """
+)
+
+VISITS = textwrap.dedent(
+    """
+    from typing import NamedTuple
+
+    from looplift import RowStream, dataflow, group_by
+
+
+    class Click(NamedTuple):
+        user_id: int
+        page: str
+        ts: int
+
+
+    class PerUser(NamedTuple):
+        user_id: int
+        clicks: int
+        last_page: str
+
+
+    @dataflow
+    def per_user(clicks: RowStream[Click]):
+        for uid, g in group_by("user_id", clicks, order_by="ts"):
+            n = 0
+            last = ""
+            for c in g:
+                n += 1
+                last = c.page
+            yield PerUser(uid, n, last)
+
+
+    @dataflow
+    def parse(s: str) -> int:
+        return int(s) * 2
     """
 )
 
@@ -190,6 +248,7 @@ def _check_venv(work: Path, wheel: Path, pyspark: str | None, python: str,
     shutil.rmtree(sample, ignore_errors=True)
     sample.mkdir()
     shutil.copy(ROOT / "samples" / "clickstream.py", sample / "clickstream.py")
+    (sample / "visits.py").write_text(VISITS, encoding="utf-8")
     only_venv = {"PATH": str(bin_), "HOME": os.environ.get("HOME", "/tmp")}  # no system dot
     version = _step(f"{name}: uda-compile --version",
                     lambda: _run([str(bin_ / "uda-compile"), "--version"], env=only_venv))  # fmt: skip
@@ -211,7 +270,7 @@ def _check_venv(work: Path, wheel: Path, pyspark: str | None, python: str,
     env.pop("PYTHONPATH", None)
     env.pop("SPARK_HOME", None)  # the venv's pyspark brings its own Spark
     env["PATH"] = f"{bin_}{os.pathsep}{env.get('PATH', '')}"
-    _step(f"{name}: the compiled clickstream on a local Spark",
+    _step(f"{name}: clickstream, named rows and a placed ValueError on a local Spark",
           lambda: _run([py, "-c", SPARK_RUN], cwd=sample, env=env, show=True))  # fmt: skip
     if tests:
         cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *shlex.split(tests)]
