@@ -22,6 +22,7 @@ line), so inlined ``@dataflow`` calls and state methods name their own function.
 from __future__ import annotations
 
 import contextvars
+import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
@@ -131,10 +132,19 @@ def raise_placed_sql(text: str) -> str:
     return f"raise_error(IF({text} RLIKE {sql_string(_PLACED)}, {text}, concat({text}, {suffix})))"
 
 
+_PLAIN_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*|`[^`]*`")
+
+
 def py_repr_sql(s: str) -> str:
     """Spark SQL for CPython's ``repr`` of the str ``s`` (quotes, and the escapes of a
     backslash, a quote, ``\\n``, ``\\r`` and ``\\t``; other unprintable characters are
-    shown as they are)."""
+    shown as they are).
+
+    ``s`` is read four times: any ``s`` but a plain name is bound once first (a lambda
+    over a one-element array), so that a repr of a repr's operand does not copy it, and
+    nested conversions (``int(float(s.strip()))``) stay linear in size."""
+    if not _PLAIN_NAME.fullmatch(s):
+        return f"transform(array({s}), _rv -> {py_repr_sql('_rv')})[0]"
     esc = s
     for ch, rep in (("\\", "\\\\"), ("\n", "\\n"), ("\r", "\\r"), ("\t", "\\t")):
         esc = f"replace({esc}, {sql_string(ch)}, {sql_string(rep)})"

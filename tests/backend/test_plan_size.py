@@ -14,7 +14,14 @@ generated SQL function (scalar) or plan module (table, aggregate) weighs at most
 ``int(s)``, ``float(s)``: up to 15 KB each) is paid once per use, which is linear, and
 would otherwise decide the bound. :data:`LIMIT` bounds the plain size.
 
-Measured (2026-11-26, 198 algorithms): the largest weight ratio is 29
+Since every error a plan raises says CPython's message with the offending value and the
+user's ``file:line`` (``compiler/errtext.py``), each check carries a few more characters:
+a constant per check, so the bounds moved (RATIO 40 → 44, LIMIT 80 KB → 100 KB, ``tail``
+6 KB → 7 KB) while the growth stays linear. Measured after that (2026-11-26, 214
+algorithms): the largest weight ratio is 40 (``try_conversions.to_int``, 82 KB plain,
+the largest plan), ``guarded_algos.tail``'s SQL function 6.3 KB, ``key_of`` 5.1 KB.
+
+Measured before it (2026-11-26, 198 algorithms): the largest weight ratio is 29
 (``ordered_indexing.second_to_last``), then ``guarded_algos.tail`` 19, ``key_of`` 18,
 ``try_conversions.to_int`` 17; before the change ``key_of`` had 778, ``subs`` 361 and
 ``tail`` 137. The largest plain size is ``try_conversions.to_int``'s plan (58 KB, was
@@ -34,9 +41,9 @@ from looplift.compiler.errors import CompilerError
 
 from tests.helpers import CORPUS, ROOT, SAMPLES
 
-RATIO = 40  # weight / source characters
+RATIO = 44  # weight / source characters
 LITERAL = 64  # a SQL string literal's weight at most
-LIMIT = 80_000  # plain characters of one generated SQL function or plan module
+LIMIT = 100_000  # plain characters of one generated SQL function or plan module
 
 FILES = [
     *sorted(SAMPLES.glob("*.py")),
@@ -100,7 +107,7 @@ def test_the_programs_that_exploded_stay_small() -> None:
     from tests.spark import guarded_algos as G
 
     assert len(G.subs.backend().body) < 2_000  # was 78 KB
-    assert len(G.tail.backend().body) < 6_000  # was 14 KB
+    assert len(G.tail.backend().body) < 7_000  # was 14 KB
     assert len(G.key_of.backend().body) < 6_000  # was 192 KB
     # values shared by Python calls: the whole function is one Python call (it used to
     # render without end)
