@@ -306,3 +306,17 @@ def test_generated_plans_use_no_jvm() -> None:
         source = _case(module, name).algo.backend().source
         for word in ("sparkContext", "_jvm", "_jdf", ".rdd", "_jsc"):
             assert word not in source, f"{module}::{name}'s plan uses {word}"
+
+
+def test_errors_name_the_source_line(connect: Any) -> None:
+    """A plan's run-time error through Spark Connect says CPython's class and message and
+    the user's ``file:line``; ``looplift.python_errors()`` re-raises it as the class."""
+    from tests.spark import errors_prog
+    from tests.spark.test_runtime_errors import line_of
+
+    df = connect.createDataFrame([(1, "12"), (2, "x")], "k long, text string")
+    with pytest.raises(ValueError) as e, looplift.python_errors():
+        errors_prog.parse_counts(df).collect()
+    text = str(e.value)
+    assert "invalid literal for int() with base 10: 'x'" in text, text
+    assert f"errors_prog.py:{line_of('int')} in parse_counts" in text, text
