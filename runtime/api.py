@@ -553,10 +553,10 @@ def _is_rowstream(annotation: Any, fn: Callable[..., Any]) -> bool:
 
 def _row_tuple(value: Any) -> tuple[Any, ...]:
     """A yielded value as an output row: a dataclass row's fields, else a 1-tuple."""
-    import dataclasses
+    from .rowtypes import field_names, is_row_class
 
-    if dataclasses.is_dataclass(value) and not isinstance(value, type):
-        return tuple(getattr(value, f.name) for f in dataclasses.fields(value))
+    if is_row_class(type(value)):  # a dataclass (a NamedTuple is a tuple already)
+        return tuple(getattr(value, n) for n in field_names(type(value)))
     return (value,)
 
 
