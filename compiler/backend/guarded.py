@@ -39,6 +39,10 @@ __all__ = ["PyCall", "GuardedSql", "PythonInLambda", "TooBig", "python_in_lambda
 #: characters of one expression's SQL at most, where a budget is set (a scalar function)
 MAX_SQL = 64_000
 
+#: a Python call this short is written out where its value and error are read, not bound
+#: (Spark runs identical calls once); a longer one (large arguments) is bound once
+REPEATED_CALL = 240
+
 
 class TooBig(Exception):
     """The SQL of an expression outgrows its budget (``SqlRenderer.budget``)."""
@@ -255,6 +259,12 @@ class GuardedSql:
         call = f"{name}({', '.join([path, *inner])})"
         if total:  # the function cannot raise on these arguments: its value alone
             return f"{call}.v"
+        if len(call) <= REPEATED_CALL:
+            # Spark evaluates identical calls of a Python function once (ExtractPythonUDFs
+            # makes each distinct call one column), so a short call is repeated: binding it
+            # to a lambda variable would run the interpreted `transform` on every row
+            return (f"(CASE WHEN {call}.e IS NOT NULL THEN {raise_placed_sql(f'{call}.e')} "
+                    f"ELSE {call}.v END)")  # fmt: skip
         return self.bind(
             [call],
             lambda r: (

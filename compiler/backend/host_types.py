@@ -108,11 +108,14 @@ def host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
 def _island_passthrough(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
     """A Python island (``frontend/islands.py``) that updates names it also reads returns
     them with the types they came in with (``out = ""`` before ``for w in s.split(): out +=
-    w[0]``); a value of another type is an error at run time, never a silent conversion."""
+    w[0]``), or started from (that line taken into the island); a value of another type is
+    an error at run time, never a silent conversion."""
     outs = getattr(fn, "__looplift_island_passthrough__", None)
-    if not outs or any(i is None or i >= len(arg_types) for i in outs):
+    if not outs or any(i is None or (isinstance(i, int) and i >= len(arg_types)) for i in outs):
         return None
-    types_ = ["bool" if i == -1 else arg_types[i] for i in outs]  # -1: did it `continue`
+    # an input's index (-1: did it `continue`), or the type of the literal the output
+    # started from inside the island (``s = 0`` taken in with the loop)
+    types_ = [i if isinstance(i, str) else "bool" if i == -1 else arg_types[i] for i in outs]
     if not all(_known(t) for t in types_):
         return None
     if len(types_) == 1:

@@ -66,11 +66,18 @@ class Island:
     inputs: tuple[str, ...]
     outputs: tuple[str, ...]
     cost: str = COST
+    # lines of the simple assignments before the statement that the island takes in
+    # (their values feed only the island: computed in Python, not shipped to it)
+    absorbed: tuple[int, ...] = ()
 
     def describe(self) -> str:
         ins = ", ".join(self.inputs) or "no inputs"
         outs = ", ".join(self.outputs) or ("the value" if self.kind != "statement" else "nothing")
-        return (f"line {self.span.line}: {self.kind} -> {self.name}({ins}) -> {outs}; "
+        kind = self.kind
+        if self.absorbed:
+            lines = ", ".join(map(str, self.absorbed))
+            kind += f" with line{'s' if len(self.absorbed) > 1 else ''} {lines} (values only it reads)"
+        return (f"line {self.span.line}: {kind} -> {self.name}({ins}) -> {outs}; "
                 f"why: {self.why}; cost: {self.cost}")  # fmt: skip
 
 

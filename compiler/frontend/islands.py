@@ -83,6 +83,54 @@ _ORDER = ("no order", "no defined order", "on the order", "unordered")
 _PLAIN = (Value, Carry, Poison, MaybeUnbound)
 
 
+def _block_of(fn: cst.FunctionDef, stmt: cst.CSTNode) -> list[cst.CSTNode] | None:
+    """The statements of the block that holds ``stmt``."""
+    for n in walk(fn):
+        body = getattr(n, "body", None)
+        if isinstance(body, (list, tuple)) and any(b is stmt for b in body):
+            return list(body)
+    return None
+
+
+def _simple_assignment(s: cst.CSTNode) -> bool:
+    """A line of one assignment to plain names (``x = int(code)``, ``s = 0``, ``n += 1``)."""
+    if not (isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1):
+        return False
+    small = s.body[0]
+    if isinstance(small, cst.Assign):
+        targets = [t.target for t in small.targets]
+    elif isinstance(small, (cst.AugAssign, cst.AnnAssign)) and small.value is not None:
+        targets = [small.target]
+    else:
+        return False
+    names = [e.value if isinstance(t, cst.Tuple) else e
+             for t in targets for e in (t.elements if isinstance(t, cst.Tuple) else [t])]  # fmt: skip
+    if not all(isinstance(n, cst.Name) for n in names):
+        return False
+    return not any(isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr)) for n in walk(s))
+
+
+def _literal_type(s: cst.CSTNode) -> str | None:
+    """``"int"`` for ``n = 0`` (``str``, ``float``, ``bool``: a name set to a literal), else
+    None: the type an island's output has when it starts from this line."""
+    small = s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)):  # fmt: skip
+        return None
+    v = small.value
+    if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus):
+        v = v.expression
+    if isinstance(v, cst.Integer):
+        return "int"
+    if isinstance(v, cst.Float):
+        return "float"
+    if isinstance(v, cst.SimpleString) and not v.prefix.lower().count("b"):
+        return "str"
+    if isinstance(v, cst.Name) and v.value in ("True", "False"):
+        return "bool"
+    return None
+
+
 # -- the outliner -------------------------------------------------------------------------------
 
 
@@ -93,6 +141,9 @@ class _Unit:
     kind: str  # "expression", "return value" or "statement"
     diag: Diagnostic
     returns: str | None = None  # the annotation of an expression's value
+    # simple statements just before a statement unit whose values only it reads: they go
+    # into the island with it (computed in Python where Python alone reads them)
+    before: tuple[cst.CSTNode, ...] = ()
 
 
 LOOP_LOCAL = object()  # a name bound inside a loop that has ended (order-dependent to read)
@@ -159,8 +210,59 @@ class Outliner:
 
         # an outlined statement's own nested units go with it
         chosen = [u for u in units.values() if not any(id(a) in units for a in above(u))]
-        replace = {id(u.node): self._replace(u, fn, envs) for u in chosen}
+        taken = {id(u.stmt) for u in units.values()}
+        replace: dict[int, Any] = {}
+        for u in chosen:
+            if u.kind == "statement":
+                u.before = self._absorbed(fn, u, envs, taken)
+                taken |= {id(p) for p in u.before}
+            replace[id(u.node)] = self._replace(u, fn, envs)
+            replace.update({id(p): cst.RemovalSentinel.REMOVE for p in u.before})
         return self._rewrite(fn, replace)
+
+    def _absorbed(self, fn: cst.FunctionDef, u: _Unit, envs: dict,
+                  taken: set[int]) -> tuple[cst.CSTNode, ...]:  # fmt: skip
+        """The simple assignments just before statement unit ``u`` (in its block, nearest
+        first, stopping at the first that does not qualify) that the island takes in:
+        each assigns only names that nothing but the island reads (or that the island
+        assigns again), reads plain values, and taking it adds no input to the island.
+        ``x = int(code)`` before a ``while`` over ``x``: the island parses ``code`` in
+        Python instead of the plan parsing it natively (with Python's checks) and shipping
+        the int across."""
+        block = _block_of(fn, u.stmt)
+        if block is None:
+            return ()
+        at = next(i for i, b in enumerate(block) if b is u.stmt)
+        out: list[cst.CSTNode] = []
+        later = scope_names(code([u.stmt]))[1]  # type: ignore[list-item]
+        ins = self._inputs(fn, [u.stmt], envs)
+        for p in reversed(block[:at]):
+            if id(p) in taken or not _simple_assignment(p) or self._is_island_call(p):
+                break
+            nodes = [p, *out, u.stmt]
+            env = self._env(p, envs)
+            if env is None or not self._block_ok(nodes, env):
+                break
+            assigned = scope_names(code([p]))[1]
+            elsewhere = self._read_elsewhere(fn, nodes)
+            if any(t in elsewhere and t not in later for t in assigned):
+                break
+            if any(t in elsewhere for t in assigned) and _literal_type(p) is None:
+                break  # an output whose type the island's caller could not know
+            more = self._inputs(fn, nodes, envs)
+            if more is None or ins is None or len(more) > len(ins):
+                break
+            out.insert(0, p)
+            later |= assigned
+            ins = more
+        return tuple(out)
+
+    def _inputs(self, fn: cst.FunctionDef, nodes: list[cst.CSTNode], envs: dict) -> list[str] | None:
+        env = self._env(nodes[0], envs)
+        if env is None:
+            return None
+        free, assigned, _ = scope_names(code(nodes))  # type: ignore[arg-type]
+        return [n for n in sorted(free | (assigned & set(env))) if n in env]
 
     def _chains(self, fn: cst.FunctionDef) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
         """Every statement of the body with its enclosing statements (outermost first)."""
@@ -281,8 +383,8 @@ class Outliner:
             return False
         return not declared and self._inputs_ok(free, env)
 
-    def _block_ok(self, s: cst.CSTNode, env: dict[str, Any]) -> bool:
-        src = code([s])  # type: ignore[list-item]
+    def _block_ok(self, s: cst.CSTNode | list[cst.CSTNode], env: dict[str, Any]) -> bool:
+        src = code(s if isinstance(s, list) else [s])  # type: ignore[arg-type, list-item]
         try:
             if escapes(src) not in (None, CONTINUES):
                 return False
@@ -340,10 +442,12 @@ class Outliner:
         return fn
 
     def _record(self, name: str, kind: str, at: cst.CSTNode | Span, d: Diagnostic,
-                ins: list[str], outs: list[str]) -> None:  # fmt: skip
+                ins: list[str], outs: list[str], before: tuple[cst.CSTNode, ...] = ()) -> None:  # fmt: skip
         sp = at if isinstance(at, Span) else self.span(at)
         ref = f"{island_module(self.module).__name__}:{name}"
-        self.islands.append(Island(name, ref, kind, sp, d.message, d.hint, tuple(ins), tuple(outs)))
+        lines = tuple(self.span(p).line for p in before)
+        self.islands.append(Island(name, ref, kind, sp, d.message, d.hint, tuple(ins), tuple(outs),
+                                   absorbed=lines))  # fmt: skip
 
     def _whole(self, d: Diagnostic) -> cst.FunctionDef:
         self.whole = True
@@ -375,11 +479,14 @@ class Outliner:
             self._record(name, u.kind, u.node, u.diag, ins, [])
             new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(ins)})")
         else:
-            src = code([s])  # type: ignore[list-item]
+            nodes = [*u.before, s]
+            if u.before:
+                bound = set(self._env(u.before[0], envs) or {})
+            src = code(nodes)  # type: ignore[arg-type]
             free, assigned, _ = scope_names(src)
             ins = sorted(free | (assigned & bound))
             ins = [n for n in ins if n in bound]
-            outs = sorted(assigned & self._read_elsewhere(fn, s))
+            outs = sorted(assigned & self._read_elsewhere(fn, nodes))
             types_ = [self.annotations.get(o) for o in outs]
             returns = None
             if outs and all(types_):
@@ -390,11 +497,14 @@ class Outliner:
                     self._origin_tree(n, u.node)
                 return new
             ret = ("return " + ", ".join(outs) + "\n") if outs else ""
-            made = self._define(name, ins, src + ret, returns, s)
+            made = self._define(name, ins, src + ret, returns, nodes[0])
+            # an output's type: the input it came in as, or the literal it started from
+            starts = {n: t for p in u.before if (t := _literal_type(p)) is not None
+                      for n in scope_names(code([p]))[1]}  # type: ignore[list-item]  # fmt: skip
             made.__looplift_island_passthrough__ = tuple(
-                ins.index(o) if o in ins else None for o in outs
+                starts.get(o) or (ins.index(o) if o in ins else None) for o in outs
             )
-            self._record(name, u.kind, s, u.diag, ins, outs)
+            self._record(name, u.kind, s, u.diag, ins, outs, u.before)
             call = f"{name}({', '.join(ins)})"
             lhs = f"{', '.join(outs)} = " if outs else ""
             if len(outs) == 1 and returns:
@@ -420,13 +530,14 @@ class Outliner:
                                  f"if {flag}:\n    continue\n")  # fmt: skip
         return cst.FlattenSentinel(lines.body)
 
-    def _read_elsewhere(self, fn: cst.FunctionDef, s: cst.CSTNode) -> set[str]:
+    def _read_elsewhere(self, fn: cst.FunctionDef, s: cst.CSTNode | list[cst.CSTNode]) -> set[str]:
         """The function's names outside ``s`` (a comprehension's or lambda's own names are
         not the function's)."""
         out: set[str] = set()
+        skip = {id(n) for n in (s if isinstance(s, list) else [s])}
 
         def visit(n: cst.CSTNode, own: frozenset[str]) -> None:
-            if n is s:
+            if id(n) in skip:
                 return
             if isinstance(n, cst.Name):
                 if n.value not in own:

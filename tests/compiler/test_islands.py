@@ -26,18 +26,27 @@ def _strict(algo: Dataflow) -> Dataflow:
 
 
 @pytest.mark.parametrize(
-    ("name", "kind", "inputs", "outputs"),
+    ("name", "kind", "inputs", "outputs", "absorbed"),
     [
-        ("encoded_len", "whole function", ("s",), ()),
-        ("collatz", "statement", ("n", "steps"), ("steps",)),
-        ("bumped", "return value", ("n",), ()),
-        ("lead", "statement", ("k", "s"), ("k",)),
-        ("probed", "expression", ("n",), ()),
+        ("encoded_len", "whole function", ("s",), (), 0),
+        # `steps = 0` feeds only the loop: taken in (one input fewer)
+        ("collatz", "statement", ("n",), ("steps",), 1),
+        ("bumped", "return value", ("n",), (), 0),
+        ("lead", "statement", ("s",), ("k",), 1),
+        ("probed", "expression", ("n",), (), 0),
+        # `x = int(code)` and `s = 0` taken in; `k = base * 2` is read after the loop: native
+        ("digit_total", "statement", ("code",), ("s",), 2),
     ],
 )
-def test_the_smallest_unit_is_outlined(name: str, kind: str, inputs: tuple, outputs: tuple) -> None:
+def test_the_smallest_unit_is_outlined(name: str, kind: str, inputs: tuple, outputs: tuple,
+                                       absorbed: int) -> None:  # fmt: skip
+    """The smallest unit, with the simple assignments just before a statement whose values
+    only it reads (they would cross the boundary otherwise)."""
     (island,) = getattr(A, name).compile().program.fn.islands
     assert (island.kind, island.inputs, island.outputs) == (kind, inputs, outputs)
+    assert len(island.absorbed) == absorbed
+    lines = Path(A.__file__).read_text().splitlines()
+    assert all(lines[n - 1].strip().split()[1] in ("=", "+=") for n in island.absorbed)
 
 
 def test_explain_names_each_island_with_its_line_why_and_cost() -> None:
@@ -45,7 +54,8 @@ def test_explain_names_each_island_with_its_line_why_and_cost() -> None:
     line = next(i for i, s in enumerate(Path(A.__file__).read_text().splitlines(), 1)
                 if s.strip().startswith("while n > 1"))  # fmt: skip
     assert "python islands" in text
-    assert f"line {line}: statement -> _island_collatz_L{line}(n, steps) -> steps" in text
+    assert (f"line {line}: statement with line {line - 1} (values only it reads) -> "
+            f"_island_collatz_L{line}(n) -> steps") in text  # fmt: skip
     assert "why: `while` loops are not supported" in text
     assert "cost: one Arrow UDF per batch" in text
     assert f"runs: native except Python island _island_collatz_L{line} (line {line})" in text

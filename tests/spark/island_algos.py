@@ -38,6 +38,19 @@ def collatz(n: int) -> int:
 
 
 @dataflow
+def digit_total(code: str, base: int) -> int:
+    """``x = int(code)`` and ``s = 0`` feed only the ``while``: the island takes them in
+    (its input is ``code``); ``k`` is read after the loop as well, so it stays native."""
+    k = base * 2
+    x = int(code)
+    s = 0
+    while x > 0:
+        s += x % 10
+        x //= 10
+    return s + k
+
+
+@dataflow
 def power_mod(b: int, e: int) -> int:
     """Big ints inside an island: ``b ** e`` is exact in Python before the ``%``."""
     r = 0

@@ -37,6 +37,7 @@ SCALARS: dict[str, tuple[list[tuple], list[tuple]]] = {
     ),
     "initials": ([("ada lovelace",), ("",), ("  x  y z ",), ("é b",)], []),
     "collatz": ([(1,), (6,), (27,), (0,), (-5,), (837799,)], []),
+    "digit_total": ([("123", 2), ("0", -1), (" 7 ", 0), ("\uff19\uff10", 1)], [("12x", 1), ("", 0)]),
     "power_mod": ([(2, 200), (3, 0), (12345, 77), (-3, 3)], [(0, -1)]),
     "digit_sum": ([("123",), ("",), ("0009",)], [("12x",)]),
     "top_word": ([("b a b",), ("X x y",), ("one",)], [("",), ("   ",)]),
@@ -235,3 +236,16 @@ def test_incremental_view(spark: Any, tmp_path: Any) -> None:
         assert_same("table", view.result_rows(), run_reference(algo, good[1:]), "view delete")
     finally:
         view.close()
+
+
+def test_an_island_read_for_its_value_and_its_error_runs_once(spark: Any) -> None:
+    """The SQL reads an island's result three times (its error, its placed message, its
+    value); Spark runs identical Python calls once: one UDF in the plan."""
+    from pyspark.sql import functions as F
+
+    df = to_df(spark, [(6,), (27,)], [FieldType(int)], ["n"])
+    q = df.select(A.collatz(F.col("n")).alias("c"))
+    assert [r[0] for r in q.collect()] == [A.collatz(6), A.collatz(27)]
+    plan = q._jdf.queryExecution().executedPlan().toString()
+    (line,) = [x for x in plan.splitlines() if "ArrowEvalPython" in x]
+    assert line.count("pythonUDF") == 1, plan

@@ -46,10 +46,12 @@ def plan(spark, returns):
     single_6 = single_5.withColumn(
         'rounded',
         E(
-            'CASE WHEN (NOT (`n` = 0L)) THEN transform(array(looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
-            "`difference`, 5L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
-            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at funds.py:28 in geometric_mean)'))) ELSE "
-            '__v1.v END))[0] END'
+            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, '
+            '5L).e IS NOT NULL THEN raise_error(IF(looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).e '
+            "RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_prim_round_74ef0543((NOT (`n` = 0L)), "
+            "`difference`, 5L).e, concat(looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).e, ' (at "
+            "funds.py:28 in geometric_mean)'))) ELSE looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, "
+            '5L).v END) END'
         ),
     )
     out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)').alias('geometric_mean'))

@@ -34,9 +34,11 @@ def plan(spark, orders, threshold):
     rows_5 = rows_4.withColumn(
         'h',
         E(
-            'transform(array(looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`)), __v1 -> (CASE WHEN __v1.e IS NOT '
-            "NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
-            "concat(__v1.e, ' (at orders.py:48 in order_report)'))) ELSE __v1.v END))[0]"
+            '(CASE WHEN looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e RLIKE ' \\\\(at [^()]*:[0-9]+( in "
+            "[^()]*)?\\\\)$', looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e, "
+            "concat(looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e, ' (at orders.py:48 in order_report)'))) "
+            'ELSE looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).v END)'
         ),
     )
     rows_6 = rows_5.withColumn('cond_4', E('(`h` < 6L)'))

@@ -148,14 +148,18 @@ def plan(spark, readings, limit):
         F.col('sensor').alias('sensor_id'),
         F.col('n'),
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, `mean`, 3L)), __v1 -> (CASE WHEN __v1.e IS '
-            "NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
-            "concat(__v1.e, ' (at sensors.py:65 in sensor_report)'))) ELSE __v1.v END))[0]"
+            '(CASE WHEN looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
+            "in [^()]*)?\\\\)$', looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e, "
+            "concat(looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e, ' (at sensors.py:65 in "
+            "sensor_report)'))) ELSE looplift_prim_round_74ef0543(TRUE, `mean`, 3L).v END)"
         ).alias('mean'),
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L)), __v2 -> (CASE WHEN __v2.e IS '
-            "NOT NULL THEN raise_error(IF(__v2.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v2.e, "
-            "concat(__v2.e, ' (at sensors.py:65 in sensor_report)'))) ELSE __v2.v END))[0]"
+            '(CASE WHEN looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e, "
+            "concat(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e, ' (at sensors.py:65 in "
+            "sensor_report)'))) ELSE looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).v END)"
         ).alias('stddev'),
         F.col('status'),
     )

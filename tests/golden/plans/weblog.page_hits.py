@@ -28,9 +28,11 @@ def plan(spark, hits):
     rows_2 = rows.withColumn(
         'page',
         E(
-            'transform(array(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`)), __v1 -> (CASE WHEN __v1.e IS '
-            "NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
-            "concat(__v1.e, ' (at weblog.py:25 in page_hits)'))) ELSE __v1.v END))[0]"
+            '(CASE WHEN looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e, "
+            "concat(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e, ' (at weblog.py:25 in page_hits)'))) "
+            'ELSE looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).v END)'
         ),
     )
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END'))
@@ -53,11 +55,13 @@ def plan(spark, hits):
     rows_8 = rows_7.withColumn(
         'site_of',
         E(
-            'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN '
-            'transform(array(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), '
-            "`page`)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
-            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at weblog.py:32 in page_hits)'))) ELSE "
-            '__v1.v END))[0] END'
+            'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN (CASE WHEN '
+            'looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).e IS NOT NULL '
+            'THEN raise_error(IF(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), '
+            "`page`).e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_host_hostlib_site_of_aa94ec3f((NOT "
+            '(`status` < 400L)) AND (NOT `cond`), `page`).e, concat(looplift_host_hostlib_site_of_aa94ec3f((NOT '
+            "(`status` < 400L)) AND (NOT `cond`), `page`).e, ' (at weblog.py:32 in page_hits)'))) ELSE "
+            'looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).v END) END'
         ),
     )
     out = ll.union_all(
