@@ -71,6 +71,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     hosted_refs: set[str] = set()  # the functions they call
     hosted_islands: set[str] = set()  # the Python islands among them
     islands = {i.ref: i for i in fn.islands}
+    per_group: dict[str, str] = {}  # island ref -> the ordered reducer that runs it
     if ops:
         out.append("  operators:")
     for n in ops:
@@ -123,6 +124,11 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         where = ", ".join(op.inputs) if op.inputs else "(no loop)"
         # (an ordered reducer runs its loop body, host calls too, in its own Python)
         hosts = [b for b in op.map_code if prog.kinds.code.get(b) == "host" and not op.ordered]
+        if op.ordered:  # its islands run per group, in the reducer's Python
+            for b in op.map_code:
+                value = a.bound[b].value if b in a.bound else None
+                if value is not None and isinstance(getattr(value, "fn", None), Host):
+                    per_group.setdefault(value.fn.ref, op.name)
         part = "native except host calls" if hosts else "native"
         out.append(f"      map part ({part}, per row of {where}):")
         for b in hosts:
@@ -248,7 +254,12 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         out.append(f"  returns: {render_name(tail, a) if tail else ret.label}")
     if fn.islands:
         out.append("  python islands (no exact native lowering; strict=True refuses them):")
-        out.extend(f"    {i.describe()}" for i in fn.islands)
+        for i in fn.islands:
+            cost = None
+            if i.ref in per_group:
+                cost = (f"runs per group, with the rest of the loop body, in the Python "
+                        f"reducer {per_group[i.ref]} (the loop carries values from row to row)")
+            out.append(f"    {i.describe(cost)}")
     reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n, islands)}
     reasons |= {f"host call {b}" for b in hosted} | hosted_islands
     reasons |= _made_reasons(g, made, hosted_refs, islands)

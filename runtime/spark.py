@@ -580,18 +580,31 @@ def _vectorized_call(fn: Callable[..., Any], arrays: Sequence[Any], rtype: str, 
         if t is not None:
             cols[i] = [_py_in(v, t) for v in cols[i]]
     on = None if every else [v is True for v in path.to_pylist()]
-    rows: Any = zip(*cols, strict=True) if cols else ([()] * n)
     vs: list[Any] = []
     errs: dict[int, str] = {}
-    for i, xs in enumerate(rows):
-        if on is not None and not on[i]:
-            vs.append(None)  # Python does not call the function here
-            continue
-        try:
-            vs.append(fn(*xs))
-        except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used
-            vs.append(None)
-            errs[i] = exception_text(exc)
+    if on is None and cols:  # every row calls: `map` runs the calls, resumed after an error
+        its = [iter(c) for c in cols]
+        while len(vs) < n:
+            try:
+                vs.extend(map(fn, *its))  # (what it made before an error stays in `vs`)
+            except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used
+                errs[len(vs)] = exception_text(exc)
+                vs.append(None)
+            else:
+                if len(vs) < n:  # `fn` raised StopIteration, which ends a `map` quietly
+                    errs[len(vs)] = exception_text(StopIteration())
+                    vs.append(None)
+    else:
+        rows: Any = zip(*cols, strict=True) if cols else ([()] * n)
+        for i, xs in enumerate(rows):
+            if on is not None and not on[i]:
+                vs.append(None)  # Python does not call the function here
+                continue
+            try:
+                vs.append(fn(*xs))
+            except Exception as exc:  # noqa: BLE001 - raised in SQL where the value is used
+                vs.append(None)
+                errs[i] = exception_text(exc)
     field_v, field_e = arrow_type.field(0), arrow_type.field(1)
     values = _plain_array(vs, rtype, field_v.type)
     if values is None:  # values to check or convert one by one (a numpy scalar, a big int, ...)

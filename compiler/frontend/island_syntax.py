@@ -70,7 +70,9 @@ class Island:
     # (their values feed only the island: computed in Python, not shipped to it)
     absorbed: tuple[int, ...] = ()
 
-    def describe(self) -> str:
+    def describe(self, cost: str | None = None) -> str:
+        """One line of ``--explain``; ``cost``: where the plan runs it, when not one Arrow
+        UDF per batch (an ordered loop's body, per group)."""
         ins = ", ".join(self.inputs) or "no inputs"
         outs = ", ".join(self.outputs) or ("the value" if self.kind != "statement" else "nothing")
         kind = self.kind
@@ -78,7 +80,7 @@ class Island:
             lines = ", ".join(map(str, self.absorbed))
             kind += f" with line{'s' if len(self.absorbed) > 1 else ''} {lines} (values only it reads)"
         return (f"line {self.span.line}: {kind} -> {self.name}({ins}) -> {outs}; "
-                f"why: {self.why}; cost: {self.cost}")  # fmt: skip
+                f"why: {self.why}; cost: {cost or self.cost}")  # fmt: skip
 
 
 def is_island_ref(ref: str) -> bool:

@@ -174,3 +174,10 @@ def test_the_islands_are_shipped_and_built(tmp_path: Path) -> None:
     manifest = (out / "island_control_flow" / "manifest.json").read_text()
     assert "island_control_flow.islands:_island_digits_L10" in manifest
     assert "_looplift_islands_island_control_flow:" not in manifest  # no ref to the session's
+
+
+def test_an_island_in_an_ordered_loop_body_runs_per_group() -> None:
+    """A ``while`` over a value carried from row to row is not per row: ``--explain`` says
+    it runs per group, in the ordered reducer's Python."""
+    text = A.drained.compile().explain()
+    assert "cost: runs per group, with the rest of the loop body, in the Python reducer" in text

@@ -106,3 +106,15 @@ def test_values_of_another_type_than_declared_are_errors_not_conversions() -> No
     assert [g["v"] for g in got][::4] == [0, 4]
     assert all("TypeError" in g["e"] for g in got[1::4] + got[2::4])
     assert all("OverflowError" in g["e"] for g in got[3::4])
+
+
+def test_stop_iteration_raised_by_the_function_is_its_error_not_the_end_of_the_batch() -> None:
+    """(``map`` would take it for the end of the rows and shift every later result.)"""
+
+    def first(s: str) -> str:
+        return next(iter(s))
+
+    texts = ["ab", "", "cd"]
+    got = run(first, "string", [True] * 3, [texts], [pa.string()], False)
+    assert [g["v"] for g in got] == ["a", None, "c"]
+    assert got[1]["e"].startswith("StopIteration")

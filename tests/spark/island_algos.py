@@ -206,3 +206,16 @@ def encoded_len(s: str) -> int:
 def bumped(n: int) -> int:
     """A lambda passed to a helper, returned: the returned value is the island."""
     return _bump(lambda y: y + 1, n)
+
+
+@dataflow(columns=("k", "level"))
+def drained(rows: RowStream[str, int, int]):
+    """A loop body per group: the ``while`` reads and writes a value carried from row to
+    row in time order, so the island runs per group in the ordered reducer's Python."""
+    for k, g in group_by(0, rows, order_by=1):
+        level = 0
+        for _, _t, v in g:
+            level += v
+            while level > 100:
+                level //= 2
+        yield k, level
