@@ -15,6 +15,7 @@ Undoing a value that is not in the multiset raises ValueError.
 from __future__ import annotations
 
 import heapq
+import operator
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Self
 
@@ -22,7 +23,8 @@ from looplift import action
 
 from ._base import LibraryState, batch_counts, count_in, count_out, sorted_items
 
-__all__ = ["Distinct", "Max", "Median", "Min", "MultisetState", "Product", "TopK"]
+__all__ = ["BitAnd", "BitOr", "BitXor", "Distinct", "Max", "Median", "Min", "MultisetState",
+           "Product", "TopK"]
 
 
 class MultisetState(LibraryState):
@@ -121,6 +123,60 @@ class Product(MultisetState):
             for _ in range(n):
                 out = out * v
         return out
+
+
+class BitOr(MultisetState):
+    """``|`` of the multiset's values (a running ``bits |= x`` in an unordered loop): of
+    ints an int, of bools a bool, as Python's ``|`` gives.
+
+    Actions: ``add(x)`` (undo: ``add.undo(x)``). Reader: ``value()`` — None when empty.
+
+    >>> b = BitOr(); b.add(4); b.add(1); b.add(4); b.value()
+    5
+    """
+
+    def value(self) -> Any:
+        """The values or-ed together, or None when the multiset is empty."""
+        return _fold(self.counts, operator.or_, odd=False)
+
+
+class BitAnd(MultisetState):
+    """``&`` of the multiset's values (``mask &= x``). Reader: ``value()`` — None when
+    empty.
+
+    >>> b = BitAnd(); b.add(6); b.add(3); b.value()
+    2
+    """
+
+    def value(self) -> Any:
+        """The values and-ed together, or None when the multiset is empty."""
+        return _fold(self.counts, operator.and_, odd=False)
+
+
+class BitXor(MultisetState):
+    """``^`` of the multiset's values (``parity ^= x``): a value added twice cancels.
+    Reader: ``value()`` — None when empty.
+
+    >>> b = BitXor(); b.add(6); b.add(3); b.add(3); b.value()
+    6
+    """
+
+    def value(self) -> Any:
+        """The values xor-ed together (with multiplicity), or None when empty."""
+        if not self.counts:
+            return None
+        zero = False if all(type(v) is bool for v in self.counts) else 0
+        return _fold({v: n for v, n in self.counts.items() if n % 2}, operator.xor, odd=True,
+                     zero=zero)  # fmt: skip
+
+
+def _fold(counts: dict[Any, int], op: Any, odd: bool, zero: Any = None) -> Any:
+    """``op`` over the values of ``counts`` (each once: ``|`` and ``&`` are idempotent;
+    ``odd``: the caller kept the values of odd multiplicity), ``zero`` when none."""
+    out: Any = None
+    for v, _n in sorted_items(counts):
+        out = v if out is None else op(out, v)
+    return zero if out is None else out
 
 
 class Distinct(MultisetState):

@@ -32,6 +32,7 @@ __all__ = ["py_name", "PyEmitter"]
 _BIN = {
     "add": "+", "sub": "-", "mul": "*", "truediv": "/", "floordiv": "//", "mod": "%",
     "pow": "**", "eq": "==", "ne": "!=", "lt": "<", "le": "<=", "gt": ">", "ge": ">=",
+    "bitand": "&", "bitor": "|", "bitxor": "^", "lshift": "<<", "rshift": ">>",
 }  # fmt: skip
 
 
@@ -98,6 +99,8 @@ class PyEmitter:
                     return f"(-{args[0]})"
                 if op == "pos":
                     return f"(+{args[0]})"
+                if op == "invert":
+                    return f"(~{args[0]})"
                 if op == "not":
                     return f"(not {args[0]})"
                 if op == "is_none":

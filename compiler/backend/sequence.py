@@ -65,6 +65,9 @@ READERS: dict[str, frozenset[str]] = {
     "Distinct": frozenset({"count", "values"}),
     "Median": frozenset({"value"}),
     "TopK": frozenset({"values"}),
+    "BitOr": frozenset({"value"}),
+    "BitAnd": frozenset({"value"}),
+    "BitXor": frozenset({"value"}),
 }
 
 #: the argument types each class reads natively (one type per state: mixed types stay Python)
@@ -72,6 +75,7 @@ _ORDERED = frozenset({"int", "float", "str", "datetime", "date", "bool"})
 ARG_TYPES: dict[str, frozenset[str]] = {
     "IntervalSequence": frozenset({"int", "float", "datetime", "date"}),
     "Median": frozenset({"int", "float"}),
+    **{c: frozenset({"int", "bool"}) for c in ("BitOr", "BitAnd", "BitXor")},
 }
 
 #: the action codes of each class's actions (IntervalSequence: open 0, close 1, insert 2)
@@ -107,6 +111,10 @@ class NativeSequence:
             "Distinct": "per scope key, collect_set() of the added values (sorted for values())",
             "Median": "per scope key, the middle of array_sort(collect_list(value))",
             "TopK": "per scope key, the first k of sort_array(collect_list(value), desc)",
+            "BitOr": "per scope key, Spark bit_or() (bool_or() of bools) of the added values",
+            "BitAnd": "per scope key, Spark bit_and() (bool_and() of bools) of the added values",
+            "BitXor": "per scope key, Spark bit_xor() of the added values (of bools: the parity "
+                      "of the true ones)",
         }[self.cls_name]
 
 
@@ -222,6 +230,8 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
         return f"min({v})"
     if name == "Max":
         return f"max({v})"
+    if name in ("BitOr", "BitAnd", "BitXor"):
+        return _bitwise(ns, name, v, count)
     if name == "Distinct":
         return f"size(collect_set({v}))" if reader == "count" else f"array_sort(collect_set({v}))"
     if name == "Median":
@@ -237,6 +247,19 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
     msg = raise_sql("ValueError", "TopK(k) needs an integer k >= 0")
     top = f"slice(sort_array({_repeat(v, count)}, false), 1, CAST(least({k}, 2147483647) AS INT))"
     return top if isinstance(ns.k, Lit) else f"IF({k} < 0, {msg}, {top})"
+
+
+def _bitwise(ns: NativeSequence, name: str, v: str, count: str | None) -> str:
+    """``|``, ``&``, ``^`` of the added values (NULL when none: the reader's None). A value
+    counted ``count`` times: ``|`` and ``&`` are idempotent, ``^`` keeps odd counts (and
+    is ``0``, ``False``, when every count is even)."""
+    if name == "BitXor":
+        odd = v if count is None else f"CASE WHEN ({count}) % 2 = 1 THEN {v} END"
+        body = f"count_if({odd}) % 2 = 1" if ns.arg_type == "bool" else f"coalesce(bit_xor({odd}), 0L)"
+        return f"IF(count({v}) = 0, NULL, {body})"
+    if ns.arg_type == "bool":
+        return f"{'bool_or' if name == 'BitOr' else 'bool_and'}({v})"
+    return f"{'bit_or' if name == 'BitOr' else 'bit_and'}({v})"
 
 
 # -- IntervalSequence -------------------------------------------------------------------------

@@ -25,14 +25,14 @@ from ..names import is_temp, user_name
 __all__ = ["render", "render_name", "render_guards"]
 
 # Python's precedence levels, lowest first (the levels of ast.unparse that IR can reach)
-TEST, OR, AND, NOT, CMP, ARITH, TERM, FACTOR, POWER, ATOM = range(1, 11)
+TEST, OR, AND, NOT, CMP, BOR, BXOR, BAND, SHIFT, ARITH, TERM, FACTOR, POWER, ATOM = range(1, 15)
 
 _INFIX_PREC = {
     "eq": CMP, "ne": CMP, "lt": CMP, "le": CMP, "gt": CMP, "ge": CMP,
     "add": ARITH, "sub": ARITH, "mul": TERM, "truediv": TERM, "floordiv": TERM, "mod": TERM,
-    "pow": POWER,
+    "pow": POWER, "bitor": BOR, "bitxor": BXOR, "bitand": BAND, "lshift": SHIFT, "rshift": SHIFT,
 }  # fmt: skip
-_UNARY_PREC = {"neg": FACTOR, "pos": FACTOR, "not": NOT}
+_UNARY_PREC = {"neg": FACTOR, "pos": FACTOR, "not": NOT, "invert": FACTOR}
 
 
 def render_name(name: str, a: Analysis, depth: int = 0, prec: int = 0) -> str:

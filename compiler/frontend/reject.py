@@ -97,8 +97,8 @@ def _bytes(node: cst.CSTNode, parent: Parent) -> bool:
 
 
 _OPERATOR = "operator `{code}` is not supported"
-_BINARY_HINT = "use arithmetic (+ - * / // % **) and comparisons"
-_AUG_HINT = "use +=, -=, *=, /=, //=, %= or **="
+_BINARY_HINT = "use arithmetic (+ - * / // % **), bitwise operators and comparisons"
+_AUG_HINT = "use +=, -=, *=, /=, //=, %=, **=, &=, |=, ^=, <<= or >>="
 _IMPORT = ("`import` inside a @dataflow function is not supported", "import at module level")
 
 RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
@@ -165,24 +165,10 @@ RULES: dict[type[cst.CSTNode], tuple[Rule, ...]] = {
     cst.SimpleString: (Rule("bytes literals are not supported", "use a str", when=_bytes),),
     cst.Arg: (Rule("*args / **kwargs in calls are not supported", "pass each argument explicitly",
                    when=lambda n, p: bool(n.star)),),  # type: ignore[attr-defined]
-    # operators
-    **{op: (Rule(_OPERATOR, _BINARY_HINT, when=lambda n, p: not _re_flags(p)),)
-       for op in (cst.BitAnd, cst.BitOr, cst.BitXor, cst.LeftShift, cst.RightShift,
-                  cst.MatrixMultiply)},
-    cst.BitInvert: (Rule(_OPERATOR, "bitwise operators are not supported; use arithmetic and "
-                         "comparisons", at_parent=True),),
-    **{op: (Rule(_OPERATOR, _AUG_HINT),)
-       for op in (cst.BitAndAssign, cst.BitOrAssign, cst.BitXorAssign, cst.LeftShiftAssign,
-                  cst.RightShiftAssign, cst.MatrixMultiplyAssign)},
+    # operators (bitwise ones are in the table of primitives)
+    cst.MatrixMultiply: (Rule(_OPERATOR, _BINARY_HINT),),
+    cst.MatrixMultiplyAssign: (Rule(_OPERATOR, _AUG_HINT),),
 }  # fmt: skip
-
-
-def _re_flags(node: Parent) -> bool:
-    """``re.I | re.M``: flags of ``re`` (``strings.py`` folds them into a constant)."""
-    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
-        return _re_flags(node.left) and _re_flags(node.right)
-    return (isinstance(node, cst.Attribute) and isinstance(node.value, cst.Name)
-            and node.value.value == "re" and node.attr.value.isupper())  # fmt: skip
 
 
 def rule_for(node: cst.CSTNode, parent: Parent, always: bool = False) -> Rule | None:

@@ -22,6 +22,9 @@ from .parse import ref_of
 from .reject import rule_for
 from .syntax import assigned_names, code_of, flatten, is_name, mentions, walk, walk_blocks
 
+#: updates of a carry that commute and associate: any row order gives one result
+_ORDER_FREE = ("mul", "bitor", "bitand", "bitxor")
+
 __all__ = ["StmtMixin"]
 
 
@@ -305,9 +308,9 @@ class StmtMixin(Context):
             raise self.error(target, f"unknown name `{target.value}`", "assign it before updating")
         rhs = self.expr(s.value, env)
         if isinstance(b, Carry):
-            # `p *= x` in an unordered loop: a product (recognize_reductions); in an ordered
-            # loop the carry runs in row order and multiplies there
-            if op in ("add", "sub") or (op == "mul" and not env.ordered):
+            # `p *= x` in an unordered loop: a product (recognize_reductions), `bits |= x` a
+            # bitwise fold; in an ordered loop the carry runs in row order and updates there
+            if op in ("add", "sub") or (op in _ORDER_FREE and not env.ordered):
                 eff = Apply(StateCall(b.var, op), (rhs,), span=self.span(s))
                 return Let("_", eff, rest(env), span=self.span(s))
             cur = Apply(StateCall(b.var, "get"), (), span=self.span(target))
@@ -345,13 +348,13 @@ class StmtMixin(Context):
                 meth = op if left_is else "radd"
                 eff = Apply(StateCall(b.var, meth), (self.expr(other, env),), span=self.span(stmt))
                 return Let("_", eff, rest(env), span=self.span(stmt))
-        # v = v * e / v = e * v: a product, in an unordered loop
-        if (isinstance(value, cst.BinaryOperation) and isinstance(value.operator, cst.Multiply)
-                and not env.ordered):  # fmt: skip
-            other = value.right if is_name(value.left, name) else (
-                value.left if is_name(value.right, name) else None)  # fmt: skip
+        # v = v * e / v = e * v: a product, in an unordered loop (`|`, `&`, `^`: bitwise folds)
+        op = BINOPS.get(type(value.operator).__name__) if isinstance(value, cst.BinaryOperation) else None
+        if op in _ORDER_FREE and not env.ordered:
+            other = value.right if is_name(value.left, name) else (  # type: ignore[attr-defined]
+                value.left if is_name(value.right, name) else None)  # type: ignore[attr-defined]  # fmt: skip
             if other is not None and not mentions(other, name):
-                eff = Apply(StateCall(b.var, "mul"), (self.expr(other, env),), span=self.span(stmt))
+                eff = Apply(StateCall(b.var, op), (self.expr(other, env),), span=self.span(stmt))
                 return Let("_", eff, rest(env), span=self.span(stmt))
         # v = v and e / v = v or e: all / any of bools, in an unordered loop (recognize_reductions
         # checks the types and the start value)

@@ -100,6 +100,12 @@ for _n, _f, _t, _s in [
     ("floordiv", operator.floordiv, False, "//"),
     ("mod", operator.mod, False, "%"),
     ("pow", operator.pow, False, "**"),
+    ("bitand", operator.and_, True, "&"),
+    ("bitor", operator.or_, True, "|"),
+    ("bitxor", operator.xor, True, "^"),
+    ("lshift", operator.lshift, False, "<<"),
+    ("rshift", operator.rshift, False, ">>"),
+    ("invert", operator.invert, True, "~"),
     ("neg", operator.neg, True, "-"),
     ("pos", operator.pos, True, "+"),
     ("not", operator.not_, True, "not "),
@@ -165,6 +171,11 @@ BINOPS = {
     "FloorDivide": "floordiv",
     "Modulo": "mod",
     "Power": "pow",
+    "BitAnd": "bitand",
+    "BitOr": "bitor",
+    "BitXor": "bitxor",
+    "LeftShift": "lshift",
+    "RightShift": "rshift",
 }
 AUGOPS = {
     "AddAssign": "add",
@@ -174,8 +185,13 @@ AUGOPS = {
     "FloorDivideAssign": "floordiv",
     "ModuloAssign": "mod",
     "PowerAssign": "pow",
+    "BitAndAssign": "bitand",
+    "BitOrAssign": "bitor",
+    "BitXorAssign": "bitxor",
+    "LeftShiftAssign": "lshift",
+    "RightShiftAssign": "rshift",
 }
-UNARYOPS = {"Minus": "neg", "Plus": "pos", "Not": "not"}
+UNARYOPS = {"Minus": "neg", "Plus": "pos", "Not": "not", "BitInvert": "invert"}
 COMPAREOPS = {
     "Equal": "eq",
     "NotEqual": "ne",

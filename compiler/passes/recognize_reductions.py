@@ -17,7 +17,9 @@ into::
 ``n += 1`` becomes ``Count``; ``x = max(x, e)`` / ``min`` become ``Max`` /
 ``Min`` (starting value folded in after the loop); ``x -= e`` adds ``-e``; ``p *= e`` /
 ``p = p * e`` becomes ``Product`` (the start times the product: exact for ints, for
-floats as order-free as a float sum). ``v = v and e`` (``or``) of bools, starting True
+floats as order-free as a float sum); ``x |= e`` (``&=``, ``^=``, ``x = x | e``) of ints or
+bools becomes ``BitOr`` (``BitAnd``, ``BitXor``), the start folded in after the loop
+(where a row added anything). ``v = v and e`` (``or``) of bools, starting True
 (False), is a ``Count`` of the rows where ``e`` is false (true), as a flag: ``e`` is a bool
 and the start value the operator's neutral element, so every row evaluates ``e`` in some
 order Python may see. A
@@ -46,7 +48,9 @@ from .let_normalize import let_normalize
 
 __all__ = ["recognize_reductions"]
 
-_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}, "prod": {"mul"}}
+_KIND_OPS = {"sum": {"add", "radd", "sub"}, "max": {"max"}, "min": {"min"}, "prod": {"mul"},
+             "bitor": {"bitor"}, "bitand": {"bitand"}, "bitxor": {"bitxor"}}
+_BITWISE = ("bitor", "bitand", "bitxor")
 
 
 def recognize_reductions(prog: Program) -> Program:
@@ -124,6 +128,7 @@ def recognize_reductions(prog: Program) -> Program:
                 "use a State for it, or iterate in a defined order with "
                 "`group_by(key, rows, order_by=field)`; order-independent updates are "
                 "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)`, "
+                "`x |= e`, `x &= e`, `x ^= e` (ints, bools), "
                 "`ok = ok and e` / `ok = ok or e` (bools, from True / False)",
             )
         )
@@ -133,7 +138,8 @@ def recognize_reductions(prog: Program) -> Program:
         return prog
     classes = {"sum": states.Sum, "count": states.Count, "max": states.Max, "min": states.Min,
                "flag": states.Count, "prod": states.Product, "all": states.Count,
-               "any": states.Count}  # fmt: skip
+               "any": states.Count, "bitor": states.BitOr, "bitand": states.BitAnd,
+               "bitxor": states.BitXor}  # fmt: skip
     refs = dict(prog.refs)
     for kind in {k for k, _ in plan.values()}:
         refs[ref_of(classes[kind])] = classes[kind]
@@ -176,6 +182,9 @@ def recognize_reductions(prog: Program) -> Program:
                 combined: Expr = Apply(Prim("add"), (init, Var(r)), span=v.span)
             elif kind == "prod":  # the start times the product of the rows' factors
                 combined = Apply(Prim("mul"), (init, Var(r)), span=v.span)
+            elif kind in _BITWISE:  # the start, or it with the rows' values folded
+                combined = _if_none(Var(r), init, Apply(Prim(kind), (init, Var(r)), span=v.span),
+                                    v.span)  # fmt: skip
             else:
                 combined = _if_none(Var(r), init, Apply(Prim(kind), (init, Var(r))), v.span)
             return Let(r, read, dataclasses.replace(e, value=combined), span=e.span)
@@ -196,7 +205,7 @@ def recognize_reductions(prog: Program) -> Program:
                 dataclasses.replace(e, value=Apply(_call(f, "add"), (Var(neg),), span=v.span)),
                 span=e.span,
             )
-        if kind in ("max", "min", "prod") or f.method == "radd":  # `+` on numbers commutes
+        if kind in ("max", "min", "prod", *_BITWISE) or f.method == "radd":  # `+` on numbers commutes
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add")))
         return e
 

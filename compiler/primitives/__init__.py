@@ -16,6 +16,7 @@ True
 from __future__ import annotations
 
 from .arith import ARITH
+from .bitwise import BITWISE
 from .base import NOT_LIT, Primitive, Raises, Site, TypeRefused
 from .combinatorics import COMBINATORICS
 from .compare import COMPARE
@@ -33,7 +34,7 @@ __all__ = [
 ]  # fmt: skip
 
 #: arithmetic, comparisons, numeric builtins and conversions (``add``, ``lt``, ``round`` ...)
-OPERATORS: tuple[Operator, ...] = (*ARITH, *COMPARE, *CONVERT)
+OPERATORS: tuple[Operator, ...] = (*ARITH, *BITWISE, *COMPARE, *CONVERT)
 PRIMITIVES: dict[str, Primitive] = {
     p.name: p for p in (*MATH, *OPERATORS, *DATETIMES, *CONTAINERS, *COMBINATORICS, *STRING_PRIMS)
 }

@@ -218,3 +218,38 @@ def bool_folds(rows: RowStream[int, int]):
             any_big = x > 100 or any_big
             all_even = all_even and x % 2 == 0
         yield u, all_pos, any_big, all_even
+
+
+@dataflow(columns=("u", "bits", "mask", "parity", "any_big", "all_pos", "odd_neg", "mixed"))
+def bitwise_folds(rows: RowStream[int, int]):
+    """``|=``, ``&=``, ``^=`` (and ``x = x | e``) over ints and bools in an unordered loop:
+    folds in any row order (``BitOr``, ``BitAnd``, ``BitXor``), the start folded in after;
+    ``mixed`` starts from an int and ors bools (Python's result is then an int)."""
+    for u, g in group_by(0, rows):
+        bits = 0
+        mask = -1
+        parity = 0
+        any_big = False
+        all_pos = True
+        odd_neg = False
+        mixed = 0
+        for _u, x in g:
+            bits |= x
+            mask = mask & x
+            parity ^= x
+            any_big |= x > 100
+            all_pos &= x > 0
+            if x < 0:
+                odd_neg = odd_neg ^ True
+            mixed |= x > 5
+        yield u, bits, mask, parity, any_big, all_pos, odd_neg, mixed
+
+
+@dataflow(columns=("u", "h"))
+def shifted_hash(rows: RowStream[int, int, int]):
+    """An ordered fold with shifts and xor: ``h = ((h << 5) ^ x) & mask`` in time order."""
+    for u, g in group_by(0, rows, order_by=1):
+        h = 7
+        for _u, _t, x in g:
+            h = ((h << 5) ^ (x >> 1)) & 0xFFFFFFFFFF
+        yield u, h

@@ -22,7 +22,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import Any
 
-from looplift.compiler.primitives import OPERATORS, Operator
+from looplift.compiler.primitives import OPERATORS, Operator, TypeRefused
 
 from tests.spark.primitive_edges import Int64Overflow, _dedup, context_row, raises
 
@@ -83,8 +83,20 @@ def signatures(prim: Operator) -> list[OSig]:
             continue
         combos = [("float",) * n, ("int",) * n]
         combos += [("int", "float"), ("bool", "int")] if n == 2 else [("bool",)]
-        out += [OSig(prim, c) for c in combos]
+        if n == 2 and "float" not in prim.covers:  # bitwise: two bools are a signature too
+            combos.append(("bool", "bool"))
+        out += [OSig(prim, c) for c in combos if _typed(prim, c)]
     return out
+
+
+def _typed(prim: Operator, ts: tuple[str, ...]) -> bool:
+    """Does the entry's type rule take ``ts`` (bitwise operators refuse floats: CPython's
+    TypeError, reported at compile time)?"""
+    try:
+        prim.result_type(list(ts))
+    except TypeRefused:
+        return False
+    return True
 
 
 def all_signatures() -> Iterator[OSig]:
@@ -126,8 +138,12 @@ def loose(sig: OSig) -> bool:
 
 
 def _huge(sig: OSig, args: tuple) -> bool:
-    """``x ** y`` of ints with a large ``y``: CPython would compute an int of ``y`` bits
-    (the algorithms run as Python too); 64 < y <= 200 probes the same clause."""
+    """``x ** y`` of ints with a large ``y`` and ``x << y``: CPython would compute an int
+    of ``y`` bits (the algorithms run as Python too); 64 < y <= 200 probes the same
+    clause."""
+    if sig.prim.name == "lshift":
+        x, y = args
+        return x != 0 and y > 200
     if sig.prim.name != "pow" or "float" in sig.ts:
         return False
     x, y = args

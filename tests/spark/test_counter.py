@@ -30,12 +30,15 @@ EDGES = {
                  [(1, 2**62, 1.0), (1, 2, 1.0)], [(1, 2**62, 1.0), (1, -2, 1.0)]],
     "total_product": [[], [(2**40,), (2**40,), (0,)], [(-(2**62),), (2,)]],
     "bool_folds": [[(1, 1), (1, 2), (2, -4), (2, 200), (3, 0)]],
+    "bitwise_folds": [[], [(1, 1), (1, 2), (1, 2), (2, -4), (2, 200), (3, 0), (4, -(2**63)),
+                           (4, 2**63 - 1), (4, -1), (5, -3), (5, -3), (5, -5)]],
+    "shifted_hash": [[], [(1, 2, 5), (1, 1, -(2**63)), (1, 3, 2**63 - 1), (2, 1, -1)]],
     "sorted_unordered": [[(1, 2.0), (1, 1.0), (1, 2.0), (2, float("inf")), (3, -1e308)]],
 }
 ALGOS = [algos.starting_values, algos.starting_ordered, algos.sorted_paths,
          algos.sorted_unordered, algos.top_words, algos.ordered_counts, algos.compiled_in_loop,
          algos.first_visit, algos.products, algos.total_product,
-         algos.bool_folds]
+         algos.bool_folds, algos.bitwise_folds, algos.shifted_hash]
 #: unordered loops whose answer (most_common's ties) depends on the order rows arrive: the
 #: compiler's dict is in ascending key order, Python's in first insertion; CPython runs on
 #: the rows sorted by that key, one of the orders an unordered loop may see

@@ -9,6 +9,9 @@ from hypothesis import strategies as st
 from looplift import State, action
 from looplift.states import (
     Average,
+    BitAnd,
+    BitOr,
+    BitXor,
     Count,
     Distinct,
     IntervalSequence,
@@ -48,11 +51,15 @@ LIBRARY = [
     (TopK, acts("add"), (3,)),
     (Product, acts("add", values=st.integers(-(2**40), 2**40)), ()),
     (IntervalSequence, acts("open", "close", "insert"), ()),
+    # one type per state, as the compiler types them (0 and False are one dict key)
+    *((cls, acts("add", values=values), ()) for cls in (BitOr, BitAnd, BitXor)
+      for values in (st.integers(-(2**63), 2**63 - 1) | SMALL, st.booleans())),
 ]
 
 
 @pytest.mark.parametrize(
-    ("cls", "strategy", "ctor_args"), LIBRARY, ids=[c.__name__ for c, _, _ in LIBRARY]
+    ("cls", "strategy", "ctor_args"), LIBRARY,
+    ids=[f"{c.__name__}{i}" for i, (c, _, _) in enumerate(LIBRARY)]
 )
 def test_library_state_obeys_laws(cls, strategy, ctor_args):
     check_laws(cls, strategy, ctor_args=ctor_args, max_examples=LAW_EXAMPLES)

@@ -1,6 +1,6 @@
 """Several constructs without a native lowering in one statement (a lambda, a list
-comprehension, bitwise operators, a bytes literal): each right-hand side is one Python
-island (issue 25), and the `+=` around it stays a native sum."""
+comprehension, a bytes literal; bitwise operators are native): each right-hand side is
+one Python island (issue 25), and the `+=` around it stays a native sum."""
 
 from looplift import RowStream, dataflow
 

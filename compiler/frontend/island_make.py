@@ -1,0 +1,210 @@
+"""Making Python islands (``islands.py`` chooses the units): each unit becomes a generated
+function compiled at the user's own lines, recorded for ``--explain``, and the call that
+replaces it in the function: ``x, y = _island_f_L7(a, b)`` for a statement (with a
+``continue`` flag where it may continue the loop), ``_island_f_L9(words)`` for a value,
+``return _island_f(s)`` for the whole function.
+
+An output's type, where no annotation gives one, is the type of the input it came in as
+or of the literal it started from (``__looplift_island_passthrough__``, read by the
+backend's host typing)."""
+
+from __future__ import annotations
+
+import textwrap
+from collections.abc import Callable
+from dataclasses import dataclass
+from typing import Any
+
+import libcst as cst
+
+from ..errors import Diagnostic
+from ..ir.nodes import Span
+from .island_syntax import (
+    CONTINUES,
+    ISLAND_PREFIX,
+    ContinueAsReturn,
+    Island,
+    code,
+    escapes,
+    island_module,
+    make_function,
+    scope_names,
+)
+from .syntax import code_of, walk
+
+__all__ = ["IslandMaker", "Unit", "literal_type"]
+
+
+@dataclass
+class Unit:
+    node: cst.CSTNode  # what is replaced: a statement, or an expression in one
+    stmt: cst.CSTNode  # the statement holding it
+    kind: str  # "expression", "return value" or "statement"
+    diag: Diagnostic
+    returns: str | None = None  # the annotation of an expression's value
+    # simple statements just before a statement unit whose values only it reads: they go
+    # into the island with it (computed in Python where Python alone reads them)
+    before: tuple[cst.CSTNode, ...] = ()
+
+
+def literal_type(s: cst.CSTNode) -> str | None:
+    """``"int"`` for ``n = 0`` (``str``, ``float``, ``bool``: a name set to a literal), else
+    None: the type an island's output has when it starts from this line."""
+    small = s.body[0] if isinstance(s, cst.SimpleStatementLine) and len(s.body) == 1 else None
+    if not (isinstance(small, cst.Assign) and len(small.targets) == 1
+            and isinstance(small.targets[0].target, cst.Name)):  # fmt: skip
+        return None
+    v = small.value
+    if isinstance(v, cst.UnaryOperation) and isinstance(v.operator, cst.Minus):
+        v = v.expression
+    if isinstance(v, cst.Integer):
+        return "int"
+    if isinstance(v, cst.Float):
+        return "float"
+    if isinstance(v, cst.SimpleString) and not v.prefix.lower().count("b"):
+        return "str"
+    if isinstance(v, cst.Name) and v.value in ("True", "False"):
+        return "bool"
+    return None
+
+
+class IslandMaker:
+    """Makes the islands of the units :class:`~.islands.Outliner` chose."""
+
+    obj: Any
+    user_fn: cst.FunctionDef
+    span: Callable[[cst.CSTNode], Span]
+    origins: dict[cst.CSTNode, cst.CSTNode]
+    module: str
+    globals: dict[str, Any]
+    islands: list[Island]
+    functions: dict[str, Any]
+    annotations: dict[str, str]
+    whole: bool
+
+    def _env(self, s: cst.CSTNode, envs: dict) -> dict[str, Any] | None:
+        raise NotImplementedError
+
+    def _read_elsewhere(self, fn: cst.FunctionDef, s: cst.CSTNode | list[cst.CSTNode]) -> set[str]:
+        raise NotImplementedError
+
+    def _name(self, s: cst.CSTNode | None) -> str:
+        base = f"{ISLAND_PREFIX}{self.obj.name}"
+        if s is None:
+            return base
+        sp = self.span(s)
+        name = f"{base}_L{sp.line}"
+        while name in self.functions:
+            name += "_"
+        return name
+
+    def _returns(self) -> str | None:
+        r = self.user_fn.returns
+        return code_of(r.annotation).strip() if r is not None else None
+
+    def _define(self, name: str, params: list[str], body: str, returns: str | None,
+                at: cst.CSTNode) -> Any:  # fmt: skip
+        """The island ``name``; its code is compiled at the user's file and lines (``at``:
+        the user's node its body starts with), so a traceback points at the user's code."""
+        ann = f" -> {returns!r}" if returns else ""  # resolved in the user's globals when read
+        src = f"def {name}({', '.join(params)}){ann}:\n{textwrap.indent(body, '    ')}"
+        if not src.endswith("\n"):
+            src += "\n"
+        sp = self.span(at)
+        first = sp.line - len(getattr(at, "leading_lines", ()))  # the body's first line
+        fn = make_function(self.globals, self.module, name, src, (sp.path, first))
+        self.functions[name] = fn
+        return fn
+
+    def _record(self, name: str, kind: str, at: cst.CSTNode | Span, d: Diagnostic,
+                ins: list[str], outs: list[str], before: tuple[cst.CSTNode, ...] = ()) -> None:  # fmt: skip
+        sp = at if isinstance(at, Span) else self.span(at)
+        ref = f"{island_module(self.module).__name__}:{name}"
+        lines = tuple(self.span(p).line for p in before)
+        self.islands.append(Island(name, ref, kind, sp, d.message, d.hint, tuple(ins), tuple(outs),
+                                   absorbed=lines))  # fmt: skip
+
+    def _whole(self, d: Diagnostic) -> cst.FunctionDef:
+        self.whole = True
+        self.islands.clear()
+        self.functions.clear()
+        user = self.user_fn
+        params = [p.name.value for p in [*user.params.posonly_params, *user.params.params]]
+        name = self._name(None)
+        self._define(name, params, code(list(user.body.body)), self._returns(), user.body.body[0])
+        self._record(name, "whole function", self.span(user), d, params, [])
+        call = cst.parse_statement(f"return {name}({', '.join(params)})\n")
+        self._origin_tree(call, user)
+        body = user.body.with_changes(body=[call])
+        self.origins[body] = user.body
+        new = user.with_changes(body=body)
+        self.origins[new] = user
+        return new
+
+    def _replace(self, u: Unit, fn: cst.FunctionDef, envs: dict) -> cst.CSTNode:
+        s = u.stmt
+        env = self._env(s, envs) or {}
+        bound = set(env)
+        name = self._name(u.node)
+        if u.kind != "statement":
+            text = code_of(u.node).strip()
+            free, _, _ = scope_names(f"_v = {text}\n")
+            ins = sorted(free & bound)
+            self._define(name, ins, f"return ({text})\n", u.returns, u.node)
+            self._record(name, u.kind, u.node, u.diag, ins, [])
+            new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(ins)})")
+        else:
+            nodes = [*u.before, s]
+            if u.before:
+                bound = set(self._env(u.before[0], envs) or {})
+            src = code(nodes)  # type: ignore[arg-type]
+            free, assigned, _ = scope_names(src)
+            ins = sorted(free | (assigned & bound))
+            ins = [n for n in ins if n in bound]
+            outs = sorted(assigned & self._read_elsewhere(fn, nodes))
+            types_ = [self.annotations.get(o) for o in outs]
+            returns = None
+            if outs and all(types_):
+                returns = types_[0] if len(outs) == 1 else f"tuple[{', '.join(types_)}]"  # type: ignore[arg-type]
+            if escapes(src) == CONTINUES:  # `continue`: a flag first, then the outputs
+                new = self._continuing(u, name, ins, outs)
+                for n in new.nodes:
+                    self._origin_tree(n, u.node)
+                return new
+            ret = ("return " + ", ".join(outs) + "\n") if outs else ""
+            made = self._define(name, ins, src + ret, returns, nodes[0])
+            # an output's type: the input it came in as, or the literal it started from
+            starts = {n: t for p in u.before if (t := literal_type(p)) is not None
+                      for n in scope_names(code([p]))[1]}  # type: ignore[list-item]  # fmt: skip
+            made.__looplift_island_passthrough__ = tuple(
+                starts.get(o) or (ins.index(o) if o in ins else None) for o in outs
+            )
+            self._record(name, u.kind, s, u.diag, ins, outs, u.before)
+            call = f"{name}({', '.join(ins)})"
+            lhs = f"{', '.join(outs)} = " if outs else ""
+            if len(outs) == 1 and returns:
+                lhs = f"{outs[0]}: {returns} = "
+            new = cst.parse_statement(f"{lhs}{call}\n")
+        self._origin_tree(new, u.node)
+        return new
+
+    def _continuing(self, u: Unit, name: str, ins: list[str], outs: list[str]) -> Any:
+        """A statement that may ``continue`` the loop around it: the island returns whether
+        it did and the outputs; ``if <flag>: continue`` follows its call."""
+        body = u.stmt.visit(ContinueAsReturn(outs))
+        vals = ", ".join(["False", *outs])
+        types_ = [self.annotations.get(o) for o in outs]
+        returns = f"tuple[{', '.join(['bool', *types_])}]" if all(types_) else None  # type: ignore[list-item]
+        made = self._define(name, ins, code([body]) + f"return ({vals},)\n", returns,  # type: ignore[list-item]
+                            u.stmt)
+        made.__looplift_island_passthrough__ = (-1, *(ins.index(o) if o in ins else None
+                                                      for o in outs))  # fmt: skip
+        self._record(name, u.kind, u.stmt, u.diag, ins, outs)
+        flag = f"{ISLAND_PREFIX}continue_{name[len(ISLAND_PREFIX):]}"
+        lines = cst.parse_module(f"{', '.join([flag, *outs])} = {name}({', '.join(ins)})\n"
+                                 f"if {flag}:\n    continue\n")  # fmt: skip
+        return cst.FlattenSentinel(lines.body)
+
+    def _origin_tree(self, new: cst.CSTNode, at: cst.CSTNode) -> None:
+        for n in walk(new):
+            self.origins.setdefault(n, at)
