@@ -279,9 +279,11 @@ def test_killed_mid_commit_on_s3(s3: str, tmp_path: Path) -> None:
     # the orphans: b's files (no manifest names them) go once they are old enough
     algo = case_named("clickstream").algo
     view = algo.incremental(None, f"{root}/clicks", buckets=2)._impl
-    files, log = view._manifest(view.version)
-    used = set(sparkview._names(files, log))
+    v = view.version
+    used = {n for k in range(max(0, v - view.keep + 1), v + 1)
+            for n in sparkview._names(*view._manifest(k))}  # (the kept versions' files)
     orphans = {n for n in view.data.listdir() if n.endswith(".parquet")} - used
+    assert orphans  # (b's killed apply wrote a log file)
     view._cleanup(view.version)  # (younger than REMOTE_ORPHAN_SECONDS: kept)
     assert orphans <= set(view.data.listdir())
     old, sparkview.REMOTE_ORPHAN_SECONDS = sparkview.REMOTE_ORPHAN_SECONDS, 0.0
