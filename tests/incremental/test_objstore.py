@@ -25,10 +25,10 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-
 from looplift import sparkview
 from looplift.deltarows import DeltaError
 from looplift.viewstorage import Location, StorageError
+
 from tests.incremental.common import add_changes, case_named, multiset, reference_rows
 
 moto_server = pytest.importorskip("moto.server", reason="the S3 tests need moto[server]")
@@ -280,8 +280,11 @@ def test_killed_mid_commit_on_s3(s3: str, tmp_path: Path) -> None:
     algo = case_named("clickstream").algo
     view = algo.incremental(None, f"{root}/clicks", buckets=2)._impl
     v = view.version
-    used = {n for k in range(max(0, v - view.keep + 1), v + 1)
-            for n in sparkview._names(*view._manifest(k))}  # (the kept versions' files)
+    used = {
+        n
+        for k in range(max(0, v - view.keep + 1), v + 1)
+        for n in sparkview._names(*view._manifest(k))
+    }  # (the kept versions' files)
     orphans = {n for n in view.data.listdir() if n.endswith(".parquet")} - used
     assert orphans  # (b's killed apply wrote a log file)
     view._cleanup(view.version)  # (younger than REMOTE_ORPHAN_SECONDS: kept)
@@ -294,3 +297,54 @@ def test_killed_mid_commit_on_s3(s3: str, tmp_path: Path) -> None:
     left = {n for n in view.data.listdir() if n.endswith(".parquet")}
     assert not (left & orphans) and used <= left
     assert multiset(view.result_rows()) == multiset(final["results"]["clicks"])
+
+
+# -- streams -----------------------------------------------------------------------------------
+
+
+@pytest.mark.spark
+@pytest.mark.parametrize("name", ["average", "clickstream"])  # (native, per-key)
+def test_stream_checkpoint_on_s3_says_what_it_needs(spark: Any, tmp_path: Path, name: str) -> None:
+    """A stream keeps its state in Spark's checkpoint; on s3a:// without hadoop-aws (a
+    fresh machine) its start fails with a message naming the connector, not Hadoop's."""
+    from looplift.streaming import StreamCheckpointError
+
+    case = case_named(name)
+    schema = ", ".join(f"c{i} long" for i in range(len(case.algo.algorithm().fields)))
+    src = tmp_path / "in"
+    spark.createDataFrame([], f"{schema}, _sign int").write.parquet(str(src))
+    changes = case.algo.stream(spark.readStream.schema(f"{schema}, _sign int").parquet(str(src)))
+    writer = changes.writeStream.format("memory").queryName(f"objstore_{name}")
+    try:
+        spark.sparkContext._jvm.java.lang.Class.forName("org.apache.hadoop.fs.s3a.S3AFileSystem")
+        has_s3a = True
+    except Exception:  # noqa: BLE001 - not there: the case this test checks
+        has_s3a = False
+    if has_s3a:
+        pytest.skip("hadoop-aws is on the classpath: s3a checkpoints work")
+    with pytest.raises(StreamCheckpointError, match=r"s3a://.*hadoop-aws"):
+        writer.option("checkpointLocation", f"s3a://{BUCKET}/ck-{name}").start()
+
+
+@pytest.mark.spark
+def test_bulk_load_and_jobs_on_s3_with_storage_options(spark: Any, s3: str) -> None:
+    """The executors' work on S3: a bulk load (first batch), an apply as a Spark job and
+    the result read by tasks, the connection given in ``storage_options`` (which
+    travel with the tasks)."""
+    algo = case_named("clickstream").algo
+    opts = {"endpoint_url": s3, "access_key_id": "testing", "secret_access_key": "testing",
+            "region": "us-east-1"}  # fmt: skip
+    where = fresh("bulk")
+    view = algo.incremental(spark, where, store="spark", buckets=4, driver_keys=0,
+                            storage_options=opts)  # fmt: skip
+    schema = "c0 long, c1 long, c2 long, _sign int"
+    live: Counter = Counter()
+    for rows, signs in BATCHES:
+        view.apply(spark.createDataFrame([(*r, s) for r, s in zip(rows, signs, strict=True)],
+                                         schema))  # fmt: skip
+        for r, s in zip(rows, signs, strict=True):
+            live[r] += s
+    want = multiset(reference_rows(algo, list((+live).elements())))
+    assert multiset(view.result().collect()) == want
+    again = algo.incremental(spark, where, storage_options=opts)
+    assert again.version == len(BATCHES) and multiset(again.result_rows()) == want
