@@ -348,3 +348,44 @@ def test_bulk_load_and_jobs_on_s3_with_storage_options(spark: Any, s3: str) -> N
     assert multiset(view.result().collect()) == want
     again = algo.incremental(spark, where, storage_options=opts)
     assert again.version == len(BATCHES) and multiset(again.result_rows()) == want
+
+
+@pytest.mark.slow
+def test_killed_at_random_points_on_s3(s3: str, tmp_path: Path) -> None:
+    """Children (no Spark: their applies in process) apply the batches to two views on
+    S3, each SIGKILLed at a random moment after its first apply, wherever it is
+    (writing files, publishing a manifest, cleaning up); a last one finishes. The results equal the
+    reference on the net table: no batch lost or applied twice."""
+    import random
+    import time
+
+    from tests.incremental.test_restart import COLUMNS, N_BATCHES, VIEWS, Child, make_batches
+
+    batches = make_batches(seed=11)
+    spec = tmp_path / "batches.json"
+    spec.write_text(json.dumps({"views": VIEWS, "columns": COLUMNS, "batches": batches}))
+    root = fresh("random")
+    rnd = random.Random(3)
+    reported: list[tuple[str, int]] = []
+    for _ in range(4):
+        child = Child(spec, root, spark=False, spark_store=True, log_dir=tmp_path)
+        child.read_until(lambda m: "applied" in m)  # (then killed within the next ones)
+        time.sleep(rnd.uniform(0.0, 0.4))
+        child.kill()
+        reported += child.applied()
+    last = Child(spec, root, spark=False, spark_store=True, log_dir=tmp_path)
+    final = last.read_until(lambda m: "results" in m)
+    assert last.wait() == 0
+    reported += last.applied()
+    assert sorted(set(reported)) == sorted(reported), reported  # (reported once at most)
+    live: Counter = Counter()
+    for batch in batches:
+        for r, s in zip(batch["rows"], batch["signs"], strict=True):
+            live[tuple(r)] += s
+    net = list((+live).elements())
+    for name, ref in VIEWS.items():
+        algo = case_named(ref.split(":")[1]).algo
+        want = multiset(reference_rows(algo, [tuple(r[c] for c in COLUMNS[name]) for r in net]))
+        assert multiset(final["results"][name]) == want, name
+        reopened = algo.incremental(None, f"{root}/{name}", buckets=2)
+        assert reopened.version == N_BATCHES
