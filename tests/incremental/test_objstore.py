@@ -389,3 +389,42 @@ def test_killed_at_random_points_on_s3(s3: str, tmp_path: Path) -> None:
         assert multiset(final["results"][name]) == want, name
         reopened = algo.incremental(None, f"{root}/{name}", buckets=2)
         assert reopened.version == N_BATCHES
+
+
+@pytest.mark.slow
+def test_helpers_on_s3(s3: str, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The view's helper processes (their share of an apply's keys, the log flushed in
+    the background) read and write the view's files on S3 too."""
+    import random
+    import select
+
+    from looplift import viewfiles
+
+    monkeypatch.setenv("LOOPLIFT_VIEW_HELPERS", "2")
+    monkeypatch.setattr(sparkview, "HELPER_KEYS", 1)  # (every apply shares its keys)
+    monkeypatch.setattr(viewfiles, "MAX_LOG", 1)  # (a flush when the log has 3+ files)
+    algo = case_named("clickstream").algo
+    where = fresh("helpers")
+    view = _open(where)
+    inner = view._impl
+    rnd = random.Random(7)
+    live: Counter = Counter()
+    shared = taken = 0
+    for i in range(10):
+        rows = [(rnd.randrange(1, 40), rnd.randrange(0, 5), 1000 * i + j) for j in range(40)]
+        gone = rnd.sample(sorted(live.elements()), min(8, sum(live.values())))
+        started = inner._upkeep
+        view.apply_rows(rows + gone, [1] * len(rows) + [-1] * len(gone))
+        live.update(rows)
+        live.subtract(gone)
+        shared += bool(inner._helpers and any(h.ready for h in inner._helpers))
+        taken += started is not None and inner._upkeep is None
+        assert multiset(view.result_rows()) == multiset(
+            reference_rows(algo, list((+live).elements()))
+        )
+        if inner._upkeep is not None:  # (wait for it: the next apply takes it in)
+            select.select([inner._upkeep[0].proc.stdout], [], [], 60)
+    view.close()
+    assert shared and taken, (shared, taken)
+    again = _open(where)
+    assert multiset(again.result_rows()) == multiset(reference_rows(algo, list((+live).elements())))
