@@ -117,6 +117,9 @@ def test_errors_name_bucket_and_way_out(s3: str) -> None:
     loc = Location.of("s3://no-such-bucket-here/views")
     with pytest.raises(StorageError, match=r"s3://no-such-bucket-here/views/x.*create the bucket"):
         loc.write("x", b"1")
+    with pytest.raises(StorageError, match=r"no-such-bucket-here/v/looplift-store/view.pickle"
+                       r".*create the bucket 'no-such-bucket-here'"):  # fmt: skip
+        _open("s3://no-such-bucket-here/v")
     with pytest.raises(StorageError, match="gs:// yet"):
         Location.of("gs://bucket/p")
     with pytest.raises(StorageError, match="unknown storage options"):
