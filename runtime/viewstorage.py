@@ -148,7 +148,9 @@ class Location:
             return self._conn[0]
         got = _CONNECTIONS.get((self.bucket, self.options))
         if got is None:
-            got = _CONNECTIONS[(self.bucket, self.options)] = _connect_s3(self._settings())
+            got = _CONNECTIONS[(self.bucket, self.options)] = _connect_s3(
+                self.bucket, self._settings()
+            )
         self._conn.append(got)
         return got
 
@@ -323,7 +325,7 @@ class Location:
 _CONNECTIONS: dict[tuple, tuple[Any, Any]] = {}
 
 
-def _connect_s3(settings: dict[str, str]) -> tuple[Any, Any]:
+def _connect_s3(bucket: str, settings: dict[str, str]) -> tuple[Any, Any]:
     try:
         import boto3
         from botocore.config import Config
@@ -335,7 +337,13 @@ def _connect_s3(settings: dict[str, str]) -> tuple[Any, Any]:
     import pyarrow.fs as pafs
 
     endpoint = settings.get("endpoint_url")
-    region = settings.get("region") or "us-east-1"
+    region = settings.get("region")
+    if not region and not endpoint:  # (AWS: the bucket's own region)
+        try:
+            region = pafs.resolve_s3_region(bucket)
+        except OSError:
+            region = None
+    region = region or "us-east-1"
     kw: dict[str, Any] = {"region": region}
     if endpoint:
         scheme, _, host = endpoint.rpartition("://")
