@@ -325,17 +325,22 @@ class Dataflow(Generic[P, R]):
 
     def incremental(self, spark: Any, checkpoint: str, *scalars: Any, store: str = "auto",
                     keep_versions: int | None = None, buckets: int | None = None,
-                    driver_keys: int | None = None) -> Any:  # fmt: skip
+                    driver_keys: int | None = None,
+                    storage_options: dict | None = None) -> Any:  # fmt: skip
         """A view of this algorithm's result maintained over signed batches
         (:class:`looplift.incremental.IncrementalView`), stored in ``checkpoint``;
         reopening the same directory resumes where it stopped. ``store``: ``"local"``
         (SQLite on the driver), ``"spark"`` (Parquet, maintained by Spark jobs) or
-        ``"auto"`` (local, or Spark for a first batch of 1M rows or more)."""
+        ``"auto"`` (local, or Spark for a first batch of 1M rows or more).
+        ``checkpoint`` may be ``s3://bucket/prefix`` (the Spark store; connection
+        settings in ``storage_options`` or the AWS environment variables,
+        :mod:`looplift.viewstorage`)."""
         from .incremental import IncrementalView
 
         return IncrementalView(self, spark, checkpoint, *scalars, store=store,
                                keep_versions=keep_versions, buckets=buckets,
-                               driver_keys=driver_keys)  # fmt: skip
+                               driver_keys=driver_keys,
+                               storage_options=storage_options)  # fmt: skip
 
     def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any,
                changes: bool | None = None) -> Any:  # fmt: skip

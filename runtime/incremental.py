@@ -42,7 +42,7 @@ from collections import Counter, OrderedDict
 from typing import Any
 
 from .deltarows import DeltaError
-from .sparkview import DEFAULT_DRIVER_KEYS, DEFAULT_KEEP, STORE_DIR, SparkView
+from .sparkview import DEFAULT_DRIVER_KEYS, DEFAULT_KEEP, SparkView, store_exists
 from .streaming import keyed_stream as stream
 from .viewcore import (
     bind_view,
@@ -55,6 +55,7 @@ from .viewcore import (
     net_changes,
     resolve,
 )
+from .viewstorage import is_remote
 
 __all__ = ["DeltaError", "IncrementalView", "stream"]
 
@@ -80,19 +81,32 @@ class IncrementalView:
     apply to the Spark store (versions kept for readers, hash buckets of the state files,
     the most keys an apply may touch to run in the driver process instead of as a Spark
     job; 0: always a Spark job).
+
+    ``checkpoint`` may be an object store's URI (``s3://bucket/prefix``,
+    :mod:`looplift.viewstorage`): the view then lives in the Spark store;
+    ``storage_options`` gives its connection settings (else the standard AWS
+    environment variables are read).
     """
 
     def __init__(self, dataflow: Any, spark: Any, checkpoint: str, *scalars: Any,
                  store: str = "auto", keep_versions: int | None = None,
-                 buckets: int | None = None, driver_keys: int | None = None) -> None:  # fmt: skip
+                 buckets: int | None = None, driver_keys: int | None = None,
+                 storage_options: dict | None = None) -> None:  # fmt: skip
         if store not in STORES:
             raise ValueError(f"store must be one of {', '.join(map(repr, STORES))}, not {store!r}")
-        self._args = (dataflow, spark, checkpoint, scalars, keep_versions, buckets, driver_keys)
+        self._args = (dataflow, spark, checkpoint, scalars, keep_versions, buckets, driver_keys,
+                      storage_options)  # fmt: skip
         self._auto = False
-        has_spark = os.path.exists(os.path.join(checkpoint, STORE_DIR, "CURRENT"))
+        if is_remote(checkpoint):  # (SQLite needs a local file: the Spark store)
+            if store == "local":
+                raise DeltaError(f"a view in {checkpoint} (an object store) cannot use the local "
+                                 "(SQLite) store; use store='spark' or 'auto'")  # fmt: skip
+            self._impl: Any = self._spark()
+            return
+        has_spark = store_exists(checkpoint)
         has_local = os.path.exists(os.path.join(checkpoint, LocalView.FILE))
         if has_spark or (store == "spark" and not has_local):
-            self._impl: Any = self._spark()
+            self._impl = self._spark()
         else:
             self._impl = LocalView(dataflow, spark, checkpoint, *scalars)
             self._auto = store == "auto" and self._impl.version == 0
@@ -101,12 +115,12 @@ class IncrementalView:
                                  "open it with store='local' or 'auto', or use a new checkpoint")  # fmt: skip
 
     def _spark(self) -> Any:
-        dataflow, spark, checkpoint, scalars, keep, buckets, driver_keys = self._args
+        dataflow, spark, checkpoint, scalars, keep, buckets, driver_keys, options = self._args
         alg, fn = resolve(dataflow)
         if driver_keys is None:
             driver_keys = DEFAULT_DRIVER_KEYS
         return SparkView(alg, fn, spark, checkpoint, scalars, keep or DEFAULT_KEEP, buckets,
-                         driver_keys)  # fmt: skip
+                         driver_keys, options)  # fmt: skip
 
     def _maybe_spark(self, rows: int | Any) -> None:
         """Move a new, empty ``auto`` view to the Spark store for a large first batch."""

@@ -16,7 +16,17 @@ under ``DIR/looplift-store``:
 - ``v<N>.json``: version N's manifest: the files of every bucket and the log's, oldest
   first. A key's record is the one in the newest log file that has it, else in the
   newest of its bucket's files that has it (a tombstone when the key's last row went);
-- ``CURRENT``: the committed version, replaced atomically (``os.replace``).
+- ``CURRENT`` (a local directory): the committed version, replaced atomically
+  (``os.replace``).
+
+**On an object store** (``checkpoint="s3://bucket/prefix"``, :mod:`looplift.viewstorage`)
+there is no rename: the manifest ``v<N>.json`` is the commit, created with a conditional
+write (``If-None-Match: *``), so exactly one writer publishes version N (another one
+gets an error and nothing of its apply is committed), and the committed version is the
+highest manifest. Record files are written whole (one PUT each) under names no other
+write uses; a process killed before its manifest leaves files no manifest names, which
+a later commit deletes once they are :data:`REMOTE_ORPHAN_SECONDS` old (younger ones
+may be another writer's apply under way).
 
 **Bulk load.** The first batch of an empty view (a DataFrame) is computed on the
 executors: natively where every state has a native build (:mod:`looplift.bulkload`: per
@@ -51,8 +61,9 @@ processes :mod:`looplift.viewworker`; what the Spark and the SQLite store share 
 key's step, changes, pickles, DataFrames in and out) :mod:`looplift.viewcore`. This
 module is the view: scheduling, commits, results.
 
-The checkpoint directory must be reachable under the same path from the driver and
-every executor (a local disk on one machine, a shared mount on a cluster).
+The checkpoint must be reachable under the same path from the driver and every
+executor: a local disk on one machine, a shared mount, or an object store
+(``s3://...``, whose connection settings travel with the view's tasks).
 """
 
 from __future__ import annotations
@@ -61,6 +72,7 @@ import json
 import logging
 import os
 import pickle
+import re
 import time
 import weakref
 from collections import Counter
@@ -93,10 +105,11 @@ from .viewfiles import (
     read_records,
     upkeep,
 )
+from .viewstorage import Location, age
 from .viewtasks import apply_keys, merge_jobs, result_batch
 from .viewworker import Helper
 
-__all__ = ["SparkView", "STORE_DIR"]
+__all__ = ["SparkView", "STORE_DIR", "store_exists"]
 
 logger = logging.getLogger(__name__)
 
@@ -113,6 +126,16 @@ DEFAULT_DRIVER_KEYS = 2000
 HELPER_KEYS = 200
 #: False: the driver process flushes the log itself, inside the apply (benchmarks' A/B)
 BACKGROUND_UPKEEP = True
+#: on an object store, a record file no kept manifest names is deleted once it is this
+#: old (seconds): a younger one may be another writer's apply, not yet committed
+REMOTE_ORPHAN_SECONDS = 3600.0
+_MANIFEST = re.compile(r"v(\d+)\.json")
+
+
+def store_exists(checkpoint: Any, options: dict | None = None) -> bool:
+    """Whether ``checkpoint`` (a path or ``s3://`` URI) holds a Spark store."""
+    root = Location.of(checkpoint, options).child(STORE_DIR)
+    return root.exists("view.pickle" if root.remote else "CURRENT")
 
 
 def default_helpers() -> int:
@@ -170,7 +193,8 @@ class SparkView:
 
     def __init__(self, alg: Any, dataflow: Any, spark: Any, checkpoint: str, scalars: tuple,
                  keep_versions: int = DEFAULT_KEEP, buckets: int | None = None,
-                 driver_keys: int = DEFAULT_DRIVER_KEYS) -> None:  # fmt: skip
+                 driver_keys: int = DEFAULT_DRIVER_KEYS,
+                 storage_options: dict | None = None) -> None:  # fmt: skip
         if keep_versions < 1:
             raise ValueError("keep_versions must be at least 1")
         self.alg = alg
@@ -182,58 +206,54 @@ class SparkView:
         # a log flush running in a helper: (the helper, the log files and the bucket
         # files it started from)
         self._upkeep: tuple[Any, list[str], dict[int, list[str]]] | None = None
-        self.root = os.path.join(checkpoint, STORE_DIR)
-        self.data = os.path.join(self.root, "data")
-        os.makedirs(self.data, exist_ok=True)
+        self.where = Location.of(checkpoint, storage_options)
+        self.root = self.where.child(STORE_DIR)
+        self.data = self.root.child("data")
+        self.data.makedirs()
         self.buckets = self._init(alg, scalars, buckets or DEFAULT_BUCKETS)
         self.hashed = self.live_format == "hash"
 
     # -- storage -------------------------------------------------------------------------------
     def _init(self, alg: Any, scalars: tuple, buckets: int) -> int:
-        meta = os.path.join(self.root, "view.pickle")
         ident = (alg.ref, alg.params, alg.output, self.shape, tuple(scalars))
-        if not os.path.exists(meta):
+        try:
+            blob = self.root.read("view.pickle")
+        except FileNotFoundError:
             # (the hash format needs a session to hash Python rows: without one, pickles)
             fmt = live_format(self.shape, self.fields) if self._has_session() else "pickle"
             self.live_format = fmt
-            tmp = meta + ".tmp"
-            with open(tmp, "wb") as fh:
-                fh.write(dumps({"ident": ident, "buckets": buckets, "live": fmt}))
-            self._write_manifest(0, {})
-            os.replace(tmp, meta)
-            self._set_current(0)
-            return buckets
-        with open(meta, "rb") as fh:
-            stored = pickle.load(fh)
-        check_ident(stored["ident"], alg, scalars, os.path.dirname(self.root))
+            self._write_manifest(0, {})  # (on an object store: unless another created it)
+            meta = dumps({"ident": ident, "buckets": buckets, "live": fmt})
+            if self.root.create("view.pickle", meta):
+                self._set_current(0)
+                return buckets
+            blob = self.root.read("view.pickle")  # (another process created the view first)
+        stored = pickle.loads(blob)
+        check_ident(stored["ident"], alg, scalars, str(self.where))
         self.live_format = stored.get("live", "pickle")  # (a store from before the hash format)
         if self.live_format not in LIVE_FORMATS:
-            raise DeltaError(f"checkpoint {os.path.dirname(self.root)} keeps live rows as "
+            raise DeltaError(f"checkpoint {self.where} keeps live rows as "
                              f"{self.live_format!r}, which this looplift does not read")  # fmt: skip
+        if not self.root.remote and not self.root.exists("CURRENT"):
+            self._set_current(0)  # (created by a process killed before its first commit)
         return int(stored["buckets"])
 
-    def _manifest_path(self, version: int) -> str:
-        return os.path.join(self.root, f"v{version}.json")
-
     def _write_manifest(self, version: int, files: dict[int, list[str]],
-                        log: list[str] = ()) -> None:  # fmt: skip
+                        log: list[str] = ()) -> bool:  # fmt: skip
+        """Write version ``version``'s manifest. Locally it replaces an uncommitted one
+        (``CURRENT`` commits it); on an object store it is the commit, created only if
+        no writer created it first: False then."""
         body = json.dumps({"version": version,
                            "files": {str(b): f for b, f in sorted(files.items())},
-                           "log": list(log)})  # fmt: skip
-        tmp = self._manifest_path(version) + ".tmp"
-        with open(tmp, "w", encoding="utf-8") as fh:
-            fh.write(body)
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(tmp, self._manifest_path(version))
+                           "log": list(log)}).encode()  # fmt: skip
+        if self.root.remote:
+            return self.root.create(f"v{version}.json", body)
+        self.root.write(f"v{version}.json", body)
+        return True
 
     def _set_current(self, version: int) -> None:
-        path = os.path.join(self.root, "CURRENT")
-        with open(path + ".tmp", "w", encoding="utf-8") as fh:
-            fh.write(str(version))
-            fh.flush()
-            os.fsync(fh.fileno())
-        os.replace(path + ".tmp", path)  # the commit
+        if not self.root.remote:  # (an object store's version is its newest manifest)
+            self.root.write("CURRENT", str(version).encode())  # the commit
 
     def _files(self, version: int) -> dict[int, list[str]]:
         """Each bucket's files in ``version``, oldest first."""
@@ -241,8 +261,14 @@ class SparkView:
 
     def _manifest(self, version: int) -> tuple[dict[int, list[str]], list[str]]:
         """(each bucket's files, the log's files), oldest first, of ``version``."""
-        with open(self._manifest_path(version), encoding="utf-8") as fh:
-            body = json.load(fh)
+        try:
+            body = json.loads(self.root.read(f"v{version}.json"))
+        except FileNotFoundError:
+            raise DeltaError(
+                f"the view in {self.where} has no version {version} (its manifest "
+                f"{self.root.uri_of(f'v{version}.json')} is gone: a version older "
+                "than keep_versions, removed after later commits)"
+            ) from None
         return {int(b): f for b, f in body["files"].items()}, body.get("log", [])
 
     def records(self) -> dict[bytes, dict]:
@@ -256,16 +282,23 @@ class SparkView:
     @property
     def version(self) -> int:
         """How many batches are committed."""
-        with open(os.path.join(self.root, "CURRENT"), encoding="utf-8") as fh:
-            return int(fh.read())
+        if not self.root.remote:
+            return int(self.root.read("CURRENT"))
+        versions = [int(m.group(1)) for name in self.root.listdir()
+                    if (m := _MANIFEST.fullmatch(name))]  # fmt: skip
+        if not versions:
+            raise DeltaError(f"the view in {self.where} has no manifest (v<N>.json) under "
+                             f"{self.root}: was its store removed?")  # fmt: skip
+        return max(versions)
 
     def _commit(self, base: int, files: dict[int, list[str]], log: list[str] = ()) -> int:
         version = base + 1
         crash_point("apply", version)  # (tests: files written, nothing committed)
-        if self.version != base:
-            raise DeltaError(f"the view in {os.path.dirname(self.root)} was changed by another "
-                             "writer during this apply; nothing was applied")  # fmt: skip
-        self._write_manifest(version, files, log)
+        if self.version != base or not self._write_manifest(version, files, log):
+            raise DeltaError(f"the view in {self.where} was changed by another writer during "
+                             f"this apply (version {version} was committed by it); nothing was "
+                             "applied: reopen the view and apply the batch again if it is "
+                             "not in the view's newest version")  # fmt: skip
         crash_point("commit", version)
         self._set_current(version)
         self._cleanup(version)
@@ -278,22 +311,20 @@ class SparkView:
         for v in kept:
             try:
                 files, log = self._manifest(v)
-            except FileNotFoundError:
+            except DeltaError:
                 continue
             used.update(_names(files, log))
-        for name in os.listdir(self.root):
-            if name.startswith("v") and name.endswith(".json"):
-                try:
-                    v = int(name[1:-5])
-                except ValueError:
-                    continue
-                if v not in kept:
-                    os.remove(os.path.join(self.root, name))
+        for name in self.root.listdir():
+            m = _MANIFEST.fullmatch(name)
+            if m and int(m.group(1)) not in kept:
+                self.root.remove(name)
         if self._upkeep is not None:
             return  # (a helper is writing files no manifest names yet)
-        for name in os.listdir(self.data):
+        for name, (_size, modified) in self.data.listdir().items():
             if name.endswith(".parquet") and name not in used:
-                os.remove(os.path.join(self.data, name))
+                if self.data.remote and age(modified) < REMOTE_ORPHAN_SECONDS:
+                    continue  # (maybe another writer's apply, not committed yet)
+                self.data.remove(name)
 
     # -- API -----------------------------------------------------------------------------------
     def apply(self, delta_df: Any) -> Any:
@@ -510,7 +541,7 @@ class SparkView:
         self._upkeep = None
         names = [n for new in got.values() for n in new]
         if any(files.get(b, []) != started.get(b, []) for b in got) or not all(
-            os.path.exists(os.path.join(self.data, n)) for n in names
+            self.data.exists(n) for n in names
         ):
             return files, log  # (cannot happen with one writer: dropped to be safe)
         files = {**files, **got}

@@ -29,6 +29,12 @@ Two forms, chosen per algorithm (``changes=`` forces one):
 Both take ``_sign`` (+1/−1) or Delta Lake's change data feed (``_change_type``).
 Ints beyond 64 bits raise (ANSI sums) in both.
 
+**Checkpoints.** looplift keeps no files of its own next to a stream: a stream's
+per-key state and offsets are in Spark's checkpoint (``checkpointLocation``), which
+Spark writes through Hadoop's filesystems. On object storage that needs Hadoop's
+connector on the classpath (S3: ``s3a://`` and ``hadoop-aws``); a query started without
+it fails with :class:`StreamCheckpointError`, which says so (:func:`checkpoint_error`).
+
 >>> out = average.stream(spark.readStream.schema("k bigint, v bigint, _sign int")
 ...                      .parquet(path))                       # doctest: +SKIP
 >>> out.columns                                                # doctest: +SKIP
@@ -38,6 +44,7 @@ Ints beyond 64 bits raise (ANSI sums) in both.
 from __future__ import annotations
 
 import pickle
+import re
 import weakref
 from collections import Counter
 from typing import Any
@@ -56,7 +63,8 @@ from .pyvalues import _out
 from .spark import ship
 from .viewcore import KeyStep, diff_rows, dumps, output_schema, resolve
 
-__all__ = ["StreamModeError", "keyed_stream", "stream", "stream_form"]
+__all__ = ["StreamCheckpointError", "StreamModeError", "checkpoint_error", "keyed_stream",
+           "stream", "stream_form"]  # fmt: skip
 
 LIVE = "_live"
 KEY = "_key"
@@ -67,6 +75,40 @@ _SIGNED: weakref.WeakKeyDictionary = weakref.WeakKeyDictionary()  # dataflow -> 
 
 class StreamModeError(ValueError):
     """A native (update) stream written with an output mode it cannot have."""
+
+
+class StreamCheckpointError(RuntimeError):
+    """A stream's checkpoint location is on a filesystem Spark has no connector for."""
+
+
+_NO_FS = re.compile(r"No FileSystem for scheme:? *\"?([A-Za-z0-9+.-]+)\"?")
+#: Spark 4's wrapping of a missing filesystem class (s3a: ``...fs.s3a.S3A not found``)
+_NO_MANAGER = re.compile(r"CANNOT_LOAD_CHECKPOINT_FILE_MANAGER.*?path=([A-Za-z0-9+.-]+)://")
+
+
+def checkpoint_error(e: BaseException, name: str) -> StreamCheckpointError | None:
+    """The error to raise for Spark's failure to open a checkpoint location on a
+    filesystem it has no connector for (None for any other failure)."""
+    text = str(e)
+    m = _NO_FS.search(text)
+    if m is None and "ClassNotFoundException" in text:
+        m = _NO_MANAGER.search(text)
+    if m is None:
+        return None
+    scheme = m.group(1)
+    hint = (
+        "use an s3a:// location and put Hadoop's S3 connector on the classpath "
+        "(spark.jars.packages=org.apache.hadoop:hadoop-aws:<Spark's Hadoop version>, whose "
+        "AWS SDK bundle comes with it)"
+        if scheme.lower() in ("s3", "s3a", "s3n")
+        else f"put Hadoop's connector for {scheme}:// on the classpath"
+    )
+    return StreamCheckpointError(
+        f"`{name}.stream(...)`: Spark has no filesystem for the checkpoint location's scheme "
+        f"{scheme}:// (the stream's state and offsets live in Spark's checkpoint; looplift "
+        f"keeps no files of its own there): {hint}, or keep the checkpoint on a path shared "
+        "by the driver and every executor"
+    )
 
 
 def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
@@ -129,7 +171,7 @@ def _native(alg: Any, module: Any, streaming_df: Any, sign: str, scalars: tuple)
     rows_at = next(i for i, p in enumerate(alg.params) if p[1] == "rows")
     args.insert(rows_at, rows)
     out = module.plan(streaming_df.sparkSession, *args)
-    return _update_stream(out, alg.name)
+    return _looplift_stream(out, alg.name, update=True)
 
 
 def use_rocksdb(spark: Any) -> None:
@@ -236,13 +278,14 @@ def keyed_stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: A
                 columns=[*names, SIGN],
             )
 
-    return keyed.groupBy(*key_cols).applyInPandasWithState(
+    out = keyed.groupBy(*key_cols).applyInPandasWithState(
         func,
         out_schema,
         "live binary, states binary, out binary",
         "append",
         GroupStateTimeout.NoTimeout,
     )
+    return _looplift_stream(out, alg.name, update=False)
 
 
 def _isnan(x: Any) -> bool:
@@ -264,34 +307,38 @@ def _item(x: Any) -> Any:
 
 # -- the update stream's writer: update mode by default, append refused ----------------------
 
-_CLASSES: dict[type, type] = {}
+_CLASSES: dict[tuple[type, bool], type] = {}
 
 
-def _update_stream(df: Any, name: str) -> Any:
-    """``df`` whose ``writeStream`` starts in update mode and refuses append."""
+def _looplift_stream(df: Any, name: str, update: bool) -> Any:
+    """``df`` whose ``writeStream`` names a checkpoint location Spark cannot open
+    (:func:`checkpoint_error`); ``update``: it also starts in update mode and refuses
+    append."""
     base = type(df)
     if not base.__module__.startswith("pyspark.sql.classic"):
         return df  # (Spark Connect: its own writer; Spark's message for a wrong mode)
-    cls = _CLASSES.get(base)
+    cls = _CLASSES.get((base, update))
     if cls is None:
 
         def write_stream(self: Any) -> Any:
-            return _writer(self, self._looplift_name)
+            return _writer(self, self._looplift_name, update)
 
-        cls = type("UpdateStream", (base,), {"writeStream": property(write_stream),
-                                              "__module__": __name__})  # fmt: skip
-        _CLASSES[base] = cls
+        kind = "UpdateStream" if update else "ChangeStream"
+        cls = type(kind, (base,), {"writeStream": property(write_stream),
+                                   "__module__": __name__})  # fmt: skip
+        _CLASSES[(base, update)] = cls
     df.__class__ = cls
     df._looplift_name = name
     return df
 
 
-def _writer(df: Any, name: str) -> Any:
-    from pyspark.errors import AnalysisException
+def _writer(df: Any, name: str, update: bool = True) -> Any:
     from pyspark.sql.streaming.readwriter import DataStreamWriter
 
     class UpdateStreamWriter(DataStreamWriter):
         def outputMode(self, outputMode: str) -> Any:  # noqa: N802,N803 (Spark's names)
+            if not update:
+                return super().outputMode(outputMode)
             if isinstance(outputMode, str) and outputMode.strip().lower() == "append":
                 raise StreamModeError(
                     f"`{name}.stream(...)` is an update stream (Spark's streaming aggregation "
@@ -304,18 +351,31 @@ def _writer(df: Any, name: str) -> Any:
         def start(self, *args: Any, **kwargs: Any) -> Any:
             try:
                 return super().start(*args, **kwargs)
-            except AnalysisException as e:
-                raise _mode_error(e, name) from None
+            except Exception as e:
+                raise _start_error(e, name, update) from None
 
         def toTable(self, *args: Any, **kwargs: Any) -> Any:  # noqa: N802 (Spark's name)
             try:
                 return super().toTable(*args, **kwargs)
-            except AnalysisException as e:
-                raise _mode_error(e, name) from None
+            except Exception as e:
+                raise _start_error(e, name, update) from None
 
     w = UpdateStreamWriter(df)
-    DataStreamWriter.outputMode(w, "update")
+    if update:
+        DataStreamWriter.outputMode(w, "update")
     return w
+
+
+def _start_error(e: Exception, name: str, update: bool) -> Exception:
+    """What to raise for a stream's failed start: a missing connector for its
+    checkpoint, or an output mode an update stream's sink refused, said in looplift's
+    terms; anything else as is."""
+    from pyspark.errors import AnalysisException
+
+    got = checkpoint_error(e, name)
+    if got is None and update and isinstance(e, AnalysisException):
+        return _mode_error(e, name)
+    return got or e
 
 
 def _mode_error(e: Exception, name: str) -> Exception:

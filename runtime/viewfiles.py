@@ -5,16 +5,18 @@ its live rows (``live``: :func:`encode_live` hashes and counts, or a pickled ``{
 count}``), its pickled states and output rows, and ``gone`` for a tombstone, stored as
 one binary value (:func:`pack`). A record file holds records sorted by ``h`` in small
 row groups: one bucket's (``b<bucket>-<id>.parquet``), or, in the view's log, an
-apply's records of every bucket (``log-<id>.parquet``). Files are written once (renamed
-into place) and never changed, so a process may cache their index. Everything here
-runs in a task (on an executor, or in the driver for a small apply).
+apply's records of every bucket (``log-<id>.parquet``). Files are written once, whole
+(renamed into place, or one object-store PUT) and never changed, so a process may cache
+their index. ``data``, the directory of the files, is a
+:class:`~looplift.viewstorage.Location` (a local path or an ``s3://`` prefix; a path
+string is taken as one). Everything here runs in a task (on an executor, or in the
+driver for a small apply).
 """
 
 from __future__ import annotations
 
 import bisect
 import hashlib
-import os
 import pickle
 import struct
 import sys
@@ -24,6 +26,7 @@ from typing import Any
 
 from .deltarows import row_hashable
 from .viewcore import dumps
+from .viewstorage import Location
 
 MAX_SEGMENTS = 4  # files per bucket before its newer files are merged (an apply reads each)
 MAX_LOG = 8  # log files (one per apply) before the log is flushed into the buckets
@@ -205,7 +208,7 @@ _OLD_COLUMNS = ("k", "live", "states", "out", "gone")  # (files written before `
 
 
 def read_records(
-    data: str, files: list[str], wanted: dict[bytes, int] | None,
+    data: Location | str, files: list[str], wanted: dict[bytes, int] | None,
     part: tuple[int, int] | None = None,
 ) -> dict[bytes, dict]:  # fmt: skip
     """The newest record of each wanted key (``{key bytes: hash}``; None: every key, or
@@ -217,13 +220,13 @@ def read_records(
     their row groups are read, only those rows decoded."""
     import numpy as np
 
+    data = Location.of(data)
     found: dict[bytes, dict] = {}
     left = None if wanted is None else np.unique(np.fromiter(wanted.values(), "<i8", len(wanted)))
     for name in reversed(files):
         if left is not None and not len(left):
             break
-        path = os.path.join(data, name)
-        meta, hs, ends = file_index(path)
+        meta, hs, ends = file_index(data, name)
         if left is not None:
             rows = np.flatnonzero(np.isin(hs, left))
         elif part is not None:
@@ -232,7 +235,7 @@ def read_records(
             rows = None
         if rows is not None and not len(rows):
             continue
-        for rec in _read_rows(path, meta, hs, ends, rows):
+        for rec in _read_rows(data.open(name), meta, hs, ends, rows):
             kb = rec["k"]
             if kb in found or (wanted is not None and kb not in wanted):
                 continue
@@ -242,7 +245,7 @@ def read_records(
     return found
 
 
-def _read_rows(path: str, meta: Any, hs: Any, ends: Any, rows: Any) -> list[dict]:
+def _read_rows(path: Any, meta: Any, hs: Any, ends: Any, rows: Any) -> list[dict]:
     """The records in rows ``rows`` (ascending; None: all) of a file: only their row
     groups are read (no pre-buffering: a few small groups of a large file)."""
     import numpy as np
@@ -275,14 +278,16 @@ _FILE_INDEX: dict[str, tuple[Any, Any, Any]] = {}
 _FILE_INDEX_MAX = 4096  # files whose footer and key hashes a process keeps
 
 
-def file_index(path: str) -> tuple[Any, Any, Any]:
-    """(Parquet footer, the ``h`` column, each row group's end row) of a record file,
-    cached: a file is written once (renamed into place) and never changed."""
+def file_index(data: Location | str, name: str) -> tuple[Any, Any, Any]:
+    """(Parquet footer, the ``h`` column, each row group's end row) of record file
+    ``name`` in ``data``, cached: a file is written once and never changed."""
+    data = Location.of(data)
+    path = data.uri_of(name)
     got = _FILE_INDEX.get(path)
     if got is None:
         import pyarrow.parquet as pq
 
-        pf = pq.ParquetFile(path, pre_buffer=False)
+        pf = pq.ParquetFile(data.open(name), pre_buffer=False)
         got = _cache_index(path, pf.metadata, pf.read(columns=["h"]).column(0).to_numpy())
     return got
 
@@ -298,13 +303,14 @@ def _cache_index(path: str, meta: Any, hs: Any) -> tuple[Any, Any, Any]:
     return got
 
 
-def write_records(data: str, part: int | str, records: list[dict]) -> str:
+def write_records(data: Location | str, part: int | str, records: list[dict]) -> str:
     """Write ``records`` (any order) as a new file of bucket ``part`` (an int) or of the
     view's log (``"log"``: an apply's records, of every bucket); returns its name."""
     import numpy as np
     import pyarrow as pa
     import pyarrow.parquet as pq
 
+    data = Location.of(data)
     records = sorted(records, key=lambda r: (r["h"], r["k"]))
     prefix = f"b{part:05d}" if isinstance(part, int) else part
     name = f"{prefix}-{uuid.uuid4().hex[:16]}.parquet"
@@ -316,17 +322,16 @@ def write_records(data: str, part: int | str, records: list[dict]) -> str:
     )  # fmt: skip
     size = sum(map(len, blobs))
     per_group = max(1, int(ROW_GROUP_BYTES * len(records) / max(size, 1)))
-    tmp = os.path.join(data, f".{name}.tmp")
     # (lz4: reads and writes faster than zstd, ~10% larger, on records of row hashes;
     # a log file, read a few times before it is flushed, is not compressed: 20% faster
     # to write) (no dictionary and no statistics for ``rec``: distinct, large values)
-    pq.write_table(table, tmp, row_group_size=per_group,
-                   compression="none" if part == "log" else "lz4",
-                   use_dictionary=False, write_statistics=["h"])  # fmt: skip
-    path = os.path.join(data, name)
-    os.replace(tmp, path)  # a file is whole or absent
+    # (a file is whole or absent)
+    data.write_parquet(name, table, row_group_size=per_group,
+                       compression="none" if part == "log" else "lz4",
+                       use_dictionary=False, write_statistics=["h"])  # fmt: skip
     # (indexed now: the key hashes this process wrote are at hand)
-    _cache_index(path, pq.read_metadata(path), table.column(0).to_numpy())
+    _cache_index(data.uri_of(name), pq.read_metadata(data.open(name)),
+                 table.column(0).to_numpy())  # fmt: skip
     return name
 
 
@@ -336,7 +341,7 @@ class BucketFiles:
 
     CHUNK_BYTES = 32 * 1024 * 1024
 
-    def __init__(self, data: str, buckets: int) -> None:
+    def __init__(self, data: Location | str, buckets: int) -> None:
         self.data, self.buckets = data, buckets
         self.pending: dict[int, list[dict]] = {}
         self.sizes: Counter = Counter()
@@ -358,7 +363,7 @@ class BucketFiles:
                 self.out.append((bucket, "file", write_records(self.data, bucket, recs).encode()))
 
 
-def compact(data: str, bucket: int, files: list[str]) -> list[str]:
+def compact(data: Location | str, bucket: int, files: list[str]) -> list[str]:
     """The bucket's files after merging its newest ones (when there are too many).
 
     Size-tiered: the newest two files are merged with each older one no bigger than
@@ -367,7 +372,8 @@ def compact(data: str, bucket: int, files: list[str]) -> list[str]:
     every file is merged, tombstones go."""
     if len(files) <= MAX_SEGMENTS:
         return files
-    sizes = [os.path.getsize(os.path.join(data, f)) for f in files]
+    data = Location.of(data)
+    sizes = [data.size(f) for f in files]
     i, merged_size = len(files), 0
     while i > 0 and (len(files) - i < 2 or sizes[i - 1] <= merged_size):
         i -= 1
@@ -397,7 +403,9 @@ def new_record(h: int, kb: bytes, live: Counter | bytes, states: list, out: list
             "out": dumps(out), "gone": False}  # fmt: skip
 
 
-def output_rows(data: str, files: list[str], part: tuple[int, int] | None = None) -> list[tuple]:
+def output_rows(
+    data: Location | str, files: list[str], part: tuple[int, int] | None = None
+) -> list[tuple]:
     """The output rows of every live key in ``files`` (of bucket ``part``'s keys only)."""
     out: list[tuple] = []
     for rec in read_records(data, files, None, part).values():
@@ -406,7 +414,7 @@ def output_rows(data: str, files: list[str], part: tuple[int, int] | None = None
     return out
 
 
-def upkeep(data: str, buckets: int, log: list[str], files: dict[int, list[str]]
+def upkeep(data: Location | str, buckets: int, log: list[str], files: dict[int, list[str]]
            ) -> dict[int, list[str]]:  # fmt: skip
     """The log flushed into the buckets (``files``: each bucket's files): the files of
     each bucket the log touches, its new file appended and the bucket compacted."""
@@ -414,7 +422,7 @@ def upkeep(data: str, buckets: int, log: list[str], files: dict[int, list[str]]
             for b, name in flush_log(data, buckets, log).items()}  # fmt: skip
 
 
-def flush_log(data: str, buckets: int, log: list[str]) -> dict[int, str]:
+def flush_log(data: Location | str, buckets: int, log: list[str]) -> dict[int, str]:
     """The log's newest records (tombstones too) written as one new file per bucket they
     fall in: ``{bucket: file}``, to be appended to the buckets' files."""
     by_bucket: dict[int, list[dict]] = {}

@@ -179,7 +179,7 @@ def main() -> None:
 def _warm(data: str, names: list[str]) -> None:
     for name in names:
         try:
-            file_index(os.path.join(data, name))
+            file_index(data, name)
         except OSError:  # (removed since: a later version does not name it)
             continue
 

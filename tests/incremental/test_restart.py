@@ -89,11 +89,12 @@ class Child:
     def __init__(
         self,
         spec: Path,
-        root: Path,
+        root: Path | str,
         step: bool = False,
         crash: str = "",
         spark: bool = True,
         spark_store: bool = False,
+        log_dir: Path | None = None,
     ) -> None:
         # (faulthandler: a child stuck past TIMEOUT gets SIGABRT and dumps its stacks)
         env = dict(os.environ, PYTHONPATH=str(ROOT), PYTHONFAULTHANDLER="1")
@@ -104,7 +105,8 @@ class Child:
         flags = [*(["--step"] if step else []), *([] if spark else ["--no-spark"])]
         flags += ["--spark-store"] if spark_store else []
         # the child's stderr (Spark's log) goes to a file the timeout message quotes
-        self.log = root.parent / f"child-{time.monotonic_ns()}.log"
+        # (``root`` may be an object store's URI: ``log_dir`` then)
+        self.log = (log_dir or Path(root).parent) / f"child-{time.monotonic_ns()}.log"
         with self.log.open("w") as err:
             self.proc = subprocess.Popen(
                 [*args, *flags],
