@@ -33,13 +33,35 @@ datetime.datetime(2024, 5, 1, 9, 5)
 from __future__ import annotations
 
 import datetime
+import itertools
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["EPOCH", "hop", "session_starts", "session_windows", "tumble"]
+__all__ = ["EPOCH", "Windows", "group_keys", "hop", "session_starts", "session_windows", "tumble"]
 
 EPOCH = datetime.datetime(1970, 1, 1)
 _US = datetime.timedelta(microseconds=1)
+
+
+class Windows(list):  # type: ignore[type-arg]
+    """What :func:`hop` returns: a list of window starts that, as a group key (or a part of
+    one), puts the row in the group of each window (``group_by(lambda c: hop(c.ts, ...),
+    clicks)``: a row in no window is in no group)."""
+
+
+def group_keys(key: Any) -> list[Any]:
+    """The groups a row whose key function returned ``key`` belongs to: ``key`` itself,
+    or one key per window of each :class:`Windows` part (all combinations, in order).
+
+    >>> group_keys((1, Windows([5, 10])))
+    [(1, 5), (1, 10)]
+    """
+    if isinstance(key, Windows):
+        return list(key)
+    if isinstance(key, tuple) and any(isinstance(p, Windows) for p in key):
+        parts = [p if isinstance(p, Windows) else [p] for p in key]
+        return [tuple(c) for c in itertools.product(*parts)]
+    return [key]
 
 
 def tumble(
@@ -83,10 +105,11 @@ def tumble(
     return make(_start(t, step, off))
 
 
-def hop(ts: Any, size: Any, slide: Any, *, offset: Any = None) -> list[Any]:
+def hop(ts: Any, size: Any, slide: Any, *, offset: Any = None) -> Windows:
     """The starts of the sliding windows of length ``size`` (one starting every
     ``slide``) that contain ``ts``, ascending; empty where ``size < slide`` leaves ``ts``
     in a gap between windows. Durations as for :func:`tumble` (``timedelta`` or ``int``).
+    The list is a :class:`Windows`: as a group key it puts the row in each window's group.
 
     >>> hop(datetime.datetime(2024, 1, 1, 0, 30), size=datetime.timedelta(hours=1),
     ...     slide=datetime.timedelta(minutes=20))
@@ -100,7 +123,7 @@ def hop(ts: Any, size: Any, slide: Any, *, offset: Any = None) -> list[Any]:
     _positive("hop", "slide", step)
     last = _start(t, step, off)
     n = -((last - t + length) // -step)  # how many windows: ceil((size - (t - last)) / slide)
-    return [make(last - j * step) for j in range(n - 1, -1, -1)]
+    return Windows(make(last - j * step) for j in range(n - 1, -1, -1))
 
 
 def session_windows(times: Iterable[Any], *, gap: Any) -> list[tuple[Any, Any]]:
@@ -190,3 +213,26 @@ def _to_datetime(us: int) -> datetime.datetime:
     if not -62135596800000000 <= us <= 253402300799999999:  # datetime.min .. datetime.max
         raise OverflowError("date value out of range")
     return EPOCH + datetime.timedelta(microseconds=us)
+
+
+# -- the compiler's primitives ---------------------------------------------------------------
+# ``win.tumble(ts, size, offset, kind)`` and ``win.hop(ts, size, slide, offset, kind)``: the
+# calls with their durations as constant ints, in microseconds where ``kind`` is "td"
+# (timedeltas) and as they are where it is "int"; the references of the compiler's table
+# entries (``compiler/primitives/windows.py``) and what plans call where they run Python.
+
+
+def _durations(kind: str, *xs: int) -> list[Any]:
+    return [x * _US for x in xs] if kind == "td" else list(xs)
+
+
+def tumble_prim(ts: Any, size: int, offset: int, kind: str) -> Any:
+    """``tumble(ts, size=..., offset=...)`` of constant durations."""
+    size_, off = _durations(kind, size, offset)
+    return tumble(ts, size=size_, offset=off)
+
+
+def hop_prim(ts: Any, size: int, slide: int, offset: int, kind: str) -> list[Any]:
+    """``hop(ts, size=..., slide=..., offset=...)`` of constant durations."""
+    size_, slide_, off = _durations(kind, size, slide, offset)
+    return hop(ts, size=size_, slide=slide_, offset=off)
