@@ -13,7 +13,7 @@ into::
     for w in win.hop(ts, 3600000000, 300000000, 0, 'td'):
 
 The durations are read at compile time: int literals, module-level constants (ints or
-timedeltas), ``timedelta(...)`` of those and ``+ - * //`` between them. A call of another
+timedeltas), ``timedelta(...)`` of those and ``+ - * // **`` between them. A call of another
 shape (a computed duration, keyword durations beside ``size=``, durations of both kinds)
 is refused with a diagnostic: it has no window a plan could compute ahead.
 """
@@ -37,7 +37,7 @@ __all__ = ["WindowMixin", "WINDOW_FUNCS"]
 WINDOW_FUNCS = {windows.tumble: "win.tumble", windows.hop: "win.hop"}
 _KEYWORDS = ("weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds")
 _BINOPS = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
-           cst.FloorDivide: operator.floordiv}  # fmt: skip
+           cst.FloorDivide: operator.floordiv, cst.Power: operator.pow}  # fmt: skip
 _US = datetime.timedelta(microseconds=1)
 
 
