@@ -25,14 +25,12 @@ from typing import Any
 from ..errtext import raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import PRIMITIVES
-from ..primitives.windows import native_window
+from ..primitives.windows import MIN_US, native_window
 from .guarded import PyCallKind
 from .rules import Emitter, rule
 from .typevocab import spark_type
 
 __all__ = ["hop_sql", "tumble_sql", "window_rule"]
-
-MIN_US = -62_135_596_800_000_000  # datetime.min in epoch microseconds
 
 
 @rule("win.tumble", "win.hop")

@@ -37,7 +37,7 @@ import datetime
 from collections.abc import Sequence
 from typing import Any
 
-from looplift.windows import hop_prim, tumble_prim
+from looplift.windows import EPOCH, hop_prim, tumble_prim
 
 from .base import Pred, Primitive, Raises
 
@@ -47,6 +47,8 @@ __all__ = ["WINDOWS", "NATIVE_MAX", "native_window", "window_call"]
 #: ``unix_micros(ts) - pmod(...)``, nor in ``ts - pmod(pmod(ts, size) - offset, size)``)
 NATIVE_MAX = 2**62
 _WANT = {"datetime": "td", "int": "int"}
+MIN_US = -62_135_596_800_000_000  # datetime.min in epoch microseconds
+US = datetime.timedelta(microseconds=1)
 
 
 def native_window(ts_type: Any, durations: Sequence[Any], kind: Any) -> bool:
@@ -78,9 +80,23 @@ def _clauses(fn: str, steps: tuple[str, ...]) -> tuple[Raises, ...]:
         out.append(Raises("ValueError", f"{fn}() {name} must be positive",
                           Pred(lambda *xs, i=i: xs[i] <= 0, f"{name} <= 0")))  # fmt: skip
     out.append(Raises("OverflowError", "date value out of range",
-                      Pred(lambda ts, *_: isinstance(ts, datetime.datetime),
-                           "a window starting before datetime.min")))  # fmt: skip
+                      Pred(_before_min, "a window starting before datetime.min")))  # fmt: skip
     return tuple(out)
+
+
+def _before_min(ts: Any, *xs: Any) -> bool:
+    """The (first) window of a datetime ``ts`` starts before ``datetime.min``."""
+    if not isinstance(ts, datetime.datetime):
+        return False
+    *steps, off, _kind = xs
+    step = steps[-1]  # tumble's size, hop's slide
+    us = (ts - EPOCH) // US
+    last = us - (us - off) % step
+    if len(steps) == 2:  # hop: the first of the windows that hold ts
+        size = steps[0]
+        n = -((last - us + size) // -step)
+        last -= max(n - 1, 0) * step
+    return last < MIN_US
 
 
 def _tumble_type(ts: Sequence[Any]) -> Any:
