@@ -8,9 +8,8 @@ offset reduced modulo the step at compile time (``o``, ``0 <= o < step``), the w
 start is ``t - pmod(t - o, step)`` (``pmod`` floors as Python's ``%``); for an int ``t``
 the subtraction is ``pmod(pmod(t, step) - o, step)``, which cannot overflow, and the
 result's overflow beyond 64 bits is Spark's ANSI error (OverflowError). ``hop``'s starts
-are the ``n`` steps ending at the last start, ``n = (size - r + slide - 1) div slide``
-with ``r = t - last`` (none where ``size <= r``), ascending: ``sequence(first, last,
-slide)``.
+run from ``first = last - ((size - r - 1) div slide) * slide`` to the last start, where
+``r = t - last`` (none where ``size <= r``), ascending: ``sequence(first, last, slide)``.
 
 >>> tumble_sql("ts", "datetime", 300000000, 0)
 'timestamp_micros(unix_micros(ts) - pmod(unix_micros(ts), 300000000L))'
@@ -58,15 +57,20 @@ def _epoch(v: str, t: str) -> str:
     return f"unix_micros({v})" if t == "datetime" else v
 
 
-def _last(v: str, t: str, step: int, off: int) -> str:
-    """The last window start at or before ``v`` (epoch microseconds for a datetime)."""
+def _rest(v: str, t: str, step: int, off: int) -> str:
+    """How far ``v`` is past its last window start (``0 <= rest < step``)."""
     o = off % step
     u = _epoch(v, t)
     if t == "datetime":  # |unix_micros| < 2**58: no overflow
-        inner = f"{u} - {o}L" if o else u
-        return f"{u} - pmod({inner}, {step}L)"
-    rest = f"pmod(pmod({u}, {step}L) - {o}L, {step}L)" if o else f"pmod({u}, {step}L)"
-    return f"({u} - {rest})"
+        return f"pmod({u} - {o}L, {step}L)" if o else f"pmod({u}, {step}L)"
+    return f"pmod(pmod({u}, {step}L) - {o}L, {step}L)" if o else f"pmod({u}, {step}L)"
+
+
+def _last(v: str, t: str, step: int, off: int) -> str:
+    """The last window start at or before ``v`` (epoch microseconds for a datetime)."""
+    u = _epoch(v, t)
+    last = f"{u} - {_rest(v, t, step, off)}"
+    return last if t == "datetime" else f"({last})"
 
 
 def tumble_sql(v: str, t: str, size: int, off: int) -> str:
@@ -85,15 +89,13 @@ def _checked_start(sql: str, t: str) -> str:
 
 def hop_sql(v: str, t: str, size: int, slide: int, off: int, w: str = "_w") -> str:
     u = _epoch(v, t)
-    last = _last(v, t, slide, off)
-    r = f"({u} - ({last}))"
-    n = f"(({size}L - {r} + {slide - 1}L) div {slide}L)"
-    first = f"(({last}) - ({n} - 1L) * {slide}L)"
+    r = _rest(v, t, slide, off)
+    last = f"({u} - {r})"
+    first = f"({last} - (({size}L - {r} - 1L) div {slide}L) * {slide}L)"  # n - 1 steps back
     seq = f"sequence({first}, {last}, {slide}L)"
-    empty = "CAST(array() AS ARRAY<BIGINT>)"
     if t == "datetime":
         err = raise_sql("OverflowError", "date value out of range")
         starts = f"transform({seq}, {w} -> timestamp_micros({w}))"
         return (f"(CASE WHEN {r} >= {size}L THEN CAST(array() AS ARRAY<TIMESTAMP>) "
                 f"WHEN {first} < {MIN_US}L THEN {err} ELSE {starts} END)")  # fmt: skip
-    return f"(CASE WHEN {r} >= {size}L THEN {empty} ELSE {seq} END)"
+    return f"(CASE WHEN {r} >= {size}L THEN CAST(array() AS ARRAY<BIGINT>) ELSE {seq} END)"
