@@ -81,7 +81,8 @@ class LoopsMixin:
 
     def _one_loop_over_rows(self, f: int) -> None:
         """A ``hop(...)`` key multiplies the rows of its source: no other loop may read them."""
-        users = [lp for lp in self.a.loops.values() if lp.parent is None]
+        src = next(lp.source for lp in self.a.loops.values() if f in lp.key)
+        users = [lp for lp in self.a.loops.values() if lp.parent is None and lp.source == src]
         if len(users) > 1:
             raise BackendError("a group_by keyed by hop(...) must be the only loop over its "
                                "rows in the function; split the function in two")  # fmt: skip

@@ -64,3 +64,13 @@ def test_samples_ir() -> None:
     rows = [(1, t) for t in TIMES[:3]] + [(2, TIMES[2]), (1, TIMES[2] + datetime.timedelta(minutes=31))]
     for algo in (m.clicks_per_window, m.sliding_counts, m.session_summary):
         run_stages(algo, (rows,))
+
+
+def test_calls_without_a_native_lowering_say_why() -> None:
+    from looplift.compiler.pipeline import compile_dataflow
+
+    text = compile_dataflow(A.computed_size).explain()
+    assert "why: the durations of `tumble(...)` must be constants" in text
+    assert "runs: native except the Python function win.tumble" in compile_dataflow(A.wrong_kind).explain()
+    assert ("a group_by keyed by hop(...) must be the only loop over its rows"
+            in compile_dataflow(A.two_loops).explain())  # fmt: skip

@@ -150,3 +150,13 @@ def test_sessions_at_the_gap(spark: Any) -> None:
     t = T(1969, 12, 31, 23, 50)
     rows = [(1, t), (1, t), (1, t + gap - US), (1, t + 2 * gap - US), (2, t), (2, t + gap)]
     assert expect_same_or_both_raise(spark, S.session_summary, rows) == "same"
+
+
+def test_calls_run_in_python_where_not_native(spark: Any) -> None:
+    """A computed duration runs as a Python island; durations of the wrong kind raise
+    Python's TypeError (the reference, called from the plan)."""
+    rows = [(T(1969, 12, 31, 23, 59), 7), (T(2024, 5, 1, 9, 7), 1), (EPOCH, 60)]
+    check_scalar_batch(spark, A.computed_size, rows + [(EPOCH, 0)], max_raise_checks=1)
+    check_scalar_batch(spark, A.wrong_kind, [(5,)], max_raise_checks=1)
+    with pytest.raises(Exception, match=r"TypeError.*durations must be int for an int timestamp"):
+        run_compiled_scalar(spark, A.wrong_kind, [(5,)])

@@ -127,3 +127,31 @@ def int_tumbling(rows: RowStream[int, int]):
         for _r in g:
             n += 1
         yield w, n
+
+
+# -- calls without a native lowering: the reference in Python, the same answers ------------
+
+
+@dataflow
+def computed_size(ts: datetime.datetime, m: int) -> datetime.datetime:
+    """A duration computed per row: a Python island."""
+    return tumble(ts, minutes=m)
+
+
+@dataflow
+def wrong_kind(t: int) -> int:
+    """Timedelta durations for an int: TypeError on every row, as in Python."""
+    return tumble(t, minutes=5)
+
+
+@dataflow(columns=("window", "n"))
+def two_loops(rows: RowStream[int, int]):
+    """A hop key multiplies the rows: another loop over them cannot share the frame."""
+    total = 0
+    for _k, _t in rows:
+        total += 1
+    for w, g in group_by(lambda r: hop(r[1], size=7, slide=3), rows):
+        n = 0
+        for _r in g:
+            n += 1
+        yield w, n * 100 + total
