@@ -33,7 +33,8 @@ EPOCH = T(1970, 1, 1)
 
 NATIVE = [A.start5, A.starts, A.week_text, A.maybe_start, A.int_starts, A.maybe_int,
           A.hop_summary, A.int_hop_summary, A.row_per_window, A.int_sliding, A.keyed_sliding,
-          A.int_tumbling, S.clicks_per_window, S.sliding_counts, S.session_summary]  # fmt: skip
+          A.int_tumbling, A.named_per_window, S.clicks_per_window, S.sliding_counts,
+          S.session_summary]  # fmt: skip
 
 
 @pytest.mark.parametrize("algo", NATIVE, ids=lambda a: a.name)
@@ -160,3 +161,24 @@ def test_calls_run_in_python_where_not_native(spark: Any) -> None:
     check_scalar_batch(spark, A.wrong_kind, [(5,)], max_raise_checks=1)
     with pytest.raises(Exception, match=r"TypeError.*durations must be int for an int timestamp"):
         run_compiled_scalar(spark, A.wrong_kind, [(5,)])
+
+
+def test_named_rows_by_column_name(spark: Any) -> None:
+    """The issue's form: ``tumble(c.ts, minutes=5)`` and ``hop(c.ts, ...)`` of named rows,
+    bound to the DataFrame's columns by name (an extra column, another order), with
+    ``order_by="ts"`` inside the window groups."""
+    from tests.spark.harness import FieldType, assert_same, collect, to_df
+
+    @settings(max_examples=3, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(rows_dt)
+    def check(rows: list) -> None:
+        rows = [*rows, (1, EDGES[0]), (1, EDGES[1]), (2, EDGES[1])]
+        df = to_df(spark, [(t, "x", u) for u, t in rows],
+                   [FieldType(datetime.datetime), FieldType(str), FieldType(int)],
+                   ["ts", "page", "user_id"])  # fmt: skip
+        clicks = [A.Click(u, t) for u, t in rows]
+        for algo in (A.named_per_window, A.named_sliding):
+            assert_same("table", collect(algo(df)), algo(clicks), algo.name)
+
+    check()

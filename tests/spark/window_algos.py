@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import Optional
+from typing import NamedTuple, Optional
 
 from looplift import RowStream, dataflow, group_by, hop, tumble
 from looplift import windows as W
@@ -155,3 +155,37 @@ def two_loops(rows: RowStream[int, int]):
         for _r in g:
             n += 1
         yield w, n * 100 + total
+
+
+# -- named rows (the issue's form) -----------------------------------------------------------
+
+
+class Click(NamedTuple):
+    user_id: int
+    ts: datetime.datetime
+
+
+@dataflow(columns=("user_id", "window", "clicks", "last"))
+def named_per_window(clicks: RowStream[Click]):
+    """Clicks per user per 5-minute window, and the last click of each, in order."""
+    for (user, w), g in group_by(lambda c: (c.user_id, tumble(c.ts, minutes=5)), clicks,
+                                 order_by="ts"):  # fmt: skip
+        n = 0
+        last = None
+        for c in g:
+            n += 1
+            last = c.ts
+        yield user, w, n, last
+
+
+@dataflow(columns=("window", "users", "first"))
+def named_sliding(clicks: RowStream[Click]):
+    """Per 1-hour window every 5 minutes: distinct users, and the first click in order."""
+    for w, g in group_by(lambda c: hop(c.ts, size=HOUR, slide=STEP), clicks, order_by="ts"):
+        users = set()
+        first = None
+        for c in g:
+            users.add(c.user_id)
+            if first is None:
+                first = c.ts
+        yield w, len(users), first
