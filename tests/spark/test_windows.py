@@ -178,7 +178,7 @@ def test_named_rows_by_column_name(spark: Any) -> None:
                    [FieldType(datetime.datetime), FieldType(str), FieldType(int)],
                    ["ts", "page", "user_id"])  # fmt: skip
         clicks = [A.Click(u, t) for u, t in rows]
-        for algo in (A.named_per_window, A.named_sliding):
+        for algo in (A.named_per_window, A.named_sliding, A.windows_seen):
             assert_same("table", collect(algo(df)), algo(clicks), algo.name)
 
     check()

@@ -189,3 +189,17 @@ def named_sliding(clicks: RowStream[Click]):
             if first is None:
                 first = c.ts
         yield w, len(users), first
+
+
+@dataflow(columns=("user_id", "minutes", "first_window"))
+def windows_seen(clicks: RowStream[Click]):
+    """Window starts computed in a loop body that runs as Python (an ordered reducer over
+    a set): the reference called from the generated Python."""
+    for user, g in group_by("user_id", clicks, order_by="ts"):
+        seen = set()
+        first = None
+        for c in g:
+            seen.add(tumble(c.ts, minutes=1))
+            if first is None:
+                first = hop(c.ts, size=HOUR, slide=STEP)[0]
+        yield user, len(seen), first
