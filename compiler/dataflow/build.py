@@ -18,9 +18,9 @@ from __future__ import annotations
 from ..analysis import Analysis, LoopKind, SiteKind
 from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, ParamKind, Prim, StateCall, StateNew, Var
 from ..ir.prims import PRIMS
-from ..primitives.windows import window_call
 from ..ir.traverse import walk
 from ..operators import OperatorKind
+from ..primitives.windows import window_call
 from ..program import Program, scope_of
 from .exprs import render, render_guards, render_name
 from .graph import ArcKind, DataflowGraph, Node

@@ -20,8 +20,8 @@ import math
 from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
 from ..ir.prims import PRIMS
-from ..primitives.windows import window_call
 from ..names import is_temp, user_name
+from ..primitives.windows import window_call
 
 __all__ = ["render", "render_name", "render_guards"]
 

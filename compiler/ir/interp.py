@@ -11,9 +11,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from looplift.windows import group_keys
-
 from looplift.state import Carry
+from looplift.windows import group_keys
 
 from ..ir.nodes import ParamKind
 from .nodes import (

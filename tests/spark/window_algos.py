@@ -5,7 +5,7 @@
 from __future__ import annotations
 
 import datetime
-from typing import NamedTuple, Optional
+from typing import NamedTuple
 
 from looplift import RowStream, dataflow, group_by, hop, tumble
 from looplift import windows as W
@@ -48,7 +48,7 @@ def week_text(ts: datetime.datetime) -> str:
 
 
 @dataflow
-def maybe_start(ts: Optional[datetime.datetime]) -> datetime.datetime:
+def maybe_start(ts: datetime.datetime | None) -> datetime.datetime:
     return tumble(ts, minutes=5)
 
 
@@ -58,7 +58,7 @@ def int_starts(t: int):
 
 
 @dataflow
-def maybe_int(t: Optional[int]) -> int:
+def maybe_int(t: int | None) -> int:
     return tumble(t, size=10)
 
 
