@@ -17,7 +17,6 @@ from ..program import AlgorithmKind
 # the modules that register the typer's rules (in rules.py) and hooks (in types.py): the
 # typer imports none of them, and whatever imports the backend has them registered
 from . import combinatorics, container_loops, containers, host_diagnostics, host_types, reader_types  # noqa: F401
-from . import windows  # noqa: F401
 from .context import Compiled
 from .errors import BackendError
 from .plan import PlanModule, generate_plan
