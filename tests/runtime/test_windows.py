@@ -125,3 +125,18 @@ def test_session_starts_match_windows(ts: list[int], gap: int) -> None:
     wins = session_windows(ts, gap=gap)
     starts = session_starts(ts, gap=gap)
     assert [next(a for a, b in wins if a <= t < b) for t in ts] == starts
+
+
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(-5000, 5000)), max_size=30))
+def test_session_sample_matches_session_windows(rows: list[tuple[int, int]]) -> None:
+    """``samples/windows.py``'s ordered loop gives the sessions of ``session_windows``."""
+    from tests.test_samples_reference import sample
+
+    m = sample("windows")
+    clicks = [(u, EPOCH + d.timedelta(minutes=k)) for u, k in rows]
+    want = []
+    for u in sorted({u for u, _ in clicks}):
+        times = sorted(t for v, t in clicks if v == u)
+        for a, b in session_windows(times, gap=m.GAP):
+            want.append((u, a, b, sum(1 for t in times if a <= t < b)))
+    assert sorted(m.session_summary(clicks)) == sorted(want)

@@ -64,7 +64,8 @@ def maybe_int(t: int | None) -> int:
 
 @dataflow
 def hop_summary(ts: datetime.datetime):
-    """The windows of a 1-hour hop every 5 minutes: how many, the first and the last."""
+    """The windows of a 1-hour hop every 5 minutes: how many, the first and the last; and
+    of 12 minutes every 5, shifted 7 seconds back (2 or 3 windows)."""
     n = 0
     first = None
     last = None
@@ -73,7 +74,11 @@ def hop_summary(ts: datetime.datetime):
         if first is None:
             first = w
         last = w
-    return n, first, last
+    odd = 0
+    for w in hop(ts, size=datetime.timedelta(minutes=12), slide=STEP,
+                 offset=datetime.timedelta(seconds=-7)):  # fmt: skip
+        odd = odd * 10 + w.minute % 10
+    return n, first, last, odd
 
 
 @dataflow
