@@ -15,7 +15,8 @@ into::
 The durations are read at compile time: int literals, module-level constants (ints or
 timedeltas), ``timedelta(...)`` of those and ``+ - * // **`` between them. A call of another
 shape (a computed duration, keyword durations beside ``size=``, durations of both kinds)
-is refused with a diagnostic: it has no window a plan could compute ahead.
+gets a diagnostic: its statement runs as a Python island (the function itself, exact),
+which ``strict=True`` refuses.
 """
 
 from __future__ import annotations
