@@ -18,6 +18,7 @@ from .errors import python_errors, raised
 from .sqlapi import LoopliftSQLError, register, sql
 from .state import State, action
 from .streams import Rows, RowStream, group_by, sorted_by
+from .windows import hop, session_windows, tumble
 
 __version__ = "0.1.0"
 
@@ -35,9 +36,12 @@ __all__ = [
     "action",
     "dataflow",
     "group_by",
+    "hop",
     "python_errors",
     "raised",
     "register",
+    "session_windows",
     "sorted_by",
     "sql",
+    "tumble",
 ]

@@ -16,6 +16,8 @@ import datetime
 from collections.abc import Callable
 from typing import Any
 
+from .windows import hop_prim, tumble_prim
+
 __all__ = ["IMPLS", "merge_sums", "strftime", "strptime", "unpacked"]
 
 
@@ -53,4 +55,6 @@ IMPLS: dict[str, Callable[..., Any]] = {
     "c_unpack": unpacked,
     "dt.strptime": strptime,
     "dt.strftime": strftime,
+    "win.tumble": tumble_prim,
+    "win.hop": hop_prim,
 }

@@ -28,6 +28,8 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import is_dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
+from .windows import group_keys
+
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
 
 Order = int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any]
@@ -244,7 +246,8 @@ def group_by(
     desc: bool = False,
 ) -> Iterator[tuple[Any, Rows]]:
     """Group ``stream`` by field ``key`` (a tuple of fields; ``()`` is one group; or a
-    function of the row, ``lambda r: (r[0], r[2] // 7)``, whose result is the key).
+    function of the row, ``lambda r: (r[0], r[2] // 7)``, whose result is the key; a
+    ``hop(...)`` in it puts the row in the group of each of its windows).
 
     Yields ``(key_value, substream)``; substream rows keep all fields. With
     ``order_by=`` each substream is iterated in that order (see
@@ -257,9 +260,11 @@ def group_by(
     for j, row in enumerate(rows):
         if callable(key):
             k = key(row)  # a computed key: the key value is what the function returns
-        else:
-            vals = _values(row)
-            k = tuple(vals[i] for i in key) if isinstance(key, tuple) else vals[key]
+            for kv in group_keys(k):  # hop(...) in a key: the row is in each window's group
+                groups.setdefault(kv, []).append(j)
+            continue
+        vals = _values(row)
+        k = tuple(vals[i] for i in key) if isinstance(key, tuple) else vals[key]
         groups.setdefault(k, []).append(j)
     for k, idx in groups.items():
         picked = [rows[j] for j in idx]

@@ -752,3 +752,49 @@ def test_trip_length() -> None:
         m.trip_length(rows),
         [("v1", 3, 10.0, 5.0), ("v2", 1, 0.0, 0.0), ("v3", 0, 0.0, 0.0), ("v4", 3, 3.0, 2.0)],
     )
+
+
+# -- windows: tumbling, sliding and session windows ----------------------------
+
+
+def test_clicks_per_window() -> None:
+    m = sample("windows")
+    rows = [
+        (1, dt(2024, 5, 1, 9, 4, 59)), (1, dt(2024, 5, 1, 9, 5)),
+        (1, dt(2024, 5, 1, 9, 0)), (2, dt(1969, 12, 31, 23, 58)),
+        (2, dt(1969, 12, 31, 23, 55)),
+    ]  # fmt: skip
+    # user 1: 9:00 and 9:04:59 in [9:00, 9:05); 9:05 starts the next window
+    # user 2, before the epoch: both in [23:55, 0:00) (the floor, not toward zero)
+    assert_rows(
+        m.clicks_per_window(rows),
+        [(1, dt(2024, 5, 1, 9, 0), 2), (1, dt(2024, 5, 1, 9, 5), 1),
+         (2, dt(1969, 12, 31, 23, 55), 2)],
+    )  # fmt: skip
+
+
+def test_sliding_counts() -> None:
+    m = sample("windows")
+    rows = [(1, dt(2024, 5, 1, 10, 0)), (2, dt(2024, 5, 1, 10, 7))]
+    # 10:00 is in the 12 one-hour windows starting 9:05, 9:10, ..., 10:00;
+    # 10:07 in those starting 9:10, ..., 10:05: both in 9:10 .. 10:00 (11 windows)
+    want = [(dt(2024, 5, 1, 9, 5), 1), (dt(2024, 5, 1, 10, 5), 1)]
+    want += [(dt(2024, 5, 1, 9, 10) + datetime.timedelta(minutes=5 * k), 2) for k in range(11)]
+    assert_rows(m.sliding_counts(rows), want)
+
+
+def test_session_summary() -> None:
+    m = sample("windows")
+    rows = [
+        (1, dt(2024, 5, 1, 10, 0)), (1, dt(2024, 5, 1, 9, 0)),
+        (1, dt(2024, 5, 1, 9, 29, 59)), (1, dt(2024, 5, 1, 9, 0)),
+        (2, dt(2024, 5, 1, 8, 0)),
+    ]  # fmt: skip
+    # user 1 sorted: 9:00, 9:00, 9:29:59 (+29:59) | 10:00 (+30:01 >= 30 min: new session)
+    # user 2: one click, a session ending 30 minutes later
+    assert_rows(
+        m.session_summary(rows),
+        [(1, dt(2024, 5, 1, 9, 0), dt(2024, 5, 1, 9, 59, 59), 3),
+         (1, dt(2024, 5, 1, 10, 0), dt(2024, 5, 1, 10, 30), 1),
+         (2, dt(2024, 5, 1, 8, 0), dt(2024, 5, 1, 8, 30), 1)],
+    )  # fmt: skip

@@ -10,6 +10,7 @@ from ..analysis import Bound, Loop
 from ..dataflow.payloads import ROWS
 from ..ir.nodes import UNKNOWN, Apply, Prim, Var
 from ..operators import StateOperator
+from .errors import BackendError
 from .frame import SRC
 from .sql import SqlRenderer, quote_ident
 from .strategies.ordered import loop_order
@@ -61,6 +62,7 @@ class LoopsMixin:
                 return Var(name)
             return e
 
+        windows = isinstance(expr, Apply) and expr.fn == Prim("win.hop")
         expr = flat(expr)
         a = dataclasses.replace(
             self.a,
@@ -70,7 +72,20 @@ class LoopsMixin:
                         else None, self.refs, self.pycalls)  # fmt: skip
         sql = r.expr(expr)
         col = self.field_col(f)
+        if windows:  # hop(...): the row once per window (none where it is in no window)
+            self._one_loop_over_rows(f)
+            self.step(ROWS, f"{SRC}.withColumn({col!r}, E({'explode(' + sql + ')'!r}))",
+                      "a group key per window of hop(...)")  # fmt: skip
+            return
         self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
+
+    def _one_loop_over_rows(self, f: int) -> None:
+        """A ``hop(...)`` key multiplies the rows of its source: no other loop may read them."""
+        src = next(lp.source for lp in self.a.loops.values() if f in lp.key)
+        users = [lp for lp in self.a.loops.values() if lp.parent is None and lp.source == src]
+        if len(users) > 1:
+            raise BackendError("a group_by keyed by hop(...) must be the only loop over its "
+                               "rows in the function; split the function in two")  # fmt: skip
 
     def ordered_op_of(self, loops: tuple[str, ...]) -> StateOperator | None:
         for op in self.ops:

@@ -116,7 +116,7 @@ class PyEmitter:
                     return f"{args[0]}[{args[1]}]"
                 if op in ("make_datetime", "make_date", "make_timedelta"):
                     return f"__import__('datetime').{op[5:]}({', '.join(args)})"
-                if op in ("dt.strptime", "dt.strftime"):
+                if op in ("dt.strptime", "dt.strftime", "win.tumble", "win.hop"):
                     return f"ll.PY_IMPLS[{op!r}]({', '.join(args)})"
                 if op in DATETIME_ATTRS.values():
                     return f"{args[0]}.{op[3:]}"

@@ -41,6 +41,7 @@ from .strsql import FLOAT_RE, INT_RE, render_index, truthy
 from .strtypes import element_type
 from .trysql import raise_code_sql  # noqa: F401
 from .types import Typing, spark_type
+from .windows import window_rule  # noqa: F401
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
 

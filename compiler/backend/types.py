@@ -194,7 +194,7 @@ def _value_type(
 #: list primitives whose elements are never None
 _SOLID_MAKERS = frozenset({"str.split", "str.rsplit", "str.splitlines", "re.findall", "c_range",
                            "c_enumerate", "c_zip", "c_combinations", "c_permutations",
-                           "c_product", "c_count", "c_most_common", "c_empty"})  # fmt: skip
+                           "c_product", "c_count", "c_most_common", "c_empty", "win.hop"})  # fmt: skip
 #: list primitives whose elements are some of their first argument's
 _SOLID_KEEPERS = frozenset({"c_sorted", "c_reversed", "c_slice", "c_distinct", "c_unpack"})
 

@@ -20,6 +20,7 @@ from ..ir.nodes import Apply, Builtin, Lambda, Let, Lit, ParamKind, Prim, StateC
 from ..ir.prims import PRIMS
 from ..ir.traverse import walk
 from ..operators import OperatorKind
+from ..primitives.windows import window_call
 from ..program import Program, scope_of
 from .exprs import render, render_guards, render_name
 from .graph import ArcKind, DataflowGraph, Node
@@ -316,6 +317,8 @@ def key_part_text(source: str, f: int, virtual: dict) -> str:
                 return f"({args[0]} {sym} {args[1]})"
             if e.fn.op == "neg":
                 return f"-{args[0]}"
+            if e.fn.op in ("win.tumble", "win.hop") and all(isinstance(x, Lit) for x in e.args[1:]):
+                return window_call(e.fn.op, args[0], [x.value for x in e.args[1:]])  # type: ignore[union-attr]
             return f"{e.fn.op}({', '.join(args)})"
         return "?"
 

@@ -21,6 +21,7 @@ from ..analysis import Analysis
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, StateCall, Var
 from ..ir.prims import PRIMS
 from ..names import is_temp, user_name
+from ..primitives.windows import window_call
 
 __all__ = ["render", "render_name", "render_guards"]
 
@@ -141,6 +142,8 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
         return f"timedelta({inner})", ATOM
     if op == "dt.strptime":
         return f"datetime.strptime({_args(args, a, depth)})", ATOM
+    if op in ("win.tumble", "win.hop") and all(isinstance(x, Lit) for x in args[1:]):
+        return window_call(op, render(args[0], a, depth, TEST), [x.value for x in args[1:]]), ATOM
     if op.startswith(("dt.", "td.")):
         call = "()" if op[3:] in ("weekday", "isoweekday", "date", "total_seconds") else ""
         if len(args) > 1:  # t.strftime(FORMAT)

@@ -23,13 +23,14 @@ from .strings import StringMixin
 from .syntax import MISSING, MUTATORS, code_of
 from .tries import TRY_OK
 from .values import is_const_table
+from .windows import WINDOW_FUNCS, WindowMixin
 
 STATS_FUNCS = ("mean", "fmean", "median", "median_low", "median_high")
 
 __all__ = ["CallMixin"]
 
 
-class CallMixin(StringMixin, DatetimeTextMixin, Context):
+class CallMixin(StringMixin, DatetimeTextMixin, WindowMixin, Context):
     """Every call form; expressions come from ``ExprMixin``."""
 
     def state_class(self, func: cst.BaseExpression, env: Env) -> type | None:
@@ -255,6 +256,9 @@ class CallMixin(StringMixin, DatetimeTextMixin, Context):
             got = self.statistics_call(node, stat, env)
             if got is not None:
                 return got
+        window = next((op for f, op in WINDOW_FUNCS.items() if obj is f), None)
+        if window is not None:  # tumble(ts, minutes=5), hop(ts, size=..., slide=...)
+            return self.window_call(node, window, env)
         if obj is group_by:
             raise self.error(
                 node,

@@ -395,6 +395,9 @@ def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
         return "bool"
     if op in _CASTS:
         return _CASTS[op]
+    if op in ("win.tumble", "win.hop"):  # a window's start (hop: a group per window)
+        t = PRIMITIVES["win.tumble"].result_type(ts)
+        return t if t in _KEY_TYPES else None
     dt = datetime_type(op, ts)
     if dt is not None:
         return dt if dt in _KEY_TYPES else None

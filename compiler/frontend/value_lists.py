@@ -1,6 +1,6 @@
 """Lists computed per row, iterated like a container's values: ``s.split()``,
 ``re.findall(p, s)``, ``range(a, b, step)``, ``itertools.combinations(xs, k)``,
-``permutations(xs, k)`` and ``product(xs, ys)``.
+``permutations(xs, k)``, ``product(xs, ys)`` and ``hop(ts, size=..., slide=...)``.
 
 Transforms this::
 
@@ -36,6 +36,7 @@ import itertools
 import re
 
 import libcst as cst
+from looplift import windows
 
 from ..ir.nodes import Apply, Expr, Lit, Prim
 from .container_reads import ContainerReadMixin, CView
@@ -102,6 +103,8 @@ class ValueListMixin(ContainerReadMixin):
         op = _COMBINATORICS.get(fn)  # type: ignore[call-overload]
         if op is not None:
             return self._combinatorics(node, op, env, src)
+        if fn is windows.hop:  # the window starts of a time (frontend/windows.py)
+            return CView(self.expr(node, env), False, True, src)  # type: ignore[attr-defined]
         return None
 
     def _combinatorics(self, node: cst.Call, op: str, env: Env, src: Value) -> CView | None:
@@ -147,6 +150,8 @@ class ValueListMixin(ContainerReadMixin):
                 return None
             if self.global_obj(mod) is itertools:
                 return getattr(itertools, func.attr.value, None)
+            if self.global_obj(mod) is windows:  # `W.hop(...)` of `from looplift import windows as W`
+                return getattr(windows, func.attr.value, None)
         return None
 
     def _is_re(self, recv: cst.BaseExpression, env: Env) -> bool:

@@ -12,6 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from looplift.state import Carry
+from looplift.windows import group_keys
 
 from ..ir.nodes import ParamKind
 from .nodes import (
@@ -114,7 +115,8 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
                     for pos, i in enumerate(key)
                 ]
                 k = tuple(parts) if len(key) != 1 else parts[0]
-                groups.setdefault(k, []).append(r)
+                for kv in group_keys(k):  # hop(...) in a key: a group per window
+                    groups.setdefault(kv, []).append(r)
             ob = attr(f, "order_by")
             items = []
             for k, rows in groups.items():

@@ -20,6 +20,7 @@ from ..primitives import DATETIMES as DATETIME_TABLE
 from ..primitives import MATH as MATH_TABLE
 from ..primitives import MATH_NAMES, NOT_LIT, OPERATORS, PRIMITIVES, STRING_PRIMS, Operator
 from ..primitives.combinatorics import COMBINATORICS
+from ..primitives.windows import WINDOWS
 
 __all__ = [
     "DATETIME_ATTRS",
@@ -146,7 +147,7 @@ for _p in OPERATORS:
 # datetimes (constructors, attributes, methods) and container reads (``c_*`` on the
 # values of ``states/containers.py``, ``dict_get`` on a dict a host function returned):
 # the table of primitives holds reference, partiality, type rule and lowering
-for _p in (*DATETIME_TABLE, *CONTAINER_TABLE, *COMBINATORICS):
+for _p in (*DATETIME_TABLE, *CONTAINER_TABLE, *COMBINATORICS, *WINDOWS):
     _add(_p.name, _p.reference, _p.total)
 DATETIME_ATTRS = {
     **{m: f"dt.{m}" for m in "year month day hour minute second microsecond".split()},

@@ -26,17 +26,19 @@ from .datetimes import DATETIMES
 from .mathfuncs import MATH
 from .operator import Operator
 from .strmethods import STRING_NAMES, STRING_PRIMS
+from .windows import WINDOWS
 
 __all__ = [
     "CONTAINERS", "DATETIMES", "MATH", "MATH_NAMES", "NOT_LIT", "OPERATORS", "PRIMITIVES",
     "Operator", "Primitive", "Raises", "STRING_NAMES", "STRING_PRIMS", "Site", "TypeRefused",
-    "lookup",
+    "WINDOWS", "lookup",
 ]  # fmt: skip
 
 #: arithmetic, comparisons, numeric builtins and conversions (``add``, ``lt``, ``round`` ...)
 OPERATORS: tuple[Operator, ...] = (*ARITH, *BITWISE, *COMPARE, *CONVERT)
 PRIMITIVES: dict[str, Primitive] = {
-    p.name: p for p in (*MATH, *OPERATORS, *DATETIMES, *CONTAINERS, *COMBINATORICS, *STRING_PRIMS)
+    p.name: p for p in (*MATH, *OPERATORS, *DATETIMES, *CONTAINERS, *COMBINATORICS, *STRING_PRIMS,
+                  *WINDOWS)
 }
 MATH_NAMES: tuple[str, ...] = tuple(p.name.removeprefix("math.") for p in MATH)
 

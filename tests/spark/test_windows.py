@@ -1,0 +1,184 @@
+"""Issue 28, item 1: windows in the language, batch. ``tumble`` / ``hop`` of
+``looplift.windows`` compiled natively (``--explain`` says so) and differential against
+CPython on Spark (``window_algos.py`` and ``samples/windows.py``): hypothesis-generated
+rows with timestamps before 1970, equal timestamps and times on window edges (and a
+microsecond either side), ints near the 64-bit limits, None (TypeError with Python's
+message), and starts before ``datetime.min`` (OverflowError)."""
+
+from __future__ import annotations
+
+import datetime
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from looplift.compiler.pipeline import compile_dataflow
+
+from tests.spark import window_algos as A
+from tests.spark.harness import (
+    check_scalar_batch,
+    expect_same_batch,
+    expect_same_or_both_raise,
+    run_compiled_scalar,
+)
+from tests.test_samples_reference import sample
+
+pytestmark = pytest.mark.spark
+
+S = sample("windows")
+T = datetime.datetime
+US = datetime.timedelta(microseconds=1)
+EPOCH = T(1970, 1, 1)
+
+NATIVE = [A.start5, A.starts, A.week_text, A.maybe_start, A.int_starts, A.maybe_int,
+          A.hop_summary, A.int_hop_summary, A.row_per_window, A.int_sliding, A.keyed_sliding,
+          A.int_tumbling, A.named_per_window, S.clicks_per_window, S.sliding_counts,
+          S.session_summary]  # fmt: skip
+
+
+@pytest.mark.parametrize("algo", NATIVE, ids=lambda a: a.name)
+def test_explain_says_native(algo: Any) -> None:
+    """(No Spark.) Window starts, loops over windows and window keys are native."""
+    assert "runs: fully native (no Python at run time)" in compile_dataflow(algo).explain()
+
+
+def test_explain_names_the_window() -> None:
+    """(No Spark.) ``--explain`` spells the call as the user does, durations in microseconds."""
+    text = compile_dataflow(A.start5).explain()
+    assert "native: tumble(ts, size=timedelta(microseconds=300000000))" in text
+
+
+# -- data: edges, before the epoch, equal times ---------------------------------------------
+
+EDGES = [EPOCH + k * datetime.timedelta(minutes=5) + d
+         for k in (-100_000, -12, -1, 0, 1, 7, 5_000_000)
+         for d in (-US, datetime.timedelta(0), US)]  # fmt: skip
+EDGES += [T(1900, 3, 1), T(1969, 12, 31, 23, 59, 59, 999_999), T(2000, 2, 29, 12),
+          T(2024, 5, 1, 9, 59, 59, 999_999), T(9999, 12, 31, 23, 59, 59, 999_999)]  # fmt: skip
+times = st.one_of(
+    st.sampled_from(EDGES),
+    st.datetimes(min_value=T(1900, 1, 1), max_value=T(2100, 1, 1)),
+    st.integers(-3 * 10**6, 3 * 10**6).map(lambda s: EPOCH + datetime.timedelta(seconds=s)),
+)
+int_times = st.one_of(
+    st.integers(-100, 100),
+    st.sampled_from([-(2**63), -(2**63) + 1, -(2**63) + 9, 2**63 - 1, 2**62, -(2**62)]),
+    st.integers(-(2**63), 2**63 - 1),
+)
+
+
+def _batch(strategy: st.SearchStrategy, n: int = 40) -> Any:
+    """Run the decorated check once on a fixed (derandomized) batch of ``n`` values."""
+    return lambda check: settings(
+        max_examples=1, derandomize=True, database=None, deadline=None,
+        phases=[Phase.generate], suppress_health_check=list(HealthCheck),
+    )(given(st.lists(strategy, min_size=n, max_size=n))(check))  # fmt: skip
+
+
+# -- scalars ----------------------------------------------------------------------------------
+
+
+def test_starts_at_edges(spark: Any) -> None:
+    rows = [(t,) for t in EDGES if t.year < 9999]
+    for algo in (A.start5, A.starts, A.hop_summary):
+        check_scalar_batch(spark, algo, rows, max_raise_checks=0)
+
+
+def test_generated_times(spark: Any) -> None:
+    @_batch(times, n=60)
+    def check(ts: list) -> None:
+        for algo in (A.start5, A.starts, A.hop_summary, A.week_text):
+            check_scalar_batch(spark, algo, [(t,) for t in ts], max_raise_checks=0)
+
+    check()
+
+
+def test_before_the_first_week(spark: Any) -> None:
+    """Weeks start on Thursdays (the epoch's day): 0001-01-01 (a Monday) is in a week that
+    starts before ``datetime.min``, OverflowError as in Python; 0001-01-04 starts one."""
+    rows = [(T(1, 1, 4),), (T(1, 1, 10, 23, 59),), (T(9999, 12, 31, 23, 59, 59, 999_999),)]
+    check_scalar_batch(spark, A.week_text, rows + [(T(1, 1, 1),)], max_raise_checks=1)
+    assert expect_same_or_both_raise(spark, A.week_text, [(T(1, 1, 3, 23, 59),)]) == "both raised"
+
+
+def test_none_is_pythons_type_error(spark: Any) -> None:
+    msg = "tumble() timestamp must be datetime.datetime or int, not NoneType"
+    for algo, good in ((A.maybe_start, (T(2024, 1, 1, 0, 7),)), (A.maybe_int, (-3,))):
+        check_scalar_batch(spark, algo, [good, (None,)], max_raise_checks=1)
+        with pytest.raises(Exception, match=r"TypeError.*" + msg.replace("(", r"\(").replace(")", r"\)")):
+            run_compiled_scalar(spark, algo, [(None,)])
+
+
+def test_ints(spark: Any) -> None:
+    """Floors below zero; a start below -2**63 is OverflowError (SPEC §4), as the harness
+    counts a Python int beyond 64 bits."""
+
+    @_batch(int_times, n=60)
+    def check(ts: list) -> None:
+        for algo in (A.int_starts, A.int_hop_summary):
+            check_scalar_batch(spark, algo, [(t,) for t in ts], max_raise_checks=1)
+
+    check()
+    assert expect_same_or_both_raise(spark, A.int_starts, [(-(2**63),)]) == "both raised"
+
+
+# -- tables: a row per window, window keys, sessions ------------------------------------------
+
+rows_dt = st.lists(st.tuples(st.integers(1, 3), times), min_size=0, max_size=25)
+rows_int = st.lists(st.tuples(st.integers(1, 3), st.integers(-40, 40)), min_size=0, max_size=25)
+
+
+def test_tables_on_generated_rows(spark: Any) -> None:
+    @settings(max_examples=4, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.lists(rows_dt, min_size=3, max_size=3), st.lists(rows_int, min_size=3, max_size=3))
+    def check(dts: list, ints: list) -> None:
+        dts = [*dts, [(1, t) for t in EDGES[:12]], [(2, EPOCH)] * 3]
+        for algo in (A.row_per_window, A.keyed_sliding, S.clicks_per_window, S.sliding_counts,
+                     S.session_summary):
+            expect_same_batch(spark, algo, [(r, ()) for r in dts])
+        for algo in (A.int_sliding, A.int_tumbling):
+            expect_same_batch(spark, algo, [(r, ()) for r in ints])
+
+    check()
+
+
+def test_sessions_at_the_gap(spark: Any) -> None:
+    """A click exactly GAP after the previous starts a session (windows are half-open), a
+    microsecond less does not; equal times stay in one session."""
+    gap = datetime.timedelta(minutes=30)
+    t = T(1969, 12, 31, 23, 50)
+    rows = [(1, t), (1, t), (1, t + gap - US), (1, t + 2 * gap - US), (2, t), (2, t + gap)]
+    assert expect_same_or_both_raise(spark, S.session_summary, rows) == "same"
+
+
+def test_calls_run_in_python_where_not_native(spark: Any) -> None:
+    """A computed duration runs as a Python island; durations of the wrong kind raise
+    Python's TypeError (the reference, called from the plan)."""
+    rows = [(T(1969, 12, 31, 23, 59), 7), (T(2024, 5, 1, 9, 7), 1), (EPOCH, 60)]
+    check_scalar_batch(spark, A.computed_size, rows + [(EPOCH, 0)], max_raise_checks=1)
+    check_scalar_batch(spark, A.wrong_kind, [(5,)], max_raise_checks=1)
+    with pytest.raises(Exception, match=r"TypeError.*durations must be int for an int timestamp"):
+        run_compiled_scalar(spark, A.wrong_kind, [(5,)])
+
+
+def test_named_rows_by_column_name(spark: Any) -> None:
+    """The issue's form: ``tumble(c.ts, minutes=5)`` and ``hop(c.ts, ...)`` of named rows,
+    bound to the DataFrame's columns by name (an extra column, another order), with
+    ``order_by="ts"`` inside the window groups."""
+    from tests.spark.harness import FieldType, assert_same, collect, to_df
+
+    @settings(max_examples=3, derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(rows_dt)
+    def check(rows: list) -> None:
+        rows = [*rows, (1, EDGES[0]), (1, EDGES[1]), (2, EDGES[1])]
+        df = to_df(spark, [(t, "x", u) for u, t in rows],
+                   [FieldType(datetime.datetime), FieldType(str), FieldType(int)],
+                   ["ts", "page", "user_id"])  # fmt: skip
+        clicks = [A.Click(u, t) for u, t in rows]
+        for algo in (A.named_per_window, A.named_sliding, A.windows_seen):
+            assert_same("table", collect(algo(df)), algo(clicks), algo.name)
+
+    check()
