@@ -19,6 +19,7 @@ import libcst as cst
 
 from ..errors import Diagnostic
 from ..ir.nodes import Span
+from .env import RowValue, Value
 from .island_syntax import (
     CONTINUES,
     ISLAND_PREFIX,
@@ -32,7 +33,7 @@ from .island_syntax import (
 )
 from .syntax import code_of, walk
 
-__all__ = ["IslandMaker", "Unit", "literal_type"]
+__all__ = ["IslandMaker", "Unit", "flatten_rows", "literal_type"]
 
 
 @dataclass
@@ -68,6 +69,35 @@ def literal_type(s: cst.CSTNode) -> str | None:
     return None
 
 
+def flatten_rows(nodes: list[cst.CSTNode], env: dict[str, Any], taken: set[str]
+                 ) -> tuple[list[cst.CSTNode], dict[str, str]]:  # fmt: skip
+    """``nodes`` with each field of a named row they read (``c.page``) as a plain name
+    (``c__page``), and those names -> the field (``"c.page"``): an island takes the
+    fields it reads, not the row. A row used otherwise (``f(c)``, ``c[0]``) stays a free
+    name, which the outliner does not take."""
+    rows = {n for n, b in env.items()
+            if (isinstance(b, RowValue) and b.names) or (isinstance(b, Value) and b.row_names)}  # fmt: skip
+    fields: dict[str, str] = {}
+
+    class Flatten(cst.CSTTransformer):
+        def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
+            if not (isinstance(updated.value, cst.Name) and updated.value.value in rows):
+                return updated
+            text = f"{updated.value.value}.{updated.attr.value}"
+            name = next((k for k, v in fields.items() if v == text), None)
+            if name is None:
+                name = f"{updated.value.value}__{updated.attr.value}"
+                while name in taken or name in fields:
+                    name += "_"
+                fields[name] = text
+            return cst.Name(name)
+
+    if not rows:
+        return nodes, {}
+    out = [n.visit(Flatten()) for n in nodes]
+    return out, fields  # type: ignore[return-value]
+
+
 class IslandMaker:
     """Makes the islands of the units :class:`~.islands.Outliner` chose."""
 
@@ -81,6 +111,7 @@ class IslandMaker:
     functions: dict[str, Any]
     annotations: dict[str, str]
     whole: bool
+    locals: set[str]
 
     def _env(self, s: cst.CSTNode, envs: dict) -> dict[str, Any] | None:
         raise NotImplementedError
@@ -147,16 +178,21 @@ class IslandMaker:
         bound = set(env)
         name = self._name(u.node)
         if u.kind != "statement":
-            text = code_of(u.node).strip()
+            (flat,), fields = flatten_rows([u.node], env, self.locals)
+            text = code_of(flat).strip()
             free, _, _ = scope_names(f"_v = {text}\n")
-            ins = sorted(free & bound)
+            ins = sorted(free & (bound | set(fields)))
             self._define(name, ins, f"return ({text})\n", u.returns, u.node)
             self._record(name, u.kind, u.node, u.diag, ins, [])
-            new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(ins)})")
+            args = [fields.get(n, n) for n in ins]
+            new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(args)})")
         else:
             nodes = [*u.before, s]
             if u.before:
-                bound = set(self._env(u.before[0], envs) or {})
+                env = self._env(u.before[0], envs) or {}
+                bound = set(env)
+            nodes, fields = flatten_rows(nodes, env, self.locals)
+            bound |= set(fields)
             src = code(nodes)  # type: ignore[arg-type]
             free, assigned, _ = scope_names(src)
             ins = sorted(free | (assigned & bound))
@@ -167,12 +203,12 @@ class IslandMaker:
             if outs and all(types_):
                 returns = types_[0] if len(outs) == 1 else f"tuple[{', '.join(types_)}]"  # type: ignore[arg-type]
             if escapes(src) == CONTINUES:  # `continue`: a flag first, then the outputs
-                new = self._continuing(u, name, ins, outs)
+                new = self._continuing(u, nodes[-1], name, ins, outs, fields)
                 for n in new.nodes:
                     self._origin_tree(n, u.node)
                 return new
             ret = ("return " + ", ".join(outs) + "\n") if outs else ""
-            made = self._define(name, ins, src + ret, returns, nodes[0])
+            made = self._define(name, ins, src + ret, returns, u.before[0] if u.before else s)
             # an output's type: the input it came in as, or the literal it started from
             starts = {n: t for p in u.before if (t := literal_type(p)) is not None
                       for n in scope_names(code([p]))[1]}  # type: ignore[list-item]  # fmt: skip
@@ -180,7 +216,7 @@ class IslandMaker:
                 starts.get(o) or (ins.index(o) if o in ins else None) for o in outs
             )
             self._record(name, u.kind, s, u.diag, ins, outs, u.before)
-            call = f"{name}({', '.join(ins)})"
+            call = f"{name}({', '.join(fields.get(n, n) for n in ins)})"
             lhs = f"{', '.join(outs)} = " if outs else ""
             if len(outs) == 1 and returns:
                 lhs = f"{outs[0]}: {returns} = "
@@ -188,10 +224,11 @@ class IslandMaker:
         self._origin_tree(new, u.node)
         return new
 
-    def _continuing(self, u: Unit, name: str, ins: list[str], outs: list[str]) -> Any:
+    def _continuing(self, u: Unit, stmt: cst.CSTNode, name: str, ins: list[str], outs: list[str],
+                    fields: dict[str, str]) -> Any:  # fmt: skip
         """A statement that may ``continue`` the loop around it: the island returns whether
         it did and the outputs; ``if <flag>: continue`` follows its call."""
-        body = u.stmt.visit(ContinueAsReturn(outs))
+        body = stmt.visit(ContinueAsReturn(outs))
         vals = ", ".join(["False", *outs])
         types_ = [self.annotations.get(o) for o in outs]
         returns = f"tuple[{', '.join(['bool', *types_])}]" if all(types_) else None  # type: ignore[list-item]
@@ -201,7 +238,8 @@ class IslandMaker:
                                                       for o in outs))  # fmt: skip
         self._record(name, u.kind, u.stmt, u.diag, ins, outs)
         flag = f"{ISLAND_PREFIX}continue_{name[len(ISLAND_PREFIX):]}"
-        lines = cst.parse_module(f"{', '.join([flag, *outs])} = {name}({', '.join(ins)})\n"
+        args = ", ".join(fields.get(n, n) for n in ins)
+        lines = cst.parse_module(f"{', '.join([flag, *outs])} = {name}({args})\n"
                                  f"if {flag}:\n    continue\n")  # fmt: skip
         return cst.FlattenSentinel(lines.body)
 

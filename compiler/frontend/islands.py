@@ -34,7 +34,7 @@ import libcst as cst
 from ..errors import Diagnostic
 from ..ir.nodes import UNKNOWN, Span
 from .env import Carry, MaybeUnbound, Poison, Value
-from .island_make import IslandMaker, Unit, literal_type
+from .island_make import IslandMaker, Unit, flatten_rows, literal_type
 from .island_syntax import (
     CONTINUES,
     COST,
@@ -225,8 +225,9 @@ class Outliner(IslandMaker):
         env = self._env(nodes[0], envs)
         if env is None:
             return None
+        nodes, fields = flatten_rows(nodes, env, self.locals)
         free, assigned, _ = scope_names(code(nodes))  # type: ignore[arg-type]
-        return [n for n in sorted(free | (assigned & set(env))) if n in env]
+        return [n for n in sorted(free | (assigned & set(env))) if n in env or n in fields]
 
     def _chains(self, fn: cst.FunctionDef) -> list[tuple[cst.CSTNode, tuple[cst.CSTNode, ...]]]:
         """Every statement of the body with its enclosing statements (outermost first)."""
@@ -341,6 +342,7 @@ class Outliner(IslandMaker):
     def _expr_ok(self, value: cst.BaseExpression, env: dict[str, Any]) -> bool:
         if any(isinstance(n, (cst.Yield, cst.Await, cst.NamedExpr)) for n in walk(value)):
             return False
+        (value,), _ = flatten_rows([value], env, self.locals)  # a named row's fields
         try:
             free, _, declared = scope_names(f"_v = {code_of(value)}\n")
         except SyntaxError:
@@ -348,7 +350,8 @@ class Outliner(IslandMaker):
         return not declared and self._inputs_ok(free, env)
 
     def _block_ok(self, s: cst.CSTNode | list[cst.CSTNode], env: dict[str, Any]) -> bool:
-        src = code(s if isinstance(s, list) else [s])  # type: ignore[arg-type, list-item]
+        nodes, _ = flatten_rows(s if isinstance(s, list) else [s], env, self.locals)
+        src = code(nodes)  # type: ignore[arg-type]  (a named row's fields as names)
         try:
             if escapes(src) not in (None, CONTINUES):
                 return False

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import contextlib
 from collections import Counter
+from typing import NamedTuple
 
 from looplift import RowStream, dataflow, group_by
 
@@ -219,3 +220,33 @@ def drained(rows: RowStream[str, int, int]):
             while level > 100:
                 level //= 2
         yield k, level
+
+
+class Visit(NamedTuple):
+    user: str
+    page: str
+    n: int
+
+
+@dataflow(columns=("user", "steps"))
+def row_fields(visits: RowStream[Visit]):
+    """Named rows: the island takes the fields it reads (``v.n``, ``v.page``), not the
+    row; ``k = 0`` before the loop goes in with it."""
+    for v in visits:
+        k = 0
+        while k < v.n and k < len(v.page):
+            k += 1
+        yield v.user, k
+
+
+@dataflow(columns=("user", "score"))
+def group_row_fields(visits: RowStream[Visit]):
+    """A named group's rows: a per-row island over ``v.n`` inside native sums."""
+    for user, g in group_by(lambda v: v.user, visits):
+        total = 0
+        for v in g:
+            x = v.n
+            while x > 9 + len(v.page):
+                x = x // 10 + x % 10
+            total += x
+        yield user, total

@@ -250,3 +250,21 @@ def test_an_island_read_for_its_value_and_its_error_runs_once(spark: Any) -> Non
     plan = q._jdf.queryExecution().executedPlan().toString()
     (line,) = [x for x in plan.splitlines() if "ArrowEvalPython" in x]
     assert line.count("pythonUDF") == 1, plan
+
+
+VISITS = [A.Visit("a", "home", 12345), A.Visit("a", "x", 7), A.Visit("b", "", 0),
+          A.Visit("b", "pp", -99), A.Visit("é", "ü" * 3, 2**62)]  # fmt: skip
+
+
+@pytest.mark.parametrize("name", ["row_fields", "group_row_fields"])
+def test_an_island_reads_the_fields_of_a_named_row(spark: Any, name: str) -> None:
+    """A ``while`` over ``v.n`` and ``v.page`` of a NamedTuple row: outlined with the
+    fields as its inputs (it used to be refused: the row is no plain value)."""
+    from tests.frames import create_frame
+
+    algo = getattr(A, name)
+    (island,) = algo.compile().program.fn.islands
+    assert any("__" in i for i in island.inputs), island.inputs  # fields, not the row
+    assert "v" not in island.inputs
+    df = create_frame(spark, VISITS, "user string, page string, n bigint")
+    assert sorted(map(tuple, algo(df).collect())) == sorted(algo(VISITS))
