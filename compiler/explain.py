@@ -155,7 +155,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "run time"
             )
         elif strat is Strategy.NATIVE_SUMS:
-            why = f" ({n.strategy.form_why})" if n.strategy.form_why else ""
+            why = n.strategy.form_why
+            why = f" (not a window over the rows: {why})" if why else ""
             out.append(
                 "      reduce part (native): Spark sum() of the sign-weighted projections per "
                 f"scope key{why}; no Python at run time"
