@@ -21,7 +21,8 @@ into::
 Assumes: the operator is additive (its reduce part is native sums).
 Guarantees: ``window_check`` says yes only when every value of the operator's scope is
 consumed at the scope itself or per row of the same input, every operator of that scope
-is additive with its actions per row, and no yield or action is at the scope itself (the
+is additive with its actions per row (or an ordered loop that only yields rows), and
+no yield or action is at the scope itself (the
 scope's frame is then the rows frame; it has one row per input row, not per key).
 """
 
@@ -37,6 +38,7 @@ from ..operators import OperatorKind
 from ..program import AlgorithmKind
 
 if TYPE_CHECKING:
+    from ..analysis import Analysis
     from ..operators import StateOperator
     from ..program import Program
 
@@ -57,7 +59,10 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
     if len(prog.fn.stream_params) != 1:
         return False, "more than one input"
     mates = [o for o in prog.operators if frame_key(a, o.scope) == fk]
+    used = set().union(*a.deps.values(), *(free_vars(x) for st in a.sites for x in st.args))
     for o in mates:
+        if _yields_only(a, o, used):
+            continue  # an ordered loop's rows are made from the rows frame anyway
         if o.kind != OperatorKind.ADDITIVE or not o.actions:
             return False, f"`{user_name(o.name)}` of the same scope is not an additive state"
         if any(frame_key(a, act.loops) != ROWS for act in o.actions):
@@ -83,6 +88,13 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
         if here not in (ROWS, fk) and a.deps.get(n, frozenset()) & at_scope:
             return False, f"the scope's values are used outside it (line {b.span.line})"
     return True, "its values are read only per row of the scope's rows"
+
+
+def _yields_only(a: Analysis, op: StateOperator, used: set[str]) -> bool:
+    """An ordered loop whose states are read only inside it (it only yields rows)."""
+    return op.kind == OperatorKind.ORDERED and all(
+        r.result not in used or frame_key(a, r.loops) == ROWS for r in op.reads
+    )
 
 
 def _reads(args: tuple, names: set[str]) -> bool:

@@ -280,7 +280,7 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
                         group.append(mate)
         fk = self.frame_key(op.scope)
         keys = self.key_cols(fk)
-        if self.windowed(fk):  # the scope's values on the rows (backend/group_windows.py)
+        if self.windowed(fk) and self.strategy_of(op).over_rows:  # (backend/group_windows.py)
             reads = self.state_planner(how).over_rows(group, keys)
             for o in group:
                 self.made_with(o, how)
@@ -324,8 +324,8 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
             return False
         if self.frames.get(fk) is not None:
             return self.frames[fk] is self.frames.get(ROWS)
-        ops = [o for o in self.ops if self.frame_key(o.scope) == fk]
-        if not ops or not all(self.strategy_of(o).over_rows for o in ops):
+        # (window_check says yes for every additive operator of the scope or for none)
+        if not any(self.strategy_of(o).over_rows for o in self.ops if self.frame_key(o.scope) == fk):
             return False
         self.frames[fk] = self.frame(ROWS)
         return True

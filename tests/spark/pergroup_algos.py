@@ -118,3 +118,31 @@ def per_key_too(rows: RowStream[int, int, int]):
         yield k, -1, total
         for _k, i, v in grp:
             yield k, i, total - v
+
+
+@dataflow(columns=("k", "id", "rank", "share"))
+def rank_share(rows: RowStream[int, int, int]):
+    """Rank within the group (an ordered loop: a running count, ties by id) beside a share
+    of the group total: both windows over the rows, no join."""
+    for k, grp in group_by(0, rows, order_by=2):
+        total = 0
+        for _k, _i, v in grp:
+            total += v
+        r = 0
+        for _k, i, v in grp:
+            r += 1
+            yield k, i, r, v / total
+
+
+@dataflow(columns=("k", "id", "rank", "last"))
+def rank_then_last(rows: RowStream[int, int, int]):
+    """The ordered loop's state is read after the loop (per key): aggregate + join."""
+    for k, grp in group_by(0, rows, order_by=2):
+        total = 0
+        for _k, _i, v in grp:
+            total += v
+        r = 0
+        for _k, i, v in grp:
+            r += v
+            yield k, i, r, total
+        yield k, -1, r, total

@@ -40,6 +40,9 @@ EDGES = {
                     (float("inf"), 5, 2.0), (1.5, 6, 7.0)]],
     "with_max": [[(1, 1, 3), (1, 2, 3), (2, 3, -1)]],
     "per_key_too": [[(1, 1, 3), (1, 2, 3), (2, 3, -1)]],
+    "rank_share": [[(1, 1, 3), (1, 2, 3), (1, 3, -1), (2, 4, 7)],  # a tie on the order field
+                   [(1, 1, 1), (1, 2, -1)]],  # a zero total
+    "rank_then_last": [[(1, 1, 3), (1, 2, 3), (1, 3, -1), (2, 4, 7)]],
 }
 # fmt: on
 ALGOS = [
@@ -51,9 +54,11 @@ ALGOS = [
     algos.float_keys,
     algos.with_max,
     algos.per_key_too,
+    algos.rank_share,
+    algos.rank_then_last,
 ]  # fmt: skip
 #: the algorithms whose group values are windows over the rows (the rest: aggregate + join)
-WINDOWED = {"centered", "share", "centered_avg", "guarded", "float_keys"}
+WINDOWED = {"centered", "share", "centered_avg", "guarded", "float_keys", "rank_share"}
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
