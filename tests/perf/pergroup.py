@@ -6,7 +6,9 @@ On a cached table ``t(k bigint, id bigint, v double, w bigint)``: per-group cent
 (``v - mean(v)`` per key, tests/perf/pergroup_algos.py ``centered``) and a share of the
 group total (``w / sum(w)`` per key, ``share``), each compiled and next to the same
 computation hand-written as a window (``avg(v) OVER (PARTITION BY k)``), as an
-aggregate joined back on the key, and as ``groupBy(k).applyInPandas``.
+aggregate joined back on the key, and as ``groupBy(k).applyInPandas``; and compiled in
+the form before issue 27 (an aggregate per key joined back), for the ratio of the two
+forms in the same run.
 
 The target (issue 27): each compiled variant at most 1.1x the fastest hand-written
 native query of the same run. Every variant is checked against Python on a small
@@ -15,6 +17,7 @@ table first.
 
 from __future__ import annotations
 
+import contextlib
 import math
 import sys
 from typing import Any
@@ -55,17 +58,41 @@ def _share_pandas(pdf: Any) -> Any:
     return out
 
 
+@contextlib.contextmanager
+def _aggregate_join_form() -> Any:
+    """Compile (the first call builds the plan) as before issue 27: aggregate + join."""
+    from looplift.compiler.backend.plan import Planner
+
+    Planner.group_windows = False
+    try:
+        yield
+    finally:
+        Planner.group_windows = True
+
+
 def make_variants(workload: str) -> tuple[dict[str, Any], Any]:
     """``(variants, Python reference over (k, id, v, w) rows)`` of one workload."""
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    algos = common.load_path(common.ROOT / "tests" / "perf" / "pergroup_algos.py",
-                             "perf_pergroup_algos")  # fmt: skip
+    path = common.ROOT / "tests" / "perf" / "pergroup_algos.py"
+    algos = common.load_path(path, "perf_pergroup_algos")
+    before = common.load_path(path, "perf_pergroup_algos_joined")  # its own compiled plans
+
+    def joined(fn: Any) -> Any:
+        def run(df: Any) -> Any:
+            with _aggregate_join_form():
+                return fn(df)
+
+        return run
+
     by_k = Window.partitionBy("k")
     if workload == "centered":
         return {
             "compiled centered(df)": lambda df: algos.centered(df.select("k", "id", "v")),
+            "compiled, aggregate + join form": joined(
+                lambda df: before.centered(df.select("k", "id", "v"))
+            ),
             "native window": lambda df: df.select(
                 "k", "id", (F.col("v") - F.avg("v").over(by_k)).alias("centered")),
             "native aggregate + join": lambda df: df.join(
@@ -76,6 +103,7 @@ def make_variants(workload: str) -> tuple[dict[str, Any], Any]:
         }, lambda rows: algos.centered([(k, i, v) for k, i, v, _w in rows])  # fmt: skip
     return {
         "compiled share(df)": lambda df: algos.share(df.select("k", "id", "w")),
+        "compiled, aggregate + join form": joined(lambda df: before.share(df.select("k", "id", "w"))),
         "native window": lambda df: df.select(
             "k", "id", (F.col("w") / F.sum("w").over(by_k)).alias("share")),
         "native aggregate + join": lambda df: df.join(
