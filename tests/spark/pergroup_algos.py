@@ -146,3 +146,17 @@ def rank_then_last(rows: RowStream[int, int, int]):
             r += v
             yield k, i, r, total
         yield k, -1, r, total
+
+
+@dataflow(columns=("k", "id", "centered"))
+def big_groups_only(rows: RowStream[int, int, float]):
+    """The per-row loop under a condition on the group's values (groups of 2 rows or more)."""
+    for k, grp in group_by(0, rows):
+        total = 0.0
+        n = 0
+        for _k, _i, v in grp:
+            total += v
+            n += 1
+        if n >= 2:
+            for _k, i, v in grp:
+                yield k, i, v - total / n

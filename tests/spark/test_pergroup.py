@@ -43,6 +43,7 @@ EDGES = {
     "rank_share": [[(1, 1, 3), (1, 2, 3), (1, 3, -1), (2, 4, 7)],  # a tie on the order field
                    [(1, 1, 1), (1, 2, -1)]],  # a zero total
     "rank_then_last": [[(1, 1, 3), (1, 2, 3), (1, 3, -1), (2, 4, 7)]],
+    "big_groups_only": [[(1, 1, 1.0), (1, 2, 2.0), (2, 3, 5.0), (3, 4, 0.5), (3, 5, 0.5)]],
 }
 # fmt: on
 ALGOS = [
@@ -56,9 +57,18 @@ ALGOS = [
     algos.per_key_too,
     algos.rank_share,
     algos.rank_then_last,
+    algos.big_groups_only,
 ]  # fmt: skip
 #: the algorithms whose group values are windows over the rows (the rest: aggregate + join)
-WINDOWED = {"centered", "share", "centered_avg", "guarded", "float_keys", "rank_share"}
+WINDOWED = {
+    "centered",
+    "share",
+    "centered_avg",
+    "guarded",
+    "float_keys",
+    "rank_share",
+    "big_groups_only",
+}
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
