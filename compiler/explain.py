@@ -154,10 +154,18 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "      reduce part (native): no action reaches it; its readers are a fresh "
                 "state's, constants per scope key; no Python at run time"
             )
+        elif strat is Strategy.NATIVE_SUMS and n.strategy.over_rows:
+            out.append(
+                "      reduce part (native): Spark sum() OVER (PARTITION BY the scope key) on "
+                f"every row, no aggregate joined back ({n.strategy.form_why}); no Python at "
+                "run time"
+            )
         elif strat is Strategy.NATIVE_SUMS:
+            why = n.strategy.form_why
+            why = f" (not a window over the rows: {why})" if why else ""
             out.append(
                 "      reduce part (native): Spark sum() of the sign-weighted projections per "
-                "scope key; no Python at run time"
+                f"scope key{why}; no Python at run time"
             )
         elif strat is Strategy.CONTAINER:
             text = {

@@ -55,7 +55,7 @@ class FramesMixin:
 
     def frame_base(self, fk: FrameKey) -> str:
         """The variable name of a frame in the generated code: rows, by_<key>, single."""
-        if fk == ROWS:
+        if fk == ROWS or (fk in self.frames and self.frames[fk] is self.frames.get(ROWS)):
             return "rows"
         return "single" if fk == GLOBAL else "by_" + "_".join(self.key_cols(fk))
 
@@ -97,6 +97,8 @@ class FramesMixin:
             return self.frames[fk]
         if fk == ROWS:
             raise BackendError("no input relation")
+        if self.windowed(fk):  # the rows frame itself (backend/group_windows.py)
+            return self.frames[fk]
         # a group frame (or global): based on its first independent operator, else distinct keys
         keys = self.key_cols(fk)
         for op in self.ops:

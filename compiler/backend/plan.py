@@ -280,6 +280,15 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
                         group.append(mate)
         fk = self.frame_key(op.scope)
         keys = self.key_cols(fk)
+        if self.windowed(fk) and self.strategy_of(op).over_rows:  # (backend/group_windows.py)
+            reads = self.state_planner(how).over_rows(group, keys)
+            for o in group:
+                self.made_with(o, how)
+                self.op_done[o.name] = reads
+            for r in reads:
+                self.read_home[r] = fk
+            self.frames[ROWS].cols.update(reads)
+            return
         reduced = self.state_planner(how).reduce(group, keys)
         if how not in ORDERED:  # (an ordered loop notes what it made itself)
             for o in group:
@@ -303,6 +312,23 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         else:
             self.step(fk, f"ll.join_on_keys({SRC}, {result}, {list(keys)!r})")
         self.frames[fk].cols.update(reads)
+
+    #: a group scope whose values only its rows read is computed on the rows frame, by
+    #: window aggregates (a signed or bulk plan keeps the aggregate per key)
+    group_windows = True
+
+    def windowed(self, fk: FrameKey) -> bool:
+        """Is group frame ``fk`` the rows frame (its state operators recorded as window
+        aggregates over the rows, ``Choice.over_rows``)? Aliases the frames when so."""
+        if fk == ROWS or not self.group_windows:
+            return False
+        if self.frames.get(fk) is not None:
+            return self.frames[fk] is self.frames.get(ROWS)
+        # (window_check says yes for every additive operator of the scope or for none)
+        if not any(self.strategy_of(o).over_rows for o in self.ops if self.frame_key(o.scope) == fk):
+            return False
+        self.frames[fk] = self.frame(ROWS)
+        return True
 
     def state_planner(self, strategy: Strategy) -> StatePlanner:
         """The planner of a recorded strategy (one per plan: it keeps what it made)."""

@@ -73,6 +73,7 @@ class SignedPlanner(Planner):
     aggregates: list[tuple[str, ...]]
     keep = (SIGN,)
     nan_keys = False  # incremental: a NaN key row is matched by its value
+    group_windows = False  # the aggregate per key is what a view keeps
 
     def run(self) -> PlanModule:
         self.aggregates = []

@@ -85,12 +85,17 @@ class Choice:
         python_fns: the primitives a value runs as vectorized Python functions
             (``PYTHON_FUNCTION``).
         detail: what a native reducer computes, for ``--explain`` (sequence readers).
+        over_rows: native sums computed as window aggregates over the rows
+            (``sum(...) OVER (PARTITION BY key)``, ``backend/group_windows.py``), not an
+            aggregate per key joined back; ``form_why`` says why either way.
     """
 
     strategy: Strategy
     why: str | None = None
     python_fns: tuple[str, ...] = ()
     detail: str | None = None  # what a native reducer computes (sequence readers)
+    over_rows: bool = False
+    form_why: str | None = None
 
     @property
     def native(self) -> bool:

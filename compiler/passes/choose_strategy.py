@@ -19,6 +19,7 @@ from typing import Any
 
 from ..analysis import Analysis
 from ..backend.fold import fold_check
+from ..backend.group_windows import window_check
 from ..backend.sequence import native_sequence
 from ..backend.types import infer_types
 from ..dataflow.build import read_results, refs
@@ -74,7 +75,8 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
     if op.kind == OperatorKind.ADDITIVE:
-        return Choice(Strategy.NATIVE_SUMS)
+        over_rows, why = window_check(prog, op)
+        return Choice(Strategy.NATIVE_SUMS, over_rows=over_rows, form_why=why)
     if op.kind == OperatorKind.ORDERED:
         why, window = fold_check(prog, op)
         if why is not None:

@@ -33,6 +33,11 @@ class StatePlanner:
         """The aggregate of ``group`` (operators fused into one) per scope key ``keys``."""
         raise NotImplementedError
 
+    def over_rows(self, group: list[StateOperator], keys: tuple[str, ...]) -> list[str]:
+        """The readers of ``group`` as columns of the rows frame, by window aggregates
+        partitioned by the scope key ``keys``; the read binders made."""
+        raise NotImplementedError(f"{type(self).__name__} plans no window aggregates")
+
     def rows(self, op: StateOperator, names: list[str], types: list[str]) -> str:
         """The rows ``op`` yields (an ordered loop's), named ``names`` of Spark ``types``."""
         raise NotImplementedError(f"{type(self).__name__} plans no yielded rows")
