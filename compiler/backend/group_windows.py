@@ -28,7 +28,7 @@ scope's frame is then the rows frame; it has one row per input row, not per key)
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..analysis import SiteKind
 from ..dataflow.payloads import ROWS, GroupFrame, frame_key
@@ -52,6 +52,8 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
     fk = frame_key(a, op.scope)
     if not isinstance(fk, GroupFrame) or fk.is_global:
         return False, None
+    if not _read_per_row(prog, op, fk):
+        return False, None  # an aggregate per key: nothing to join back, nothing to say
     if not any(a.loops[x].key for x in fk.loops):
         return False, "group_by(()) is one group of the whole input (broadcast)"
     if prog.kind != AlgorithmKind.TABLE:
@@ -88,6 +90,19 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
         if here not in (ROWS, fk) and a.deps.get(n, frozenset()) & at_scope:
             return False, f"the scope's values are used outside it (line {b.span.line})"
     return True, "its values are read only per row of the scope's rows"
+
+
+def _read_per_row(prog: Program, op: StateOperator, fk: Any) -> bool:
+    """Does a row of the scope read a value of ``op``'s scope (what a window or a join back
+    brings to the rows)?"""
+    a = prog.analysis
+    at_scope = {r.result for r in op.reads if r.result != "_"}
+    at_scope |= {n for n, b in a.bound.items()
+                 if b.value is not None and frame_key(a, b.loops) == fk}  # fmt: skip
+    if any(frame_key(a, st.loops) == ROWS and _reads(st.args, at_scope) for st in a.sites):
+        return True
+    return any(b.value is not None and frame_key(a, b.loops) == ROWS
+               and a.deps.get(n, frozenset()) & at_scope for n, b in a.bound.items())  # fmt: skip
 
 
 def _yields_only(a: Analysis, op: StateOperator, used: set[str]) -> bool:
