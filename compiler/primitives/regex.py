@@ -32,7 +32,7 @@ import re
 import sys
 from functools import cache
 
-__all__ = ["java_pattern"]
+__all__ = ["group_reads", "java_pattern", "java_replacement", "refusal"]
 
 try:  # CPython 3.11+
     from re import _constants as C  # noqa: N812
@@ -46,31 +46,131 @@ _BUDGET = 4000  # characters of Java regex
 
 
 class _Refused(Exception):
-    pass
+    """A construct Java would not match as CPython does: its ``args[0]`` says which."""
+
+
+_FLAG_NAMES = {re.IGNORECASE: "re.IGNORECASE (case folding differs between engines)",
+               re.MULTILINE: "re.MULTILINE (line terminators differ between engines)",
+               re.VERBOSE: "re.VERBOSE", re.LOCALE: "re.LOCALE"}  # fmt: skip
 
 
 def java_pattern(pattern: str, flags: int = 0) -> str | None:
     """The Java regex matching exactly what CPython's ``re`` matches (same spans, same
     groups) for ``pattern``, or None when this module cannot promise it."""
-    if flags & ~_ALLOWED_FLAGS:
-        return None
+    out = _translate(pattern, flags)
+    return out if not isinstance(out, _Refused) else None
+
+
+def refusal(pattern: str, flags: int = 0) -> str | None:
+    """Why :func:`java_pattern` refuses ``pattern`` (the construct that keeps it in
+    Python, for ``--explain``), or None when it translates it.
+
+    >>> refusal(r"\\bx")
+    '`\\\\b` (word characters differ between engines)'
+    >>> refusal(r"(?i)a"), refusal(r"a+") is None
+    ('inline flag re.IGNORECASE (case folding differs between engines)', True)
+    """
+    out = _translate(pattern, flags)
+    return str(out.args[0]) if isinstance(out, _Refused) else None
+
+
+@cache
+def _translate(pattern: str, flags: int) -> str | _Refused:
+    bad = flags & ~_ALLOWED_FLAGS
+    if bad:
+        return _Refused(_flag_name(bad))
     try:
         tree = P.parse(pattern, flags)
     except (re.error, ValueError, OverflowError):
-        return None
-    if tree.state.flags & ~_ALLOWED_FLAGS:  # inline flags: (?i), (?m), (?x) ...
-        return None
+        return _Refused("an invalid pattern")
+    bad = tree.state.flags & ~_ALLOWED_FLAGS  # inline flags: (?i), (?m), (?x) ...
+    if bad:
+        return _Refused("inline flag " + _flag_name(bad))
     if tree.getwidth()[0] == 0:
-        return None
+        return _Refused("a pattern that can match the empty string (engines differ on empty matches)")
     ascii_ = bool(tree.state.flags & re.ASCII)
     dotall = bool(tree.state.flags & re.DOTALL)
     try:
         out = _seq(tree, ascii_, dotall)
-    except _Refused:
-        return None
+    except _Refused as e:
+        return e
     # Unicode ``\w`` spells out ~11,000 characters of ranges: a Python call is cheaper than
     # copying that into every expression that uses it
-    return out if len(out) <= _BUDGET else None
+    if len(out) > _BUDGET:
+        return _Refused(f"a translation longer than {_BUDGET} characters (Unicode `\\w`: "
+                        "use re.ASCII)")  # fmt: skip
+    return out
+
+
+def _flag_name(bits: int) -> str:
+    return ", ".join(n for f, n in _FLAG_NAMES.items() if bits & f) or f"flags {bits:#x}"
+
+
+def group_reads(pattern: str, flags: int = 0) -> tuple[str, ...] | str:
+    """How Spark's ``regexp_extract`` (``''`` for a group that took no part) reads each
+    group of a match exactly, group 0 first: ``"raw"`` for a group that takes part in every
+    match, ``"nullif"`` for one that never matches ``''`` (``''`` then means None); or the
+    reason (a str) a group is neither.
+
+    >>> group_reads(r"(a)(b)?(c*)")
+    ('raw', 'raw', 'nullif', 'raw')
+    >>> print(group_reads(r"x(c*)|y"))
+    group 1 can match the empty string and may take no part (None in Python, '' in Spark)
+    """
+    tree = P.parse(pattern, flags)
+    out = ["raw"] + [""] * (tree.state.groups - 1)
+
+    def walk(items: object, always: bool) -> None:
+        for op, av in items:  # type: ignore[attr-defined]
+            if op is C.SUBPATTERN:
+                group, _add, _del, sub = av
+                if group is not None:
+                    out[group] = "raw" if always else "nullif" if sub.getwidth()[0] > 0 else ""
+                walk(sub, always)
+            elif op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
+                walk(av[2], always and av[0] >= 1)
+            elif op is getattr(C, "ATOMIC_GROUP", None):
+                walk(av, always)
+            elif op is C.BRANCH:
+                for alt in av[1]:
+                    walk(alt, False)
+            elif op in (C.ASSERT, C.ASSERT_NOT):
+                walk(av[1], False)
+
+    walk(tree, True)
+    for k, how in enumerate(out):
+        if not how:
+            return (f"group {k} can match the empty string and may take no part (None in "
+                    "Python, '' in Spark)")  # fmt: skip
+    return tuple(out)
+
+
+def java_replacement(pattern: str, repl: str, flags: int = 0) -> str | None:
+    """``re.sub``'s template ``repl`` as a Java replacement string (``$k`` for a group,
+    every other character taken literally), or None where CPython rejects it. A group that
+    took no part is ``''`` in both.
+
+    >>> print(java_replacement(r"(a)(?P<n>b)", r"<\\1\\g<n>0$>"))
+    <$1$2\\0\\$>
+    """
+    try:
+        parsed = P.parse_template(repl, re.compile(pattern, flags))
+    except (re.error, ValueError, IndexError):
+        return None
+    if isinstance(parsed, list):  # CPython 3.12+: literal, group, literal, ...
+        pieces = [_repl_lit(x) if i % 2 == 0 else f"${x}" for i, x in enumerate(parsed)]
+    else:  # (groups: [(position, group)], literals with None at the groups' positions)
+        groups, literals = parsed
+        at = dict(groups)
+        pieces = [f"${at[i]}" if i in at else _repl_lit(x or "") for i, x in enumerate(literals)]
+    return "".join(pieces)
+
+
+def _repl_lit(s: str) -> str:
+    return "".join("\\" + c if c in "\\$" or c.isascii() and c.isdigit() else c for c in s)
+
+
+_AT_NAMES = {C.AT_BOUNDARY: "\\b", C.AT_NON_BOUNDARY: "\\B"}
 
 
 def _esc(c: int) -> str:
@@ -96,7 +196,7 @@ def _item(op: object, av: object, a: bool, dot: bool) -> str:
     if op in (C.MAX_REPEAT, C.MIN_REPEAT, getattr(C, "POSSESSIVE_REPEAT", None)):
         lo, hi, sub = av  # type: ignore[misc]
         if sub.getwidth()[0] == 0:
-            raise _Refused
+            raise _Refused("a repeat of a part that can match the empty string")
         atom = len(sub) == 1 and sub[0][0] in (C.LITERAL, C.NOT_LITERAL, C.ANY, C.IN, C.SUBPATTERN)
         body = _seq(sub, a, dot) if atom else f"(?:{_seq(sub, a, dot)})"
         hi_s = "" if hi is C.MAXREPEAT else str(hi)
@@ -108,7 +208,7 @@ def _item(op: object, av: object, a: bool, dot: bool) -> str:
     if op is C.SUBPATTERN:
         group, add, delete, sub = av  # type: ignore[misc]
         if add or delete:
-            raise _Refused
+            raise _Refused("a scoped inline flag `(?flags:...)`")
         inner = _seq(sub, a, dot)
         return f"({inner})" if group is not None else f"(?:{inner})"
     if op is getattr(C, "ATOMIC_GROUP", None):
@@ -123,14 +223,16 @@ def _item(op: object, av: object, a: bool, dot: bool) -> str:
             return "(?=\\n?\\z)"
         if av is C.AT_END_STRING:
             return "\\z"
-        raise _Refused  # \b, \B
+        raise _Refused(f"`{_AT_NAMES.get(av, av)}` (word characters differ between engines)")
     if op is C.GROUPREF:
         return f"(?:\\{av})"
     if op in (C.ASSERT, C.ASSERT_NOT):
         direction, sub = av  # type: ignore[misc]
         kind = {(1, True): "?=", (1, False): "?!", (-1, True): "?<=", (-1, False): "?<!"}
         return f"({kind[(direction, op is C.ASSERT)]}{_seq(sub, a, dot)})"
-    raise _Refused  # GROUPREF_EXISTS and anything newer
+    if op is C.GROUPREF_EXISTS:
+        raise _Refused("a conditional group `(?(k)...)`")
+    raise _Refused(f"the construct {op}")  # anything newer
 
 
 def _class(items: list, a: bool) -> str:
@@ -148,9 +250,9 @@ def _class(items: list, a: bool) -> str:
             cats = True
             parts.append(_category(av, a))
         else:
-            raise _Refused
-    if negate and cats:
-        raise _Refused  # Java's negation of nested classes: avoided
+            raise _Refused(f"the class item {op}")
+    if negate and cats:  # Java's negation of nested classes: avoided
+        raise _Refused("a negated class holding `\\d`, `\\s` or `\\w`")
     if len(parts) == 1 and cats and not negate:
         return parts[0]
     return "[" + ("^" if negate else "") + "".join(parts) + "]"
@@ -161,7 +263,7 @@ def _category(cat: object, a: bool) -> str:
     name = {C.CATEGORY_DIGIT: "d", C.CATEGORY_NOT_DIGIT: "D", C.CATEGORY_SPACE: "s",
             C.CATEGORY_NOT_SPACE: "S", C.CATEGORY_WORD: "w", C.CATEGORY_NOT_WORD: "W"}.get(cat)  # type: ignore[call-overload]  # fmt: skip
     if name is None:
-        raise _Refused
+        raise _Refused(f"the category {cat}")
     body = _category_body(name.lower(), a)
     return f"[^{body}]" if name.isupper() else f"[{body}]"
 
