@@ -4,12 +4,15 @@ matches exactly, translated: the native-exactness rule of ``re.findall`` in the 
 A pattern is translated from CPython's own parse of it (``re._parser``), construct by
 construct, or refused (None: the reference runs as a vectorized Python function):
 
-- literals, ``[...]`` classes of literals and ranges (not negated when they hold a
-  category), alternation, groups (capturing, non-capturing, atomic), greedy, lazy and
+- literals, ``[...]`` classes of literals, ranges and categories (negated too: a class
+  with a category is written as the code point ranges CPython's class holds),
+  alternation, groups (capturing, non-capturing, atomic), greedy, lazy and
   possessive repeats, backreferences, lookaround, ``^``/``\\A``/``\\Z``;
 - ``\\d``, ``\\s``, ``\\w`` and their negations as explicit classes of the characters
   CPython's Unicode tables put in them (``str.isdecimal``, ``str.isspace``,
-  ``str.isalnum`` or ``_``; ASCII ones under ``re.ASCII``), never Java's own;
+  ``str.isalnum`` or ``_``; ASCII ones under ``re.ASCII``), never Java's own; a class of
+  many ranges as ``[G&&[ranges]]`` with ``G`` a short superset, so that ASCII text is
+  decided by a few range tests (Java tests a class's ranges one by one);
 - ``.`` as "anything but ``\\n``" (Java's ``.`` stops at every line terminator) and
   ``$`` as "at the end, or before a final ``\\n``" (Java's ``$`` also before ``\\r``);
 - refused: flags other than ``re.ASCII`` and ``re.DOTALL`` (case folding and
@@ -248,28 +251,77 @@ def _class(items: list, a: bool) -> str:
             parts.append(f"{_esc(av[0])}-{_esc(av[1])}")
         elif op is C.CATEGORY:
             cats = True
-            parts.append(_category(av, a))
         else:
             raise _Refused(f"the class item {op}")
-    if negate and cats:  # Java's negation of nested classes: avoided
-        raise _Refused("a negated class holding `\\d`, `\\s` or `\\w`")
-    if len(parts) == 1 and cats and not negate:
-        return parts[0]
-    return "[" + ("^" if negate else "") + "".join(parts) + "]"
+    if not cats:
+        return "[" + ("^" if negate else "") + "".join(parts) + "]"
+    # with a category: the set of code points CPython's class holds, as ranges
+    ivs: list[tuple[int, int]] = []
+    for op, av in items:
+        if op is C.LITERAL:
+            ivs.append((av, av))
+        elif op is C.RANGE:
+            ivs.append((av[0], av[1]))
+        elif op is C.CATEGORY:
+            ivs.extend(_category(av, a))
+    ivs = _merge(ivs)
+    return _java_class(_complement(ivs) if negate else ivs)
 
 
-def _category(cat: object, a: bool) -> str:
-    """A category as a (nested) Java class of CPython's characters."""
+def _merge(ivs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out: list[tuple[int, int]] = []
+    for lo, hi in sorted(ivs):
+        if out and lo <= out[-1][1] + 1:
+            out[-1] = (out[-1][0], max(hi, out[-1][1]))
+        else:
+            out.append((lo, hi))
+    return out
+
+
+def _complement(ivs: list[tuple[int, int]]) -> list[tuple[int, int]]:
+    out, at = [], 0
+    for lo, hi in ivs:
+        if lo > at:
+            out.append((at, lo - 1))
+        at = hi + 1
+    if at <= sys.maxunicode:
+        out.append((at, sys.maxunicode))
+    return out
+
+
+def _java_class(ivs: list[tuple[int, int]]) -> str:
+    """Code point ranges as a Java class. Java tests a class's ranges one by one: a class
+    of many ranges with non-ASCII ones is written as ``[G&&[ranges]]``, ``G`` its ASCII
+    ranges and ``\\x{80}-\\x{10ffff}``, so that an ASCII character is decided by a few.
+
+    >>> _java_class([(48, 57), (0x660, 0x669)])
+    '[0-9\\\\x{660}-\\\\x{669}]'
+    """
+    if not ivs:
+        return "(?!)"
+    body = _ranges(ivs)
+    if len(ivs) <= 4 or ivs[-1][1] < 0x80:
+        return f"[{body}]"
+    guard = _merge([(lo, min(hi, 0x7F)) for lo, hi in ivs if lo < 0x80] + [(0x80, sys.maxunicode)])
+    return f"[{_ranges(guard)}&&[{body}]]"
+
+
+def _ranges(ivs: list[tuple[int, int]]) -> str:
+    return "".join(_esc(lo) + (f"-{_esc(hi)}" if hi > lo else "") for lo, hi in ivs)
+
+
+def _category(cat: object, a: bool) -> list[tuple[int, int]]:
+    """A category's code point ranges, as CPython's ``re`` has them."""
     name = {C.CATEGORY_DIGIT: "d", C.CATEGORY_NOT_DIGIT: "D", C.CATEGORY_SPACE: "s",
             C.CATEGORY_NOT_SPACE: "S", C.CATEGORY_WORD: "w", C.CATEGORY_NOT_WORD: "W"}.get(cat)  # type: ignore[call-overload]  # fmt: skip
     if name is None:
         raise _Refused(f"the category {cat}")
-    body = _category_body(name.lower(), a)
-    return f"[^{body}]" if name.isupper() else f"[{body}]"
+    ivs = list(_category_ranges(name.lower(), a))
+    return _complement(ivs) if name.isupper() else ivs
 
 
 @cache
-def _category_body(name: str, a: bool) -> str:
+def _category_ranges(name: str, a: bool) -> tuple[tuple[int, int], ...]:
     """The ranges of ``\\d``/``\\s``/``\\w`` as CPython's ``re`` has them."""
     top = 0x7F if a else sys.maxunicode
     pat = re.compile(f"\\{name}", re.ASCII if a else 0)
@@ -279,6 +331,6 @@ def _category_body(name: str, a: bool) -> str:
         j = i
         while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
             j += 1
-        out.append(_esc(cps[i]) + (f"-{_esc(cps[j])}" if cps[j] > cps[i] else ""))
+        out.append((cps[i], cps[j]))
         i = j + 1
-    return "".join(out)
+    return tuple(out)

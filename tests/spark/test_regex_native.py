@@ -42,7 +42,7 @@ def _range(pair: tuple[str, str]) -> str:
 class_item = st.one_of(literal, st.tuples(st.sampled_from("a1\u00e9 "), st.sampled_from("bz9\u65e5")).map(_range))
 char_class = st.one_of(
     st.lists(st.one_of(class_item, category), min_size=1, max_size=3).map(lambda xs: "[" + "".join(xs) + "]"),
-    st.lists(class_item, min_size=1, max_size=3).map(lambda xs: "[^" + "".join(xs) + "]"),
+    st.lists(st.one_of(class_item, category), min_size=1, max_size=3).map(lambda xs: "[^" + "".join(xs) + "]"),
 )
 atom = st.one_of(literal, literal, char_class, category, st.just("."))
 quant = st.sampled_from(["", "", "*", "+", "?", "{2}", "{1,3}", "{0,2}", "*?", "+?", "??", "{1,2}?"])
@@ -117,6 +117,7 @@ CURATED = [
     (r"(?>a+)b", 0, "x"), (r"(ab|a)(c?)", 0, r"\2"), (r"(a|(b))+", 0, r"\2"),
     (r"\n", 0, r"\n"), (r"\r?\n", 0, "|"), (r"[\d\s]+", 0, "_"), (r"\D\S", re.ASCII, "_"),
     (r"a{2,}?", 0, "@"), (r"(?:a|b)*?c", 0, ""), (r"(a)?c", 0, r"[\1]"),
+    (r"[^\W\d_]+", re.ASCII, "L"), (r"[^\s\d]+", 0, "."), (r"[^a\S]", 0, "_"), (r"\D+", 0, "-"),
 ]
 
 
