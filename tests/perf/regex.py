@@ -9,13 +9,28 @@ Two programs of samples/regex_text.py, both compiled fully natively:
   ``regexp_extract`` per group. pandas: ``Series.str.extract`` (Python's ``re``) in a
   ``pandas_udf`` returning the groups as a struct, then the same filter.
 * ``clean_text`` (a scalar): three ``re.sub``. Hand-written: three nested
-  ``regexp_replace``. pandas: three ``Series.str.replace(regex=True)``.
+  ``regexp_replace``. pandas: three ``Series.str.replace(regex=True)``. The dates'
+  ``\\d`` is Python's, every script's digits: the exact Java class is ~65 ranges (Java
+  tests them one by one, behind an ASCII guard); the hand-written Java ``\\d`` is ASCII
+  only and differs from CPython on other digits. ``clean_text_ascii`` (``re.ASCII``) is
+  the like-for-like comparison.
 
 The input ``logs(line_no bigint, line string, text string)`` is generated natively
 (about 10% of the lines do not parse) and cached. Every variant is checked against
 CPython (the sample functions run in Python) on 2,000 generated rows plus hand-picked
 ones before timing. Targets (issue 27): compiled <= 1.3x hand-written, pandas UDF >= 3x
 compiled.
+
+Measured once (2026-11-26, 1,000,000 rows, 3 rounds, a 2-core machine shared with other
+Spark jobs, so the spread is wide): text ``clean_text_ascii`` 1.14x hand-written (PASS),
+``clean_text`` (Unicode ``\\d``) 1.88x, log ``parse_log`` 3.0x; pandas 2.1x / 5.1x the
+hand-written. Known costs: (1) a Unicode class of ~65 ranges, some beyond the BMP, is
+5x slower in java.util.regex than Java's ASCII ``\\d`` (a JMH-less loop: 822 ms vs
+163 ms; the ASCII guard ``[G&&[...]]`` took it from 2,209 ms); (2) the match object as
+``CASE WHEN regexp_like(s, p) THEN array(regexp_extract ...) END`` filtered on ``m IS NOT
+NULL`` is ~2.3x the same extracts after a ``regexp_like`` filter (measured on Spark:
+``WHERE regexp_like`` then ``array(regexp_extract ...)`` is 1.0x hand-written) -- the
+``if m:`` test should be hoisted into a filter ahead of the groups.
 """
 
 from __future__ import annotations
@@ -32,9 +47,13 @@ LOG_NATIVE = "log: hand-written regexp_extract"
 LOG_PANDAS = "log: pandas_udf (str.extract)"
 TEXT_COMPILED = "text: compiled clean_text"
 TEXT_NATIVE = "text: hand-written regexp_replace"
+TEXT_ASCII = "text: compiled clean_text_ascii"
 TEXT_PANDAS = "text: pandas_udf (str.replace)"
 
 LIMIT = 1.3
+# where a hand-written expression is known to differ from CPython: reported, not failed
+KNOWN = {TEXT_NATIVE: "Java's \\d is ASCII only: other scripts' digits differ from CPython",
+         LOG_NATIVE: "Java's . also stops at \\r, \\x85, \\u2028 and \\u2029"}
 PANDAS_FACTOR = 3.0
 
 # The hand-written Java regexes (what one writes for Spark: Java's \d is ASCII)
@@ -93,7 +112,7 @@ def native_log(df: Any) -> Any:
     from pyspark.sql import functions as F
 
     line = F.col("line")
-    groups = [F.regexp_extract(line, F.lit(JAVA_LINE), k).alias(c)
+    groups = [F.regexp_extract(line, JAVA_LINE, k).alias(c)
               for k, c in enumerate(LOG_COLUMNS[1:], 1)]  # fmt: skip
     return df.where(line.rlike(JAVA_LINE)).select("line_no", *groups)
 
@@ -136,6 +155,7 @@ def make_variants(spark: Any) -> dict[str, Any]:
         LOG_PANDAS: pandas_log,
         TEXT_NATIVE: native_text,
         TEXT_COMPILED: lambda df: df.select("line_no", sample.clean_text(F.col("text")).alias("c")),
+        TEXT_ASCII: lambda df: df.select("line_no", sample.clean_text_ascii(F.col("text")).alias("c")),
         TEXT_PANDAS: lambda df: df.select("line_no", clean(F.col("text")).alias("c")),
     }
 
@@ -146,17 +166,21 @@ def check(variants: dict[str, Any], df: Any) -> set[str]:
     rows = [(r[0], r[1], r[2]) for r in df.collect()]
     want_log = {r[0]: tuple(r[1:]) for r in sample.parse_log([(n, line) for n, line, _ in rows])}
     want_text = {n: sample.clean_text(t) for n, _, t in rows}
+    want_ascii = {n: sample.clean_text_ascii(t) for n, _, t in rows}
     print(f"correctness vs CPython ({len(rows)} rows):")
     wrong = set()
     for name, fn in variants.items():
         if isinstance(fn, common.Skip):
             continue
         try:
-            want = want_log if name.startswith("log") else want_text
+            want = want_log if name.startswith("log") else want_ascii if name == TEXT_ASCII else want_text
             got = {r[0]: tuple(r[1:]) if name.startswith("log") else r[1] for r in fn(df).collect()}
             problems = common.compare_keyed(want, got)
         except Exception as e:  # noqa: BLE001 - reported
             print(f"  {name:<36} n/a ({common.first_line(e, 100)})")
+            continue
+        if problems and name in KNOWN:
+            print(f"  {name:<36} differs as known ({KNOWN[name]}): " + "; ".join(problems))
             continue
         if problems:
             wrong.add(name)
@@ -192,7 +216,8 @@ def main(argv: list[str] | None = None) -> int:
         chosen = {k: v for k, v in variants.items() if k.startswith(prefix)}
         results.update(common.bench(chosen, df, args.repeats, baseline=base, plans=True,
                                     notes=notes, title=title.format(what)))  # fmt: skip
-    common.check_targets(results, [(LOG_COMPILED, LOG_NATIVE, LIMIT), (TEXT_COMPILED, TEXT_NATIVE, LIMIT)])
+    common.check_targets(results, [(LOG_COMPILED, LOG_NATIVE, LIMIT), (TEXT_COMPILED, TEXT_NATIVE, LIMIT),
+                                   (TEXT_ASCII, TEXT_NATIVE, LIMIT)])  # fmt: skip
     for compiled, pandas in ((LOG_COMPILED, LOG_PANDAS), (TEXT_COMPILED, TEXT_PANDAS)):
         x = common.ratio(results, pandas, compiled)
         verdict = "n/a" if x is None else ("PASS" if x >= PANDAS_FACTOR else "MISS")
