@@ -1,5 +1,6 @@
 """Python's ``re`` against the native Spark lowerings of ``re.search``/``match``/``fullmatch``
-(the match as the array of its groups, NULL: no match) and ``re.sub`` (issue 27, item 3).
+(the match as the array of its groups, NULL: no match), ``re.sub`` and ``re.findall``
+(issue 27, item 3).
 
 Patterns come from a grammar of the subset ``regex.java_pattern`` translates (literals,
 non-ASCII ones too, classes with ranges and ``\\d\\s\\w``, their negations, ``.``, anchors,
@@ -86,6 +87,8 @@ _S = Var("s")
 
 
 def _python(op: str, pat: str, fl: int, repl: str, s: str) -> Any:
+    if op == "re.findall":
+        return re.findall(pat, s, fl)
     if op == "re.sub":
         return re.sub(pat, repl, s, flags=fl)
     got = IMPLS[op](pat, s, fl)
@@ -93,6 +96,8 @@ def _python(op: str, pat: str, fl: int, repl: str, s: str) -> Any:
 
 
 def _sql(op: str, pat: str, fl: int, repl: str) -> str:
+    if op == "re.findall":
+        return strsql._findall(_Emitter(), (Lit(pat), _S, Lit(fl)), ["", "`s`", ""])  # type: ignore[arg-type]
     if op == "re.sub":
         args = (Lit(pat), Lit(repl), _S, Lit(0), Lit(fl))
         return strsql._sub(_Emitter(), args, ["", "", "`s`", "", ""])  # type: ignore[arg-type]
@@ -134,7 +139,9 @@ def _check_batch(spark: Any, pats: list, texts: list[str]) -> None:
             re.compile(pat, fl)
         except re.error:
             continue
-        for op in ("re.search", "re.match", "re.fullmatch", "re.sub"):
+        for op in ("re.search", "re.match", "re.fullmatch", "re.sub", "re.findall"):
+            if op == "re.findall" and re.compile(pat, fl).groups > 1:
+                continue  # a list of tuples: the frontend refuses it
             ok = _native(op, pat, fl, repl)
             COUNTS[f"{op} {'native' if ok else 'python'}"] = COUNTS.get(f"{op} {'native' if ok else 'python'}", 0) + 1
             if ok:
