@@ -271,6 +271,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     reasons = {r for n in g.nodes() if not n.native for r in _py_reasons(n, islands)}
     reasons |= {f"host call {b}" for b in hosted} | hosted_islands
     reasons |= _made_reasons(g, made, hosted_refs, islands)
+    # "the Python function re.search" is said once, with the construct that keeps it there
+    reasons -= {r.split(" (", 1)[0] for r in reasons if " (" in r}
     if failure is not None:
         why = "; ".join(d.message for d in failure.diagnostics)
         out.append(f"  runs: cannot be built for Spark ({why})")

@@ -7,8 +7,10 @@ match are skipped; every other line gives one row: the client, the request as
 size (``-`` is 0), the hour of the timestamp and whether the agent is a bot.
 The string work is native Spark SQL (``trim`` with Python's whitespace,
 ``split``, ``lower``, ``contains``, ``int()`` checked against Python's
-grammar); the regular expression runs as one vectorized Python function,
-since Java's regex dialect is not Python's.
+grammar), and so is the regular expression: translated to a Java regex that
+matches exactly what Python's does (``\\S`` and ``\\d`` as the classes of
+characters CPython puts in them), read with ``regexp_like`` and
+``regexp_extract``.
 
 ``status_summary`` aggregates the same lines: lines parsed, server errors
 (5xx) and bytes served, as native sums.

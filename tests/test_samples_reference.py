@@ -622,6 +622,19 @@ def test_logparse() -> None:
     assert m.status_summary(log) == (2, 1, 12)
 
 
+def test_regex_text() -> None:
+    m = sample("regex_text")
+    lines = [(1, "2024-03-07 13:05:59 [ERROR] db.pool: timeout"), (2, "garbage"),
+             (3, "2024-03-07 13:06:00 [TRACE] web: x"), (4, "2024-03-07 13:06:00 [INFO] web: tail\r")]  # fmt: skip
+    # lines 2 and 3 do not match; the message keeps a final \r ('.' stops at \n only)
+    assert_rows(m.parse_log(lines), [(1, "2024-03-07", "13", "ERROR", "db.pool", "timeout"),
+                                     (4, "2024-03-07", "13", "INFO", "web", "tail\r")])  # fmt: skip
+    assert m.clean_text("<b>Paid</b>\t on 3/14/2024") == " Paid on 2024-3-14"
+    # other scripts' digits are digits to Python's \d, not under re.ASCII
+    assert m.clean_text("\u0663/\u0661/\u0662\u0660\u0662\u0664") == "\u0662\u0660\u0662\u0664-\u0663-\u0661"
+    assert m.clean_text_ascii("\u0663/\u0661/\u0662\u0660\u0662\u0664") == "\u0663/\u0661/\u0662\u0660\u0662\u0664"
+
+
 def test_top_products() -> None:
     m = sample("topn")
     rows = [("a", "p", 3), ("a", "q", 9), ("a", "r", 5), ("a", "s", 1), ("b", "t", 4)]

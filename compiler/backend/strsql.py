@@ -50,7 +50,7 @@ from ..primitives.grammar import (
     INT_RE,
     _char_class,
 )  # noqa: F401
-from ..primitives.regex import java_pattern
+from ..primitives.regex import group_reads, java_pattern, java_replacement
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
 from .guarded import PyCallKind
@@ -181,6 +181,10 @@ def render_string(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         return f"CAST({x[0]} AS STRING)"
     if op == "re.findall" and native_ok:
         return _findall(r, args, x)
+    if op in _MATCHES and native_ok:
+        return _match(r, op, args, x)
+    if op == "re.sub" and native_ok:
+        return _sub(r, args, x)
     return _python(r, op, args, t)  # re.*, repr, ascii
 
 
@@ -275,6 +279,45 @@ def _findall(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
     if r.ty.may_be_null(args[1]):
         err = _raise("expected string or bytes-like object, got 'NoneType'", "TypeError")
         return f"(CASE WHEN {x[1]} IS NULL THEN {err} ELSE {sql} END)"
+    return sql
+
+
+_NONE_STRING = ("expected string or bytes-like object, got 'NoneType'", "TypeError")
+# how each function anchors the pattern (Java's ``\z``: the very end, not before a "\n")
+_MATCHES = {"re.search": "{}", "re.match": "\\A(?:{})", "re.fullmatch": "\\A(?:{})\\z"}
+
+
+def _match(r: Emitter, op: str, args: tuple[Expr, ...], x: list[str]) -> str:
+    """``re.search``/``match``/``fullmatch`` of a pattern Java matches as Python does, as
+    the match object's model (the array of its groups, NULL: no match): ``regexp_like``,
+    then ``regexp_extract`` of each group, ``''`` read as None where the group cannot
+    match ``''`` (the table decides that every group reads exactly)."""
+    pat, fl = _lit(args[0]), _lit(args[2])
+    java = java_pattern(pat, fl)
+    reads = group_reads(pat, fl)
+    assert java is not None and not isinstance(reads, str)
+    p = sql_string(_MATCHES[op].format(java))
+
+    def build(v: list[str]) -> str:
+        groups = [f"regexp_extract({v[1]}, {p}, {k})" for k in range(len(reads))]
+        groups = [g if how == "raw" else f"nullif({g}, '')" for g, how in zip(groups, reads, strict=True)]
+        sql = f"CASE WHEN regexp_like({v[1]}, {p}) THEN array({', '.join(groups)}) END"
+        if r.ty.may_be_null(args[1]):
+            return f"(CASE WHEN {v[1]} IS NULL THEN {_raise(*_NONE_STRING)} ELSE {sql} END)"
+        return f"({sql})"
+
+    return r.bind(x, build)
+
+
+def _sub(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
+    """``re.sub(p, repl, s)`` of a pattern Java matches as Python does and a constant
+    template (``\\1``, ``\\g<name>`` as Java's ``$1``): ``regexp_replace``."""
+    pat, repl, fl = _lit(args[0]), _lit(args[1]), _lit(args[4])
+    java, jrepl = java_pattern(pat, fl), java_replacement(pat, repl, fl)
+    assert java is not None and jrepl is not None
+    sql = f"regexp_replace({x[2]}, {sql_string(java)}, {sql_string(jrepl)})"
+    if r.ty.may_be_null(args[2]):
+        return f"(CASE WHEN {x[2]} IS NULL THEN {_raise(*_NONE_STRING)} ELSE {sql} END)"
     return sql
 
 

@@ -26,9 +26,11 @@ from ..dataflow.build import read_results, refs
 from ..dataflow.graph import DataflowGraph, Node
 from ..dataflow.payloads import ROWS, NodeKind, StateOp, frame_key
 from ..dataflow.strategy import Choice, Strategy
-from ..ir.nodes import Apply, Let, Prim
+from ..ir.nodes import Apply, Let, Lit, Prim
 from ..ir.prims import runs_python
 from ..ir.traverse import children
+from ..primitives import NOT_LIT
+from ..primitives.strmethods import re_refusal
 from ..names import is_temp
 from ..operators import OperatorKind, StateOperator
 from ..program import Program
@@ -127,6 +129,14 @@ def _type_of(prog: Program) -> Any:
         return None
 
 
+def _named(x: Apply) -> str:
+    """A primitive running as a Python function, with the construct that keeps a ``re``
+    call there (``re.search (`\\b` (word characters differ between engines))``)."""
+    assert isinstance(x.fn, Prim)
+    why = re_refusal(x.fn.op, [a.value if isinstance(a, Lit) else NOT_LIT for a in x.args])
+    return f"{x.fn.op} ({why})" if why is not None else x.fn.op
+
+
 def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset(),
                  type_of: Any = None) -> set[str]:  # fmt: skip
     """The primitives of a value that run as vectorized Python functions (not counting
@@ -140,6 +150,6 @@ def python_prims(e: Any, operators: frozenset[str] | set[str] = frozenset(),
             stack.append(x.body)
             continue
         if isinstance(x, Apply) and isinstance(x.fn, Prim) and runs_python(x.fn.op, x.args, type_of):
-            out.add("format" if x.fn.op == "pct" else x.fn.op)  # "%.2f" % x is a format()
+            out.add("format" if x.fn.op == "pct" else _named(x))  # "%.2f" % x is a format()
         stack.extend(children(x))
     return out

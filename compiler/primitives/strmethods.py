@@ -47,7 +47,7 @@ from sqlglot import exp
 
 from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
 from .grammar import FLOAT_RE, INT_RE
-from .regex import java_pattern
+from .regex import group_reads, java_pattern, java_replacement, refusal
 from .strchecks import (
     Native_,
     bounds_typed,
@@ -326,6 +326,50 @@ def _findall_native(site: Site) -> bool:
     return isinstance(pat, str) and isinstance(flags, int) and java_pattern(pat, flags) is not None
 
 
+def re_refusal(op: str, lits: Sequence[Any]) -> str | None:
+    """Why ``re.<f>`` with these literal arguments (:data:`NOT_LIT` where an argument
+    varies) runs as a Python function: the construct that keeps it there (None: native, or
+    not a ``re`` call the table lowers)."""
+    n = len(lits)
+    if op in ("re.match", "re.search", "re.fullmatch", "re.findall"):
+        pat, flags = lits[0], lits[2] if n > 2 else 0
+    elif op == "re.sub":
+        pat, flags = lits[0], lits[4] if n > 4 else 0
+    else:
+        return None
+    if not isinstance(pat, str) or isinstance(flags, bool) or not isinstance(flags, int):
+        return "a pattern or flags that are not constant"
+    why = refusal(pat, flags)
+    if why is not None:
+        return why
+    if op != "re.sub" and op != "re.findall":
+        reads = group_reads(pat, flags)
+        return reads if isinstance(reads, str) else None
+    if op == "re.sub":
+        repl, count = lits[1], lits[3] if n > 3 else 0
+        if not isinstance(repl, str):
+            return "a replacement that is not a constant str"
+        if count != 0 or isinstance(count, bool):
+            return "a `count`"
+        if java_replacement(pat, repl, flags) is None:
+            return "an invalid replacement template"
+    return None
+
+
+def _re_native(op: str) -> Native:
+    """``re.match``/``search``/``fullmatch``/``sub`` of a constant pattern Java matches
+    exactly, whose groups ``regexp_extract`` reads exactly (``re.sub``: a constant
+    replacement, no ``count``), on a str."""
+    s = 2 if op == "re.sub" else 1
+
+    def native(site: Site) -> bool:
+        if site.t(s, "str") not in ("str", "none"):
+            return False
+        return re_refusal(op, [site.lit(i) for i in range(site.n)]) is None
+
+    return native
+
+
 def _repr_native(site: Site) -> bool:
     return site.ts is not None and site.ts[0] == "int" and not site.null(0)
 
@@ -389,7 +433,8 @@ def _re_entries() -> list[Primitive]:
     pats = tuple((p,) for p in _PATTERNS)
     match = _match_type
     out = [
-        _entry(f"re.{f}", (2, 3), "match", IMPLS[f"re.{f}"], (_RE_NONE,), match, None, pats)
+        _entry(f"re.{f}", (2, 3), "match", IMPLS[f"re.{f}"], (_RE_NONE,), match,
+               _re_native(f"re.{f}"), pats)  # fmt: skip
         for f in ("match", "search", "fullmatch")
     ]
     out += [
@@ -400,7 +445,7 @@ def _re_entries() -> list[Primitive]:
             IMPLS["re.sub"],
             (_none_arg(2, "TypeError", "expected string or bytes-like object"),),
             _const("str"),
-            None,
+            _re_native("re.sub"),
             ((r"\s+", " "), (r"(\d)", r"<\1>"), (r"[a-z]", "", 1)),
         ),  # fmt: skip
         _entry(

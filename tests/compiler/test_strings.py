@@ -103,7 +103,8 @@ def test_match_objects_are_group_tuples() -> None:
 
 
 def test_explain_shows_python_functions(tmp_path: Path) -> None:
-    """Native string work says native; re and float formatting say Python, by name."""
+    """Native string work says native; re outside the Java subset (``\\b``) and float
+    formatting say Python, by name (re, with the construct that keeps it there)."""
     module, _ = _module(
         tmp_path,
         """
@@ -113,7 +114,7 @@ def test_explain_shows_python_functions(tmp_path: Path) -> None:
 
         @dataflow
         def python(s: str, x: float) -> str:
-            m = re.match(r"(\\d+)", s)
+            m = re.match(r"(\\d+)\\b", s)
             return (m.group(1) if m else "") + f"{x:.2f}"
         """,
     )
@@ -122,6 +123,7 @@ def test_explain_shows_python_functions(tmp_path: Path) -> None:
     python = compile_dataflow(module.python).explain()
     assert "Python (vectorized function)" in python
     assert "re.match" in python and "format" in python and "fully native" not in python
+    assert "re.match (`\\b` (word characters differ between engines))" in python, python
 
 
 def test_int_of_str_is_native_sql(tmp_path: Path) -> None:

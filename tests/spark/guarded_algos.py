@@ -56,12 +56,13 @@ def key_of(s: str | None) -> str | None:
 
 @dataflow
 def subs(s: str) -> str:
-    s = re.sub("a", "b", s)
-    s = re.sub("a", "b", s)
-    s = re.sub("a", "b", s)
-    s = re.sub("a", "b", s)
-    s = re.sub("a", "b", s)
-    s = re.sub("a", "b", s)
+    # (?i): re.sub runs as a Python function (case folding differs between engines)
+    s = re.sub("(?i)a", "b", s)
+    s = re.sub("(?i)a", "b", s)
+    s = re.sub("(?i)a", "b", s)
+    s = re.sub("(?i)a", "b", s)
+    s = re.sub("(?i)a", "b", s)
+    s = re.sub("(?i)a", "b", s)
     return s
 
 
@@ -69,13 +70,13 @@ def subs(s: str) -> str:
 def subs_if(s: str) -> str:
     """Each value feeds a Python call and two native uses: as one SQL expression it would
     be copied into each (a Python call cannot take a lambda variable), 5^6 times; the
-    function runs in Python as one call instead."""
-    s = re.sub("a", "b", s) if s else s
-    s = re.sub("b", "c", s) if s else s
-    s = re.sub("c", "d", s) if s else s
-    s = re.sub("d", "e", s) if s else s
-    s = re.sub("e", "f", s) if s else s
-    s = re.sub("f", "g", s) if s else s
+    function runs in Python as one call instead (``(?i)``: each re.sub is a Python call)."""
+    s = re.sub("(?i)a", "b", s) if s else s
+    s = re.sub("(?i)b", "c", s) if s else s
+    s = re.sub("(?i)c", "d", s) if s else s
+    s = re.sub("(?i)d", "e", s) if s else s
+    s = re.sub("(?i)e", "f", s) if s else s
+    s = re.sub("(?i)f", "g", s) if s else s
     return s
 
 
