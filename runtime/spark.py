@@ -628,6 +628,8 @@ def _vectorized_call(fn: Callable[..., Any], arrays: Sequence[Any], rtype: str, 
 _EXACT_KEYS = ("string", "large_string", "int64", "int32", "int16", "int8", "bool", "date32")
 #: a batch is called per distinct argument tuple when at most this share of it is distinct
 _DISTINCT_SHARE = 0.75
+#: per function, the batches in a row whose values were mostly distinct (a worker's own)
+_MISSES: weakref.WeakKeyDictionary[Any, int] = weakref.WeakKeyDictionary()
 
 
 def _distinct_call(fn: Callable[..., Any], args: Sequence[Any], rtype: str,
@@ -637,17 +639,24 @@ def _distinct_call(fn: Callable[..., Any], args: Sequence[Any], rtype: str,
     formats), or None where that saves little or the values are not exact keys.
 
     Arrow finds the distinct tuples (``dictionary_encode``, in C++); the results of the
-    calls, errors included, are spread back to the rows with ``take``."""
+    calls, errors included, are spread back to the rows with ``take``. After two batches
+    of mostly distinct values in a row, a function's batches are encoded one in 16."""
     import numpy as np
     import pyarrow as pa
 
     n = len(args[0]) if args else 0
     if n < 256 or not 1 <= len(args) <= 4 or any(str(a.type) not in _EXACT_KEYS for a in args):
         return None
+    misses = _MISSES.get(fn, 0)
+    if misses >= 2 and misses % 16:  # batches of distinct values: try again now and then
+        _MISSES[fn] = misses + 1
+        return None
     encoded = [a.dictionary_encode(null_encoding="encode") for a in args]
     values, back = _distinct_tuples(encoded)
     if len(values[0]) > _DISTINCT_SHARE * n:
+        _MISSES[fn] = misses + 1
         return None
+    _MISSES[fn] = 0
     every = pa.array([True] * len(values[0]), type=pa.bool_())
     once = _vectorized_call(fn, [every, *values], rtype, arrow_type, [None] * (len(args) + 1),
                             distinct=False)  # fmt: skip
