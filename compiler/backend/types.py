@@ -295,7 +295,10 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
     prim = PRIMITIVES.get(op)
     if isinstance(prim, Operator):  # operators and numeric builtins: the table's rule
         lits = [x.value if isinstance(x, Lit) else NOT_LIT for x in args]
-        t = prim.result_type(ts, lits)
+        try:
+            t = prim.result_type(ts, lits)
+        except TypeRefused as e:  # `s & t` of strs: CPython's TypeError, said at compile time
+            raise BackendError(str(e)) from None
         return t, null and prim.nulls == "raise" and t != "bool"
     if op == "len":
         return "int", null

@@ -73,6 +73,7 @@ _NOT_OUTLINED = (
     "created inside",
     "recursion",
     "format has",
+    "has no field",
 )
 # order problems: with rows, what they say has no meaning in parallel; a scalar algorithm has
 # no rows, so its order is Python's (a list filled from `s.split()`), which an island keeps

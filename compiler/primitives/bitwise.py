@@ -40,10 +40,12 @@ _SYMBOL = {"bitand": "&", "bitor": "|", "bitxor": "^", "lshift": "<<", "rshift":
 
 
 def _refuse_floats(name: str, ts: Sequence[Any]) -> None:
-    bad = next((t for t in ts if t not in ("int", "bool")), None)
+    """CPython's TypeError for an operand of a known type other than int and bool (one of
+    unknown type, ``any``, is the caller's to check)."""
+    bad = next((t for t in ts if t not in ("int", "bool", "any", "none")), None)
     if bad is None:
         return
-    names = ", ".join(f"'{t}'" for t in ts)
+    names = " and ".join(f"'{t}'" for t in ts)
     if len(ts) == 1:
         raise TypeRefused(f"bad operand type for unary ~: '{bad}' (CPython raises TypeError)")
     raise TypeRefused(f"unsupported operand type(s) for {_SYMBOL[name]}: {names} (CPython raises "
@@ -53,6 +55,8 @@ def _refuse_floats(name: str, ts: Sequence[Any]) -> None:
 def _logic_type(name: str) -> Any:
     def rule(ts: Sequence[Any], lits: Sequence[Any]) -> Any:
         _refuse_floats(name, ts)
+        if "any" in ts:
+            return "any"
         return "bool" if all(t == "bool" for t in ts) else "int"
 
     return rule
@@ -61,7 +65,7 @@ def _logic_type(name: str) -> Any:
 def _int_type(name: str) -> Any:
     def rule(ts: Sequence[Any], lits: Sequence[Any]) -> Any:
         _refuse_floats(name, ts)
-        return "int"
+        return "any" if "any" in ts else "int"
 
     return rule
 

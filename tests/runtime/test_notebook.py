@@ -60,7 +60,7 @@ def test_html_shows_a_compile_error_instead_of_raising(tmp_path: Path) -> None:
         "def masks(rows: RowStream[int, int]) -> int:\n"
         "    t = 0\n"
         "    for a, b in rows:\n"
-        "        t += a & b\n"
+        "        t += a + len(b'ab')\n"
         "    return t\n"
     )
     algo = import_path(src).masks
