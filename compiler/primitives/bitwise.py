@@ -39,7 +39,7 @@ __all__ = ["BITWISE"]
 _SYMBOL = {"bitand": "&", "bitor": "|", "bitxor": "^", "lshift": "<<", "rshift": ">>", "invert": "~"}
 
 
-def _refuse_floats(name: str, ts: Sequence[Any]) -> None:
+def _refuse_others(name: str, ts: Sequence[Any]) -> None:
     """CPython's TypeError for an operand of a known type other than int and bool (one of
     unknown type, ``any``, is the caller's to check)."""
     bad = next((t for t in ts if t not in ("int", "bool", "any", "none")), None)
@@ -54,7 +54,7 @@ def _refuse_floats(name: str, ts: Sequence[Any]) -> None:
 
 def _logic_type(name: str) -> Any:
     def rule(ts: Sequence[Any], lits: Sequence[Any]) -> Any:
-        _refuse_floats(name, ts)
+        _refuse_others(name, ts)
         if "any" in ts:
             return "any"
         return "bool" if all(t == "bool" for t in ts) else "int"
@@ -64,7 +64,7 @@ def _logic_type(name: str) -> Any:
 
 def _int_type(name: str) -> Any:
     def rule(ts: Sequence[Any], lits: Sequence[Any]) -> Any:
-        _refuse_floats(name, ts)
+        _refuse_others(name, ts)
         return "any" if "any" in ts else "int"
 
     return rule

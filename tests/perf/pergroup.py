@@ -3,8 +3,9 @@
     python -m tests.perf.pergroup --rows 1000000 --users 10000
 
 On a cached table ``t(k bigint, id bigint, v double, w bigint)``: per-group centering
-(``v - mean(v)`` per key, tests/perf/pergroup_algos.py ``centered``) and a share of the
-group total (``w / sum(w)`` per key, ``share``), each compiled and next to the same
+(``v - mean(v)`` per key, ``centered`` of tests/spark/pergroup_algos.py, the programs the
+differential tests check) and a share of the group total (``w / sum(w)`` per key,
+``share``), each compiled and next to the same
 computation hand-written as a window (``avg(v) OVER (PARTITION BY k)``), as an
 aggregate joined back on the key, and as ``groupBy(k).applyInPandas``; and compiled in
 the form before issue 27 (an aggregate per key joined back), for the ratio of the two
@@ -75,7 +76,7 @@ def make_variants(workload: str) -> tuple[dict[str, Any], Any]:
     from pyspark.sql import Window
     from pyspark.sql import functions as F
 
-    path = common.ROOT / "tests" / "perf" / "pergroup_algos.py"
+    path = common.ROOT / "tests" / "spark" / "pergroup_algos.py"
     algos = common.load_path(path, "perf_pergroup_algos")
     before = common.load_path(path, "perf_pergroup_algos_joined")  # its own compiled plans
 

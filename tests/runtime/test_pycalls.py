@@ -12,7 +12,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from looplift.errors import exception_text
-from looplift.spark import _vectorized_call
+from looplift.pycalls import _vectorized_call
 
 STRUCT = {"string": pa.struct([("v", pa.string()), ("e", pa.string())]),
           "bigint": pa.struct([("v", pa.int64()), ("e", pa.string())])}  # fmt: skip
