@@ -299,6 +299,8 @@ def container_py(op: str, x: list[str]) -> str:
         "c_count": "list(__import__('collections').Counter({0}).items())",
         "c_most_common": "__import__('collections').Counter(dict({0})).most_common({1})",
         "c_concat": "[_e for _x in ({all},) for _e in _x]",
+        "c_row": "[{0}]",
+        "c_empty": "[]",
         "c_union": "list(dict.fromkeys([*{0}, *{1}]))",
         "c_merge_sums": "ll.PY_IMPLS['c_merge_sums']({0}, {1})",
         "c_unpack": "ll.PY_IMPLS['c_unpack']({0}, {1})",

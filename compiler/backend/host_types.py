@@ -101,8 +101,43 @@ def host_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
         return "str", True  # an annotation looplift has no column type for: checked per value
     # no annotation, or a bare tuple / list / dict: what the source returns, else what a
     # DataFrame call saw it return on its first rows (else the build asks for one)
+    if getattr(fn, "__looplift_island_rows__", None):
+        return island_rows_type(fn, arg_types) or probed_host_type(ref, arg_types)
     got = infer_host_return(fn, arg_types, displays=bare in ("list", "dict"))
     return got or _island_passthrough(fn, arg_types) or probed_host_type(ref, arg_types)
+
+
+def island_rows_type(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
+    """An island that yields rows returns their list (then its outputs, as
+    :func:`_island_passthrough` types them): the rows' type joins the types of what its
+    ``yield`` statements (``<list>.append(e)`` in its code; ``__looplift_island_rows__``
+    names the list) yield."""
+    name = fn.__looplift_island_rows__
+    got = _reader_for(fn, arg_types, 0)
+    if got is None:
+        return None
+    reader, tree = got
+    items: list[tuple[Type, bool] | None] = []
+    for c in ast.walk(tree):
+        if (isinstance(c, ast.Call) and isinstance(c.func, ast.Attribute)
+                and isinstance(c.func.value, ast.Name) and c.func.value.id == name
+                and len(c.args) == 1):  # fmt: skip
+            t = reader.expr(c.args[0])
+            if c.func.attr == "extend":
+                t = reader.expr(_Item(c.args[0]))
+            items.append(t)
+    row = reader._either(items) if items else None
+    if row is None or not _known(row[0]):
+        return None
+    rows: Type = ("list", row[0])
+    outs = getattr(fn, "__looplift_island_passthrough__", ())
+    if not outs:
+        return rows, False
+    rest = _island_passthrough(fn, arg_types)
+    if rest is None:
+        return None
+    more = rest[0][1] if len(outs) > 1 else (rest[0],)  # type: ignore[index]
+    return ("tuple", (rows, *more)), True
 
 
 def _island_passthrough(fn: Any, arg_types: list[Type]) -> tuple[Type, bool] | None:
@@ -398,6 +433,8 @@ class _Reader:
                     ast.BinOp(n.target, n.op, n.value) if isinstance(n, ast.AugAssign) else n.value
                 )
                 assigned.setdefault(n.target.id, []).append(val)
+            elif isinstance(n, ast.For) and isinstance(n.target, ast.Name):
+                assigned.setdefault(n.target.id, []).append(_Item(n.iter))
             elif isinstance(n, (ast.For, ast.comprehension, ast.With, ast.NamedExpr)):
                 tgt = n.target if not isinstance(n, ast.With) else None
                 for name in _names(tgt) if tgt is not None else ():
@@ -492,6 +529,17 @@ class _Reader:
             return None
         if isinstance(e, ast.Call):
             return self._call(e)
+        if isinstance(e, _Item):  # what `for x in <e.value>` binds x to
+            it = e.value
+            if (isinstance(it, ast.Call) and isinstance(it.func, ast.Name)
+                    and it.func.id == "range" and "range" not in self.globals):  # fmt: skip
+                return "int", False
+            base = self.expr(it)
+            if base is not None and base[0] == "str":
+                return "str", False
+            if base is not None and isinstance(base[0], tuple) and base[0][0] == "list":
+                return base[0][1], False
+            return None
         return None
 
     def _display(self, e: ast.List | ast.Dict) -> tuple[Type, bool] | None:
@@ -616,6 +664,12 @@ def _library_type(fn: Any) -> Type | None:
             return "bool"
         return "float"
     return KNOWN_HOSTS.get(f"{mod}:{name}")
+
+
+class _Item(ast.expr):
+    """The item a ``for`` loop binds its name to, for :meth:`_Reader.locals_`."""
+
+    _fields = ("value",)
 
 
 def _names(t: ast.AST) -> list[str]:

@@ -36,6 +36,10 @@ _BIN = {
 }  # fmt: skip
 
 
+def _is_each(e: Expr) -> bool:
+    return isinstance(e, Apply) and isinstance(e.fn, Builtin) and e.fn.name == "each"
+
+
 def py_name(name: str) -> str:
     return "v_" + re.sub(r"\W", "__", name)
 
@@ -46,6 +50,7 @@ class PyEmitter:
     def __init__(self, class_alias: dict[str, str], host_alias: dict[str, str]) -> None:
         self.class_alias = class_alias  # state class ref -> name in the generated module
         self.host_alias = host_alias
+        self.row_lists: set[str] = set()  # names bound to the rows of an `each`
 
     def block(self, e: Expr, indent: str, out: list[str]) -> None:
         while isinstance(e, Let):
@@ -73,7 +78,27 @@ class PyEmitter:
                 "a loop inside an ordered loop is not supported by the Spark backend"
             )
         if isinstance(v, Apply) and isinstance(v.fn, Builtin) and v.fn.name == "yield":
-            out.append(f"{indent}_out.append({self.expr(v.args[0])})")
+            row = v.args[0]
+            if _is_each(row):  # the rows of a loop over a list's values
+                self.binding("_rows", row, indent, out)
+                out.append(f"{indent}_out.extend({py_name('_rows')})")
+            elif isinstance(row, Var) and row.name in self.row_lists:
+                out.append(f"{indent}_out.extend({py_name(row.name)})")
+            else:
+                out.append(f"{indent}_out.append({self.expr(row)})")
+            return
+        if _is_each(v):  # `for x in <list>:` yielding rows: a Python loop collecting them
+            lst, lam = v.args
+            assert isinstance(lam, Lambda)
+            rows = py_name(name)
+            out.append(f"{indent}{rows} = []")
+            out.append(f"{indent}for {py_name(lam.params[0])} in {self.expr(lst)}:")
+            e = lam.body
+            while isinstance(e, Let):
+                self.binding(e.name, e.value, indent + "    ", out)
+                e = e.body
+            out.append(f"{indent}    {rows}.extend({self.expr(e)})")
+            self.row_lists.add(name)
             return
         out.append(f"{indent}{target} = {self.expr(v)}")
 

@@ -23,13 +23,17 @@ from .env import RowValue, Value
 from .island_syntax import (
     CONTINUES,
     ISLAND_PREFIX,
+    ROWS,
+    YIELDS,
     ContinueAsReturn,
+    YieldAsAppend,
     Island,
     code,
     escapes,
     island_module,
     make_function,
     scope_names,
+    yielded_arity,
 )
 from .syntax import code_of, walk
 
@@ -71,31 +75,58 @@ def literal_type(s: cst.CSTNode) -> str | None:
 
 def flatten_rows(nodes: list[cst.CSTNode], env: dict[str, Any], taken: set[str]
                  ) -> tuple[list[cst.CSTNode], dict[str, str]]:  # fmt: skip
-    """``nodes`` with each field of a named row they read (``c.page``) as a plain name
-    (``c__page``), and those names -> the field (``"c.page"``): an island takes the
-    fields it reads, not the row. A row used otherwise (``f(c)``, ``c[0]``) stays a free
-    name, which the outliner does not take."""
+    """``nodes`` with each field of a row they read (``c.page``, ``row[1]``) as a plain
+    name (``c__page``, ``row__1``), and those names -> the field (``"c.page"``,
+    ``"row[1]"``): an island takes the fields it reads, not the row. A row used otherwise
+    (``f(c)``, ``row[i]``) stays a free name, which the outliner does not take."""
     rows = {n for n, b in env.items()
             if (isinstance(b, RowValue) and b.names) or (isinstance(b, Value) and b.row_names)}  # fmt: skip
+    # a row read by position (``row[1]``): its width, to take only fields it has
+    widths = {n: len(b.fields) for n, b in env.items() if isinstance(b, RowValue) and b.fields}
     fields: dict[str, str] = {}
+
+    def field(text: str, name: str) -> cst.Name:
+        got = next((k for k, v in fields.items() if v == text), None)
+        if got is None:
+            got = name
+            while got in taken or got in fields:
+                got += "_"
+            fields[got] = text
+        return cst.Name(got)
 
     class Flatten(cst.CSTTransformer):
         def leave_Attribute(self, original: cst.Attribute, updated: cst.Attribute) -> Any:
             if not (isinstance(updated.value, cst.Name) and updated.value.value in rows):
                 return updated
-            text = f"{updated.value.value}.{updated.attr.value}"
-            name = next((k for k, v in fields.items() if v == text), None)
-            if name is None:
-                name = f"{updated.value.value}__{updated.attr.value}"
-                while name in taken or name in fields:
-                    name += "_"
-                fields[name] = text
-            return cst.Name(name)
+            row, attr = updated.value.value, updated.attr.value
+            return field(f"{row}.{attr}", f"{row}__{attr}")
 
-    if not rows:
+        def leave_Subscript(self, original: cst.Subscript, updated: cst.Subscript) -> Any:
+            base = updated.value
+            if not (isinstance(base, cst.Name) and base.value in widths
+                    and len(updated.slice) == 1
+                    and isinstance(updated.slice[0].slice, cst.Index)):  # fmt: skip
+                return updated
+            i = _int_literal(updated.slice[0].slice.value)
+            n = widths[base.value]
+            if i is None or not -n <= i < n:
+                return updated  # Python's IndexError stays where Python raises it
+            i %= n
+            return field(f"{base.value}[{i}]", f"{base.value}__{i}")
+
+    if not rows and not widths:
         return nodes, {}
     out = [n.visit(Flatten()) for n in nodes]
     return out, fields  # type: ignore[return-value]
+
+
+def _int_literal(e: cst.BaseExpression) -> int | None:
+    neg = isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus)
+    if neg:
+        e = e.expression  # type: ignore[union-attr]
+    if isinstance(e, cst.Integer) and not e.lpar:
+        return -e.evaluated_value if neg else e.evaluated_value
+    return None
 
 
 class IslandMaker:
@@ -148,12 +179,13 @@ class IslandMaker:
         return fn
 
     def _record(self, name: str, kind: str, at: cst.CSTNode | Span, d: Diagnostic,
-                ins: list[str], outs: list[str], before: tuple[cst.CSTNode, ...] = ()) -> None:  # fmt: skip
+                ins: list[str], outs: list[str], before: tuple[cst.CSTNode, ...] = (),
+                yields: bool = False) -> None:  # fmt: skip
         sp = at if isinstance(at, Span) else self.span(at)
         ref = f"{island_module(self.module).__name__}:{name}"
         lines = tuple(self.span(p).line for p in before)
         self.islands.append(Island(name, ref, kind, sp, d.message, d.hint, tuple(ins), tuple(outs),
-                                   absorbed=lines))  # fmt: skip
+                                   absorbed=lines, yields=yields))  # fmt: skip
 
     def _whole(self, d: Diagnostic) -> cst.FunctionDef:
         self.whole = True
@@ -187,7 +219,7 @@ class IslandMaker:
             args = [fields.get(n, n) for n in ins]
             new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(args)})")
         else:
-            nodes = [*u.before, s]
+            nodes = originals = [*u.before, s]
             if u.before:
                 env = self._env(u.before[0], envs) or {}
                 bound = set(env)
@@ -197,7 +229,7 @@ class IslandMaker:
             free, assigned, _ = scope_names(src)
             ins = sorted(free | (assigned & bound))
             ins = [n for n in ins if n in bound]
-            outs = sorted(assigned & self._read_elsewhere(fn, nodes))
+            outs = sorted(assigned & self._read_elsewhere(fn, originals))
             types_ = [self.annotations.get(o) for o in outs]
             returns = None
             if outs and all(types_):
@@ -207,14 +239,19 @@ class IslandMaker:
                 for n in new.nodes:
                     self._origin_tree(n, u.node)
                 return new
-            ret = ("return " + ", ".join(outs) + "\n") if outs else ""
-            made = self._define(name, ins, src + ret, returns, u.before[0] if u.before else s)
             # an output's type: the input it came in as, or the literal it started from
             starts = {n: t for p in u.before if (t := literal_type(p)) is not None
                       for n in scope_names(code([p]))[1]}  # type: ignore[list-item]  # fmt: skip
-            made.__looplift_island_passthrough__ = tuple(
-                starts.get(o) or (ins.index(o) if o in ins else None) for o in outs
-            )
+            passthrough = tuple(starts.get(o) or (ins.index(o) if o in ins else None)
+                                for o in outs)  # fmt: skip
+            if escapes(src) == YIELDS:  # rows: the island returns them, the call site yields
+                new = self._yielding(u, nodes, name, ins, outs, fields, passthrough)
+                for n in new.nodes:
+                    self._origin_tree(n, u.node)
+                return new
+            ret = ("return " + ", ".join(outs) + "\n") if outs else ""
+            made = self._define(name, ins, src + ret, returns, u.before[0] if u.before else s)
+            made.__looplift_island_passthrough__ = passthrough
             self._record(name, u.kind, s, u.diag, ins, outs, u.before)
             call = f"{name}({', '.join(fields.get(n, n) for n in ins)})"
             lhs = f"{', '.join(outs)} = " if outs else ""
@@ -241,6 +278,28 @@ class IslandMaker:
         args = ", ".join(fields.get(n, n) for n in ins)
         lines = cst.parse_module(f"{', '.join([flag, *outs])} = {name}({args})\n"
                                  f"if {flag}:\n    continue\n")  # fmt: skip
+        return cst.FlattenSentinel(lines.body)
+
+    def _yielding(self, u: Unit, nodes: list[cst.CSTNode], name: str, ins: list[str],
+                  outs: list[str], fields: dict[str, str], passthrough: tuple) -> Any:  # fmt: skip
+        """A statement that yields rows: the island collects them in a list and returns it
+        (first, then the outputs); ``for <row> in <the list>: yield <row>`` follows its call.
+        The rows' types are those of the yielded expressions, read by the backend's host
+        typing (``__looplift_island_rows__``)."""
+        body = [n.visit(YieldAsAppend()) for n in nodes]
+        vals = f"({', '.join([ROWS, *outs])},)" if outs else ROWS
+        made = self._define(name, ins, f"{ROWS} = []\n" + code(body) + f"return {vals}\n",  # type: ignore[arg-type]
+                            None, u.before[0] if u.before else u.stmt)
+        made.__looplift_island_rows__ = ROWS
+        made.__looplift_island_passthrough__ = passthrough
+        self._record(name, u.kind, u.stmt, u.diag, ins, outs, u.before, yields=True)
+        rows = f"{ROWS}_{name[len(ISLAND_PREFIX):]}"
+        args = ", ".join(fields.get(n, n) for n in ins)
+        n = yielded_arity([u.stmt])
+        item = ", ".join(f"{ISLAND_PREFIX}y{i}" for i in range(n)) if n else f"{ISLAND_PREFIX}y"
+        lhs = f"{', '.join([rows, *outs])}" if outs else rows
+        lines = cst.parse_module(f"{lhs} = {name}({args})\n"
+                                 f"for {item} in {rows}:\n    yield {item}\n")  # fmt: skip
         return cst.FlattenSentinel(lines.body)
 
     def _origin_tree(self, new: cst.CSTNode, at: cst.CSTNode) -> None:

@@ -69,12 +69,15 @@ class Island:
     # lines of the simple assignments before the statement that the island takes in
     # (their values feed only the island: computed in Python, not shipped to it)
     absorbed: tuple[int, ...] = ()
+    yields: bool = False  # a statement that yields rows: the island returns them
+
 
     def describe(self, cost: str | None = None) -> str:
         """One line of ``--explain``; ``cost``: where the plan runs it, when not one Arrow
         UDF per batch (an ordered loop's body, per group)."""
         ins = ", ".join(self.inputs) or "no inputs"
-        outs = ", ".join(self.outputs) or ("the value" if self.kind != "statement" else "nothing")
+        outs = ", ".join(["its rows"] * self.yields + list(self.outputs)) or (
+            "the value" if self.kind != "statement" else "nothing")
         kind = self.kind
         if self.absorbed:
             lines = ", ".join(map(str, self.absorbed))
@@ -191,9 +194,16 @@ def escapes(stmts_src: str) -> str | None:
             if not self.defs:
                 self.why = self.why or "it returns from the function"
 
+        def visit_Expr(self, n: ast.Expr) -> None:
+            if isinstance(n.value, (ast.Yield, ast.YieldFrom)) and not self.defs:
+                self.yields = True  # a statement `yield e`: the island collects the rows
+                self.generic_visit(n.value)
+            else:
+                self.generic_visit(n)
+
         def visit_Yield(self, n: ast.AST) -> None:
             if not self.defs:
-                self.why = self.why or "it yields"
+                self.why = self.why or "it uses the value of a `yield`"
 
         visit_YieldFrom = visit_Yield
         visit_Await = visit_Yield
@@ -224,13 +234,79 @@ def escapes(stmts_src: str) -> str | None:
 
     v = V()
     v.continues = False  # type: ignore[attr-defined]
+    v.yields = False  # type: ignore[attr-defined]
     v.visit(tree)
-    return v.why or (CONTINUES if v.continues else None)  # type: ignore[attr-defined]
+    if v.why:
+        return v.why
+    if v.yields and v.continues:  # type: ignore[attr-defined]
+        return "it yields and continues the enclosing loop"
+    return YIELDS if v.yields else CONTINUES if v.continues else None  # type: ignore[attr-defined]
 
 
 #: what :func:`escapes` says of code whose only way out is ``continue`` of the loop around
 #: it: an island that returns a flag, and ``if flag: continue`` after its call
 CONTINUES = "it continues the enclosing loop"
+#: what :func:`escapes` says of code that yields rows (``yield e`` statements): an island
+#: that returns the list of its rows, and ``for ... in <island>(...): yield ...`` at its place
+YIELDS = "it yields rows"
+#: the list an island that yields collects its rows in
+ROWS = f"{ISLAND_PREFIX}rows"
+
+
+class YieldAsAppend(cst.CSTTransformer):
+    """``yield e`` statements of an island's code → ``_island_rows.append(e)`` (``yield
+    from xs`` → ``extend``); nested functions keep theirs."""
+
+    def visit_FunctionDef(self, node: cst.FunctionDef) -> bool:
+        return False
+
+    def visit_ClassDef(self, node: cst.ClassDef) -> bool:
+        return False
+
+    def visit_Lambda(self, node: cst.Lambda) -> bool:
+        return False
+
+    def leave_Expr(self, original: cst.Expr, updated: cst.Expr) -> Any:
+        y = updated.value
+        if not isinstance(y, cst.Yield):
+            return updated
+        if isinstance(y.value, cst.From):
+            call = cst.parse_expression(f"{ROWS}.extend(_)")
+            arg = y.value.item
+        else:
+            call = cst.parse_expression(f"{ROWS}.append(_)")
+            arg = y.value if y.value is not None else cst.Name("None")
+        if isinstance(arg, cst.Tuple) and not arg.lpar:  # `yield a, b` appends the tuple
+            arg = arg.with_changes(lpar=[cst.LeftParen()], rpar=[cst.RightParen()])
+        return updated.with_changes(value=call.with_changes(args=[cst.Arg(arg)]))
+
+
+def yielded_arity(stmts: list[cst.CSTNode]) -> int | None:
+    """The length of the tuples every ``yield`` statement of ``stmts`` yields (``yield a,
+    b``: 2), or None when one yields something else."""
+    sizes: set[int | None] = set()
+    for n in stmts:
+        for e in walk_yields(n):
+            v = e.value
+            ok = isinstance(v, cst.Tuple) and not any(isinstance(x, cst.StarredElement)
+                                                       for x in v.elements)  # fmt: skip
+            sizes.add(len(v.elements) if ok else None)  # type: ignore[union-attr]
+    return sizes.pop() if len(sizes) == 1 else None
+
+
+def walk_yields(n: cst.CSTNode) -> list[cst.Yield]:
+    out: list[cst.Yield] = []
+
+    def visit(x: cst.CSTNode) -> None:
+        if isinstance(x, (cst.FunctionDef, cst.ClassDef, cst.Lambda)):
+            return
+        if isinstance(x, cst.Yield):
+            out.append(x)
+        for c in x.children:
+            visit(c)
+
+    visit(n)
+    return out
 
 
 class ContinueAsReturn(cst.CSTTransformer):

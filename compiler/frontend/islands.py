@@ -38,6 +38,7 @@ from .island_make import IslandMaker, Unit, flatten_rows, literal_type
 from .island_syntax import (
     CONTINUES,
     COST,
+    YIELDS,
     ISLAND_PREFIX,
     Island,
     annotations,
@@ -354,7 +355,7 @@ class Outliner(IslandMaker):
         nodes, _ = flatten_rows(s if isinstance(s, list) else [s], env, self.locals)
         src = code(nodes)  # type: ignore[arg-type]  (a named row's fields as names)
         try:
-            if escapes(src) not in (None, CONTINUES):
+            if escapes(src) not in (None, CONTINUES, YIELDS):
                 return False
             free, assigned, declared = scope_names(src)
         except SyntaxError:

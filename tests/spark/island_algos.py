@@ -250,3 +250,67 @@ def group_row_fields(visits: RowStream[Visit]):
                 x = x // 10 + x % 10
             total += x
         yield user, total
+
+
+@dataflow(columns=("id", "k", "sq"))
+def counted(rows: RowStream[int, int]):
+    """A ``while`` that yields rows (``row[1]`` read by position): the island returns the
+    rows it yields, the plan explodes them; big squares cross as Python's ints."""
+    for row in rows:
+        k = 0
+        while k < row[1]:
+            yield row[0], k, k * k * row[0]
+            k += 1
+
+
+@dataflow(columns=("k", "word", "pos"))
+def split_words(rows: RowStream[str, str]):
+    """A loop over ``s.split()`` that yields per word inside a group loop, with a ``try``
+    whose failure yields a marker row (the rows' types come from the yielded values)."""
+    for k, g in group_by(0, rows):
+        for _, s in g:
+            pos = 0
+            for w in s.split():
+                try:
+                    yield k, w, int(w) + pos
+                except ValueError:
+                    yield k, w.upper(), -1
+                pos += 1
+
+
+@dataflow(columns=("user", "i", "page"))
+def visit_steps(visits: RowStream[Visit]):
+    """Named rows into a yielding island; an error inside it is Python's (ZeroDivisionError
+    when ``n`` is 0 and the page is not empty)."""
+    for v in visits:
+        i = 0
+        while i < len(v.page):
+            yield v.user, i, v.page[i] * (10 // v.n)
+            i += 1
+
+
+@dataflow(columns=("k", "t", "x"))
+def ordered_halvings(rows: RowStream[str, int, int]):
+    """A yielding ``while`` that also updates a value carried from row to row in time
+    order: it runs per group in the ordered reducer's Python, its rows with the loop's."""
+    for k, g in group_by(0, rows, order_by=1):
+        level = 0
+        for _, t, v in g:
+            level += v
+            while level > 100:
+                level //= 2
+                yield k, t, level
+
+
+@dataflow(columns=("id", "step", "x"))
+def halvings(rows: RowStream[int, int]):
+    """A yielding ``while`` whose count is read after it: the island returns its rows and
+    the count."""
+    for i, n in rows:
+        x = n
+        steps = 0
+        while x > 1:
+            x //= 2
+            steps += 1
+            yield i, steps, x
+        yield i, -1, steps

@@ -54,6 +54,11 @@ TABLES: dict[str, tuple[list[list[tuple]], list[list[tuple]]]] = {
     "skip_bad": ([[("a", "1"), ("a", "x"), ("b", " 5"), ("c", "")]], []),
     "drained": ([[("a", 3, 90), ("a", 1, 60), ("b", 1, -5), ("a", 2, 2**40), ("c", 1, 0)]], []),
     "rows_skip": ([[(1, "2"), (2, "y"), (3, "-4"), (4, "")]], []),
+    "counted": ([[(1, 3), (2, 0), (-7, 2), (2**31, 3), (5, -1)]], [[(2**62, 3)]]),
+    "ordered_halvings": ([[("a", 3, 90), ("a", 1, 60), ("b", 1, 500), ("a", 2, 2**40), ("c", 1, 0),
+                           ("b", 2, -1000)]], []),
+    "halvings": ([[(1, 1000), (2, 1), (3, -5), (4, 2**62), (5, 3)]], []),
+    "split_words": ([[("a", "1 x 22"), ("a", ""), ("b", " é  -3 "), ("b", "² 4")]], []),
 }
 
 
@@ -268,3 +273,21 @@ def test_an_island_reads_the_fields_of_a_named_row(spark: Any, name: str) -> Non
     assert "v" not in island.inputs
     df = create_frame(spark, VISITS, "user string, page string, n bigint")
     assert sorted(map(tuple, algo(df).collect())) == sorted(algo(VISITS))
+
+
+def test_an_island_yields_rows_of_named_fields(spark: Any) -> None:
+    """A ``while`` that yields rows built from a named row's fields: the island returns
+    its rows (the plan explodes them), and raises what Python raises inside it."""
+    from tests.frames import create_frame
+
+    algo = A.visit_steps
+    (island,) = algo.compile().program.fn.islands
+    assert island.yields and "v" not in island.inputs
+    schema = "user string, page string, n bigint"
+    rows = [*VISITS, A.Visit("c", "abc", 4)]
+    assert sorted(map(tuple, algo(create_frame(spark, rows, schema)).collect())) == sorted(algo(rows))
+    bad = [A.Visit("w", "x", 0)]
+    with pytest.raises(ZeroDivisionError):
+        list(algo(bad))
+    with pytest.raises(Exception, match="ZeroDivisionError"):
+        algo(create_frame(spark, bad, schema)).collect()
