@@ -180,6 +180,10 @@ REACH: dict[str, list[tuple]] = {
     "udf_island_helper:reduced": [(6, 4), (0, 5), (-3, 9), (5, 0)],
 }  # fmt: skip
 REACH_TABLES: dict[str, list[tuple]] = {
+    "udf_island_tokens:tokens": [(1, "ab 12+x9 "), (2, ""), (3, "é² ٣4 ,,"), (4, "  ")],
+    "udf_island_tokens:installments": [("a", 202601, 100, 3), ("b", 1, 5, 0), ("c", 7, -7, 2),
+                                       ("d", 0, 2**62, 4)],
+    "udf_island_tokens:collatz_steps": [("a", 6), ("a", 1), ("b", 27), ("c", -3), ("c", 0)],
     "udf_island_words:word_stats": [(1, "wonderful surprise wow!"), (2, ""),
                                     (3, "HELLO! tiny! extraordinary")],
     "udf_island_helper:group_roots": [("a", 5), ("a", 7), ("b", 1000), ("c", -4), ("c", 1)],
