@@ -65,7 +65,7 @@ def _render(e: Expr, a: Analysis, depth: int) -> tuple[str, int]:
     if isinstance(e, Var):
         b = a.bound.get(e.name)
         if b is None or b.value is None or not _is_temp(e.name) or depth > 12:
-            return _user(e.name), ATOM
+            return _field_name(e.name, a) or _user(e.name), ATOM
         return _render(b.value, a, depth + 1)
     if isinstance(e, Lit):
         return _lit(e.value)
@@ -187,6 +187,22 @@ def _lit(v: object) -> tuple[str, int]:
 
 def _is_temp(name: str) -> bool:
     return is_temp(name)
+
+
+def _field_name(name: str, a: Analysis) -> str | None:
+    """``v.page`` for the field variable ``v[1]`` of a named row ``v`` (the frontend names
+    a whole row's fields by position); None for any other name."""
+    if not name.endswith("]") or "[" not in name:
+        return None
+    params = {p.name: p for p in a.fn.params}
+    for lp in a.loops.values():
+        src = params.get(lp.source)
+        if src is None or not src.fields or name not in lp.params:
+            continue
+        i = lp.fields[lp.params.index(name)]
+        if 0 <= i < len(src.fields):
+            return f"{name.partition('[')[0]}.{src.fields[i]}"
+    return None
 
 
 def _user(name: str) -> str:

@@ -180,12 +180,13 @@ class IslandMaker:
 
     def _record(self, name: str, kind: str, at: cst.CSTNode | Span, d: Diagnostic,
                 ins: list[str], outs: list[str], before: tuple[cst.CSTNode, ...] = (),
-                yields: bool = False) -> None:  # fmt: skip
+                yields: bool = False, fields: dict[str, str] | None = None) -> None:  # fmt: skip
         sp = at if isinstance(at, Span) else self.span(at)
         ref = f"{island_module(self.module).__name__}:{name}"
         lines = tuple(self.span(p).line for p in before)
+        args = tuple((fields or {}).get(n, n) for n in ins) if fields else ()
         self.islands.append(Island(name, ref, kind, sp, d.message, d.hint, tuple(ins), tuple(outs),
-                                   absorbed=lines, yields=yields))  # fmt: skip
+                                   absorbed=lines, yields=yields, args=args))  # fmt: skip
 
     def _whole(self, d: Diagnostic) -> cst.FunctionDef:
         self.whole = True
@@ -215,7 +216,7 @@ class IslandMaker:
             free, _, _ = scope_names(f"_v = {text}\n")
             ins = sorted(free & (bound | set(fields)))
             self._define(name, ins, f"return ({text})\n", u.returns, u.node)
-            self._record(name, u.kind, u.node, u.diag, ins, [])
+            self._record(name, u.kind, u.node, u.diag, ins, [], fields=fields)
             args = [fields.get(n, n) for n in ins]
             new: cst.CSTNode = cst.parse_expression(f"{name}({', '.join(args)})")
         else:
@@ -252,7 +253,7 @@ class IslandMaker:
             ret = ("return " + ", ".join(outs) + "\n") if outs else ""
             made = self._define(name, ins, src + ret, returns, u.before[0] if u.before else s)
             made.__looplift_island_passthrough__ = passthrough
-            self._record(name, u.kind, s, u.diag, ins, outs, u.before)
+            self._record(name, u.kind, s, u.diag, ins, outs, u.before, fields=fields)
             call = f"{name}({', '.join(fields.get(n, n) for n in ins)})"
             lhs = f"{', '.join(outs)} = " if outs else ""
             if len(outs) == 1 and returns:
@@ -273,7 +274,7 @@ class IslandMaker:
                             u.stmt)
         made.__looplift_island_passthrough__ = (-1, *(ins.index(o) if o in ins else None
                                                       for o in outs))  # fmt: skip
-        self._record(name, u.kind, u.stmt, u.diag, ins, outs)
+        self._record(name, u.kind, u.stmt, u.diag, ins, outs, fields=fields)
         flag = f"{ISLAND_PREFIX}continue_{name[len(ISLAND_PREFIX):]}"
         args = ", ".join(fields.get(n, n) for n in ins)
         lines = cst.parse_module(f"{', '.join([flag, *outs])} = {name}({args})\n"
@@ -292,7 +293,8 @@ class IslandMaker:
                             None, u.before[0] if u.before else u.stmt)
         made.__looplift_island_rows__ = ROWS
         made.__looplift_island_passthrough__ = passthrough
-        self._record(name, u.kind, u.stmt, u.diag, ins, outs, u.before, yields=True)
+        self._record(name, u.kind, u.stmt, u.diag, ins, outs, u.before, yields=True,
+                     fields=fields)
         rows = f"{ROWS}_{name[len(ISLAND_PREFIX):]}"
         args = ", ".join(fields.get(n, n) for n in ins)
         n = yielded_arity([u.stmt])

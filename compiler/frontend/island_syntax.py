@@ -70,12 +70,13 @@ class Island:
     # (their values feed only the island: computed in Python, not shipped to it)
     absorbed: tuple[int, ...] = ()
     yields: bool = False  # a statement that yields rows: the island returns them
+    args: tuple[str, ...] = ()  # what the call passes, where not the inputs: `v.n` for `v__n`
 
 
     def describe(self, cost: str | None = None) -> str:
         """One line of ``--explain``; ``cost``: where the plan runs it, when not one Arrow
         UDF per batch (an ordered loop's body, per group)."""
-        ins = ", ".join(self.inputs) or "no inputs"
+        ins = ", ".join(self.args or self.inputs) or "no inputs"
         outs = ", ".join(["its rows"] * self.yields + list(self.outputs)) or (
             "the value" if self.kind != "statement" else "nothing")
         kind = self.kind

@@ -36,6 +36,9 @@ def _strict(algo: Dataflow) -> Dataflow:
         ("probed", "expression", ("n",), (), 0),
         # `x = int(code)` and `s = 0` taken in; `k = base * 2` is read after the loop: native
         ("digit_total", "statement", ("code",), ("s",), 2),
+        # rows yielded from a `while`: returned as a list (the count read after it too)
+        ("counted", "statement", ("row__0", "row__1"), (), 1),
+        ("halvings", "statement", ("i", "n"), ("steps",), 2),
     ],
 )
 def test_the_smallest_unit_is_outlined(name: str, kind: str, inputs: tuple, outputs: tuple,
@@ -59,6 +62,17 @@ def test_explain_names_each_island_with_its_line_why_and_cost() -> None:
     assert "why: `while` loops are not supported" in text
     assert "cost: one Arrow UDF per batch" in text
     assert f"runs: native except Python island _island_collatz_L{line} (line {line})" in text
+
+
+def test_explain_reads_a_rows_fields_as_the_user_wrote_them() -> None:
+    """A named row's fields are ``v.n`` in the plan's text and the island's call (not the
+    positions the frontend numbers them by, nor the island's parameter names); a yielding
+    island says it returns its rows."""
+    text = A.row_fields.compile().explain()
+    assert "(v.n, v.page) -> k;" in text and "yield (v.user, k)" in text
+    assert "v[2]" not in text and "v__n" not in text
+    text = A.counted.compile().explain()
+    assert "(row[0], row[1]) -> its rows;" in text
 
 
 def test_the_strategy_record_names_the_island() -> None:
