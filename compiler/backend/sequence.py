@@ -68,6 +68,7 @@ READERS: dict[str, frozenset[str]] = {
     "BitOr": frozenset({"value"}),
     "BitAnd": frozenset({"value"}),
     "BitXor": frozenset({"value"}),
+    "Product": frozenset({"value"}),
 }
 
 #: the argument types each class reads natively (one type per state: mixed types stay Python)
@@ -76,6 +77,7 @@ ARG_TYPES: dict[str, frozenset[str]] = {
     "IntervalSequence": frozenset({"int", "float", "datetime", "date"}),
     "Median": frozenset({"int", "float"}),
     **{c: frozenset({"int", "bool"}) for c in ("BitOr", "BitAnd", "BitXor")},
+    "Product": frozenset({"int", "float"}),
 }
 
 #: the action codes of each class's actions (IntervalSequence: open 0, close 1, insert 2)
@@ -115,6 +117,9 @@ class NativeSequence:
             "BitAnd": "per scope key, Spark bit_and() (bool_and() of bools) of the added values",
             "BitXor": "per scope key, Spark bit_xor() of the added values (of bools: the parity "
                       "of the true ones)",
+            "Product": ("per scope key, aggregate() multiplying the collected values (of "
+                        "floats in ascending order, as the state does; of ints 0 when one is "
+                        "0, else ANSI products, exact or an overflow error)"),
         }[self.cls_name]
 
 
@@ -232,6 +237,8 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
         return f"max({v})"
     if name in ("BitOr", "BitAnd", "BitXor"):
         return _bitwise(ns, name, v, count)
+    if name == "Product":
+        return _product(ns, v, count)
     if name == "Distinct":
         return f"size(collect_set({v}))" if reader == "count" else f"array_sort(collect_set({v}))"
     if name == "Median":
@@ -260,6 +267,17 @@ def _bitwise(ns: NativeSequence, name: str, v: str, count: str | None) -> str:
     if ns.arg_type == "bool":
         return f"{'bool_or' if name == 'BitOr' else 'bool_and'}({v})"
     return f"{'bit_or' if name == 'BitOr' else 'bit_and'}({v})"
+
+
+def _product(ns: NativeSequence, v: str, count: str | None) -> str:
+    """The product of the added values, 1 when none (``Product.value()``). Floats multiply
+    in ascending order, as the state does (the same roundings); ints are exact in any
+    order: 0 when one factor is 0, else every partial product is at most the final one in
+    magnitude, so an ANSI overflow means Python's product is beyond 64 bits too."""
+    values = _repeat(v, count)
+    if ns.arg_type == "float":
+        return f"aggregate(array_sort({values}), 1.0D, (p, x) -> p * x)"
+    return f"IF(exists({values}, x -> x = 0), 0L, aggregate({values}, 1L, (p, x) -> p * x))"
 
 
 # -- IntervalSequence -------------------------------------------------------------------------

@@ -87,13 +87,13 @@ def test_strptime_matches_python(spark) -> None:  # noqa: ANN001
 @pytest.mark.parametrize(
     ("algo", "native"),
     [(algos.starting_values, True), (algos.top_words, True), (algos.sorted_unordered, False),
-     (algos.compiled_in_loop, True), (algos.parse_day, False), (algos.products, False),
+     (algos.compiled_in_loop, True), (algos.parse_day, False), (algos.products, True),
      (algos.parse_iso, True), (algos.bool_folds, True)],
     ids=lambda x: getattr(x, "name", str(x)),
 )
 def test_explain_says_native_where_lowered_natively(algo, native) -> None:  # noqa: ANN001
-    """Starting containers, Counters, most_common and a compiled pattern Java matches
-    exactly run with no Python; a host function, strptime and a Product reducer say where
+    """Starting containers, Counters, most_common, a compiled pattern Java matches exactly
+    and running products run with no Python; a host function and strptime say where
     Python runs."""
     from looplift.compiler.pipeline import compile_dataflow
 
