@@ -221,6 +221,13 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "key (ties by the row), max() of the first row's value per scope key; no "
                 "Python at run time"
             )
+        elif strat is Strategy.SEQUENCE and n.strategy.over_rows:
+            agg = "min" if "min()" in (n.strategy.detail or "") else "max"
+            out.append(
+                f"      reduce part (native): Spark {agg}() OVER (PARTITION BY the scope key) on "
+                f"every row, no aggregate joined back ({n.strategy.form_why}); no Python at "
+                "run time"
+            )
         elif strat is Strategy.SEQUENCE:
             out.append(f"      reduce part (native): {n.strategy.detail}; no Python at run time")
         else:

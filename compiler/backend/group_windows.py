@@ -18,10 +18,15 @@ into::
     rows = rows.withColumns({n: sum(1) OVER (PARTITION BY k), total: sum(v) OVER (...)})
     rows = rows.withColumn(mean, ...)          # the group's values, computed per row
 
-Assumes: the operator is additive (its reduce part is native sums).
+A ``Min`` or ``Max`` read natively is one aggregate too: ``min(v) OVER (PARTITION BY
+key)`` (the range of a group, a value's distance to its group's maximum).
+
+Assumes: the operator is additive (its reduce part is native sums), or a native ``Min`` /
+``Max``.
 Guarantees: ``window_check`` says yes only when every value of the operator's scope is
 consumed at the scope itself or per row of the same input, every operator of that scope
-is additive with its actions per row (or an ordered loop that only yields rows), and
+is additive or a native ``Min``/``Max`` with its actions per row (or an ordered loop that
+only yields rows), and
 no yield or action is at the scope itself (the
 scope's frame is then the rows frame; it has one row per input row, not per key).
 """
@@ -65,8 +70,9 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
     for o in mates:
         if _yields_only(a, o, used):
             continue  # an ordered loop's rows are made from the rows frame anyway
-        if o.kind != OperatorKind.ADDITIVE or not o.actions:
-            return False, f"`{user_name(o.name)}` of the same scope is not an additive state"
+        if not o.actions or not (o.kind == OperatorKind.ADDITIVE or _min_max(prog, o)):
+            return False, (f"`{user_name(o.name)}` of the same scope is not an additive state, "
+                           "a minimum or a maximum")  # fmt: skip
         if any(frame_key(a, act.loops) != ROWS for act in o.actions):
             return False, f"`{user_name(o.name)}` receives actions at the scope itself"
     for o in prog.operators:
@@ -90,6 +96,14 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
         if here not in (ROWS, fk) and a.deps.get(n, frozenset()) & at_scope:
             return False, f"the scope's values are used outside it (line {b.span.line})"
     return True, "its values are read only per row of the scope's rows"
+
+
+def _min_max(prog: Program, op: StateOperator) -> bool:
+    """A ``Min`` or ``Max`` read natively: one aggregate, ``min(v) OVER (...)`` per row."""
+    from .sequence import OVER_ROWS, native_sequence
+
+    seq = native_sequence(op, prog.analysis, prog.refs)
+    return seq is not None and seq.cls_name in OVER_ROWS
 
 
 def _read_per_row(prog: Program, op: StateOperator, fk: Any) -> bool:

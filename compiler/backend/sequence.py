@@ -53,7 +53,8 @@ from .types import Typing, spark_type
 if TYPE_CHECKING:
     from ..analysis import Analysis
 
-__all__ = ["NativeSequence", "native_sequence", "reader_sql", "netted_events"]
+__all__ = ["OVER_ROWS", "NativeSequence", "native_sequence", "reader_sql", "netted_events",
+           "window_reader"]
 
 _MODULES = ("looplift.states.interval", "looplift.states.multiset")
 
@@ -254,6 +255,18 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
     msg = raise_sql("ValueError", "TopK(k) needs an integer k >= 0")
     top = f"slice(sort_array({_repeat(v, count)}, false), 1, CAST(least({k}, 2147483647) AS INT))"
     return top if isinstance(ns.k, Lit) else f"IF({k} < 0, {msg}, {top})"
+
+
+#: the classes whose reader is one aggregate function of the added values, so it can be a
+#: window aggregate over the rows (``backend/group_windows.py``)
+OVER_ROWS = frozenset({"Min", "Max"})
+
+
+def window_reader(ns: NativeSequence, code: str, arg: str, over: str) -> str:
+    """The reader of a :data:`OVER_ROWS` state as a window aggregate (``over``: its
+    ``OVER (...)`` clause): the same aggregate of the same values as :func:`reader_sql`."""
+    fn = {"Min": "min", "Max": "max"}[ns.cls_name]
+    return f"{fn}({_value(ns, _kind(ns, code), arg)}) {over}"
 
 
 def _bitwise(ns: NativeSequence, name: str, v: str, count: str | None) -> str:

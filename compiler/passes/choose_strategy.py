@@ -20,7 +20,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
-from ..backend.sequence import native_sequence
+from ..backend.sequence import OVER_ROWS, native_sequence
 from ..backend.types import infer_types
 from ..dataflow.build import read_results, refs
 from ..dataflow.graph import DataflowGraph, Node
@@ -88,7 +88,8 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
         return Choice(Strategy.CONTAINER)
     seq = native_sequence(op, prog.analysis, prog.refs)
     if seq is not None:
-        return Choice(Strategy.SEQUENCE, detail=seq.describe())
+        over_rows, why = window_check(prog, op) if seq.cls_name in OVER_ROWS else (False, None)
+        return Choice(Strategy.SEQUENCE, detail=seq.describe(), over_rows=over_rows, form_why=why)
     # arg-best operators fused with an operator that is not are reduced with it, in Python
     mates = [ops[m] for m in op.fusable_with if m in ops and ops[m].kind == op.kind]
     group = [op, *(m for m in mates if native_sequence(m, prog.analysis, prog.refs) is None)]

@@ -10,7 +10,7 @@ rest (a row per key too, a non-additive state of the scope) keep the aggregate +
 """
 
 from looplift import RowStream, dataflow, group_by
-from looplift.states import Average, Count, Max, Sum
+from looplift.states import Average, Count, Max, Min, Sum
 
 
 @dataflow(columns=("k", "id", "centered"))
@@ -97,7 +97,7 @@ def float_keys(rows: RowStream[float, int, float]):
 
 @dataflow(columns=("k", "id", "rest", "top"))
 def with_max(rows: RowStream[int, int, int]):
-    """A ``Max`` of the same scope is not additive: the scope keeps aggregate + join."""
+    """A ``Max`` beside a sum of the same scope: ``max(v) OVER (PARTITION BY k)``."""
     for k, grp in group_by(0, rows):
         total = 0
         best = Max()
@@ -160,3 +160,19 @@ def big_groups_only(rows: RowStream[int, int, float]):
         if n >= 2:
             for _k, i, v in grp:
                 yield k, i, v - total / n
+
+
+@dataflow(columns=("k", "id", "from_low", "to_high", "first"))
+def spread(rows: RowStream[str, int, str]):
+    """``Min`` states (ints and strings) and a carried ``max`` read per row: windows, no
+    join; ties, Unicode ordered by code point."""
+    for k, grp in group_by(0, rows):
+        low = Min()
+        high = 0
+        first = Min()
+        for _k, i, name in grp:
+            low.add(i)
+            high = max(high, i)
+            first.add(name)
+        for _k, i, name in grp:
+            yield k, i, i - low.value(), high - i, first.value()

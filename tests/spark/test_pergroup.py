@@ -38,7 +38,10 @@ EDGES = {
     # distinct NaN objects (rows from Spark are): a group each, as the aggregate form
     "float_keys": [[(float("nan"), 1, 1.0), (float("nan"), 2, 2.0), (0.0, 3, 1.0), (-0.0, 4, 3.0),
                     (float("inf"), 5, 2.0), (1.5, 6, 7.0)]],
-    "with_max": [[(1, 1, 3), (1, 2, 3), (2, 3, -1)]],
+    "with_max": [[(1, 1, 3), (1, 2, 3), (2, 3, -1)], [(1, 1, BIG), (1, 2, BIG), (1, 3, 1)]],
+    "spread": [[("a", 3, "é"), ("a", -2, "e"), ("a", 3, "z"), ("b", 7, ""), ("ü", BIG, "日"),
+                ("ü", -BIG, "日本")],
+               [("a", 2**63 - 1, "x"), ("a", -(2**63), "y")]],  # a distance past 64 bits
     "per_key_too": [[(1, 1, 3), (1, 2, 3), (2, 3, -1)]],
     "rank_share": [[(1, 1, 3), (1, 2, 3), (1, 3, -1), (2, 4, 7)],  # a tie on the order field
                    [(1, 1, 1), (1, 2, -1)]],  # a zero total
@@ -58,6 +61,7 @@ ALGOS = [
     algos.rank_share,
     algos.rank_then_last,
     algos.big_groups_only,
+    algos.spread,
 ]  # fmt: skip
 #: the algorithms whose group values are windows over the rows (the rest: aggregate + join)
 WINDOWED = {
@@ -68,6 +72,8 @@ WINDOWED = {
     "float_keys",
     "rank_share",
     "big_groups_only",
+    "with_max",
+    "spread",
 }
 
 

@@ -8,7 +8,9 @@ from typing import TYPE_CHECKING
 
 from ...dataflow.strategy import Strategy
 from ...names import user_name
-from ..sequence import NativeSequence, native_sequence, reader_sql
+from ..frame import SRC
+from ..sequence import NativeSequence, native_sequence, reader_sql, window_reader
+from ..sql import quote_ident
 from ..states import (
     action_map,
     reader_list,
@@ -28,6 +30,28 @@ class SequencePlanner(StatePlanner):
 
     def reduce(self, group: list[StateOperator], keys: tuple[str, ...]) -> Reduced:
         return self.sequence_readers(group, keys)
+
+    def over_rows(self, group: list[StateOperator], keys: tuple[str, ...]) -> list[str]:
+        """``min(v) OVER (PARTITION BY keys)`` (``max``) on every row, for a ``Min`` or
+        ``Max`` read only per row of its scope (``backend/group_windows.py``)."""
+        (fk,) = {self.p.frame_key(act.loops) for op in group for act in op.actions}
+        r = self.p.renderer(fk)
+        over = f"OVER (PARTITION BY {', '.join(quote_ident(k) for k in keys)})"
+        cols: dict[str, str] = {}
+        reads: list[str] = []
+        for op in group:
+            ns = self.native_seq(op)
+            assert ns is not None
+            code, arg = action_map(op, r).columns
+            for _, res in reader_list(op, self.p.a):
+                t = spark_type(self.p.ty.types.get(res, "any"))
+                cols[self.p.col_for(res)] = f"CAST({window_reader(ns, code, arg, over)} AS {t})"
+                reads.append(res)
+        wins = ", ".join(f"{c!r}: E({sql!r})" for c, sql in cols.items())
+        names = ", ".join(user_name(o.name) for o in group)
+        self.p.step(fk, f"{SRC}.withColumns({{{wins}}})",
+                    f"{names}: native per scope key, on every row")  # fmt: skip
+        return reads
 
     def native_seq(self, op: StateOperator) -> NativeSequence | None:
         """The native readers of a library sequence state (None: a Python reducer runs)."""
