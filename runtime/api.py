@@ -374,6 +374,9 @@ class Dataflow(Generic[P, R]):
             py = ", ".join(backend.python_ops) or "none"
             parts.append(f"spark plan: generated module, Python operators: {py}")
             parts.append(_stream_text(self))
+            from .eventtime import explain_line
+
+            parts += [line for line in [explain_line(self)] if line]
             parts.append(_bulk_text(self))
         if args:
             out = self(*args)

@@ -45,7 +45,7 @@ from typing import Any
 from .deltarows import DeltaError, native_sign, typed_columns
 from .viewcore import resolve
 
-__all__ = ["EventTimeError", "delay_ms", "event_stream", "eventtime_form"]
+__all__ = ["EventTimeError", "delay_ms", "event_stream", "eventtime_form", "explain_line"]
 
 ET = "__looplift_event_time"  # the watermark's TIMESTAMP column of an int event time
 
@@ -79,11 +79,12 @@ def event_stream(dataflow: Any, streaming_df: Any, sign: str, scalars: tuple, *,
     if module is None:
         if changes is False:
             raise EventTimeError(f"`{alg.name}` has no native event-time stream: "
-                                 f"{eventtime_form(dataflow)[1]}")  # fmt: skip
+                                 f"{eventtime_form(dataflow)[1]}; stream it per window "
+                                 "in Python (changes=None)")  # fmt: skip
         from .eventkeyed import keyed_event_stream
 
         out = keyed_event_stream(dataflow, marked, sign_col, cdf, cols, scalars, window,
-                                 event_time, kind)  # fmt: skip
+                                 event_time, kind, changes=changes is True)  # fmt: skip
         return _looplift_stream(out, alg.name, update=False)
     sign_expr = native_sign(marked, sign_col, cdf)
     rows = marked.select(*typed_columns(marked, cols, alg.fields, alg.name),
@@ -93,19 +94,47 @@ def event_stream(dataflow: Any, streaming_df: Any, sign: str, scalars: tuple, *,
     return _looplift_stream(module.plan(spark, *args), alg.name, update=False)
 
 
-def eventtime_form(dataflow: Any, event_time_field: int | None = None) -> tuple[str, str]:
-    """("native", "") or ("python", why): the form of an event-time stream of ``dataflow``
-    (its window of field ``event_time_field``; None: the first window found)."""
+def eventtime_form(dataflow: Any) -> tuple[str, str]:
+    """The form of ``dataflow``'s event-time stream (module docs): ("native", how),
+    ("python", why not native), or ("none", why there is none: no window in the key)."""
     _alg, ref = resolve(dataflow)
     try:
+        from .compiler.backend.eventtime import NotWindowed, event_window
         from .compiler.backend.signed import NotSigned, signed_plan
     except ImportError:
-        return "python", "the compiler is not installed"
+        return "none", "the compiler is not installed"
+    compiled = ref.compile()
+    windows, why = [], ""
+    for field in range(len(_alg.fields)):
+        try:
+            windows.append(event_window(compiled, field))
+        except NotWindowed as e:
+            why = why or str(e)
+    if len(windows) != 1:
+        return "none", why or "more than one window in the group key"
+    w = windows[0]
     try:
-        signed_plan(ref.compile())
+        signed_plan(compiled)
     except NotSigned as e:
+        if w.op != "tumble":
+            return "none", f"{e}, and a `hop(...)` key needs additive states"
         return "python", str(e)
-    return "native", ""
+    return "native", f"{w.op} window"
+
+
+def explain_line(dataflow: Any) -> str:
+    """``event-time stream: ...`` for ``f.explain()``; "" for an algorithm with no window."""
+    try:
+        form, why = eventtime_form(dataflow)
+    except Exception as e:  # noqa: BLE001 - explain what cannot run, do not fail
+        return f"event-time stream: not available ({e})"
+    if form == "native":
+        return (f"event-time stream: native windowed streaming aggregation with the "
+                f"watermark ({why}; append or update mode; no Python)")  # fmt: skip
+    if form == "python":
+        return ("event-time stream: per window in transformWithStateInPandas, an event-time "
+                f"timer at each window's end ({why})")  # fmt: skip
+    return ""
 
 
 def delay_ms(streaming_df: Any, value: Any, what: str) -> int:

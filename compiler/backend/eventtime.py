@@ -59,6 +59,21 @@ class EventWindow:
     op: str  # "tumble" or "hop"
     size: int  # the window's length, in microseconds ("td") or the int's units ("int")
     kind: str  # "td": a datetime event time; "int": int epoch seconds
+    offset: int = 0  # the windows' offset, in the size's units
+    slide: int = 0  # hop: the distance of two window starts
+
+    def start_sql(self, ts: str) -> str:
+        """The window's start (``tumble``) as SQL over the event-time column ``ts``."""
+        from .windows import tumble_sql
+
+        t = "datetime" if self.kind == "td" else "int"
+        return tumble_sql(f"`{ts}`", t, self.size, self.offset)
+
+    def end_ms_sql(self, start: str) -> str:
+        """The window's end in epoch milliseconds (rounded up), from its start ``start``."""
+        if self.kind == "td":
+            return f"((unix_micros(`{start}`) + {self.size}L + 999L) div 1000L)"
+        return f"((`{start}` + {self.size}L) * 1000L)"
 
     def end_sql(self, col: str) -> str:
         """The window's end as a TIMESTAMP, from its start in column ``col``."""
@@ -81,11 +96,12 @@ def event_window(compiled: Compiled, ts_field: int) -> EventWindow:
         if not (isinstance(expr, Apply) and isinstance(expr.fn, Prim)
                 and expr.fn.op in ("win.tumble", "win.hop")):  # fmt: skip
             continue
-        ts, size, *_, kind = expr.args
+        ts, *lits = expr.args
         if ts != Var(f"_kf.{ts_field}"):
             continue
-        assert isinstance(size, Lit) and isinstance(kind, Lit)
-        found.append(EventWindow(f, expr.fn.op[4:], size.value, kind.value))
+        assert all(isinstance(x, Lit) for x in lits)
+        size, *rest, offset, kind = [x.value for x in lits]  # type: ignore[attr-defined]
+        found.append(EventWindow(f, expr.fn.op[4:], size, kind, offset, rest[0] if rest else 0))
     if len(found) != 1:
         what = "no" if not found else "more than one"
         raise NotWindowed(f"the `group_by` key has {what} `tumble(...)`/`hop(...)` of the "

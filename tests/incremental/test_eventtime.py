@@ -25,6 +25,7 @@ from looplift.windows import hop, tumble
 from tests.incremental.eventtime_common import EventRun, Expected
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
+import eventtime as et_samples  # noqa: E402
 import windows as samples  # noqa: E402
 
 pytestmark = pytest.mark.spark
@@ -40,11 +41,12 @@ SAMPLES = {  # name -> (algorithm, the row's window part, window size, output co
 }  # fmt: skip
 
 
-def arrivals(seed: int, n: int, span_min: int, files: int) -> list[list[tuple]]:
+def arrivals(seed: int, n: int, span_min: int, files: int, t0: datetime.datetime = T0
+             ) -> list[list[tuple]]:  # fmt: skip
     """``n`` clicks over ``span_min`` minutes, roughly in time order but shuffled within a
     sliding band (so some come after the watermark passed their window), in ``files``."""
     rnd = random.Random(seed)
-    rows = sorted((rnd.randint(1, 3), T0 + datetime.timedelta(seconds=rnd.randint(0, span_min * 60)))
+    rows = sorted((rnd.randint(1, 3), t0 + datetime.timedelta(seconds=rnd.randint(0, span_min * 60)))
                   for _ in range(n))  # fmt: skip
     rows.sort(key=lambda r: r[1] + datetime.timedelta(minutes=rnd.randint(0, 25)))
     cuts = sorted(rnd.sample(range(1, n), files - 1))
@@ -103,3 +105,67 @@ def test_native_plan_has_no_python(spark: Any, tmp_path: Path) -> None:
     assert ", Append," in plan, plan
     assert not [n for n in _PYTHON_NODES if n in plan], plan
     assert "Python" not in plan and "pandas" not in plan.lower(), plan
+
+
+# -- the per-window form: transformWithStateInPandas with event-time timers -----------------
+
+DAY = 24 * 60 * MIN
+NIGHT = datetime.datetime(2024, 5, 1, 22, 30)  # clicks from here for 3 hours: midnight is in
+
+
+def late_rows(query: Any) -> int:
+    """The late rows the per-window form counted (its observed metric, per micro-batch)."""
+    from looplift.eventkeyed import METRIC
+
+    return sum(p["observedMetrics"][METRIC]["late_rows"] for p in query.recentProgress
+               if METRIC in p.get("observedMetrics", {}))  # fmt: skip
+
+
+def check_sessions(spark: Any, tmp: Path, files: list[list[tuple]], changes: bool) -> tuple:
+    algo = et_samples.daily_sessions
+    run = EventRun(spark, algo, tmp)
+    run.add(files)
+    run.run("append", changes=True) if changes else run.run("append")
+    want = Expected(algo, files, lambda r: tumble(r[1], days=1), DAY, DELAY, 1)
+    cols = [n for n, _ in algo.algorithm().output]
+    got = Counter()
+    for r in run.rows([*cols, "_sign"]):
+        got[r[:-1]] += r[-1]
+    if changes:  # the signed changes sum to every window's rows (final or open)
+        assert +got == want.current() and not -got
+    else:  # each final window's rows, once, all inserts
+        assert got == want.appended() and set(run.rows(["_sign"])) <= {(1,)}
+    assert late_rows(run.query) == want.late, (late_rows(run.query), want.late)
+    open_keys = sum(1 for w, rows in want.windows.items() if not want.final(w)
+                    for _ in {r[0] for r in rows})  # fmt: skip
+    assert run.state_rows() == open_keys, (run.state_rows(), open_keys)
+    return run, want
+
+
+@pytest.mark.parametrize("changes", [False, True])
+@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32), n=st.integers(8, 40), files=st.integers(3, 6))
+def test_sessions_per_window_equal_cpython(spark: Any, tmp_path_factory: Any, changes: bool,
+                                           seed: int, n: int, files: int) -> None:  # fmt: skip
+    """An ordered loop keyed by (user, day): per window in transformWithStateInPandas;
+    final days emitted once (or signed changes as they happen), late rows dropped and
+    counted, the state holding the open days' keys only."""
+    check_sessions(spark, tmp_path_factory.mktemp("sessions"),
+                   arrivals(seed, n, 180, files, NIGHT), changes)  # fmt: skip
+
+
+def test_sessions_run_with_timers(spark: Any, tmp_path: Path) -> None:
+    """The plan is Spark's transformWithState in event time; timers fired and state was
+    removed; a case with late rows, final and open days."""
+    files = arrivals(11, 60, 180, 5, NIGHT)
+    run, want = check_sessions(spark, tmp_path, files, changes=False)
+    assert want.late > 0 and want.appended() and want.open_windows(), "a vacuous case"
+    plan = str(run.query._jsq.explainInternal(True))
+    assert "TransformWithStateInPySpark" in plan and "EventTime" in plan, plan
+    fired = sum(op["customMetrics"].get("numDeletedTimers", 0) + op["customMetrics"].get(
+        "numExpiredTimers", 0) for p in run.query.recentProgress
+                for op in p["stateOperators"])  # fmt: skip
+    assert fired > 0
+    print(f"daily_sessions: {sum(map(len, files))} clicks, {want.late} late, "
+          f"{sum(want.appended().values())} rows appended, state rows at the end "
+          f"{run.state_rows()} (open keys), timers deleted {fired}")
