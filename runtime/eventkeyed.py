@@ -10,9 +10,11 @@ state: the state holds the open windows only. With ``changes=True`` the rows are
 emitted as signed changes (−old, +new) whenever a batch changes them instead, and the
 timer only clears the state.
 
-A row whose window's end is at or before the watermark of its micro-batch is late: it
-is dropped, and counted in the query's progress as the observed metric
-``looplift_event_time.late_rows`` (``query.lastProgress["observedMetrics"]``).
+Late rows are Spark's: ``transformWithStateInPandas`` in event time drops a row whose
+event time is at or before the watermark of the previous micro-batch (Spark's watermark
+for late rows) and counts it in ``numRowsDroppedByWatermark`` of its state operator. A
+window whose end the current batch's watermark passes while its rows come is emitted
+with them; no window is emitted twice (its rows would all be late).
 
 A ``hop`` window puts a row in several windows whose outputs the reference cannot tell
 apart per key: an algorithm of non-additive states keyed by ``hop(...)`` is refused.
@@ -27,11 +29,9 @@ from typing import Any
 from .deltarows import CDF, DeltaError, DeltaRows, typed_columns
 from .viewcore import KeyStep, diff_rows, dumps, output_schema, resolve
 
-__all__ = ["LATE", "METRIC", "keyed_event_stream"]
+__all__ = ["keyed_event_stream"]
 
 WSTART, WEND, S = "__looplift_window", "__looplift_window_end_ms", "__looplift_sign"
-LATE = "_late"
-METRIC = "looplift_event_time"
 
 
 def keyed_event_stream(dataflow: Any, marked: Any, sign_col: str, cdf: bool, cols: list[str],
@@ -65,15 +65,11 @@ def keyed_event_stream(dataflow: Any, marked: Any, sign_col: str, cdf: bool, col
     key_cols = [cols[i] for i in shape.key] + [WSTART, WEND]
     names = [n for n, _ in alg.output]
     types = [t for _, t in alg.output]
-    schema = output_schema(names, types, with_sign=True) + f", `{LATE}` bigint"
+    schema = output_schema(names, types, with_sign=True)
     proc = WindowProcessor(KeyStep(ref, shape, scalars),
                            DeltaRows(alg.name, alg.fields, tuple(cols), "stream", sign_col, cdf),
                            names, types, len(cols), changes)  # fmt: skip
-    out = rows.groupBy(*key_cols).transformWithStateInPandas(
-        proc, schema, "Append", "EventTime"
-    )  # fmt: skip
-    counted = out.observe(METRIC, F.coalesce(F.sum(LATE), F.lit(0)).alias("late_rows"))
-    return counted.where(F.col(LATE).isNull()).drop(LATE)
+    return rows.groupBy(*key_cols).transformWithStateInPandas(proc, schema, "Append", "EventTime")
 
 
 def _processor_base() -> type:
@@ -99,23 +95,24 @@ class WindowProcessor(_processor_base()):  # type: ignore[misc]
 
         end_ms = int(key[-1])
         d: Counter = Counter()
-        n = 0
         for pdf in rows:
             for rec in pdf.itertuples(index=False, name=None):
-                n += 1
                 values = tuple(None if _isnan(x) else _item(x) for x in rec[: self.nfields])
                 s = self.norm.sign_of(None if _isnan(rec[self.nfields]) else
                                       _item(rec[self.nfields]), values)  # fmt: skip
                 d[self.norm.row(values)] += s
-        if end_ms <= timerValues.getCurrentWatermarkInMs():  # the window is final: late
-            yield self._late(n)
-            return
+        # Spark dropped the rows at or before the previous batch's watermark; a window
+        # final by this batch's watermark gets its last rows now (its timer fires after
+        # this; a window without state never had rows: it is emitted now)
+        final = end_ms <= timerValues.getCurrentWatermarkInMs()
         if self.state.exists():
             live_b, states_b, out_b = self.state.get()
             live, states, old = pickle.loads(live_b), pickle.loads(states_b), pickle.loads(out_b)
+            final = False
         else:
             live, states, old = Counter(), [], []
-            self.handle.registerTimer(end_ms)
+            if not final:
+                self.handle.registerTimer(end_ms)
         d = Counter({r: k for r, k in d.items() if k})
         for r, k in d.items():
             if live[r] + k < 0:
@@ -123,6 +120,10 @@ class WindowProcessor(_processor_base()):  # type: ignore[misc]
             live[r] += k
         live = Counter({r: k for r, k in live.items() if k > 0})
         new_states, new = self.step.run(live, states, d)
+        if final:
+            yield from self._rows(diff_rows(old, new) if self.changes else
+                                  [(*r, 1) for r in new])  # fmt: skip
+            return
         self.state.update((dumps(live), dumps(new_states), dumps(new)))
         if self.changes:
             yield from self._rows(diff_rows(old, new))
@@ -144,13 +145,7 @@ class WindowProcessor(_processor_base()):  # type: ignore[misc]
 
         if signed:
             yield pd.DataFrame(
-                [tuple(_out(v, t) for v, t in zip(c[:-1], self.types, strict=True)) + (c[-1], None)
+                [tuple(_out(v, t) for v, t in zip(c[:-1], self.types, strict=True)) + (c[-1],)
                  for c in signed],
-                columns=[*self.names, "_sign", LATE],
+                columns=[*self.names, "_sign"],
             )  # fmt: skip
-
-    def _late(self, n: int) -> Any:
-        import pandas as pd
-
-        return pd.DataFrame([(*([None] * len(self.names)), None, n)],
-                            columns=[*self.names, "_sign", LATE])  # fmt: skip

@@ -3,10 +3,13 @@ and what CPython says the stream must emit (issue 28, item 2).
 
 The expectation is computed here from the definitions, not from Spark's output:
 micro-batch ``k`` reads file ``k`` (one file per trigger, files ordered by their
-modification time); its watermark is the largest event time of the files before it
-minus the delay (the epoch before any); a row is late for a window of its key when the
-window's end is at or before that watermark, and it then does not count in that
-window. A window's rows are CPython's over the rows that count in it, and it is final
+modification time, data batches back to back); its watermark is the largest event time
+of the files before it minus the delay (the epoch before any); a row is late for a
+window of its key, and then does not count in it, when at or before the watermark of the
+batch before (Spark's watermark for late rows; a window the current batch's watermark
+makes final is emitted with the rows that came in time) are: the window's end (the
+native form: Spark's windowed aggregation) or the row's event time (the per-window
+form: Spark's transformWithState drops rows by their event time). A window's rows are CPython's over the rows that count in it, and it is final
 once the watermark after the last file (the largest event time minus the delay) is at
 or past its end.
 """
@@ -98,17 +101,22 @@ class Expected:
     """CPython's windows over the files as they arrive (see the module docs)."""
 
     def __init__(self, algo: Any, files: list[list[tuple]], key: Any, size_us: int,
-                 delay_us: int, window_col: int) -> None:  # fmt: skip
+                 delay_us: int, window_col: int, lag: int = 1, by_row: bool = False
+                 ) -> None:  # fmt: skip
         """``key(row)``: the row's window starts (``group_keys`` of its window part);
-        ``window_col``: the output column holding the window's start."""
+        ``window_col``: the output column holding the window's start; ``lag``: 1 where a
+        row is late by the previous batch's watermark (Spark's), 0 by its own; ``by_row``:
+        late by the row's event time (the per-window form), not its window's end."""
         self.windows: dict[Any, list[tuple]] = {}  # window start -> rows that count in it
         self.late = 0  # (row, window) pairs dropped
         high = None
+        marks = [-(2**62)]  # the watermark of each batch so far
         for rows in files:
-            wm = -(2**62) if high is None else high - delay_us
+            marks.append(-(2**62) if high is None else max(marks[-1], high - delay_us))
+            wm = marks[-1 - lag]
             for r in rows:
                 for w in group_keys(key(r)):
-                    if micros(w) + size_us <= wm:
+                    if (micros(r[1]) if by_row else micros(w) + size_us) <= wm:
                         self.late += 1
                     else:
                         self.windows.setdefault(w, []).append(r)
