@@ -5,32 +5,33 @@ The event-time column is a field of the algorithm's rows: a ``datetime.datetime`
 both; for ints, the durations of ``tumble``/``hop`` are then seconds too). The top-level
 ``group_by`` key holds a window of it, ``tumble(ts, ...)`` or ``hop(ts, ...)`` (its start).
 The watermark is Spark's: the largest event time seen in earlier micro-batches minus
-``watermark`` (plus ``allowed_lateness``, which keeps later rows and emits later). A
-window is *final* once the watermark is at or past its end.
+``watermark`` (plus ``allowed_lateness``: the two delays add up, so later rows are kept
+and windows are emitted later). A window is *final* once the watermark is at or past its
+end; its rows are then emitted and its state removed, so the state holds the open
+windows only.
 
-- **append** mode (the writer's default): each window's rows once, when it is final;
-- **update** mode: each window's current rows whenever they change (as the stream
-  without an event time);
-- a row whose window is final when it arrives is *late*: it is dropped (its window's
-  rows were emitted without it) and counted in the query's progress; a final window's
-  state is removed, so the state holds the open windows only.
+Late rows are dropped by Spark and counted in ``numRowsDroppedByWatermark`` of the
+query's state operator (``query.lastProgress["stateOperators"]``). Spark judges them by
+the watermark of the previous micro-batch; a window the current batch's watermark makes
+final is emitted with the rows that came in time, and no window is emitted twice.
 
-Two forms (:func:`eventtime_form`):
+Two forms (:func:`eventtime_form`, ``f.explain()``):
 
 - **native** (additive states, as the native stream of :mod:`looplift.streaming`):
   Spark's own windowed streaming aggregation with the watermark
-  (:func:`looplift.compiler.backend.eventtime.eventtime_plan`), no Python. Dropped late
-  rows are Spark's ``numRowsDroppedByWatermark`` of the aggregation's state operator
-  (``query.lastProgress["stateOperators"]``), counted per key and micro-batch partition
-  (rows of one key in one batch are summed before the state store sees them).
-- **per window in Python** (other states: :mod:`looplift.eventkeyed`): Spark's
-  ``transformWithStateInPandas`` keyed by the scope key, its rows in a list state and an
-  event-time timer at the window's end that emits the window's final rows and clears
-  the key's state.
-
-Both keep the columns of the stream without an event time: the output, ``_key`` and
-``_live`` (the native form) or ``_sign`` (the per-window form: +1 for every appended row;
-in update mode −old, +new).
+  (:func:`looplift.compiler.backend.eventtime.eventtime_plan`), no Python. The writer's
+  output mode chooses: ``append`` (the default) emits each window's row once, when it is
+  final; ``update`` emits each window's current row whenever it changes. Columns: the
+  output, ``_key`` and ``_live``. A row is late for a window (``hop``: for each of its
+  windows apart) whose end is at or before the watermark; ``numRowsDroppedByWatermark``
+  counts the late rows summed per key and micro-batch partition.
+- **per window in Python** (other states, ``tumble`` keys: :mod:`looplift.eventkeyed`):
+  Spark's ``transformWithStateInPandas`` keyed by the scope key's plain fields and the
+  window, an event-time timer at the window's end that emits the window's final rows
+  (``_sign`` +1) and clears its state. ``changes=True`` emits signed changes (−old,
+  +new) as micro-batches change the rows instead (the stream without an event time),
+  and the timer only clears the state. Write it in append mode. A row is late when its
+  event time is at or before the watermark.
 
 >>> out = clicks_per_window.stream(events, event_time="ts",
 ...                                watermark="10 minutes")   # doctest: +SKIP
