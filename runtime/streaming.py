@@ -141,8 +141,14 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
     return keyed_stream(dataflow, streaming_df, sign, *scalars)
 
 
-def stream_form(dataflow: Any) -> tuple[str, str]:
-    """("native", "") or ("python", why): the form ``f.stream`` runs by default."""
+def stream_form(dataflow: Any, event_time: bool = False) -> tuple[str, str]:
+    """("native", "") or ("python", why): the form ``f.stream`` runs by default;
+    ``event_time=True``: the form of its event-time stream
+    (:func:`looplift.eventtime.eventtime_form`: also ("none", why) without a window)."""
+    if event_time:
+        from .eventtime import eventtime_form
+
+        return eventtime_form(dataflow)
     _alg, ref = resolve(dataflow)
     module, why = signed_module(ref)
     return ("native", "") if module is not None else ("python", why)

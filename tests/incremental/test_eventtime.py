@@ -11,7 +11,9 @@ the open windows only.
 from __future__ import annotations
 
 import datetime
+import os
 import random
+import re
 import sys
 from collections import Counter
 from pathlib import Path
@@ -229,3 +231,31 @@ def test_errors_name_the_argument(spark: Any, tmp_path: Path) -> None:
     with pytest.raises(EventTimeError, match=r"has no native event-time stream: an ordered"):
         et_samples.daily_sessions.stream(sdf, event_time="ts", watermark="1 minute",
                                          changes=False)  # fmt: skip
+
+
+def test_allowed_lateness_adds_to_the_watermark(spark: Any, tmp_path: Path) -> None:
+    """``allowed_lateness`` keeps rows that much later: the two delays add up in Spark's
+    watermark (and in the event-time mark of the window's end)."""
+    sdf = spark.readStream.schema("user_id bigint, ts timestamp, _sign int").parquet(str(tmp_path))
+    out = samples.clicks_per_window.stream(sdf, event_time="ts", watermark="10 minutes",
+                                           allowed_lateness=datetime.timedelta(minutes=5))
+    plan = out._jdf.queryExecution().analyzed().toString()
+    assert re.search(r"EventTimeWatermark .*ts#\d+: timestamp, 15 minutes", plan), plan
+    assert "_wend#" in plan and "-T900000ms" in plan, plan
+
+
+def test_forms_and_explain() -> None:
+    """``stream_form(f, event_time=True)`` and ``f.explain()`` say which form runs."""
+    from looplift.streaming import stream_form
+
+    assert stream_form(samples.clicks_per_window, event_time=True) == ("native", "tumble window")
+    assert stream_form(samples.sliding_counts, event_time=True) == ("native", "hop window")
+    form, why = stream_form(et_samples.daily_sessions, event_time=True)
+    assert form == "python" and "ordered loop" in why
+    form, why = stream_form(samples.session_summary, event_time=True)
+    assert form == "none" and "no `tumble(...)`/`hop(...)`" in why
+    text = et_samples.daily_sessions.explain(file=open(os.devnull, "w"))  # noqa: SIM115
+    assert "event-time stream: per window in transformWithStateInPandas" in text
+    text = samples.sliding_counts.explain(file=open(os.devnull, "w"))  # noqa: SIM115
+    assert "event-time stream: native windowed streaming aggregation" in text
+    assert "event-time stream" not in samples.session_summary.explain(file=open(os.devnull, "w"))  # noqa: SIM115
