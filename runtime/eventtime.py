@@ -153,8 +153,10 @@ def delay_ms(streaming_df: Any, value: Any, what: str) -> int:
             marked = probe.withWatermark("t", value)
             ms = int(marked.schema["t"].metadata["spark.watermarkDelayMs"])
         except Exception as e:  # noqa: BLE001 - Spark's parse error, said with the argument
-            raise EventTimeError(f"{what}={value!r} is not a delay Spark reads (e.g. "
-                                 f"'10 minutes', '1 hour'): {str(e).splitlines()[0]}") from None
+            raise EventTimeError(
+                f"{what}={value!r} is not a delay Spark reads (e.g. "
+                f"'10 minutes', '1 hour'): {str(e).splitlines()[0]}"
+            ) from None
     else:
         raise EventTimeError(f"{what}= takes a timedelta or a string such as '10 minutes', "
                              f"not {type(value).__name__}")  # fmt: skip
@@ -167,7 +169,7 @@ def delay_ms(streaming_df: Any, value: Any, what: str) -> int:
 
 
 def _event_kind(alg: Any, df: Any, event_time: str, cols: list[str]) -> str:
-    """"td" for a TIMESTAMP event time, "int" for epoch seconds; errors name the column."""
+    """The kind of the event time ("td": a TIMESTAMP; "int": epoch seconds), checked."""
     from pyspark.sql import types as T
 
     if not isinstance(event_time, str) or event_time not in df.columns:

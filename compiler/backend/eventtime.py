@@ -39,6 +39,7 @@ from .plan import PlanModule, planned_or
 from .signed import NotSigned, SignedPlanner
 
 if TYPE_CHECKING:
+    from ..dataflow.payloads import FrameKey
     from ..pipeline import Compiled
 
 __all__ = ["DELAY_KEY", "END", "EventWindow", "NotWindowed", "event_window", "eventtime_plan"]
@@ -97,7 +98,7 @@ def event_window(compiled: Compiled, ts_field: int) -> EventWindow:
                 and expr.fn.op in ("win.tumble", "win.hop")):  # fmt: skip
             continue
         ts, *lits = expr.args
-        if ts != Var(f"_kf.{ts_field}"):
+        if not (isinstance(ts, Var) and ts.name == f"_kf.{ts_field}"):
             continue
         assert all(isinstance(x, Lit) for x in lits)
         size, *rest, offset, kind = [x.value for x in lits]  # type: ignore[attr-defined]
@@ -124,7 +125,7 @@ class EventTimePlanner(SignedPlanner):
     window: EventWindow
     delay_ms: int
 
-    def signed_rows(self, var: str, fk: object) -> str:
+    def signed_rows(self, var: str, fk: FrameKey) -> str:
         rows = super().signed_rows(var, fk)
         col = self.field_col(self.window.field)
         end = f"E({self.window.end_sql(col)!r}).alias({END!r}, metadata={{{DELAY_KEY!r}: {self.delay_ms}}})"

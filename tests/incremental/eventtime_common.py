@@ -25,7 +25,6 @@ from typing import Any
 
 import pyarrow as pa
 import pyarrow.parquet as pq
-
 from looplift.windows import group_keys
 
 EPOCH = datetime.datetime(1970, 1, 1)

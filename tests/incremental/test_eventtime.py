@@ -22,9 +22,9 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
-
 from looplift import RowStream, dataflow, group_by
 from looplift.windows import hop, tumble
+
 from tests.incremental.eventtime_common import EventRun, Expected
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
@@ -106,9 +106,11 @@ def test_native_plan_has_no_python(spark: Any, tmp_path: Path) -> None:
     files = arrivals(12, 30, 60, 4)
     run, want = check(spark, tmp_path, "clicks_per_window", "append", files)
     assert want.late > 0 and want.appended() and want.open_windows(), "a vacuous case"
-    print(f"clicks_per_window: {sum(map(len, files))} clicks, {want.late} late, "
-          f"{sum(want.appended().values())} rows appended, state rows at the end "
-          f"{run.state_rows()} (open windows {len(want.open_windows())})")
+    print(
+        f"clicks_per_window: {sum(map(len, files))} clicks, {want.late} late, "
+        f"{sum(want.appended().values())} rows appended, state rows at the end "
+        f"{run.state_rows()} (open windows {len(want.open_windows())})"
+    )
     plan = str(run.query._jsq.explainInternal(True))
     assert "StateStoreSave" in plan and "EventTimeWatermark" in plan, plan
     assert ", Append," in plan, plan
@@ -167,9 +169,11 @@ def test_sessions_run_with_timers(spark: Any, tmp_path: Path) -> None:
         "numExpiredTimers", 0) for p in run.query.recentProgress
                 for op in p["stateOperators"])  # fmt: skip
     assert fired > 0
-    print(f"daily_sessions: {sum(map(len, files))} clicks, {want.late} late, "
-          f"{sum(want.appended().values())} rows appended, state rows at the end "
-          f"{run.state_rows()} (open keys), timers deleted {fired}")
+    print(
+        f"daily_sessions: {sum(map(len, files))} clicks, {want.late} late, "
+        f"{sum(want.appended().values())} rows appended, state rows at the end "
+        f"{run.state_rows()} (open keys), timers deleted {fired}"
+    )
 
 
 # -- int epoch seconds, errors ------------------------------------------------------------
@@ -222,8 +226,11 @@ def test_errors_name_the_argument(spark: Any, tmp_path: Path) -> None:
         algo.stream(sdf, event_time="ts", watermark="1 minute", allowed_lateness=5)
     with pytest.raises(EventTimeError, match=r"need event_time="):
         algo.stream(sdf, watermark="10 minutes")
-    with pytest.raises(EventTimeError, match=r"`session_summary` cannot stream by event time: "
-                                             r"the `group_by` key has no `tumble"):
+    with pytest.raises(
+        EventTimeError,
+        match=r"`session_summary` cannot stream by event time: "
+        r"the `group_by` key has no `tumble",
+    ):
         samples.session_summary.stream(sdf, event_time="ts", watermark="10 minutes")
     with pytest.raises(EventTimeError, match=r"durations must be int seconds"):
         algo.stream(source("user_id bigint, ts bigint, _sign int"), event_time="ts",
@@ -237,8 +244,9 @@ def test_allowed_lateness_adds_to_the_watermark(spark: Any, tmp_path: Path) -> N
     """``allowed_lateness`` keeps rows that much later: the two delays add up in Spark's
     watermark (and in the event-time mark of the window's end)."""
     sdf = spark.readStream.schema("user_id bigint, ts timestamp, _sign int").parquet(str(tmp_path))
-    out = samples.clicks_per_window.stream(sdf, event_time="ts", watermark="10 minutes",
-                                           allowed_lateness=datetime.timedelta(minutes=5))
+    out = samples.clicks_per_window.stream(
+        sdf, event_time="ts", watermark="10 minutes", allowed_lateness=datetime.timedelta(minutes=5)
+    )
     plan = out._jdf.queryExecution().analyzed().toString()
     assert re.search(r"EventTimeWatermark .*ts#\d+: timestamp, 15 minutes", plan), plan
     assert "_wend#" in plan and "-T900000ms" in plan, plan

@@ -24,9 +24,9 @@ sys.path[:0] = [str(ROOT), str(ROOT / "samples")]
 
 import eventtime as et_samples  # noqa: E402
 import windows as samples  # noqa: E402
-
 from looplift.spark import local_session  # noqa: E402
 from looplift.windows import tumble  # noqa: E402
+
 from tests.incremental.eventtime_common import EventRun  # noqa: E402
 
 
@@ -54,20 +54,32 @@ def measure(spark, algo, files, key) -> None:  # noqa: ANN001
         done += p["numInputRows"]
         seen = len({key(r) for r in flat[:done]})
         ops = p["stateOperators"]
-        print(f"  {p['batchId']:5d}  {p['numInputRows']:5d}  {seen:9d}  "
-              f"{sum(o['numRowsTotal'] for o in ops):10d}  "
-              f"{sum(o['memoryUsedBytes'] for o in ops):12d}")
-    print(f"  rows appended: {sum(len(b) for b in run.batches)}, late rows dropped (Spark's "
-          f"count): {run.dropped()}")
+        print(
+            f"  {p['batchId']:5d}  {p['numInputRows']:5d}  {seen:9d}  "
+            f"{sum(o['numRowsTotal'] for o in ops):10d}  "
+            f"{sum(o['memoryUsedBytes'] for o in ops):12d}"
+        )
+    print(
+        f"  rows appended: {sum(len(b) for b in run.batches)}, late rows dropped (Spark's "
+        f"count): {run.dropped()}"
+    )
 
 
 def main() -> None:
     n = int(sys.argv[1]) if len(sys.argv) > 1 else 4000
     spark = local_session(app_name="eventtime-state")
-    measure(spark, samples.clicks_per_window, clicks(n, datetime.timedelta(hours=8)),
-            lambda r: (r[0], tumble(r[1], minutes=5)))
-    measure(spark, et_samples.daily_sessions, clicks(n // 4, datetime.timedelta(days=6)),
-            lambda r: (r[0], tumble(r[1], days=1)))
+    measure(
+        spark,
+        samples.clicks_per_window,
+        clicks(n, datetime.timedelta(hours=8)),
+        lambda r: (r[0], tumble(r[1], minutes=5)),
+    )
+    measure(
+        spark,
+        et_samples.daily_sessions,
+        clicks(n // 4, datetime.timedelta(days=6)),
+        lambda r: (r[0], tumble(r[1], days=1)),
+    )
 
 
 if __name__ == "__main__":
