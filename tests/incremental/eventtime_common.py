@@ -106,6 +106,7 @@ class Expected:
         ``window_col``: the output column holding the window's start; ``lag``: 1 where a
         row is late by the previous batch's watermark (Spark's), 0 by its own; ``by_row``:
         late by the row's event time (the per-window form), not its window's end."""
+        self.algo, self.window_col = algo, window_col
         self.windows: dict[Any, list[tuple]] = {}  # window start -> rows that count in it
         self.late = 0  # (row, window) pairs dropped
         high = None

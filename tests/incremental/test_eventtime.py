@@ -62,6 +62,15 @@ def arrivals(seed: int, n: int, span_min: int, files: int, t0: datetime.datetime
     return out
 
 
+def batch_final(spark: Any, want: Expected) -> Counter:
+    """The batch plan (Spark, not CPython) over the rows that came in time (one window
+    per row: a ``tumble`` key), its rows of the final windows."""
+    rows = [r for w, rs in want.windows.items() for r in rs]
+    df = spark.createDataFrame(rows, "user_id bigint, ts timestamp")
+    out = want.algo(df).collect()
+    return Counter(tuple(r) for r in out if want.final(r[want.window_col]))
+
+
 def check(spark: Any, tmp: Path, name: str, mode: str, files: list[list[tuple]]) -> tuple:
     algo, key, size, wcol = SAMPLES[name]
     run = EventRun(spark, algo, tmp)
@@ -106,6 +115,9 @@ def test_native_plan_has_no_python(spark: Any, tmp_path: Path) -> None:
     files = arrivals(12, 30, 60, 4)
     run, want = check(spark, tmp_path, "clicks_per_window", "append", files)
     assert want.late > 0 and want.appended() and want.open_windows(), "a vacuous case"
+    assert Counter(run.rows(["user_id", "window", "clicks"])) == batch_final(spark, want), (
+        "the appended rows are the batch plan's over the rows in time, final windows"
+    )
     print(
         f"clicks_per_window: {sum(map(len, files))} clicks, {want.late} late, "
         f"{sum(want.appended().values())} rows appended, state rows at the end "
@@ -165,6 +177,8 @@ def test_sessions_run_with_timers(spark: Any, tmp_path: Path) -> None:
     assert want.late > 0 and want.appended() and want.open_windows(), "a vacuous case"
     plan = str(run.query._jsq.explainInternal(True))
     assert "TransformWithStateInPySpark" in plan and "EventTime" in plan, plan
+    cols = [n for n, _ in et_samples.daily_sessions.algorithm().output]
+    assert Counter(run.rows(cols)) == batch_final(spark, want)
     fired = sum(op["customMetrics"].get("numDeletedTimers", 0) + op["customMetrics"].get(
         "numExpiredTimers", 0) for p in run.query.recentProgress
                 for op in p["stateOperators"])  # fmt: skip
@@ -267,3 +281,24 @@ def test_forms_and_explain() -> None:
     text = samples.sliding_counts.explain(file=open(os.devnull, "w"))  # noqa: SIM115
     assert "event-time stream: native windowed streaming aggregation" in text
     assert "event-time stream" not in samples.session_summary.explain(file=open(os.devnull, "w"))  # noqa: SIM115
+
+
+@dataflow(columns=("window", "first"))
+def first_click_per_hour(clicks: RowStream[int, datetime.datetime]):
+    """A hop key over an ordered loop: no event-time stream yet."""
+    for window, g in group_by(lambda c: hop(c[1], size=samples.HOUR, slide=samples.STEP),
+                              clicks, order_by=1):  # fmt: skip
+        first = None
+        for user, _ts in g:
+            if first is None:
+                first = user
+        yield window, first
+
+
+def test_hop_of_non_additive_states_is_refused(spark: Any, tmp_path: Path) -> None:
+    from looplift.eventtime import EventTimeError
+
+    sdf = spark.readStream.schema("user_id bigint, ts timestamp, _sign int").parquet(str(tmp_path))
+    with pytest.raises(EventTimeError, match=r"`first_click_per_hour`: a `hop\(...\)` key of "
+                                             r"non-additive states"):  # fmt: skip
+        first_click_per_hour.stream(sdf, event_time="ts", watermark="10 minutes")
