@@ -41,7 +41,7 @@ def keyed_event_stream(dataflow: Any, marked: Any, sign_col: str, cdf: bool, col
     from pyspark.sql import functions as F
 
     from .delta import shape_of
-    from .eventtime import EventTimeError
+    from .eventtime import ET, EventTimeError
     from .spark import ship
 
     alg, ref = resolve(dataflow)
@@ -58,10 +58,16 @@ def keyed_event_stream(dataflow: Any, marked: Any, sign_col: str, cdf: bool, col
             sign_expr = F.when(ct == k, F.lit(v)).otherwise(sign_expr)
     else:
         sign_expr = marked[sign_col]
+    # Spark drops late rows by the input's event-time column: keep it (an int event
+    # time's TIMESTAMP column, after the fields and the sign, which the processor reads)
+    extra = [marked[ET]] if kind == "int" else []
     rows = marked.select(*typed_columns(marked, cols, alg.fields, alg.name),
-                         sign_expr.alias(S))  # fmt: skip
+                         sign_expr.alias(S), *extra)  # fmt: skip
     rows = rows.withColumn(WSTART, F.expr(window.start_sql(event_time)))
     rows = rows.withColumn(WEND, F.expr(window.end_ms_sql(WSTART)))
+    if any(i >= len(cols) for i in shape.key):
+        raise EventTimeError(f"`{alg.name}`: its group key computes more than the window of "
+                             "the event time; key it by fields and the window")  # fmt: skip
     key_cols = [cols[i] for i in shape.key] + [WSTART, WEND]
     names = [n for n, _ in alg.output]
     types = [t for _, t in alg.output]

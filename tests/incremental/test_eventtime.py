@@ -302,3 +302,41 @@ def test_hop_of_non_additive_states_is_refused(spark: Any, tmp_path: Path) -> No
     with pytest.raises(EventTimeError, match=r"`first_click_per_hour`: a `hop\(...\)` key of "
                                              r"non-additive states"):  # fmt: skip
         first_click_per_hour.stream(sdf, event_time="ts", watermark="10 minutes")
+
+
+@dataflow(columns=("user_id", "day", "start", "end", "clicks"))
+def daily_sessions_int(clicks: RowStream[int, int]):
+    """``daily_sessions`` over int epoch seconds."""
+    for (user, day), g in group_by(lambda c: (c[0], tumble(c[1], size=86400)), clicks, order_by=1):
+        start = None
+        prev = None
+        n = 0
+        for _user, ts in g:
+            if prev is not None and ts - prev >= 1800:
+                yield user, day, start, prev + 1800, n
+                start = None
+            if start is None:
+                start = ts
+                n = 0
+            n += 1
+            prev = ts
+        yield user, day, start, prev + 1800, n
+
+
+def test_int_seconds_per_window(spark: Any, tmp_path: Path) -> None:
+    """The per-window form over int epoch seconds: the window's end in milliseconds from
+    int seconds, Spark's late rows by ``timestamp_seconds`` of the event time."""
+    epoch = datetime.datetime(1970, 1, 1)
+    files = [
+        [(u, (t - epoch) // datetime.timedelta(seconds=1)) for u, t in rows]
+        for rows in arrivals(12, 60, 180, 5, NIGHT)
+    ]
+    run = EventRun(spark, daily_sessions_int, tmp_path, kind="int")
+    run.add(files)
+    run.run("append")
+    want = Expected(daily_sessions_int, files, lambda r: tumble(r[1], size=86400), DAY, DELAY, 1,
+                    by_row=True)  # fmt: skip
+    assert want.late > 0 and want.appended()
+    cols = ["user_id", "day", "start", "end", "clicks"]
+    assert Counter(run.rows(cols)) == want.appended()
+    assert run.dropped() == want.late
