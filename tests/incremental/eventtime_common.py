@@ -100,20 +100,22 @@ class Expected:
     """CPython's windows over the files as they arrive (see the module docs)."""
 
     def __init__(self, algo: Any, files: list[list[tuple]], key: Any, size_us: int,
-                 delay_us: int, window_col: int, lag: int = 1, by_row: bool = False
-                 ) -> None:  # fmt: skip
+                 delay_us: int, window_col: int, lag: int = 1, by_row: bool = False,
+                 restarts: frozenset[int] = frozenset()) -> None:  # fmt: skip
         """``key(row)``: the row's window starts (``group_keys`` of its window part);
         ``window_col``: the output column holding the window's start; ``lag``: 1 where a
         row is late by the previous batch's watermark (Spark's), 0 by its own; ``by_row``:
-        late by the row's event time (the per-window form), not its window's end."""
+        late by the row's event time (the per-window form), not its window's end;
+        ``restarts``: the files a restarted query reads first (a batch with no data ran
+        before them, at the watermark they are judged by)."""
         self.algo, self.window_col = algo, window_col
         self.windows: dict[Any, list[tuple]] = {}  # window start -> rows that count in it
         self.late = 0  # (row, window) pairs dropped
         high = None
         marks = [-(2**62)]  # the watermark of each batch so far
-        for rows in files:
+        for i, rows in enumerate(files):
             marks.append(-(2**62) if high is None else max(marks[-1], high - delay_us))
-            wm = marks[-1 - lag]
+            wm = marks[-1] if i in restarts else marks[-1 - lag]
             for r in rows:
                 for w in group_keys(key(r)):
                     if (micros(r[1]) if by_row else micros(w) + size_us) <= wm:

@@ -340,3 +340,21 @@ def test_int_seconds_per_window(spark: Any, tmp_path: Path) -> None:
     cols = ["user_id", "day", "start", "end", "clicks"]
     assert Counter(run.rows(cols)) == want.appended()
     assert run.dropped() == want.late
+
+
+def test_sessions_restart_from_the_checkpoint(spark: Any, tmp_path: Path) -> None:
+    """The per-window form stopped and restarted on its checkpoint: open days' rows and
+    timers come back from Spark's state store; the days are emitted once, complete."""
+    files = arrivals(12, 60, 180, 6, NIGHT)
+    algo = et_samples.daily_sessions
+    run = EventRun(spark, algo, tmp_path)
+    run.add(files[:3])
+    run.run("append")
+    first = run.state_rows()
+    run.add(files[3:])
+    run.run("append")
+    want = Expected(algo, files, lambda r: tumble(r[1], days=1), DAY, DELAY, 1, by_row=True,
+                    restarts=frozenset({3}))  # fmt: skip
+    assert first > 0 and want.appended()
+    cols = [n for n, _ in algo.algorithm().output]
+    assert Counter(run.rows(cols)) == want.appended()
