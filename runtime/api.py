@@ -343,14 +343,19 @@ class Dataflow(Generic[P, R]):
                                storage_options=storage_options)  # fmt: skip
 
     def stream(self, streaming_df: Any, sign: str = "_sign", *scalars: Any,
-               changes: bool | None = None) -> Any:  # fmt: skip
+               changes: bool | None = None, event_time: str | None = None,
+               watermark: Any = None, allowed_lateness: Any = None) -> Any:  # fmt: skip
         """This algorithm over a streaming DataFrame of signed rows (Structured Streaming,
         per-scope-key state in Spark's state store): a native update stream of each key's
         current row for additive states, else signed changes per key in Python;
-        ``changes=True`` forces the signed changes (:mod:`looplift.streaming`)."""
+        ``changes=True`` forces the signed changes (:mod:`looplift.streaming`).
+        ``event_time="ts", watermark="10 minutes"``: each window's final rows in append
+        mode, late rows dropped and counted (:mod:`looplift.eventtime`)."""
         from .streaming import stream
 
-        return stream(self, streaming_df, sign, *scalars, changes=changes)
+        return stream(self, streaming_df, sign, *scalars, changes=changes,
+                      event_time=event_time, watermark=watermark,
+                      allowed_lateness=allowed_lateness)  # fmt: skip
 
     def explain(self, *args: Any, file: Any = None) -> str:
         """Print (and return) the dataflow graph with native and Python parts marked.
@@ -369,6 +374,9 @@ class Dataflow(Generic[P, R]):
             py = ", ".join(backend.python_ops) or "none"
             parts.append(f"spark plan: generated module, Python operators: {py}")
             parts.append(_stream_text(self))
+            from .eventtime import explain_line
+
+            parts += [line for line in [explain_line(self)] if line]
             parts.append(_bulk_text(self))
         if args:
             out = self(*args)

@@ -112,13 +112,24 @@ def checkpoint_error(e: BaseException, name: str) -> StreamCheckpointError | Non
 
 
 def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
-           changes: bool | None = None) -> Any:  # fmt: skip
+           changes: bool | None = None, event_time: str | None = None,
+           watermark: Any = None, allowed_lateness: Any = None) -> Any:  # fmt: skip
     """``dataflow`` over a streaming DataFrame of signed rows (see the module docs).
 
     ``changes=None`` picks the native update stream when the algorithm allows it, else
     the per-key signed changes; ``changes=True`` forces the signed changes, and
     ``changes=False`` the native form (an error says why an algorithm has none).
+    ``event_time`` and ``watermark``: an event-time stream (:mod:`looplift.eventtime`).
     """
+    if event_time is not None or watermark is not None or allowed_lateness is not None:
+        from .eventtime import EventTimeError, event_stream
+
+        if event_time is None:
+            raise EventTimeError("watermark= and allowed_lateness= need event_time= (the "
+                                 "column of each row's event time)")  # fmt: skip
+        return event_stream(dataflow, streaming_df, sign, scalars, changes=changes,
+                            event_time=event_time, watermark=watermark,
+                            allowed_lateness=allowed_lateness)  # fmt: skip
     if changes is not True:
         alg, ref = resolve(dataflow)
         module, why = signed_module(ref)
@@ -130,8 +141,14 @@ def stream(dataflow: Any, streaming_df: Any, sign: str = SIGN, *scalars: Any,
     return keyed_stream(dataflow, streaming_df, sign, *scalars)
 
 
-def stream_form(dataflow: Any) -> tuple[str, str]:
-    """("native", "") or ("python", why): the form ``f.stream`` runs by default."""
+def stream_form(dataflow: Any, event_time: bool = False) -> tuple[str, str]:
+    """("native", "") or ("python", why): the form ``f.stream`` runs by default;
+    ``event_time=True``: the form of its event-time stream
+    (:func:`looplift.eventtime.eventtime_form`: also ("none", why) without a window)."""
+    if event_time:
+        from .eventtime import eventtime_form
+
+        return eventtime_form(dataflow)
     _alg, ref = resolve(dataflow)
     module, why = signed_module(ref)
     return ("native", "") if module is not None else ("python", why)
