@@ -17,8 +17,12 @@ WINDOW = "OVER (PARTITION BY the scope key)"
 
 
 def _sums(compiled):  # noqa: ANN001, ANN202
+    """The choices of the states a window over the rows can compute: additive sums, and a
+    native Min/Max (the other sequence states never are)."""
     return [n.strategy for n in compiled.graph.nodes()
-            if n.strategy is not None and n.strategy.strategy is Strategy.NATIVE_SUMS]  # fmt: skip
+            if n.strategy is not None and (n.strategy.strategy is Strategy.NATIVE_SUMS
+                                           or n.strategy.strategy is Strategy.SEQUENCE
+                                           and n.strategy.form_why is not None)]  # fmt: skip
 
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
@@ -40,8 +44,8 @@ def test_form_recorded_built_and_explained(algo) -> None:  # noqa: ANN001
 def test_reasons_name_what_keeps_the_join() -> None:
     why = {a.name: {c.form_why for c in _sums(compile_dataflow(a))} for a in ALGOS}
     assert why["per_key_too"] == {"a row per key is yielded at line 118"}
-    assert why["with_max"] == {"`best` of the same scope is not an additive state"}
-    assert why["rank_then_last"] == {"`ordered._loop2` of the same scope is not an additive state"}
+    assert why["rank_then_last"] == {
+        "`ordered._loop2` of the same scope is not an additive state, a minimum or a maximum"}
     assert any("used outside it" in w for w in why["nested"])
 
 
