@@ -20,6 +20,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
+from ..backend.partial import partial_form
 from ..backend.sequence import native_sequence
 from ..backend.types import infer_types
 from ..dataflow.build import read_results, refs
@@ -73,7 +74,19 @@ def _island_why(prog: Program, node: Any) -> str | None:
 
 
 def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
-    """How a state operator is reduced per scope key."""
+    """How a state operator is reduced per scope key, and what it aggregates before the
+    shuffle (``Choice.partial``, ``backend/partial.py``)."""
+    choice = _reduce_choice(prog, op, ops)
+    seq = native_sequence(op, prog.analysis, prog.refs) if choice.strategy is Strategy.SEQUENCE else None
+    fused = choice.strategy is Strategy.SEQUENCE and any(
+        m in ops and native_sequence(ops[m], prog.analysis, prog.refs) is not None
+        for m in op.fusable_with
+    )
+    partial = partial_form(op, choice.strategy.name, seq, fused)
+    return dataclasses.replace(choice, partial=partial) if partial else choice
+
+
+def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
     if op.kind == OperatorKind.ADDITIVE:
