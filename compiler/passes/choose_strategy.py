@@ -82,7 +82,8 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
         m in ops and native_sequence(ops[m], prog.analysis, prog.refs) is not None
         for m in op.fusable_with
     )
-    partial = partial_form(op, choice.strategy.name, seq, fused)
+    # (sums over the rows as a window send every row to its key's task: no partial)
+    partial = None if choice.over_rows else partial_form(op, choice.strategy.name, seq, fused)
     return dataclasses.replace(choice, partial=partial) if partial else choice
 
 
