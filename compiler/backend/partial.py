@@ -21,9 +21,14 @@ graph as ``Choice.partial`` by ``passes/choose_strategy.py``; ``--explain`` prin
   value) first, as Spark plans ``count(DISTINCT v)``, measured 1.9x slower at 2M rows,
   uniform and skewed alike: ``tests/perf/skew.py``.)
 
+- a state reduced in Python whose class has ``@merge`` (alone in its scope): the
+  partial/merge pair of :mod:`looplift.partials` — per input partition a state per
+  scope key folded in Python (``mapInArrow``) and shipped pickled, then per scope key
+  the partials merged and read in a grouped Arrow aggregate (:func:`pair_lines`).
+
 Not partial: ``Median`` and ``IntervalSequence`` (their readers need every event,
 sorted), lists (``collect_list`` ships every element), arg-best (a window over the rows)
-and user-defined states reduced in Python (the Python partial/merge pair is not built).
+and states reduced in Python without ``@merge``.
 
 ``Planner.partial_aggregation = False`` (a class attribute, like ``group_windows``)
 plans the sequence states and containers with a recorded partial form without it:
@@ -42,7 +47,7 @@ if TYPE_CHECKING:
     from .context import PlanContext
     from .sequence import NativeSequence
 
-__all__ = ["TOPK_TEXT", "no_partial", "partial_form", "topk_sql"]
+__all__ = ["PAIR_TEXT", "TOPK_TEXT", "no_partial", "pair_lines", "partial_form", "topk_sql"]
 
 _SPARK_PARTIAL = {
     "Min": "Spark's partial min() per scope key before the shuffle",
@@ -62,6 +67,9 @@ _CONTAINER_PARTIAL = {
     "PySet": "Spark's partial collect_set() per scope key (duplicates dropped before the "
     "shuffle)",
 }
+PAIR_TEXT = ("per input partition, a state per scope key folded in Python (mapInArrow) and "
+             "shipped pickled; merged per scope key by its @merge, then read (grouped Arrow "
+             "aggregate)")  # fmt: skip
 TOPK_TEXT = ("Spark's partial max_by(v, v, k) per scope key before the shuffle (the k largest "
              "values of each input partition), merged per scope key")  # fmt: skip
 #: the largest k of Spark's max_by(x, ord, k)
@@ -69,15 +77,16 @@ _MAX_BY_K = 100_000
 
 
 def partial_form(op: StateOperator, strategy: str, seq: NativeSequence | None,
-                 fused: bool) -> str | None:  # fmt: skip
+                 fused: bool, mergeable: bool = False) -> str | None:  # fmt: skip
     """What runs before the shuffle for ``op`` (recorded for ``--explain``), or None.
 
     Args:
         op: the state operator.
         strategy: its strategy's name (``Strategy.name``).
         seq: its native sequence readers (``Strategy.SEQUENCE``), else None.
-        fused: whether it shares one aggregate with other sequence states of its scope
-            (then it gets no partial form of its own).
+        fused: whether it shares one aggregate with other states of its scope (then it
+            gets no partial form of its own).
+        mergeable: whether its one state's class has ``@merge``.
     """
     if not op.actions:
         return None
@@ -85,6 +94,8 @@ def partial_form(op: StateOperator, strategy: str, seq: NativeSequence | None,
         return "Spark's partial sum() per scope key before the shuffle (sums merge by adding)"
     if strategy == "CONTAINER":
         return _CONTAINER_PARTIAL.get(op.classes[0].rsplit(":", 1)[-1])
+    if strategy == "ARROW_REDUCER":
+        return PAIR_TEXT if mergeable and not fused and len(op.states) == 1 else None
     if strategy != "SEQUENCE" or seq is None:
         return None
     if seq.cls_name in _SPARK_PARTIAL:
@@ -110,3 +121,22 @@ def topk_sql(event: str, k: int, spark_type: str) -> str:
     by Spark): the k largest of ``event`` (NULL on a row that adds nothing, skipped by
     ``max_by``), descending, duplicates kept; ``[]`` for a scope key with none."""
     return f"CAST(coalesce(max_by(`{event}`, `{event}`, {int(k)}), array()) AS {spark_type})"
+
+
+def pair_lines(p: PlanContext, op: StateOperator, reducer: str, src: str, cols: list[str],
+               keys: tuple[str, ...], col: str) -> str:  # fmt: skip
+    """The Python partial/merge pair of a mergeable state reduced in Python: ``reducer``
+    (its ActionReducer variable) folds ``cols`` (the action columns of ``src``) per
+    input partition and scope key ``keys``; the merge makes the struct column ``col``
+    of the readers per scope key. Returns the variable of the aggregate per scope key."""
+    pair, part, agg = p.py.fresh("pair"), p.py.fresh("partial"), p.py.fresh("reduced")
+    kcols = [f"F.col({k!r})" for k in keys]
+    acols = [f"{c}.alias('_a{i}')" for i, c in enumerate(cols)]
+    p.emit(f"{pair} = ll.import_ref('looplift.partials:PartialPair')({reducer}, {len(keys)})")
+    p.emit(f"{part} = {src}.select({', '.join([*kcols, *acols])}).mapInArrow({pair}.partials, "
+           f"{pair}.schema({src}.select({', '.join(kcols)}).schema))"
+           f"  # {user_name(op.name)}: partial states per (input partition, scope key), Python")  # fmt: skip
+    grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+    p.emit(f"{agg} = {part}{grouping}.agg({pair}.udf(F.col('_st')).alias({col!r}))"
+           "  # merged per scope key by the state's @merge, then read")  # fmt: skip
+    return agg

@@ -83,7 +83,12 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
         for m in op.fusable_with
     )
     # (sums over the rows as a window send every row to its key's task: no partial)
-    partial = None if choice.over_rows else partial_form(op, choice.strategy.name, seq, fused)
+    if choice.strategy is Strategy.ARROW_REDUCER:
+        fused = any(m in ops and ops[m].kind == op.kind for m in op.fusable_with)
+    cls = prog.refs.get(op.classes[0]) if op.classes else None
+    mergeable = getattr(cls, "merger", lambda: None)() is not None
+    partial = None if choice.over_rows else partial_form(op, choice.strategy.name, seq, fused,
+                                                         mergeable)  # fmt: skip
     return dataclasses.replace(choice, partial=partial) if partial else choice
 
 

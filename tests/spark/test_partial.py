@@ -6,8 +6,8 @@ on hypothesis data spread over several input partitions (so a scope key has seve
 partials to merge), with ties, duplicates, huge ints, scope keys whose rows add nothing
 (empty states), global scopes over empty input and None (a guarded Optional field), and
 compiled with ``Planner.partial_aggregation`` on and off. A user-defined state with
-``@merge`` (reduced in Python: no partial form yet) is checked too. The plans are checked
-to hold the partial aggregates.
+``@merge`` runs the Python partial/merge pair (``looplift.partials``), per scope key and
+global. The plans are checked to hold the partial aggregates.
 """
 
 from __future__ import annotations
@@ -127,7 +127,7 @@ class Span(State):
         for x, n in other.seen.items():
             self.seen[x] = self.seen.get(x, 0) + n
 
-    def width(self):
+    def width(self) -> int:
         return max(self.seen) - min(self.seen) if self.seen else 0
 
 
@@ -136,8 +136,17 @@ def span_of(rows: RowStream[int, int]):
     for k, g in group_by(0, rows):
         s = Span()
         for _k, v in g:
-            s.add(v)
+            if v != 3:
+                s.add(v)
         yield k, s.width()
+
+
+@dataflow
+def span_global(xs: RowStream[int]) -> int:
+    s = Span()
+    for (x,) in xs:
+        s.add(x)
+    return s.width()
 '''
 
 FEW = settings(max_examples=6, deadline=None, derandomize=True, database=None,
@@ -172,7 +181,7 @@ def mods(tmp_path_factory: Any) -> tuple[Any, Any]:
     on, off = _load(tmp, "partial_on"), _load(tmp, "partial_off")
     with _no_partial():
         for name in ("top3", "top2_global", "top_words", "top_present", "distinct_of",
-                     "distinct_global", "keyed", "span_of"):  # fmt: skip
+                     "distinct_global", "keyed", "span_of", "span_global"):  # fmt: skip
             getattr(off, name).backend()
     return on, off
 
@@ -204,7 +213,9 @@ def test_explain_and_plans_show_partial_aggregates(spark: Any, mods: tuple[Any, 
     }
     for name, text in expected.items():
         assert f"partial aggregation: {text}" in getattr(on, name).explain(), name
-    assert "partial aggregation: none" in on.span_of.explain()
+    for name in ("span_of", "span_global"):
+        assert "partial aggregation: per input partition, a state per scope key folded in " \
+            "Python (mapInArrow)" in getattr(on, name).explain()
     rows, rows3 = [(1, 5), (1, 6)], [(1, 5, 2), (1, 6, 3)]
     # TopK: Spark's max_by with k, partially aggregated before the shuffle
     plan = _plan(on, "top3", spark, rows)
@@ -221,6 +232,10 @@ def test_explain_and_plans_show_partial_aggregates(spark: Any, mods: tuple[Any, 
     plan_off = _plan(off, "keyed", spark, rows3)
     assert "REPARTITION_BY_COL" in plan_off, plan_off  # every row by key, summed after it
     assert "partial_sum" not in plan_off, plan_off
+    # a user-defined @merge state: partial states per partition in Python, merged per key
+    plan = _plan(on, "span_of", spark, rows)
+    assert plan.index("MapInArrow") > plan.index("Exchange hashpartitioning"), plan
+    assert "MapInArrow" not in _plan(off, "span_of", spark, rows)
 
 
 @FEW
@@ -270,13 +285,15 @@ def test_keyed_sums(spark: Any, mods: Any, rows: list) -> None:
 @FEW
 @given(rows=st.lists(st.tuples(KEYS, SMALL), max_size=30))
 def test_user_defined_mergeable_state(spark: Any, mods: Any, rows: list) -> None:
+    """The Python partial/merge pair (keys whose rows all skip the action: a fresh state)."""
     _check(spark, mods, "span_of", rows)
+    _check(spark, mods, "span_global", [(v,) for _, v in rows])  # incl. the empty input
 
 
 def test_one_big_key_over_many_partitions(spark: Any, mods: Any) -> None:
     """The skew shape, small: one key holds most rows, spread over 8 partitions, so its
     partials are merged from every partition (ties at the k-th place included)."""
     rows = [(7, (i * 37) % 50) for i in range(400)] + [(k, k * 3 + 1) for k in range(20)]
-    for name in ("top3", "distinct_of"):
+    for name in ("top3", "distinct_of", "span_of"):
         _check(spark, mods, name, rows, parts=8)
     _check(spark, mods, "keyed", [(7, i % 5, i) for i in range(300)] + [(1, 2, 3)], parts=8)
