@@ -64,8 +64,7 @@ _CONTAINER_PARTIAL = {
     "KeyedMin": "Spark's partial min() per (scope key, dict key) before the shuffle",
     "ValueSet": "Spark's partial collect_set() per scope key (duplicates dropped before the "
     "shuffle)",
-    "PySet": "Spark's partial collect_set() per scope key (duplicates dropped before the "
-    "shuffle)",
+    "PySet": "Spark's partial collect_set() per scope key (duplicates dropped before the shuffle)",
 }
 PAIR_TEXT = ("per input partition, a state per scope key folded in Python (mapInArrow) and "
              "shipped pickled; merged per scope key by its @merge, then read (grouped Arrow "

@@ -11,7 +11,7 @@ import pytest
 
 from tests.helpers import import_path
 
-SOURCE = '''
+SOURCE = """
 from looplift import RowStream, dataflow, group_by
 from looplift.states import Median, Min, TopK
 
@@ -64,7 +64,7 @@ def windowed(rows: RowStream[int, int]):
             s += v
         for _k, v in g:
             yield k, v - s
-'''
+"""
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +96,9 @@ def test_topk_without_a_literal_k_from_1_is_not_partial(mod: Any) -> None:
 def test_fused_states_keep_one_aggregate(mod: Any) -> None:
     """TopK in one aggregate with a Median: no max_by of its own; Min stays Spark's."""
     got = _partials(mod.top_fused)
-    assert got.count("none") == 2 and "Spark's partial min() per scope key before the shuffle" in got
+    assert (
+        got.count("none") == 2 and "Spark's partial min() per scope key before the shuffle" in got
+    )
     assert "max_by" not in mod.top_fused.backend().source
 
 

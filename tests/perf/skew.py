@@ -97,7 +97,10 @@ def check(variants: dict[str, Any], df: Any) -> set[str]:
         ok = got == want
         if not ok:
             wrong.add(name)
-        print(f"  {name:<36} " + ("agrees" if ok else f"DISAGREES ({len(got)} rows, {len(want)} expected)"))
+        print(
+            f"  {name:<36} "
+            + ("agrees" if ok else f"DISAGREES ({len(got)} rows, {len(want)} expected)")
+        )
     print(flush=True)
     return wrong
 

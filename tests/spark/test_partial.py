@@ -214,8 +214,10 @@ def test_explain_and_plans_show_partial_aggregates(spark: Any, mods: tuple[Any, 
     for name, text in expected.items():
         assert f"partial aggregation: {text}" in getattr(on, name).explain(), name
     for name in ("span_of", "span_global"):
-        assert "partial aggregation: per input partition, a state per scope key folded in " \
+        assert (
+            "partial aggregation: per input partition, a state per scope key folded in "
             "Python (mapInArrow)" in getattr(on, name).explain()
+        )
     rows, rows3 = [(1, 5), (1, 6)], [(1, 5, 2), (1, 6, 3)]
     # TopK: Spark's max_by with k, partially aggregated before the shuffle
     plan = _plan(on, "top3", spark, rows)
@@ -276,8 +278,12 @@ def test_distinct_global(spark: Any, mods: Any, rows: list) -> None:
 
 
 @FEW
-@given(rows=st.lists(st.tuples(KEYS, st.integers(0, 3), st.one_of(SMALL, st.integers(-2**40, 2**40))),
-                     max_size=40))  # (sums beyond 64 bits raise on Spark: not this test)
+@given(
+    rows=st.lists(
+        st.tuples(KEYS, st.integers(0, 3), st.one_of(SMALL, st.integers(-(2**40), 2**40))),
+        max_size=40,
+    )
+)  # (sums beyond 64 bits raise on Spark: not this test)
 def test_keyed_sums(spark: Any, mods: Any, rows: list) -> None:
     _check(spark, mods, "keyed", rows)
 

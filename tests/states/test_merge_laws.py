@@ -31,7 +31,15 @@ from looplift.states import (
     Variance,
     check_laws,
 )
-from looplift.states.containers import Bag, InsertionDict, KeyedMax, KeyedMin, KeyedSums, Seq, ValueSet
+from looplift.states.containers import (
+    Bag,
+    InsertionDict,
+    KeyedMax,
+    KeyedMin,
+    KeyedSums,
+    Seq,
+    ValueSet,
+)
 
 SMALL = st.integers(-4, 4)
 EXAMPLES = int(os.environ.get("LOOPLIFT_LAW_EXAMPLES", "200"))
@@ -41,7 +49,10 @@ def acts(*names: str, values: st.SearchStrategy = SMALL, max_size: int = 10):
     return st.lists(st.tuples(st.sampled_from(names), st.tuples(values)), max_size=max_size)
 
 
-def pairs(name: str, keys: st.SearchStrategy = st.integers(0, 3), values=SMALL):
+DICT_KEYS = st.integers(0, 3)
+
+
+def pairs(name: str, keys: st.SearchStrategy = DICT_KEYS, values=SMALL):
     return st.lists(st.tuples(st.just(name), st.tuples(keys, values)), max_size=10)
 
 

@@ -8,12 +8,12 @@ from typing import TYPE_CHECKING
 
 from ...dataflow.strategy import Strategy
 from ...names import user_name
+from ..partial import TOPK_TEXT, no_partial, topk_sql
 from ..sequence import NativeSequence, native_sequence, reader_sql
 from ..states import (
     action_map,
     reader_list,
 )
-from ..partial import TOPK_TEXT, no_partial, topk_sql
 from ..types import spark_type
 from .registry import Reduced, StatePlanner, register
 
