@@ -236,6 +236,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 f"      reduce part (Python): a fresh {cls} per scope key applies "
                 "(action code, argument, sign) in one vectorized Arrow reducer"
             )
+        if op.actions:  # (backend/partial.py)
+            out.append(f"      partial aggregation: {n.strategy.partial or 'none'}")
         for r in op.reads:
             out.append(f"      read {_user(r.state)}.{r.method}() -> {_user(r.result)}")
 

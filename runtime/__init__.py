@@ -16,7 +16,7 @@ import logging
 from .api import Dataflow, dataflow
 from .errors import python_errors, raised
 from .sqlapi import LoopliftSQLError, register, sql
-from .state import State, action
+from .state import State, action, merge
 from .streams import Rows, RowStream, group_by, sorted_by
 from .windows import hop, session_windows, tumble
 
@@ -36,6 +36,7 @@ __all__ = [
     "action",
     "dataflow",
     "group_by",
+    "merge",
     "hop",
     "python_errors",
     "raised",

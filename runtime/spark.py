@@ -273,7 +273,11 @@ class ActionReducer:
         return tuple(self._read(self.cls(*self.ctor)))
 
     def apply(self, cols: list[Any]) -> Any:
-        """Fold one scope key's columns (pyarrow arrays) into a fresh state."""
+        """Fold one scope key's columns (pyarrow arrays) into a fresh state; its readers."""
+        return {f"_{i + 1}": v for i, v in enumerate(self._read(self.fold(cols)))}
+
+    def fold(self, cols: list[Any]) -> Any:
+        """One scope key's columns (pyarrow arrays) folded into a fresh state."""
         state = self.cls(*self.ctor)
         signs = _pylist(cols[-1]) if self.signed else None
         if self.packed:
@@ -315,7 +319,7 @@ class ActionReducer:
                 for r in range(n):
                     if marks[r] is not None:
                         act.apply(sgn[r], *[a[r] for a in argl])
-        return {f"_{i + 1}": v for i, v in enumerate(self._read(state))}
+        return state
 
     def grouped(self) -> bool:
         """Can whole partitions be reduced at once (the state offers grouped readers)?"""

@@ -4,7 +4,9 @@ A state is a class deriving :class:`State`. Methods decorated with ``@action``
 modify it and return nothing; every other public method reads it. Each action
 has an inverse (``@<name>.undo``) so that a deleted input row can take back the
 actions it caused. An action whose body only does ``self.f += expr`` /
-``self.f -= expr`` is *additive*: its inverse is derived by negation.
+``self.f -= expr`` is *additive*: its inverse is derived by negation. A method
+decorated with ``@merge`` combines another state of the same scope into this one
+(SPEC §3): plans then aggregate partially before the shuffle and merge after it.
 
 >>> class Sum(State):
 ...     def __init__(self):
@@ -16,6 +18,25 @@ actions it caused. An action whose body only does ``self.f += expr`` /
 ...         return self.total
 >>> s = Sum(); s.add(3); s.add(4); s.add.undo(3); s.value()
 4
+>>> class Biggest(State):
+...     def __init__(self):
+...         self.best = None
+...     @action
+...     def add(self, x):
+...         self.best = x if self.best is None else max(self.best, x)
+...     @add.undo
+...     def add(self, x):
+...         raise NotImplementedError
+...     @merge
+...     def merge(self, other):
+...         if other.best is not None:
+...             self.add(other.best)
+...     def value(self):
+...         return self.best
+>>> a, b = Biggest(), Biggest(); a.add(3); b.add(9); a.merge(b); a.value()
+9
+>>> Biggest.merger().name, Sum.merger() is None
+('merge', True)
 """
 
 from __future__ import annotations
@@ -27,7 +48,7 @@ import textwrap
 from collections.abc import Callable
 from typing import Any
 
-__all__ = ["Action", "Carry", "State", "action", "additive_fields"]
+__all__ = ["Action", "Carry", "Merge", "State", "action", "additive_fields", "merge", "merged"]
 
 
 class Action:
@@ -109,6 +130,63 @@ def action(fn: Callable[..., None]) -> Action:
     return Action(fn)
 
 
+class Merge:
+    """Descriptor of a state's merge method: ``a.merge(b)`` combines ``b`` into ``a``.
+
+    ``b`` is a state of the same class and scope (built with the same constructor
+    arguments); ``a`` is changed in place, ``b`` is left as it was. With it, the laws
+    add (4): merge is associative and commutative, a fresh state is its neutral element,
+    and a merge reads as one state that received both states' actions
+    (:func:`looplift.states.check_laws`).
+    """
+
+    def __init__(self, fn: Callable[[Any, Any], None]):
+        if len(inspect.signature(fn).parameters) != 2:
+            raise TypeError(f"@merge must decorate a method `(self, other)`, not {fn.__name__!r}")
+        self.fn = fn
+        self.name = fn.__name__
+        functools.update_wrapper(self, fn)
+
+    def __set_name__(self, owner: type, name: str) -> None:
+        self.owner = owner
+
+    def __get__(self, obj: Any, objtype: type | None = None) -> Any:
+        if obj is None:
+            return self
+        return functools.partial(_merge_into, self, obj)
+
+    def __repr__(self) -> str:
+        return f"<merge {self.name}>"
+
+
+def _merge_into(m: Merge, state: State, other: State) -> None:
+    if type(other) is not type(state):
+        raise TypeError(
+            f"{type(state).__name__}.{m.name}: cannot merge a {type(other).__name__} into it"
+        )
+    if other is state:
+        raise ValueError(f"{type(state).__name__}.{m.name}: cannot merge a state into itself")
+    m.fn(state, other)
+
+
+def merge(fn: Callable[[Any, Any], None]) -> Merge:
+    """Mark a state method ``(self, other)`` as its merge: it combines ``other`` (a state
+    of the same class and scope) into ``self`` and returns nothing."""
+    return Merge(fn)
+
+
+def merged(states: Any, fresh: Callable[[], State]) -> State:
+    """One state combining ``states`` (an iterable of states of one mergeable class) by
+    their merge, starting from ``fresh()``; the inputs are left unchanged."""
+    out = fresh()
+    m = type(out).merger()
+    if m is None:
+        raise TypeError(f"{type(out).__name__} has no @merge method")
+    for s in states:
+        m.fn(out, s)
+    return out
+
+
 class State:
     """Base class of all looplift states (accumulators with reversible actions)."""
 
@@ -122,6 +200,15 @@ class State:
         return out
 
     @classmethod
+    def merger(cls) -> Merge | None:
+        """The class's ``@merge`` method, or None when its states do not merge."""
+        for klass in cls.__mro__:
+            for value in vars(klass).values():
+                if isinstance(value, Merge):
+                    return value
+        return None
+
+    @classmethod
     def readers(cls) -> dict[str, Callable[..., Any]]:
         acts = cls.actions()
         out: dict[str, Callable[..., Any]] = {}
@@ -130,6 +217,8 @@ class State:
                 continue
             for name, value in vars(klass).items():
                 if name.startswith("_") or name in acts or not callable(value):
+                    continue
+                if isinstance(value, Merge):
                     continue
                 if isinstance(value, (staticmethod, classmethod, type)):
                     continue

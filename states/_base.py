@@ -25,6 +25,7 @@ __all__ = [
     "count_in",
     "count_out",
     "expand",
+    "merge_counts",
     "net_counts",
     "sorted_items",
 ]
@@ -249,6 +250,12 @@ def apply_net_counts(
             counts.pop(value, None)
         else:
             counts[value] = new
+
+
+def merge_counts(into: dict[Any, int], other: Mapping[Any, int]) -> None:
+    """Add the value->count dict ``other`` into ``into`` (the merge of two multisets)."""
+    for value, n in other.items():
+        into[value] = into.get(value, 0) + n
 
 
 def sorted_items(counts: Mapping[Any, int]) -> list[tuple[Any, int]]:

@@ -5,7 +5,7 @@ native aggregates (SPEC §3): ``__init__`` only assigns numeric literals to
 fields; every action only does ``self.f += <expression over its parameters>``
 and has no explicit undo (the runtime derives it by negation); every reader
 is a single ``return`` of an expression over the fields. Keep it that way
-when editing this file.
+when editing this file. Each merges (``@merge``) by adding the fields.
 
 Integer inputs are summed exactly (Python ints), so readers over integers do
 not depend on the order of the actions at all. Undoing more than was applied
@@ -17,7 +17,7 @@ is not detected (the fields just go negative).
 
 from __future__ import annotations
 
-from looplift import action
+from looplift import action, merge
 
 from ._base import LibraryState
 
@@ -41,6 +41,11 @@ class Sum(LibraryState):
     def add(self, x: float) -> None:
         self.total += x
 
+    @merge
+    def merge(self, other: Sum) -> None:
+        """Add ``other``'s total to this state's."""
+        self.total += other.total
+
     def value(self) -> float:
         """The sum (0 when empty)."""
         return self.total
@@ -62,6 +67,11 @@ class Count(LibraryState):
     @action
     def add(self) -> None:
         self.n += 1
+
+    @merge
+    def merge(self, other: Count) -> None:
+        """Add ``other``'s n to this state's."""
+        self.n += other.n
 
     def value(self) -> int:
         """The number of rows (0 when empty)."""
@@ -86,6 +96,12 @@ class Average(LibraryState):
     def add(self, x: float) -> None:
         self.n += 1
         self.s += x
+
+    @merge
+    def merge(self, other: Average) -> None:
+        """Add ``other``'s n, s to this state's."""
+        self.n += other.n
+        self.s += other.s
 
     def value(self) -> float | None:
         """The mean as a float, or None when no value was added."""
@@ -117,6 +133,13 @@ class Variance(LibraryState):
         self.n += 1
         self.s += x
         self.ss += x * x
+
+    @merge
+    def merge(self, other: Variance) -> None:
+        """Add ``other``'s n, s, ss to this state's."""
+        self.n += other.n
+        self.s += other.s
+        self.ss += other.ss
 
     def value(self) -> float | None:
         """Population variance as a float, or None when empty."""

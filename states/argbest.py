@@ -31,9 +31,9 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from looplift import action
+from looplift import action, merge
 
-from ._base import LibraryState, count_in, count_out
+from ._base import LibraryState, count_in, count_out, merge_counts
 
 __all__ = ["ArgBest"]
 
@@ -79,6 +79,13 @@ class ArgBest(LibraryState):
     def offer(self, key: Any, row: Any, value: Any) -> None:
         item = (key, _hashable(row), _hashable(value))
         count_out(self.counts, item, f"ArgBest.offer.undo{item!r}")
+
+    @merge
+    def merge(self, other: ArgBest) -> None:
+        """Add ``other``'s offers to this state's (both built alike)."""
+        if (other.init, other.init_key, other.mode) != (self.init, self.init_key, self.mode):
+            raise ValueError("ArgBest.merge: the states were built with different arguments")
+        merge_counts(self.counts, other.counts)
 
     def get(self) -> Any:
         """The value of the best offer, else the starting value."""

@@ -28,9 +28,9 @@ from __future__ import annotations
 
 from typing import Any
 
-from looplift import action
+from looplift import action, merge
 
-from ._base import LibraryState, count_in, count_out, expand, sorted_items
+from ._base import LibraryState, count_in, count_out, expand, merge_counts, sorted_items
 from .multiset import MultisetState
 
 __all__ = [
@@ -67,6 +67,13 @@ class KeyedSums(LibraryState):
         else:
             del self.sums[k]
 
+    @merge
+    def merge(self, other: KeyedSums) -> None:
+        """Add ``other``'s keys and sums to this dict's (a key lives in either)."""
+        merge_counts(self.counts, other.counts)
+        for k, v in other.sums.items():
+            self.sums[k] = self.sums.get(k, 0) + v
+
     def value(self) -> list[tuple[Any, Any]]:
         """The ``(key, sum)`` pairs, ascending by key."""
         return [(k, self.sums[k]) for k, _ in sorted_items(self.counts)]
@@ -89,6 +96,12 @@ class KeyedMax(LibraryState):
         count_out(counts, v, f"{type(self).__name__}.add.undo({k!r}, {v!r})")
         if not counts:
             del self.values[k]
+
+    @merge
+    def merge(self, other: KeyedMax) -> None:
+        """Add ``other``'s values per key to this dict's multisets."""
+        for k, counts in other.values.items():
+            merge_counts(self.values.setdefault(k, {}), counts)
 
     def value(self) -> list[tuple[Any, Any]]:
         """The ``(key, maximum)`` pairs, ascending by key."""

@@ -1,4 +1,4 @@
-"""``check_laws``: property-test the three state laws of SPEC §3 with hypothesis.
+"""``check_laws``: property-test the state laws of SPEC §3 with hypothesis.
 
 Observable values are the results of a state's readers. The laws:
 
@@ -79,8 +79,9 @@ def check_laws(
     max_examples: int = 500,
     rel_tol: float = 1e-9,
     abs_tol: float = 1e-12,
+    merge: bool | None = None,
 ) -> None:
-    """Check the three laws of SPEC §3 for ``state_cls`` with hypothesis.
+    """Check the laws of SPEC §3 for ``state_cls`` with hypothesis.
 
     Args:
         state_cls: the State subclass to check.
@@ -96,6 +97,8 @@ def check_laws(
         max_examples: hypothesis examples per law.
         rel_tol: relative tolerance for comparing floats (``abs_tol`` for
             values near zero).
+        merge: check law 4 (merge); by default when the class has a ``@merge``
+            method. True for a class without one raises TypeError.
 
     Raises:
         LawViolation: (an AssertionError) naming the law, the state and a
@@ -122,6 +125,10 @@ def check_laws(
 
     def run(law: str, events: Sequence[tuple[int, Act]], read_at: int = -1) -> dict[str, Any]:
         """Apply ``(sign, action)`` events to a fresh state; observe it."""
+        return observe(build(law, events, read_at))
+
+    def build(law: str, events: Sequence[tuple[int, Act]], read_at: int = -1) -> State:
+        """A fresh state with the ``(sign, action)`` events applied."""
         state = fresh()
         for i, (sign, (act, args)) in enumerate(events):
             if i == read_at:
@@ -138,7 +145,7 @@ def check_laws(
                     f"{name} violates {law}: {_fmt_call(act, args, sign)} raised {exc!r} "
                     f"while applying {_fmt_events(events)}"
                 ) from exc
-        return observe(state)
+        return state
 
     cfg = settings(
         max_examples=max_examples,
@@ -219,9 +226,82 @@ def check_laws(
                 f"[{_fmt_events(events)}] it reads {b}"
             )
 
+    merger = state_cls.merger()
+    if merge and merger is None:
+        raise TypeError(f"check_laws({name}, merge=True): {name} has no @merge method")
     order_independence()
     undo()
     identity()
+    if merger is not None and merge is not False:
+        _merge_law(name, merger.name, actions_strategy, build, observe, same, cfg)
+
+
+def _merge_law(name: str, method: str, actions_strategy: Any, build: Callable[..., State],
+               observe: Callable[[State], dict[str, Any]], same: Callable[[Any, Any], bool],
+               cfg: Any) -> None:  # fmt: skip
+    """Law 4 on states built (``build``) from drawn action lists and merged."""
+    from hypothesis import given
+    from hypothesis import strategies as st
+
+    law4 = "law 4 (merge)"
+
+    def combine(tree: Any) -> tuple[Any, str]:
+        """A state for a tree of action lists (a leaf) and merges (pairs), its text."""
+        if isinstance(tree, tuple):
+            left, ltxt = combine(tree[0])
+            right, rtxt = combine(tree[1])
+            before = observe(right)
+            try:
+                getattr(left, method)(right)
+            except Exception as exc:
+                raise LawViolation(
+                    f"{name} violates {law4}: merging {rtxt} into {ltxt} raised {exc!r}"
+                ) from exc
+            after = observe(right)
+            if not same(before, after):
+                raise LawViolation(
+                    f"{name} violates {law4}: merging {rtxt} into {ltxt} changed the merged-in "
+                    f"state from {before} to {after}"
+                )
+            return left, f"({ltxt} ⊕ {rtxt})"
+        return build(law4, [(1, x) for x in tree]), f"[{_fmt_acts(tree)}]"
+
+    def check(left: Any, right: Any, what: str) -> None:
+        a, atxt = combine(left)
+        b, btxt = combine(right)
+        ra, rb = observe(a), observe(b)
+        if not same(ra, rb):
+            raise LawViolation(
+                f"{name} violates {law4} ({what}): {atxt} reads {ra}, but {btxt} reads {rb}"
+            )
+
+    @cfg
+    @given(st.data())
+    def merge_law(data: Any) -> None:
+        x = _checked(data.draw(actions_strategy, label="a"))
+        y = _checked(data.draw(actions_strategy, label="b"))
+        z = _checked(data.draw(actions_strategy, label="c"))
+        check((x, y), (y, x), "commutative")
+        check(((x, y), z), (x, (y, z)), "associative")
+        check(([], x), x, "a fresh state is neutral")
+        check((x, []), x, "a fresh state is neutral")
+        check((x, y), x + y, "one state with both states' actions")
+        # the merged state shares nothing with the merged-in one: acting on it later
+        # leaves the merged-in state as it was
+        a, b = build(law4, [(1, act) for act in x]), build(law4, [(1, act) for act in y])
+        getattr(a, method)(b)
+        before = observe(b)
+        for act, args in z:
+            getattr(a, act)(*args)
+        after = observe(b)
+        if not same(before, after):
+            raise LawViolation(
+                f"{name} violates {law4}: after merging [{_fmt_acts(y)}] into [{_fmt_acts(x)}], "
+                f"applying [{_fmt_acts(z)}] to the merged state changed the merged-in one from "
+                f"{before} to {after} (the merge shares a mutable field)"
+            )
+
+    merge_law()
 
 
 def _checked(acts: Any) -> list[Act]:

@@ -19,9 +19,9 @@ import operator
 from collections.abc import Hashable, Sequence
 from typing import Any, ClassVar, Self
 
-from looplift import action
+from looplift import action, merge
 
-from ._base import LibraryState, batch_counts, count_in, count_out, sorted_items
+from ._base import LibraryState, batch_counts, count_in, count_out, merge_counts, sorted_items
 
 __all__ = ["BitAnd", "BitOr", "BitXor", "Distinct", "Max", "Median", "Min", "MultisetState",
            "Product", "TopK"]
@@ -49,6 +49,12 @@ class MultisetState(LibraryState):
     def add(self, x: Hashable) -> None:
         count_out(self.counts, x, f"{type(self).__name__}.add.undo({x!r})")
 
+    @merge
+    def merge(self, other: Self) -> None:
+        """Add ``other``'s multiset to this one (the counts of each value add up)."""
+        _same_args(self, other)
+        merge_counts(self.counts, other.counts)
+
     @classmethod
     def batch_apply(
         cls,
@@ -71,6 +77,16 @@ class MultisetState(LibraryState):
         target = cls(*ctor_args) if state is None else state
         batch_counts(cls, target, {0: ("add", target.counts)}, codes, args, signs)
         return target
+
+
+def _same_args(state: Any, other: Any) -> None:
+    """A merge combines states of one scope, built alike (TopK's ``k``)."""
+    mine = {k: v for k, v in vars(state).items() if k != "counts"}
+    theirs = {k: v for k, v in vars(other).items() if k != "counts"}
+    if mine != theirs:
+        raise ValueError(
+            f"{type(state).__name__}.merge: the states were built differently ({mine} and {theirs})"
+        )
 
 
 class Min(MultisetState):

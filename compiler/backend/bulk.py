@@ -77,6 +77,7 @@ class BulkPlanner(Planner):
     keep = KEEP  # the sign and the row hash, after the fields
     nan_keys = False  # incremental: a NaN key row is matched by its value
     group_windows = False  # the aggregate per key is what a view keeps
+    partial_aggregation = False  # (the same: one aggregate per key)
 
     def bulk(self) -> BulkPlan:
         for node in self.graph.nodes():

@@ -67,6 +67,7 @@ class PlanContext(Protocol):
     ordered_fns: dict[str, Any]
     fold_reasons: dict[str, str]
     fold_rows_col: dict[str, tuple[str, Any]]
+    partial_aggregation: bool
 
     # the recorded strategies, and what was made
     def strategy_of(self, op: StateOperator) -> Choice: ...

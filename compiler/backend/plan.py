@@ -313,6 +313,10 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
             self.step(fk, f"ll.join_on_keys({SRC}, {result}, {list(keys)!r})")
         self.frames[fk].cols.update(reads)
 
+    #: aggregate mergeable states partially before the shuffle where the graph records a
+    #: partial form (``backend/partial.py``); off: every row goes to its scope key's task
+    partial_aggregation = True
+
     #: a group scope whose values only its rows read is computed on the rows frame, by
     #: window aggregates (a signed or bulk plan keeps the aggregate per key)
     group_windows = True

@@ -74,6 +74,7 @@ class SignedPlanner(Planner):
     keep = (SIGN,)
     nan_keys = False  # incremental: a NaN key row is matched by its value
     group_windows = False  # the aggregate per key is what a view keeps
+    partial_aggregation = False  # (the same: one aggregate per key)
 
     def run(self) -> PlanModule:
         self.aggregates = []

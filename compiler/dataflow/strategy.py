@@ -88,6 +88,9 @@ class Choice:
         over_rows: native sums computed as window aggregates over the rows
             (``sum(...) OVER (PARTITION BY key)``, ``backend/group_windows.py``), not an
             aggregate per key joined back; ``form_why`` says why either way.
+        partial: what a state operator aggregates before the shuffle, merged after it
+            (``backend/partial.py``), or None when every row of a scope key goes to its
+            key's task.
     """
 
     strategy: Strategy
@@ -96,6 +99,7 @@ class Choice:
     detail: str | None = None  # what a native reducer computes (sequence readers)
     over_rows: bool = False
     form_why: str | None = None
+    partial: str | None = None
 
     @property
     def native(self) -> bool:

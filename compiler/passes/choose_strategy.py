@@ -20,6 +20,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
+from ..backend.partial import partial_form
 from ..backend.sequence import OVER_ROWS, native_sequence
 from ..backend.types import infer_types
 from ..dataflow.build import read_results, refs
@@ -29,10 +30,10 @@ from ..dataflow.strategy import Choice, Strategy
 from ..ir.nodes import Apply, Let, Lit, Prim
 from ..ir.prims import runs_python
 from ..ir.traverse import children
-from ..primitives import NOT_LIT
-from ..primitives.strmethods import re_refusal
 from ..names import is_temp
 from ..operators import OperatorKind, StateOperator
+from ..primitives import NOT_LIT
+from ..primitives.strmethods import re_refusal
 from ..program import Program
 
 __all__ = ["choose_strategy", "python_prims", "state_choice"]
@@ -73,7 +74,25 @@ def _island_why(prog: Program, node: Any) -> str | None:
 
 
 def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
-    """How a state operator is reduced per scope key."""
+    """How a state operator is reduced per scope key, and what it aggregates before the
+    shuffle (``Choice.partial``, ``backend/partial.py``)."""
+    choice = _reduce_choice(prog, op, ops)
+    seq = native_sequence(op, prog.analysis, prog.refs) if choice.strategy is Strategy.SEQUENCE else None
+    fused = choice.strategy is Strategy.SEQUENCE and any(
+        m in ops and native_sequence(ops[m], prog.analysis, prog.refs) is not None
+        for m in op.fusable_with
+    )
+    # (sums over the rows as a window send every row to its key's task: no partial)
+    if choice.strategy is Strategy.ARROW_REDUCER:
+        fused = any(m in ops and ops[m].kind == op.kind for m in op.fusable_with)
+    cls = prog.refs.get(op.classes[0]) if op.classes else None
+    mergeable = getattr(cls, "merger", lambda: None)() is not None
+    partial = None if choice.over_rows else partial_form(op, choice.strategy.name, seq, fused,
+                                                         mergeable)  # fmt: skip
+    return dataclasses.replace(choice, partial=partial) if partial else choice
+
+
+def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
     if op.kind == OperatorKind.ADDITIVE:

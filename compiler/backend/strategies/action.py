@@ -14,6 +14,7 @@ from ...ir.nodes import Lit
 from ...names import user_name
 from ..errors import BackendError
 from ..frame import spark_col
+from ..partial import PAIR_TEXT, pair_lines
 from ..shells import render
 from ..states import (
     action_map,
@@ -53,6 +54,7 @@ class ActionPlanner(StatePlanner):
         defaults: list[tuple[str, str]] = []
         outs: list[str] = []
         reads: list[str] = []
+        paired: str | None = None  # the aggregate of a partial/merge pair
         src = self.p.frame(fk).var
         for op in group:
             (s,) = op.states
@@ -81,15 +83,22 @@ class ActionPlanner(StatePlanner):
             if self._can_reduce_partitions(op, cls, amap.packed, keys, readers, fk_inputs):
                 return self._reduce_partitions(udf, src, cols, keys, readers)
             col = self.p.columns.get(f"{s}:reduced", f"{user_name(s, keep_callee=False)}_reduced")
-            udf_cols.append(f"{udf}.udf({', '.join(cols)}).alias({col!r})")
+            if (len(group) == 1 and self.p.partial_aggregation
+                    and self.p.strategy_of(op).partial == PAIR_TEXT):  # (backend/partial.py)
+                paired = pair_lines(self.p, op, udf, src, cols, keys, col)
+            else:
+                udf_cols.append(f"{udf}.udf({', '.join(cols)}).alias({col!r})")
             for i, (_, res) in enumerate(readers):
                 outs.append(f"F.col('{col}._{i + 1}').alias({self.p.col_for(res)!r})")
                 reads.append(res)
                 defaults.append((self.p.col_for(res), f"{udf}.fresh()[{i}]"))
-        agg = self.p.py.fresh("reduced")
-        grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
-        self.p.emit(f"{agg} = {src}{grouping}.agg({', '.join(udf_cols)})"
-                  "  # map part native, reduce part: Arrow reducer per scope key")  # fmt: skip
+        if paired is not None:
+            agg = paired
+        else:
+            agg = self.p.py.fresh("reduced")
+            grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+            self.p.emit(f"{agg} = {src}{grouping}.agg({', '.join(udf_cols)})"
+                      "  # map part native, reduce part: Arrow reducer per scope key")  # fmt: skip
         out = self.p.py.fresh("agg")
         kcols = [f"F.col({k!r})" for k in keys]
         self.p.emit(f"{out} = {agg}.select({', '.join([*kcols, *outs])})")

@@ -31,6 +31,7 @@ from ...names import user_name
 from ...operators import StateOperator
 from ..errors import BackendError
 from ..frame import spark_col
+from ..partial import no_partial
 from .ordered import comparator, loop_order
 from .registry import Reduced, StatePlanner, register
 
@@ -88,6 +89,10 @@ class ContainerPlanner(StatePlanner):
         self.p.emit(
             f"{elems} = {self.p.union(selects)}  # {user_name(s)}: the elements added per row"
         )
+        if self.p.strategy_of(op).partial and not self.p.partial_aggregation:  # (backend/partial.py)
+            whole = self.p.py.fresh("elements")
+            self.p.emit(f"{whole} = {no_partial(self.p, elems, keys)}  # no partial aggregation")
+            elems = whole
         col = self.p.columns.get(f"{s}:value", f"{user_name(s, keep_callee=False)}_value")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
 

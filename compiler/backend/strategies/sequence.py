@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING
 from ...dataflow.strategy import Strategy
 from ...names import user_name
 from ..frame import SRC
+from ..partial import TOPK_TEXT, no_partial, topk_sql
 from ..sequence import NativeSequence, native_sequence, reader_sql, window_reader
 from ..sql import quote_ident
 from ..states import (
@@ -66,6 +67,7 @@ class SequencePlanner(StatePlanner):
         events: dict[str, str] = {}  # the map part's SQL -> its column (shared by the states)
         aggs: list[str] = []
         reads: list[str] = []
+        outs: list[tuple[str, str, str]] = []  # (column, reader, type) of the readers
 
         def event_col(sql: str, prefix: str) -> str:
             return events.setdefault(sql, f"{prefix}{len(events)}")
@@ -80,9 +82,10 @@ class SequencePlanner(StatePlanner):
             k_sql = r.expr(ns.k) if ns.k is not None else None
             sqls = reader_sql(ns, code, arg, [m for m, _ in readers], types, k_sql,
                               row=lambda sql: f"`{event_col(sql, '_event')}`")  # fmt: skip
-            for (_, res), sql in zip(readers, sqls, strict=True):
+            for (method, res), sql, t in zip(readers, sqls, types, strict=True):
                 aggs.append(f"E({sql!r}).alias({self.p.col_for(res)!r})")
                 reads.append(res)
+                outs.append((self.p.col_for(res), method, t))
         src = self.p.frames[fk].var  # after rendering: the guards' columns are on it
         mapped = self.p.py.fresh("events")
         kcols = [f"F.col({k!r})" for k in keys]
@@ -91,6 +94,14 @@ class SequencePlanner(StatePlanner):
         self.p.emit(f"{mapped} = {src}.select({', '.join([*kcols, *mapped_sel])})"
                   f".select({', '.join([*kcols, *event_sel])})"
                   "  # map part native: action code and argument, then each event as one value")  # fmt: skip
+        partials = [self.p.strategy_of(o).partial for o in group]  # (backend/partial.py)
+        if not self.p.partial_aggregation and any(partials):
+            mapped = no_partial(self.p, mapped, keys)
+        elif partials == [TOPK_TEXT]:  # Spark's max_by with k: a partial top k
+            (event,) = [c for c in events.values() if c.startswith("_event")]
+            ns = self.native_seq(group[0])
+            assert ns is not None
+            aggs = [f"E({topk_sql(event, ns.k.value, t)!r}).alias({c!r})" for c, _, t in outs]
         agg = self.p.py.fresh("agg")
         names = ", ".join(user_name(o.name) for o in group)
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""

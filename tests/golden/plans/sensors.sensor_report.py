@@ -66,10 +66,15 @@ def plan(spark, readings, limit):
             "sensors.py:60 in sensor_report)') ELSE abs(`x`) END) END"
         ),
     )
-    # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows_3.groupBy('sensor').agg(
-        peak_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('abs')).alias('peak_reduced'),
-    )
+    pair = ll.import_ref('looplift.partials:PartialPair')(peak_reducer, 1)
+    # peak: partial states per (input partition, scope key), Python
+    partial = rows_3.select(
+        F.col('sensor'),
+        E('CASE WHEN (NOT `x` IS NULL) THEN 0 END').alias('_a0'),
+        F.col('abs').alias('_a1'),
+    ).mapInArrow(pair.partials, pair.schema(rows_3.select(F.col('sensor')).schema))
+    # merged per scope key by the state's @merge, then read
+    reduced = partial.groupBy('sensor').agg(pair.udf(F.col('_st')).alias('peak_reduced'))
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])
     by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
