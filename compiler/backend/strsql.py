@@ -55,6 +55,7 @@ from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_onl
 from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule
+from .strfast import INT_FAST, case_mapped, stripped
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 
@@ -194,8 +195,8 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
     if m in ("strip", "lstrip", "rstrip"):
         where = {"strip": "BOTH", "lstrip": "LEADING", "rstrip": "TRAILING"}[m]
         if n == 1 or (isinstance(args[1], Lit) and args[1].value is None):
-            chars = sql_string(WHITESPACE)
-        elif ts[1] == "str" and not r.ty.may_be_null(args[1]):
+            return stripped(where, sql_string(WHITESPACE), s)  # the end trimmed only if needed
+        if ts[1] == "str" and not r.ty.may_be_null(args[1]):
             chars = x[1]
         elif ts[1] == "str":  # s.strip(None) strips whitespace
             chars = f"coalesce({x[1]}, {sql_string(WHITESPACE)})"
@@ -208,7 +209,7 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
         piece = f"({_CASE_GUARD}|[^{_CASE_GUARD[1:-1]}]+)"  # matched by code point
         rare = (f"array_join(transform(regexp_extract_all({s}, {sql_string(piece)}, 1), _c -> CASE WHEN _c RLIKE "
                 f"{sql_string('^' + _CASE_GUARD + '$')} THEN _c ELSE {m}(_c) END), '')")  # fmt: skip
-        return f"(CASE WHEN {s} RLIKE {sql_string(_CASE_GUARD)} THEN {rare} ELSE {m}({s}) END)"
+        return case_mapped(m, s, _CASE_GUARD, rare)
     if m in ("split", "rsplit"):
         sep = args[1] if n > 1 else Lit(None)
         maxsplit = _lit(args[2]) if n > 2 else -1
@@ -575,11 +576,8 @@ def render_int(s: str) -> str:
     big = raise_sql("OverflowError", "int() of a string beyond 64 bits (Python gives a big int)",
                     detail=["int(", Sql(py_repr_sql(s)), ")"])  # fmt: skip
     num = _normalized_number(s)
-    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
-    fast = f"^{ascii_ws}*[+-]?[0-9]{{1,18}}{ascii_ws}*$"  # fits in 64 bits: a plain CAST
-    return (
-        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
-        f"FROM {s}) AS BIGINT) "
+    return (  # fits in 64 bits: a plain CAST (which trims the ASCII whitespace itself)
+        f"(CASE WHEN {s} RLIKE {sql_string(INT_FAST)} THEN CAST({s} AS BIGINT) "
         f"WHEN {s} IS NULL THEN {_raise(_INT_NONE, 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
         f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"
