@@ -54,7 +54,9 @@ class FilterFirstMixin:
             return
         for name in self._made_before(site, fk):
             self.materialize(name)  # type: ignore[attr-defined]
-        guard = self.renderer(fk).guards(site.guards)  # type: ignore[attr-defined]
+        r = self.renderer(fk)  # type: ignore[attr-defined]
+        r.reads_matches = True  # a match test filters once; its groups are read after it
+        guard = r.guards(site.guards)
         self.step(fk, f"{SRC}.where(E({guard!r}))",  # type: ignore[attr-defined]
                   "the rows the yield keeps, before its values are computed")  # fmt: skip
         self.known[fk] = frozenset(site.guards)

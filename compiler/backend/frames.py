@@ -152,7 +152,8 @@ class FramesMixin:
     # -- values ------------------------------------------------------------------
     def renderer(self, fk: FrameKey) -> SqlRenderer:
         return SqlRenderer(self.a, self.ty, lambda n: self.resolve(n, fk), self.refs, self.pycalls,
-                           conds=list(self.known_sql.get(fk, ())))  # fmt: skip
+                           conds=list(self.known_sql.get(fk, ())),
+                           reads_matches=fk in self.known)  # fmt: skip
 
     def resolve(self, name: str, fk: FrameKey) -> str | None:
         """SQL for ``name`` inside frame ``fk`` (a column), or None to inline its value."""

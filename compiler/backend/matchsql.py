@@ -54,7 +54,9 @@ def match_call(r: Any, e: Expr) -> Apply | None:
     lits = [a.value if isinstance(a, Lit) else NOT_LIT for a in v.args]
     if not PRIMITIVES[v.fn.op].lowers_natively(ts, lits, [r.ty.may_be_null(a) for a in v.args]):
         return None
-    if java_pattern(pat.value, flags.value) is None or isinstance(group_reads(pat.value, flags.value), str):
+    if java_pattern(pat.value, flags.value) is None or isinstance(
+        group_reads(pat.value, flags.value), str
+    ):
         return None
     return v
 
@@ -72,7 +74,9 @@ def match_test(r: Any, call: Apply) -> str:
     s, p = _parts(r, call)
     test = f"regexp_like({s}, {p})"
     if r.ty.may_be_null(call.args[1]):
-        return f"(CASE WHEN {s} IS NULL THEN {raise_sql('TypeError', _NONE_STRING)} ELSE {test} END)"
+        return (
+            f"(CASE WHEN {s} IS NULL THEN {raise_sql('TypeError', _NONE_STRING)} ELSE {test} END)"
+        )
     return test
 
 

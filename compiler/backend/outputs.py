@@ -13,8 +13,8 @@ from dataclasses import dataclass, field
 from ..analysis import Site
 from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
 from .container_loops import each_row_types
-from .filter_first import FilterFirstMixin
 from .errors import BackendError
+from .filter_first import FilterFirstMixin
 from .frame import spark_col
 from .rows import row_types, tuple_items
 from .sql import quote_ident

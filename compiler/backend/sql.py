@@ -85,6 +85,9 @@ class SqlRenderer(GuardedSql):
     # effects (a scalar function: every binding inlined), not in a plan that makes columns
     bind_lets: bool = False
     budget: int | None = None  # values rendered at most (then TooBig); None: no limit
+    # read a match object's test and groups where used (.matchsql), not its array of groups:
+    # in a scalar function and in a frame filtered on the test (else the array is a column)
+    reads_matches: bool = True
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -100,7 +103,7 @@ class SqlRenderer(GuardedSql):
     def cond(self, e: Expr) -> str:
         """Python truthiness of ``e`` as a SQL boolean (of a match object: the match test,
         without building the match, :mod:`.matchsql`)."""
-        call = match_call(self, e)
+        call = match_call(self, e) if self.reads_matches else None
         if call is not None:
             try:
                 return match_test(self, call)
@@ -250,12 +253,12 @@ class SqlRenderer(GuardedSql):
             return self._table(op, args)
         if op == "raise_code":  # a try's test renders its operands where it tests them
             return raise_code_sql(self, args)
-        if op == "match.group":  # a match object's group read without building the match
+        if op == "match.group" and self.reads_matches:  # a group read, no match built
             call = match_call(self, args[0])
             got = group_read(self, call, args[1]) if call is not None else None
             if got is not None:
                 return got
-        if op in _MATCH_TESTS and len(args) == 1 and match_call(self, args[0]) is not None:
+        if op in _MATCH_TESTS and self.reads_matches and match_call(self, args[0]) is not None:
             return self._match_truth(op, args[0])
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]

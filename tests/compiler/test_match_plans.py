@@ -22,7 +22,7 @@ def _plan(algo: object) -> str:
 
 def _body(source: str) -> str:
     """The ``plan`` function, its long strings' pieces joined (quotes may differ)."""
-    return re.sub(r"['\"]\n\s*['\"]", "", source[source.index("def plan("):])
+    return re.sub(r"['\"]\n\s*['\"]", "", source[source.index("def plan(") :])
 
 
 def test_parse_log_is_a_filter_then_one_select() -> None:

@@ -110,7 +110,9 @@ def check(variants: dict[str, Any], df: Any) -> set[str]:
                 continue
             if problems:
                 wrong.add(name)
-            print(f"  {name:<44} " + ("DISAGREES: " + "; ".join(problems) if problems else "agrees"))
+            print(
+                f"  {name:<44} " + ("DISAGREES: " + "; ".join(problems) if problems else "agrees")
+            )
     print(flush=True)
     return wrong
 

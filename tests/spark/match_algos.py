@@ -3,7 +3,6 @@ tests/spark/test_match_reads.py: the match test and the groups read where they a
 the yield's filter first (issue 27, items 2 and 5)."""
 
 import re
-from typing import Optional
 
 from looplift import RowStream, dataflow
 
@@ -30,7 +29,7 @@ def checked_before(lines: RowStream[int, str]):
 
 
 @dataflow(columns=("k", "word"))
-def unguarded(lines: RowStream[int, Optional[str]]):
+def unguarded(lines: RowStream[int, str | None]):
     """``m.group`` without a test: AttributeError where nothing matches, TypeError on None."""
     for k, line in lines:
         m = re.fullmatch(r"([a-z\u00e9]+)(\d)?", line)
