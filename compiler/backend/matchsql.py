@@ -28,8 +28,9 @@ from looplift.sqltext import sql_string
 from ..errtext import raise_sql
 from ..ir.nodes import Apply, Expr, Lit, Prim, Var
 from ..primitives import NOT_LIT, PRIMITIVES
-from ..primitives.regex import group_reads, java_pattern
+from ..primitives.regex import ascii_java_pattern, group_reads, java_pattern
 from .errors import BackendError
+from .strfast import ascii_first, ascii_root
 
 __all__ = ["match_call", "match_test", "group_read"]
 
@@ -61,18 +62,25 @@ def match_call(r: Any, e: Expr) -> Apply | None:
     return v
 
 
-def _parts(r: Any, call: Apply) -> tuple[str, str]:
+def _parts(r: Any, call: Apply) -> tuple[str, str, str | None, str | None]:
+    """The subject's SQL, the pattern, and for ASCII text: the pattern with its classes
+    clipped to ASCII and the column whose being ASCII says the subject is (or Nones)."""
     pat, flags = call.args[0].value, call.args[2].value  # type: ignore[attr-defined]
     java = java_pattern(pat, flags)
     assert java is not None and isinstance(call.fn, Prim)
-    return r.expr(call.args[1]), sql_string(MATCHES[call.fn.op].format(java))
+    anchored = MATCHES[call.fn.op]
+    s = r.expr(call.args[1])
+    fast = ascii_java_pattern(pat, flags)
+    root = ascii_root(r, call.args[1]) if fast is not None else None
+    quick = sql_string(anchored.format(fast)) if fast is not None and root is not None else None
+    return s, sql_string(anchored.format(java)), quick, root
 
 
 def match_test(r: Any, call: Apply) -> str:
     """``bool(m)``: does the pattern match (TypeError where the string is None, as the
     call raises in CPython)."""
-    s, p = _parts(r, call)
-    test = f"regexp_like({s}, {p})"
+    s, p, quick, root = _parts(r, call)
+    test = ascii_first(root, quick and f"regexp_like({s}, {quick})", f"regexp_like({s}, {p})")
     if r.ty.may_be_null(call.args[1]):
         return (
             f"(CASE WHEN {s} IS NULL THEN {raise_sql('TypeError', _NONE_STRING)} ELSE {test} END)"
@@ -91,10 +99,11 @@ def group_read(r: Any, call: Apply, k: Expr) -> str | None:
     if not 0 <= k.value < len(reads) or k.value >= re.compile(pat, flags).groups + 1:
         return None
     try:
-        s, p = _parts(r, call)
+        s, p, quick, root = _parts(r, call)
     except BackendError:  # the string is not a value of this frame: the array is
         return None
-    got = f"regexp_extract({s}, {p}, {k.value})"
+    fast = quick and f"regexp_extract({s}, {quick}, {k.value})"
+    got = ascii_first(root, fast, f"regexp_extract({s}, {p}, {k.value})")
     if reads[k.value] != "raw":
         got = f"nullif({got}, '')"
     test = match_test(r, call)

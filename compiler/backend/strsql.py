@@ -50,12 +50,12 @@ from ..primitives.grammar import (
     INT_RE,
     _char_class,
 )  # noqa: F401
-from ..primitives.regex import group_reads, java_pattern, java_replacement
+from ..primitives.regex import ascii_java_pattern, group_reads, java_pattern, java_replacement
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule
-from .strfast import INT_FAST, case_mapped, stripped
+from .strfast import INT_FAST, ascii_first, ascii_root, case_mapped, stripped
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 
@@ -310,6 +310,10 @@ def _match(r: Emitter, op: str, args: tuple[Expr, ...], x: list[str]) -> str:
     return r.bind(x, build)
 
 
+#: the longest subject SQL written twice for an ASCII fast path (once per branch)
+_FAST_SUBJECT = 1000
+
+
 def _sub(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
     """``re.sub(p, repl, s)`` of a pattern Java matches as Python does and a constant
     template (``\\1``, ``\\g<name>`` as Java's ``$1``): ``regexp_replace``."""
@@ -317,6 +321,12 @@ def _sub(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
     java, jrepl = java_pattern(pat, fl), java_replacement(pat, repl, fl)
     assert java is not None and jrepl is not None
     sql = f"regexp_replace({x[2]}, {sql_string(java)}, {sql_string(jrepl)})"
+    fast = ascii_java_pattern(pat, fl)
+    s = r._operand_sql(args[2], whole=True)  # type: ignore[attr-defined]  # (not bound)
+    if fast is not None and len(s) <= _FAST_SUBJECT:  # ASCII text: backend/strfast.py
+        full = f"regexp_replace({s}, {sql_string(java)}, {sql_string(jrepl)})"
+        quick = f"regexp_replace({s}, {sql_string(fast)}, {sql_string(jrepl)})"
+        sql = ascii_first(ascii_root(r, args[2]), quick, full)
     if r.ty.may_be_null(args[2]):
         return f"(CASE WHEN {x[2]} IS NULL THEN {_raise(*_NONE_STRING)} ELSE {sql} END)"
     return sql
