@@ -32,7 +32,14 @@ from looplift.sqltext import sql_string
 
 from ..ir.nodes import Apply, Expr, Lit, Prim, Var
 
-__all__ = ["case_mapped", "stripped", "last_char_not_space", "INT_FAST", "ascii_root", "ascii_first"]
+__all__ = [
+    "case_mapped",
+    "stripped",
+    "last_char_not_space",
+    "INT_FAST",
+    "ascii_root",
+    "ascii_first",
+]
 
 #: ``int(s)`` that a plain CAST reads as Python does: ASCII whitespace, a sign, 1-18 digits
 INT_FAST = "^[ \\t\\n\\x0b\\f\\r]*[+-]?[0-9]{1,18}[ \\t\\n\\x0b\\f\\r]*$"
