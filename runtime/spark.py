@@ -171,6 +171,11 @@ def not_null(col: Any, label: str, what: str, t: str) -> Any:
         return col
     msg = (f"looplift: column {label!r} ({what}, {t}) is null; "
            f"declare it Optional[{base_type(t)}] to allow nulls")  # fmt: skip
+    if base_type(t) == "str":
+        # a last operand never reached (raise_error raises) makes the column non-nullable,
+        # so Spark drops the SQL function's own null check: the body is then the top of the
+        # expression, where Spark computes a value used in every condition of a CASE once
+        return F.coalesce(col, F.raise_error(F.lit(msg)), F.lit(""))
     return F.coalesce(col, F.raise_error(F.lit(msg)))
 
 

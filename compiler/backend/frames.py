@@ -151,7 +151,9 @@ class FramesMixin:
 
     # -- values ------------------------------------------------------------------
     def renderer(self, fk: FrameKey) -> SqlRenderer:
-        return SqlRenderer(self.a, self.ty, lambda n: self.resolve(n, fk), self.refs, self.pycalls)
+        return SqlRenderer(self.a, self.ty, lambda n: self.resolve(n, fk), self.refs, self.pycalls,
+                           conds=list(self.known_sql.get(fk, ())),
+                           reads_matches=fk in self.known)  # fmt: skip
 
     def resolve(self, name: str, fk: FrameKey) -> str | None:
         """SQL for ``name`` inside frame ``fk`` (a column), or None to inline its value."""
@@ -172,7 +174,7 @@ class FramesMixin:
         if not is_read and home == fk and is_temp(name) and self.uses.get(name, 0) <= 1:
             # a condition that guards other values is repeated in each guard: inlined only
             # when short (else a column, computed and written once)
-            if not b.guards and (self.guard_uses.get(name, 0) == 0
+            if not self.unknown_guards(fk, b.guards) and (self.guard_uses.get(name, 0) == 0
                                  or cheap(self.renderer(fk).expr(v))):  # fmt: skip
                 return None
         self.materialize(name)
@@ -237,7 +239,7 @@ class FramesMixin:
         if name in fr.cols:
             return
         r = self.renderer(home)
-        with r.under(b.guards) as guard:
+        with r.under(self.unknown_guards(home, b.guards)) as guard:
             sql = r.expr(v)
         if guard is not None:
             sql = f"CASE WHEN {guard} THEN {sql} END"

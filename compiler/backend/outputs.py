@@ -14,6 +14,7 @@ from ..analysis import Site
 from ..dataflow.payloads import GLOBAL, FrameKey, Return, Yield
 from .container_loops import each_row_types
 from .errors import BackendError
+from .filter_first import FilterFirstMixin
 from .frame import spark_col
 from .rows import row_types, tuple_items
 from .sql import quote_ident
@@ -32,7 +33,7 @@ class Outputs:
     exploded: set[int] = field(default_factory=set)  # yields of rows per container value
 
 
-class OutputsMixin:
+class OutputsMixin(FilterFirstMixin):
     def visit_Yield(self, op: Yield) -> None:
         site = op.site.site
         ordered = self.ordered_op_of(site.loops)
@@ -45,8 +46,9 @@ class OutputsMixin:
             self.out.ordered.setdefault(ordered.name, []).append(site)
         else:
             fk = self.frame_key(site.loops)
+            self.filter_first(site, fk, op.index in self.out.exploded)
             r = self.renderer(fk)
-            with r.under(site.guards) as guard:
+            with r.under(self.unknown_guards(fk, site.guards)) as guard:
                 exprs = [r.expr(x) for x in tuple_items(site.args[0], self.a)]
             self.out.parts.append((op.index, fk, exprs, guard))
         if self.out.width is None:

@@ -153,6 +153,8 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
         self.source = None
         self.field_names = self._field_names()
         self.field_of_col: dict[str, int] = {}
+        self.known: dict[FrameKey, frozenset[Any]] = {}  # (backend/filter_first.py)
+        self.known_sql: dict[FrameKey, list[str]] = {}
 
     # -- the visit ----------------------------------------------------------------
     def run(self) -> PlanModule:

@@ -36,12 +36,16 @@ from .datetimes import datetime_rule  # noqa: F401
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, PyCallKind, TooBig
 from .maps import dict_get_rule  # noqa: F401
+from .matchsql import group_read, match_call, match_test
 from .rules import form_for, overload_for, rule_for
 from .strsql import FLOAT_RE, INT_RE, render_index, truthy
 from .strtypes import element_type
 from .trysql import raise_code_sql  # noqa: F401
 from .types import Typing, spark_type
 from .windows import window_rule  # noqa: F401
+
+#: tests of a match object's truth (True: the test itself, False: its negation)
+_MATCH_TESTS = {"bool": True, "is_not_none": True, "not": False, "is_none": False}
 
 __all__ = ["SqlRenderer", "quote_ident", "sql_string", "sql_literal", "BackendError", "PyCall"]
 
@@ -81,6 +85,9 @@ class SqlRenderer(GuardedSql):
     # effects (a scalar function: every binding inlined), not in a plan that makes columns
     bind_lets: bool = False
     budget: int | None = None  # values rendered at most (then TooBig); None: no limit
+    # read a match object's test and groups where used (.matchsql), not its array of groups:
+    # in a scalar function and in a frame filtered on the test (else the array is a column)
+    reads_matches: bool = True
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
@@ -94,7 +101,14 @@ class SqlRenderer(GuardedSql):
             self.depth -= 1
 
     def cond(self, e: Expr) -> str:
-        """Python truthiness of ``e`` as a SQL boolean."""
+        """Python truthiness of ``e`` as a SQL boolean (of a match object: the match test,
+        without building the match, :mod:`.matchsql`)."""
+        call = match_call(self, e) if self.reads_matches else None
+        if call is not None:
+            try:
+                return match_test(self, call)
+            except BackendError:  # the string is not a value of this frame
+                pass
         return self._truthy(self.expr(e), self._t(e), self.ty.may_be_null(e))
 
     def guards(self, guards: tuple[tuple[str, bool], ...]) -> str:
@@ -239,6 +253,13 @@ class SqlRenderer(GuardedSql):
             return self._table(op, args)
         if op == "raise_code":  # a try's test renders its operands where it tests them
             return raise_code_sql(self, args)
+        if op == "match.group" and self.reads_matches:  # a group read, no match built
+            call = match_call(self, args[0])
+            got = group_read(self, call, args[1]) if call is not None else None
+            if got is not None:
+                return got
+        if op in _MATCH_TESTS and self.reads_matches and match_call(self, args[0]) is not None:
+            return self._match_truth(op, args[0])
         ts = [self._t(x) for x in args]
         x = [self._expr(a) for a in args]
 
@@ -250,6 +271,12 @@ class SqlRenderer(GuardedSql):
                 self.operands.pop()
 
         return self.bind(x, build)
+
+    def _match_truth(self, op: str, m: Expr) -> str:
+        """``not m``, ``bool(m)``, ``m is None``, ``m is not None`` of a match object: its
+        match test (:mod:`.matchsql`)."""
+        test = self.cond(m)
+        return test if _MATCH_TESTS[op] else f"(NOT {test})"
 
     def _prim_sql(self, op: str, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str:
         registered = overload_for(op, ts) or rule_for(op)  # datetime arithmetic: an overload

@@ -50,11 +50,12 @@ from ..primitives.grammar import (
     INT_RE,
     _char_class,
 )  # noqa: F401
-from ..primitives.regex import group_reads, java_pattern, java_replacement
+from ..primitives.regex import ascii_java_pattern, group_reads, java_pattern, java_replacement
 from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
 from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule
+from .strfast import INT_FAST, ascii_first, ascii_root, case_mapped, stripped
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 
@@ -194,8 +195,8 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
     if m in ("strip", "lstrip", "rstrip"):
         where = {"strip": "BOTH", "lstrip": "LEADING", "rstrip": "TRAILING"}[m]
         if n == 1 or (isinstance(args[1], Lit) and args[1].value is None):
-            chars = sql_string(WHITESPACE)
-        elif ts[1] == "str" and not r.ty.may_be_null(args[1]):
+            return stripped(where, sql_string(WHITESPACE), s)  # the end trimmed only if needed
+        if ts[1] == "str" and not r.ty.may_be_null(args[1]):
             chars = x[1]
         elif ts[1] == "str":  # s.strip(None) strips whitespace
             chars = f"coalesce({x[1]}, {sql_string(WHITESPACE)})"
@@ -208,7 +209,7 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
         piece = f"({_CASE_GUARD}|[^{_CASE_GUARD[1:-1]}]+)"  # matched by code point
         rare = (f"array_join(transform(regexp_extract_all({s}, {sql_string(piece)}, 1), _c -> CASE WHEN _c RLIKE "
                 f"{sql_string('^' + _CASE_GUARD + '$')} THEN _c ELSE {m}(_c) END), '')")  # fmt: skip
-        return f"(CASE WHEN {s} RLIKE {sql_string(_CASE_GUARD)} THEN {rare} ELSE {m}({s}) END)"
+        return case_mapped(m, s, _CASE_GUARD, rare)
     if m in ("split", "rsplit"):
         sep = args[1] if n > 1 else Lit(None)
         maxsplit = _lit(args[2]) if n > 2 else -1
@@ -309,6 +310,10 @@ def _match(r: Emitter, op: str, args: tuple[Expr, ...], x: list[str]) -> str:
     return r.bind(x, build)
 
 
+#: the longest subject SQL written twice for an ASCII fast path (once per branch)
+_FAST_SUBJECT = 1000
+
+
 def _sub(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
     """``re.sub(p, repl, s)`` of a pattern Java matches as Python does and a constant
     template (``\\1``, ``\\g<name>`` as Java's ``$1``): ``regexp_replace``."""
@@ -316,6 +321,12 @@ def _sub(r: Emitter, args: tuple[Expr, ...], x: list[str]) -> str:
     java, jrepl = java_pattern(pat, fl), java_replacement(pat, repl, fl)
     assert java is not None and jrepl is not None
     sql = f"regexp_replace({x[2]}, {sql_string(java)}, {sql_string(jrepl)})"
+    fast = ascii_java_pattern(pat, fl)
+    s = r._operand_sql(args[2], whole=True)  # type: ignore[attr-defined]  # (not bound)
+    if fast is not None and len(s) <= _FAST_SUBJECT:  # ASCII text: backend/strfast.py
+        full = f"regexp_replace({s}, {sql_string(java)}, {sql_string(jrepl)})"
+        quick = f"regexp_replace({s}, {sql_string(fast)}, {sql_string(jrepl)})"
+        sql = ascii_first(ascii_root(r, args[2]), quick, full)
     if r.ty.may_be_null(args[2]):
         return f"(CASE WHEN {x[2]} IS NULL THEN {_raise(*_NONE_STRING)} ELSE {sql} END)"
     return sql
@@ -575,11 +586,8 @@ def render_int(s: str) -> str:
     big = raise_sql("OverflowError", "int() of a string beyond 64 bits (Python gives a big int)",
                     detail=["int(", Sql(py_repr_sql(s)), ")"])  # fmt: skip
     num = _normalized_number(s)
-    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
-    fast = f"^{ascii_ws}*[+-]?[0-9]{{1,18}}{ascii_ws}*$"  # fits in 64 bits: a plain CAST
-    return (
-        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
-        f"FROM {s}) AS BIGINT) "
+    return (  # fits in 64 bits: a plain CAST (which trims the ASCII whitespace itself)
+        f"(CASE WHEN {s} RLIKE {sql_string(INT_FAST)} THEN CAST({s} AS BIGINT) "
         f"WHEN {s} IS NULL THEN {_raise(_INT_NONE, 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
         f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"

@@ -35,7 +35,7 @@ import re
 import sys
 from functools import cache
 
-__all__ = ["group_reads", "java_pattern", "java_replacement", "refusal"]
+__all__ = ["ascii_java_pattern", "group_reads", "java_pattern", "java_replacement", "refusal"]
 
 try:  # CPython 3.11+
     from re import _constants as C  # noqa: N812
@@ -64,6 +64,23 @@ def java_pattern(pattern: str, flags: int = 0) -> str | None:
     return out if not isinstance(out, _Refused) else None
 
 
+def ascii_java_pattern(pattern: str, flags: int = 0) -> str | None:
+    """The Java regex matching exactly what CPython's ``re`` matches on ASCII strings only:
+    every class clipped to its ASCII characters (a few range tests, where the exact class
+    of ``\\d`` is ~65 ranges), or None where it is :func:`java_pattern` itself (or that
+    refuses the pattern). For a fast path behind an ASCII test of the subject.
+
+    >>> ascii_java_pattern(r"\\d+")
+    '[0-9]+'
+    >>> ascii_java_pattern(r"[a-z]+") is None, ascii_java_pattern(r"\\s", re.ASCII) is None
+    (True, True)
+    """
+    if java_pattern(pattern, flags) is None:
+        return None
+    out = _translate(pattern, flags, True)
+    return out if isinstance(out, str) and out != java_pattern(pattern, flags) else None
+
+
 def refusal(pattern: str, flags: int = 0) -> str | None:
     """Why :func:`java_pattern` refuses ``pattern`` (the construct that keeps it in
     Python, for ``--explain``), or None when it translates it.
@@ -78,7 +95,7 @@ def refusal(pattern: str, flags: int = 0) -> str | None:
 
 
 @cache
-def _translate(pattern: str, flags: int) -> str | _Refused:
+def _translate(pattern: str, flags: int, ascii_subject: bool = False) -> str | _Refused:
     bad = flags & ~_ALLOWED_FLAGS
     if bad:
         return _Refused(_flag_name(bad))
@@ -91,7 +108,7 @@ def _translate(pattern: str, flags: int) -> str | _Refused:
         return _Refused("inline flag " + _flag_name(bad))
     if tree.getwidth()[0] == 0:
         return _Refused("a pattern that can match the empty string (engines differ on empty matches)")
-    ascii_ = bool(tree.state.flags & re.ASCII)
+    ascii_ = bool(tree.state.flags & re.ASCII) or (2 if ascii_subject else False)
     dotall = bool(tree.state.flags & re.DOTALL)
     try:
         out = _seq(tree, ascii_, dotall)
@@ -265,7 +282,10 @@ def _class(items: list, a: bool) -> str:
         elif op is C.CATEGORY:
             ivs.extend(_category(av, a))
     ivs = _merge(ivs)
-    return _java_class(_complement(ivs) if negate else ivs)
+    out = _complement(ivs) if negate else ivs
+    if a == 2:  # an ASCII subject: the class's ASCII characters decide
+        out = [(lo, min(hi, 0x7F)) for lo, hi in out if lo <= 0x7F]
+    return _java_class(out)
 
 
 def _merge(ivs: list[tuple[int, int]]) -> list[tuple[int, int]]:
@@ -316,7 +336,7 @@ def _category(cat: object, a: bool) -> list[tuple[int, int]]:
             C.CATEGORY_NOT_SPACE: "S", C.CATEGORY_WORD: "w", C.CATEGORY_NOT_WORD: "W"}.get(cat)  # type: ignore[call-overload]  # fmt: skip
     if name is None:
         raise _Refused(f"the category {cat}")
-    ivs = list(_category_ranges(name.lower(), a))
+    ivs = list(_category_ranges(name.lower(), bool(a) and a != 2))  # (2: Unicode, clipped later)
     return _complement(ivs) if name.isupper() else ivs
 
 

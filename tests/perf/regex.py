@@ -21,16 +21,15 @@ CPython (the sample functions run in Python) on 2,000 generated rows plus hand-p
 ones before timing. Targets (issue 27): compiled <= 1.3x hand-written, pandas UDF >= 3x
 compiled.
 
-Measured once (2026-11-26, 1,000,000 rows, 3 rounds, a 2-core machine shared with other
-Spark jobs, so the spread is wide): text ``clean_text_ascii`` 1.14x hand-written (PASS),
-``clean_text`` (Unicode ``\\d``) 1.88x, log ``parse_log`` 3.0x; pandas 2.1x / 5.1x the
-hand-written. Known costs: (1) a Unicode class of ~65 ranges, some beyond the BMP, is
-5x slower in java.util.regex than Java's ASCII ``\\d`` (a JMH-less loop: 822 ms vs
-163 ms; the ASCII guard ``[G&&[...]]`` took it from 2,209 ms); (2) the match object as
-``CASE WHEN regexp_like(s, p) THEN array(regexp_extract ...) END`` filtered on ``m IS NOT
-NULL`` is ~2.3x the same extracts after a ``regexp_like`` filter (measured on Spark:
-``WHERE regexp_like`` then ``array(regexp_extract ...)`` is 1.0x hand-written) -- the
-``if m:`` test should be hoisted into a filter ahead of the groups.
+Measured before issue 27's items 2 and 5 (2026-11-26, 1,000,000 rows, 3 rounds): text
+``clean_text_ascii`` 1.14x hand-written, ``clean_text`` (Unicode ``\\d``) 1.88x, log
+``parse_log`` 3.0x. The causes, since removed: (1) a Unicode class of ~65 ranges is 5x
+slower in java.util.regex than Java's ASCII ``\\d`` (now: its ASCII clip behind an ASCII
+test of the text); (2) the match object as ``CASE WHEN regexp_like(s, p) THEN
+array(regexp_extract ...) END`` filtered on ``m IS NOT NULL`` (now: ``WHERE
+regexp_like`` then one ``regexp_extract`` per group read). After (2026-11-27, 500,000
+rows, load ~30): 1.16x (log), 1.07-1.59x (text), 1.02-1.30x (text, ASCII); see
+docs/performance.md.
 """
 
 from __future__ import annotations

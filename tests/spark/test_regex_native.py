@@ -74,13 +74,26 @@ class _Types:
         return False
 
 
+class _Analysis:
+    bound: dict[str, Any] = {}
+
+
 class _Emitter:
-    """The two things the ``re`` renderers ask of the emitter."""
+    """What the ``re`` renderers ask of the emitter: ``s`` is a column (so ``re.sub`` of a
+    pattern with non-ASCII classes has its ASCII fast path, tested on ``s``)."""
 
     ty = _Types()
+    a = _Analysis()
+    local: dict[str, str] = {}
 
     def bind(self, x: list[str], build: Any) -> str:
         return build(x)
+
+    def expr(self, e: Any) -> str:
+        return "`s`"
+
+    def _operand_sql(self, e: Any, whole: bool = False) -> str:
+        return "`s`"
 
 
 _S = Var("s")

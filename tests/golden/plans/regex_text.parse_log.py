@@ -22,78 +22,40 @@ def plan(spark, lines):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(lines, 'lines', ['int', 'str'], names=['line_no', 'line'])
-    rows_2 = rows.withColumn(
-        'm',
+    # the rows the yield keeps, before its values are computed
+    rows_2 = rows.where(
         E(
-            "(CASE WHEN regexp_like(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0"
-            '-9])\\\\x{3a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}'
-            "([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))') THEN array(regexp_extract(`line`, "
-            "'\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a"
-            '}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+'
-            ")\\\\x{3a}\\\\x{20}([^\\\\n]*))', 0), regexp_extract(`line`, "
-            "'\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a"
-            '}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+'
-            ")\\\\x{3a}\\\\x{20}([^\\\\n]*))', 1), regexp_extract(`line`, "
-            "'\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a"
-            '}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+'
-            ")\\\\x{3a}\\\\x{20}([^\\\\n]*))', 2), regexp_extract(`line`, "
-            "'\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a"
-            '}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+'
-            ")\\\\x{3a}\\\\x{20}([^\\\\n]*))', 3), regexp_extract(`line`, "
-            "'\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a"
-            '}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+'
-            ")\\\\x{3a}\\\\x{20}([^\\\\n]*))', 4), regexp_extract(`line`, "
-            "'\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a"
-            '}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+'
-            ")\\\\x{3a}\\\\x{20}([^\\\\n]*))', 5)) END)"
+            "regexp_like(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9][0-9])\\\\x{3"
+            'a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\x{2e}'
+            "0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))')"
         ),
     )
-    rows_3 = rows_2.withColumn(
-        'group',
-        E(
-            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at regex_text.py:36 in "
-            "parse_log)') ELSE element_at(`m`, 2) END) END"
-        ),
-    )
-    rows_4 = rows_3.withColumn(
-        'group_2',
-        E(
-            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at regex_text.py:36 in "
-            "parse_log)') ELSE element_at(`m`, 3) END) END"
-        ),
-    )
-    rows_5 = rows_4.withColumn(
-        'group_3',
-        E(
-            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at regex_text.py:36 in "
-            "parse_log)') ELSE element_at(`m`, 4) END) END"
-        ),
-    )
-    rows_6 = rows_5.withColumn(
-        'group_4',
-        E(
-            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at regex_text.py:36 in "
-            "parse_log)') ELSE element_at(`m`, 5) END) END"
-        ),
-    )
-    rows_7 = rows_6.withColumn(
-        'group_5',
-        E(
-            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at regex_text.py:36 in "
-            "parse_log)') ELSE element_at(`m`, 6) END) END"
-        ),
-    )
-    out = rows_7.where(E('coalesce((`m` IS NOT NULL), FALSE)')).select(
+    out = rows_2.select(
         F.col('line_no'),
-        F.col('group').alias('day'),
-        F.col('group_2').alias('hour'),
-        F.col('group_3').alias('level'),
-        F.col('group_4').alias('logger'),
-        F.col('group_5').alias('message'),
+        E(
+            "regexp_extract(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9]["
+            '0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d'
+            "}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 1)"
+        ).alias('day'),
+        E(
+            "regexp_extract(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9]["
+            '0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d'
+            "}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 2)"
+        ).alias('hour'),
+        E(
+            "regexp_extract(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9]["
+            '0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d'
+            "}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 3)"
+        ).alias('level'),
+        E(
+            "regexp_extract(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9]["
+            '0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d'
+            "}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 4)"
+        ).alias('logger'),
+        E(
+            "regexp_extract(`line`, '\\\\A(?:([0-9]{4}\\\\x{2d}[0-9][0-9]\\\\x{2d}[0-9][0-9])\\\\x{20}([0-9]["
+            '0-9])\\\\x{3a}[0-9][0-9]\\\\x{3a}[0-9][0-9]\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d'
+            "}\\\\x{20}([\\\\x{2e}0-9A-Z\\\\x{5f}a-z]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 5)"
+        ).alias('message'),
     )
     return out

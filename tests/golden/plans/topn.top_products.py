@@ -30,11 +30,11 @@ def plan(spark, sales):
             '`row_1` ASC NULLS FIRST)'
         ),
     )
-    rows_3 = rows_2.withColumn('i', E('(`rank` - 1L)'))
-    rows_4 = rows_3.withColumn('total', E('CASE WHEN (`rank` <= 2L) THEN (`i` + 1L) END'))
-    out = rows_4.where(E('(`rank` <= 2L)')).select(
+    rows_3 = rows_2.where(E('(`rank` <= 2L)'))  # the rows the yield keeps, before its values are computed
+    rows_4 = rows_3.withColumn('i', E('(`rank` - 1L)'))
+    out = rows_4.select(
         F.col('category'),
-        F.col('total').alias('rank'),
+        E('(`i` + 1L)').alias('rank'),
         F.col('row_1').alias('product'),
         F.col('row_2').alias('units'),
     )

@@ -1,0 +1,101 @@
+"""Fast paths of exact string lowerings: the common rows decided by a cheap test first,
+the exact (slower) path only for the rows that need it (issue 27, item 4).
+
+Each form is exact on every string: the fast path is taken only where it gives CPython's
+answer, which the test proves for that row. The operand is written so that Spark
+evaluates it once (it appears in the first condition of a ``CASE`` and in every other
+condition, where Spark's subexpression elimination computes it once per row).
+
+- ``lower``/``upper``: an ASCII string (``length(s) = octet_length(s)``: one character a
+  byte) has no character whose case mapping differs between CPython and Spark, so the
+  plain ``lower(s)`` is exact; other strings are tested for those characters first;
+- ``strip``/``rstrip`` (whitespace): Spark's ``trim(... FROM s)`` with a set of characters
+  builds two position arrays of the whole string to trim its end; where the last
+  character is a printable ASCII one or C1 ``\\x80``-``\\x84`` (not whitespace: a code point
+  in [0x21, 0x84]) there is nothing to trim at the end, and only the start is trimmed;
+- ``int(s)``: a string of ASCII whitespace, a sign and at most 18 ASCII digits is a plain
+  ``CAST`` (Spark trims those whitespace characters itself); others go through Python's
+  full grammar;
+- a regex whose classes hold non-ASCII characters (``\\d`` is ~65 ranges, which Java tests
+  one by one): on ASCII text, the same regex with each class clipped to its ASCII
+  characters (``regex.ascii_java_pattern``), tested on the column the text comes from.
+
+>>> print(case_mapped("lower", "`s`", "[\\\\x{19b}]", "RARE"))
+(CASE WHEN length(`s`) <> octet_length(`s`) AND `s` RLIKE '[\\\\x{19b}]' THEN RARE ELSE lower(`s`) END)
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from looplift.sqltext import sql_string
+
+from ..ir.nodes import Apply, Expr, Lit, Prim, Var
+
+__all__ = [
+    "case_mapped",
+    "stripped",
+    "last_char_not_space",
+    "INT_FAST",
+    "ascii_root",
+    "ascii_first",
+]
+
+#: ``int(s)`` that a plain CAST reads as Python does: ASCII whitespace, a sign, 1-18 digits
+INT_FAST = "^[ \\t\\n\\x0b\\f\\r]*[+-]?[0-9]{1,18}[ \\t\\n\\x0b\\f\\r]*$"
+
+
+def case_mapped(m: str, s: str, guard: str, rare: str) -> str:
+    """``s.lower()`` / ``s.upper()``: ``rare`` (the split around the characters whose
+    mapping differs) only for non-ASCII strings holding one of them (``guard``)."""
+    return (f"(CASE WHEN length({s}) <> octet_length({s}) AND {s} RLIKE {sql_string(guard)} "
+            f"THEN {rare} ELSE {m}({s}) END)")  # fmt: skip
+
+
+def last_char_not_space(s: str) -> str:
+    """Is the last character of ``s`` one of U+0021..U+0084 (none of them is whitespace,
+    and the empty string is not)? ``ascii`` gives the first code point of its argument;
+    the range test is written with one use of it, so it is computed once."""
+    return f"(abs(2 * ascii(substr({s}, -1)) - 165) <= 99)"
+
+
+def stripped(where: str, chars: str, s: str) -> str:
+    """``s.strip()`` / ``s.rstrip()`` / ``s.lstrip()`` with Python's whitespace ``chars``
+    (a SQL string; no other set: U+0021..U+0084 must not be in it): the end is trimmed
+    only where its last character may be whitespace."""
+    full = f"trim({where} {chars} FROM {s})"
+    if where == "LEADING":  # (Spark's left trim stops at the first other character)
+        return full
+    rest = f"trim(LEADING {chars} FROM {s})" if where == "BOTH" else s
+    return f"(CASE WHEN {last_char_not_space(s)} THEN {rest} ELSE {full} END)"
+
+
+def ascii_root(r: Any, e: Expr, depth: int = 0) -> str | None:
+    """SQL of a value whose being ASCII makes ``e`` ASCII (``e`` itself when it is a column
+    or parameter; the subject of an ``re.sub`` with an ASCII template, followed down), so
+    that a regex on ``e`` can test ASCII on it without computing ``e`` once more; None
+    where there is none."""
+    if depth > 20:
+        return None
+    if isinstance(e, Var) and e.name not in r.local:
+        b = r.a.bound.get(e.name)
+        if b is None or b.value is None:  # a parameter or a row field: a column
+            return r.expr(e)
+        e = b.value
+    if (isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.op == "re.sub"
+            and isinstance(e.args[1], Lit) and isinstance(e.args[1].value, str)
+            and e.args[1].value.isascii()):  # fmt: skip
+        return ascii_root(r, e.args[2], depth + 1)
+    if isinstance(e, Apply) and isinstance(e.fn, Prim) and e.fn.op in _ASCII_KEEPING:
+        return ascii_root(r, e.args[0], depth + 1)  # (of ASCII text, ASCII text)
+    return None
+
+
+_ASCII_KEEPING = frozenset(("str.strip", "str.lstrip", "str.rstrip", "str.lower", "str.upper"))
+
+
+def ascii_first(root: str | None, fast: str | None, full: str) -> str:
+    """``full``, behind ``fast`` (the same regex on ASCII text) where ``root`` is ASCII."""
+    if root is None or fast is None:
+        return full
+    return f"(CASE WHEN length({root}) = octet_length({root}) THEN {fast} ELSE {full} END)"
