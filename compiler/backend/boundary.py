@@ -52,6 +52,11 @@ from .types import infer_types
 
 __all__ = ["Boundary", "boundary_check", "boundary_of", "boundary_sql"]
 
+#: choose the boundary-position fold where it applies; False compiles the window chain or
+#: the aggregate() fold instead (the benchmarks' alternative plans, and a way out for a
+#: scope key too large for one task's memory: those plans sort and spill)
+PREFER = True
+
 _INT = re.compile(r"\(?-? ?\d+L?\)?")  # an int literal addend, as the fold renders it
 _SMALL = 2**31
 
@@ -127,6 +132,8 @@ def boundary_of(fold: Fold) -> Boundary:
 def boundary_check(prog: Any, op: Any) -> tuple[Boundary | None, str]:
     """(the boundary-position form of ordered loop ``op`` of ``prog`` or None, why either
     way); ``op`` is a native fold (:func:`.fold.fold_check`)."""
+    if not PREFER:
+        return None, "the boundary-position fold is switched off (looplift.compiler.backend.boundary.PREFER)"
     if not op.scope:
         return None, "a loop over all rows (no scope key): the aggregate fold handles no rows"
     a = prog.analysis
@@ -200,7 +207,8 @@ class _Sql:
             at = _At("_b", "_k", "TRUE", "_all[_b]")
         else:
             at = _At("(_b + _j)", "_k", "(_j = 0)", "_x")
-        isb = f"(_j = 0 AND {self._real('_k')})" if not self.b.at_boundaries else None
+        real = self._real("_k")
+        isb = None if self.b.at_boundaries else "(_j = 0)" if real == "TRUE" else f"(_j = 0 AND {real})"
         made = []
         for (cond, _), f in zip(self.fold.sites, fields, strict=True):
             struct = self._eval(f"named_struct({', '.join(f)})", at, isb)
@@ -256,8 +264,11 @@ class _Sql:
         jp = f"_st[{jx}]"
         if kind == "count":
             cnt = f"({jx} + 1)" if self.r0_static else f"(CASE WHEN {jx} < 0 THEN 0 ELSE {jx} + IF(_r0, 1, 0) END)"  # fmt: skip
-            terms = " + ".join(f"{d} * {at.i if c == 'TRUE' else cnt}" for c, d in rest[0])
-            return f"CAST({init} + {terms} AS {t})"
+            terms = [cnt_ if d.strip("()") == "1L" else f"{d} * {cnt_}"
+                     for c, d in rest[0] for cnt_ in [at.i if c == "TRUE" else cnt]]  # fmt: skip
+            if init != f"CAST(0L AS {t})":
+                terms.insert(0, init)
+            return f"CAST({' + '.join(terms)} AS {t})"
         if kind == "start":
             return f"CASE WHEN {valid} THEN CAST({self._at_pos(rest[0], jp, f'_all[{jp}]')} AS {t}) ELSE {init} END"  # fmt: skip
         a, d = rest
