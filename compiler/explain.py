@@ -203,6 +203,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     "carried values are its accumulator, the loop body its step function; no "
                     "Python at run time"
                 )
+            if yields and n.strategy.form_why:  # why not the boundary-position fold
+                out.append(f"      ({n.strategy.form_why})")
             if yields and strat is Strategy.NATIVE_WINDOW:
                 out.append(
                     "      rows yielded in the loop (native window): each carried value before a "
