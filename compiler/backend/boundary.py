@@ -46,6 +46,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..ir.nodes import ParamKind
+from ..names import user_name
 from .fold import ACC_REF, _yield_width, fold_free, fold_of
 from .fold_model import Fold, NotFoldable
 from .types import infer_types
@@ -80,7 +81,7 @@ def boundary_of(fold: Fold) -> Boundary:
     lags = {c.field for c, f in zip(fold.carries, fold.forms, strict=True)
             if f[0] == "set" and not ACC_REF.search(f[1])}  # fmt: skip
     conds = set()
-    for c, f in zip(fold.carries, fold.forms, strict=True):
+    for f in fold.forms:
         if f[0] in ("cset", "reset"):
             conds.add(f[1])
         elif f[0] == "add":
@@ -93,7 +94,7 @@ def boundary_of(fold: Fold) -> Boundary:
         raise NotFoldable("the boundary reads a carry that is not the previous row's value")
     kinds: list[tuple] = []
     for c, f in zip(fold.carries, fold.forms, strict=True):
-        name = c.state.split(".")[0]
+        name = user_name(c.state)
         refs = set()
         if f[0] == "keep":
             kinds.append(("keep",))
@@ -116,16 +117,18 @@ def boundary_of(fold: Fold) -> Boundary:
     at_boundaries = all(_strip(y) in disjuncts or y == cond for y, _ in fold.sites)
     for (kind, *rest), c in zip(kinds, fold.carries, strict=True):
         if kind == "reset" and not at_boundaries and not (c.type == "int" and _small(rest[1])):
-            raise NotFoldable(f"`{c.state.split('.')[0]}` sums row values since the last "
+            raise NotFoldable(f"`{user_name(c.state)}` sums row values since the last "
                               "boundary, and the loop yields on rows that are not boundaries")  # fmt: skip
     where = "yields at boundaries only: one transform over the starts" if at_boundaries else \
         "yields on every row: one transform per segment"  # fmt: skip
     said = {"lag": "the previous row's value", "count": "counted per row or boundary",
             "start": "set at the boundary", "reset": "reset at the boundary, then summed"}  # fmt: skip
-    parts = [f"{c.state.split('.')[0]} {said[k[0]]}" for c, k in zip(fold.carries, kinds, strict=True)
+    parts = [f"{user_name(c.state)} {said[k[0]]}" for c, k in zip(fold.carries, kinds, strict=True)
              if k[0] in said]  # fmt: skip
-    why = (f"the carries reset at boundary rows ({'; '.join(parts)}): the boundaries' positions "
-           f"(one filter over the sorted rows) give every carried value in closed form; {where}")
+    why = (
+        f"the carries reset at boundary rows ({'; '.join(parts)}): the boundaries' positions "
+        f"(one filter over the sorted rows) give every carried value in closed form; {where}"
+    )
     return Boundary(cond, tuple(kinds), at_boundaries, why)
 
 
@@ -133,7 +136,10 @@ def boundary_check(prog: Any, op: Any) -> tuple[Boundary | None, str]:
     """(the boundary-position form of ordered loop ``op`` of ``prog`` or None, why either
     way); ``op`` is a native fold (:func:`.fold.fold_check`)."""
     if not PREFER:
-        return None, "the boundary-position fold is switched off (looplift.compiler.backend.boundary.PREFER)"
+        return (
+            None,
+            "the boundary-position fold is switched off (looplift.compiler.backend.boundary.PREFER)",
+        )
     if not op.scope:
         return None, "a loop over all rows (no scope key): the aggregate fold handles no rows"
     a = prog.analysis
@@ -172,7 +178,11 @@ class _At:
 
 
 def boundary_sql(
-    fold: Fold, b: Boundary, row: Any, init: dict[str, str], types: dict[str, str],
+    fold: Fold,
+    b: Boundary,
+    row: Any,
+    init: dict[str, str],
+    types: dict[str, str],
     reader_types: list[str],
 ) -> tuple[str, str | None, str]:
     """(the segment starts ``_st``, the first row's boundary ``_r0`` or None when it is
@@ -202,13 +212,21 @@ class _Sql:
 
     # rows at boundaries, or every row
     def _rows(self) -> str:
-        fields = [tuple(f"'o{j}', {x}" for j, x in enumerate(items)) for _, items in self.fold.sites]
+        fields = [
+            tuple(f"'o{j}', {x}" for j, x in enumerate(items)) for _, items in self.fold.sites
+        ]
         if self.b.at_boundaries:
             at = _At("_b", "_k", "TRUE", "_all[_b]")
         else:
             at = _At("(_b + _j)", "_k", "(_j = 0)", "_x")
         real = self._real("_k")
-        isb = None if self.b.at_boundaries else "(_j = 0)" if real == "TRUE" else f"(_j = 0 AND {real})"
+        isb = (
+            None
+            if self.b.at_boundaries
+            else "(_j = 0)"
+            if real == "TRUE"
+            else f"(_j = 0 AND {real})"
+        )
         made = []
         for (cond, _), f in zip(self.fold.sites, fields, strict=True):
             struct = self._eval(f"named_struct({', '.join(f)})", at, isb)
@@ -285,7 +303,11 @@ class _Sql:
         and B's disjunct ``that carry IS NULL``)?"""
         for d in _disjuncts(self.b.cond):
             m = re.fullmatch(r"_fa\.(c\d+) IS NULL", d)
-            if m and self.kinds[m.group(1)][0] == "lag" and self.init[m.group(1)].startswith("CAST(NULL AS"):
+            if (
+                m
+                and self.kinds[m.group(1)][0] == "lag"
+                and self.init[m.group(1)].startswith("CAST(NULL AS")
+            ):
                 return True
         return False
 
@@ -352,7 +374,11 @@ def _disjuncts(sql: str) -> list[str]:
         if inner.startswith("CASE WHEN ") and inner.endswith(" END"):
             body = inner[len("CASE WHEN ") : -len(" END")]
             halves = _top_split(body, " THEN NULL ELSE ")
-            if len(halves) == 2 and " WHEN " not in halves[1] and " THEN " not in _top_level(halves[0]):
+            if (
+                len(halves) == 2
+                and " WHEN " not in halves[1]
+                and " THEN " not in _top_level(halves[0])
+            ):
                 return [*_disjuncts(halves[0]), f"{_strip(halves[1])} IS NULL"]
     return [sql]
 

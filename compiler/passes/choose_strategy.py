@@ -30,10 +30,10 @@ from ..dataflow.strategy import Choice, Strategy
 from ..ir.nodes import Apply, Let, Lit, Prim
 from ..ir.prims import runs_python
 from ..ir.traverse import children
-from ..primitives import NOT_LIT
-from ..primitives.strmethods import re_refusal
 from ..names import is_temp
 from ..operators import OperatorKind, StateOperator
+from ..primitives import NOT_LIT
+from ..primitives.strmethods import re_refusal
 from ..program import Program
 
 __all__ = ["choose_strategy", "python_prims", "state_choice"]

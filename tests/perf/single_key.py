@@ -80,7 +80,9 @@ def run_one(name: str, rows: int) -> dict[str, Any]:
         out["status"] = "failed: " + common.first_line(e, 160)
     out["seconds"] = round(time.perf_counter() - start, 1)
     try:
-        out["memory_mb"] = {k: v // (1024 * 1024) for k, v in common.memory_of_group(spark, name).items()}
+        out["memory_mb"] = {
+            k: v // (1024 * 1024) for k, v in common.memory_of_group(spark, name).items()
+        }
     except Exception as e:  # noqa: BLE001 - the JVM may be gone after an OutOfMemoryError
         out["memory_mb"] = {"error": common.first_line(e, 80)}
     return out
@@ -104,12 +106,16 @@ def main(argv: list[str] | None = None) -> int:
                "--variant", name, "--inline"]  # fmt: skip
         start = time.perf_counter()
         try:
-            proc = subprocess.run(cmd, capture_output=True, text=True, timeout=args.timeout, check=False)
+            proc = subprocess.run(
+                cmd, capture_output=True, text=True, timeout=args.timeout, check=False
+            )
             lines = [ln for ln in proc.stdout.splitlines() if ln.startswith("RESULT ")]
             if lines:
-                res = json.loads(lines[-1][len("RESULT "):])
+                res = json.loads(lines[-1][len("RESULT ") :])
             else:
-                tail = [ln for ln in proc.stderr.splitlines() if "Error" in ln or "error" in ln][-1:]
+                tail = [ln for ln in proc.stderr.splitlines() if "Error" in ln or "error" in ln][
+                    -1:
+                ]
                 res = {"variant": name, "status": f"failed (exit {proc.returncode}): {tail}",
                        "seconds": round(time.perf_counter() - start, 1), "memory_mb": {}}  # fmt: skip
         except subprocess.TimeoutExpired:

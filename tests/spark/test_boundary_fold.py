@@ -15,7 +15,6 @@ from __future__ import annotations
 import datetime
 import os
 from collections import Counter
-from pathlib import Path
 from typing import Any
 
 import pytest
@@ -98,7 +97,10 @@ def test_a_reset_sum_per_row_is_not_one() -> None:
     """A balance summing row values since a marker, read on every row, would need a sum
     per row over its segment: it stays the aggregate fold (or a window)."""
     got = _strategy_of(S.reset_balance)
-    assert Strategy.NATIVE_BOUNDARY not in got and got & {Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW}
+    assert Strategy.NATIVE_BOUNDARY not in got and got & {
+        Strategy.NATIVE_FOLD,
+        Strategy.NATIVE_WINDOW,
+    }
 
 
 @st.composite
