@@ -79,3 +79,21 @@ def reset_balance(rows: RowStream[str, int, int, Optional[int]]):  # noqa: UP045
             if amount is not None:
                 balance += amount
             yield acct, t, amount, balance
+
+
+@dataflow(columns=("acct", "upto", "n", "total"))
+def marked_totals(rows: RowStream[str, int, int, int]):
+    """At each marked row, the rows and the sum of amounts since the previous mark (or
+    the start), then once for the rest: yields at boundaries only, the first row a
+    boundary only when marked, and a reset sum of row values."""
+    for acct, g in group_by(0, rows, order_by=(1, 2)):
+        n = 0
+        total = 0
+        for _a, t, marker, amount in g:
+            if marker == 1:
+                yield acct, t, n, total
+                n = 0
+                total = 0
+            n += 1
+            total += amount
+        yield acct, -1, n, total

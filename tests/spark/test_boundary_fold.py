@@ -68,10 +68,12 @@ SPECS: dict[str, tuple[Any, tuple, tuple]] = {
     "runs_per_row": (S.runs_per_row, (KEYS, TIES, SMALL), (GAPS,)),
     "run_totals": (S.run_totals, (KEYS, TIES, opt(SMALL)), (GAPS,)),
     "reset_counts": (S.reset_counts, (UKEYS, TIES, MARK), ()),
+    "marked_totals": (S.marked_totals, (UKEYS, TIES, MARK, SMALL), ()),
 }
 # the ints near ±2**62: running sums leave 64 bits (Python's result does not fit)
 OVERFLOW = {
     "session_summaries": (KEYS, BIG),
+    "marked_totals": (UKEYS, TIES, MARK, BIG),
     "run_totals": (KEYS, TIES, opt(BIG)),
 }
 # (input, verdict): a run's total of 2**63 is Python's result beyond 64 bits (both
@@ -80,6 +82,7 @@ OVERFLOW = {
 OVERFLOWING = {
     "session_summaries": (([(1, 2**63 - 1), (1, -(2**62)), (2, 0)], (1,)), "overflow allowed"),
     "run_totals": (([(1, 0, 2**62), (1, 1, 2**62), (2, 0, 1)], (5,)), "both raised"),
+    "marked_totals": (([("a", 0, 0, 2**62), ("a", 1, 0, 2**62), ("a", 2, 1, 1)], ()), "both raised"),
 }
 
 
