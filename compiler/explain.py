@@ -182,6 +182,14 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "order, then the elements",
             }.get(op.classes[0].rsplit(":", 1)[-1], "collect_list")
             out.append(f"      reduce part (native): per scope key, {text}; no Python at run time")
+        elif strat is Strategy.NATIVE_BOUNDARY and op.name not in made_python:
+            out.append(
+                "      reduce part (boundary-position fold): per scope key, the rows sorted in the "
+                "loop's order (sort_array(collect_list(...))), the positions where the carries "
+                f"reset, each carried value from those positions ({n.strategy.form_why}); chosen "
+                "over a window chain and aggregate() over every row; it holds a scope key's rows "
+                "in one task's memory (no spill); no Python at run time"
+            )
         elif strat in (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW) and op.name not in made_python:
             loop = op.name.removeprefix("ordered.")
             yields = any(loop in y.site.loops for y in prog.kinds.yields)
@@ -195,6 +203,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     "carried values are its accumulator, the loop body its step function; no "
                     "Python at run time"
                 )
+            if yields and n.strategy.form_why:  # why not the boundary-position fold
+                out.append(f"      ({n.strategy.form_why})")
             if yields and strat is Strategy.NATIVE_WINDOW:
                 out.append(
                     "      rows yielded in the loop (native window): each carried value before a "

@@ -230,8 +230,14 @@ class _FoldBuilder:
             raise NotFoldable(f"the step function would be {len(step)} characters of SQL")
         readers = tuple(self._readers())
         window = self._window() if self.out_types is not None else None
+        forms = tuple(self._expand_all(self.forms[c.field]) for c in self.carries)
+        sites = tuple(self._expand_all(site) for site in self.yield_sites)
         return Fold(tuple(self.carries), f"struct<{', '.join(fields)}>", step, readers, out_type,
-                    self.free, window)  # fmt: skip
+                    self.free, window, forms, sites)  # fmt: skip
+
+    def _expand_all(self, x: Any) -> Any:
+        """``x`` (SQL, or tuples of it) with the shared values' placeholders resolved."""
+        return self._expand(x) if isinstance(x, str) else tuple(self._expand_all(y) for y in x)
 
     # -- the rows it yields as window functions ---------------------------------------------
     def _expand(self, sql: str) -> str:
@@ -287,7 +293,9 @@ class _FoldBuilder:
             elif kinds <= {"keep", "add"}:
                 dt = t[1] if t[0] == "add" else "0"
                 do = o[1] if o[0] == "add" else "0"
-                out[f] = ("add", f"(CASE WHEN {c} THEN {dt} ELSE {do} END)")
+                terms = tuple((_and(c, ct), d) for ct, d in (t[2] if t[0] == "add" else ()))
+                terms += tuple((_and(f"(NOT {c})", co), d) for co, d in (o[2] if o[0] == "add" else ()))
+                out[f] = ("add", f"(CASE WHEN {c} THEN {dt} ELSE {do} END)", terms)
             elif kinds <= {"keep", "set", "cset"}:
                 (ct, vt), (co, vo) = _guarded(t), _guarded(o)
                 cond = _case(c, ct, co)
@@ -506,7 +514,10 @@ class _FoldBuilder:
             ):
                 d = self._value(arg, cur)
                 d = f"(- {d})" if call.method == "sub" else d
-                self.forms[c.field] = ("add", d if form[0] == "keep" else f"({form[1]} + {d})")
+                self.forms[c.field] = _added(form, d)
+            elif call.method in ("add", "sub") and form[0] in ("cset", "reset") and c.type in ("int", "float"):
+                d = self._value(arg, cur)
+                self.forms[c.field] = _added(form, f"(- {d})" if call.method == "sub" else d)
             else:
                 self.forms[c.field] = ("set", cur[c.field])
             return cur
@@ -541,8 +552,8 @@ class _FoldBuilder:
             cur[c.field] = self._share(f"({cur[c.field]} {'-' if sign == '-' else '+'} {value})")
             form = self.forms[c.field]
             d = value if sign != "-" else f"(- {value})"
-            if form[0] in ("keep", "add"):
-                self.forms[c.field] = ("add", d if form[0] == "keep" else f"({form[1]} + {d})")
+            if form[0] in ("keep", "add", "cset", "reset"):
+                self.forms[c.field] = _added(form, d)
             else:
                 self.forms[c.field] = ("set", cur[c.field])
         return cur
@@ -592,6 +603,23 @@ def _case(c: str, then: str, other: str) -> str:
     if (then, other) == ("FALSE", "TRUE"):
         return f"(NOT {c})"
     return f"(CASE WHEN {c} THEN {then} ELSE {other} END)"
+
+
+def _added(form: tuple, d: str) -> tuple:
+    """A carry's form after ``+= d``: an addition (``("add", sum, terms)``, ``terms`` the
+    (condition, addend) pairs), or after a conditional set a reset addition
+    (``("reset", cond, value, addend)``: ``CASE WHEN cond THEN value ELSE x END + addend``)."""
+    if form[0] == "keep":
+        return ("add", d, (("TRUE", d),))
+    if form[0] == "add":
+        return ("add", f"({form[1]} + {d})", (*form[2], ("TRUE", d)))
+    if form[0] == "cset":
+        return ("reset", form[1], form[2], d)
+    return ("reset", form[1], form[2], f"({form[3]} + {d})")
+
+
+def _and(c: str, other: str) -> str:
+    return c if other == "TRUE" else f"({c} AND {other})"
 
 
 def _tail(e: Expr) -> Expr:

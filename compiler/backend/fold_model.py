@@ -41,6 +41,11 @@ class Fold:
     out_type: str | None  # struct<...> of a yielded row, when the loop yields
     free: tuple[str, ...]  # the free values each row carries (`_fr._v<i>`)
     window: Window | None = None  # the rows it yields as window functions, when they can be
+    #: per carry, how one iteration updates it (``keep``, ``set``, ``add`` with its
+    #: (condition, addend) terms, ``cset``, ``reset``, ``max``, ``min``, ``any``), over
+    #: ``_fa`` (the carries before the row) and ``_fr`` (:mod:`.boundary` reads them)
+    forms: tuple[tuple, ...] = ()
+    sites: tuple[tuple[str, tuple[str, ...]], ...] = ()  # (condition, the row's fields) per yield
 
 
 class WindowForm(enum.StrEnum):

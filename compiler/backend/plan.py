@@ -376,7 +376,8 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
     def made_with(self, op: StateOperator, strategy: Strategy) -> None:
         """Note the strategy ``op``'s plan was made with (Python wins over a native fold,
         a window over the fold's rows: the rows and the readers may be made apart)."""
-        rank = (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED)
+        rank = (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.NATIVE_BOUNDARY,
+                Strategy.PYTHON_ORDERED)  # fmt: skip
         old = self.made.get(op.name)
         if old in rank and strategy in rank and rank.index(old) > rank.index(strategy):
             return

@@ -33,6 +33,7 @@ class Strategy(enum.Enum):
     FRESH_READERS = "fresh readers"  # no action reaches the state: constants per scope
     NATIVE_FOLD = "native fold"  # an ordered loop as aggregate() over its sorted rows
     NATIVE_WINDOW = "native window"  # a native fold whose yielded rows are windows
+    NATIVE_BOUNDARY = "boundary-position fold"  # carries reset at boundaries: read positions
     PYTHON_ORDERED = "ordered reducer"  # the ordered loop body in Python per scope key
 
     @property
@@ -58,6 +59,7 @@ _STATE = frozenset(
         Strategy.FRESH_READERS,
         Strategy.NATIVE_FOLD,
         Strategy.NATIVE_WINDOW,
+        Strategy.NATIVE_BOUNDARY,
         Strategy.PYTHON_ORDERED,
     }
 )
@@ -72,7 +74,9 @@ FUSED = frozenset(
 #: loop's ordered operator
 NATIVE_IN_ORDER: dict[str, set[str]] = {"Seq": {"append"}, "PySet": {"add"}, "InsertionDict": set()}
 #: the strategies of an ordered loop's states
-ORDERED = frozenset({Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED})
+ORDERED = frozenset(
+    {Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.NATIVE_BOUNDARY, Strategy.PYTHON_ORDERED}
+)
 
 
 @dataclass(frozen=True)

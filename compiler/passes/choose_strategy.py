@@ -18,6 +18,7 @@ import dataclasses
 from typing import Any
 
 from ..analysis import Analysis
+from ..backend.boundary import boundary_check
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
 from ..backend.partial import partial_form
@@ -102,7 +103,10 @@ def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperato
         why, window = fold_check(prog, op)
         if why is not None:
             return Choice(Strategy.PYTHON_ORDERED, why=why)
-        return Choice(Strategy.NATIVE_WINDOW if window else Strategy.NATIVE_FOLD)
+        bounds, form_why = boundary_check(prog, op)
+        if bounds is not None:
+            return Choice(Strategy.NATIVE_BOUNDARY, form_why=form_why)
+        return Choice(Strategy.NATIVE_WINDOW if window else Strategy.NATIVE_FOLD, form_why=form_why)
     if op.kind == OperatorKind.CONTAINER:
         return Choice(Strategy.CONTAINER)
     seq = native_sequence(op, prog.analysis, prog.refs)

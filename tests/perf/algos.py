@@ -4,7 +4,8 @@ Compiled by the benchmarks like the samples: imported by path, then called on
 DataFrames. ``Variance`` is additive (count, sum, sum of squares), so both should
 compile to native sums with no Python and no join (issue 3). ``session_ids`` and
 ``session_summaries`` are ordered loops (issue 11, tests/perf/sessions.py): a
-gap-based session number per event, and one summary row per session.
+gap-based session number per event, and one summary row per session;
+``reset_balances`` a running total that restarts at a marked row (issue 27).
 
 >>> variance([(1, 1), (1, 2), (2, 3), (2, 4)])
 1.25
@@ -14,6 +15,8 @@ gap-based session number per event, and one summary row per session.
 [(7, 10, 1), (7, 20, 1), (7, 95, 2), (7, 100, 2)]
 >>> session_summaries([(7, 100), (7, 10), (7, 20), (7, 95)], 30)
 [(7, 1, 10, 20, 2), (7, 2, 95, 100, 2)]
+>>> reset_balances([(1, 3, 0, 5), (1, 1, 0, 7), (1, 2, 1, -2), (2, 1, 0, 4)])
+[(1, 1, 7), (1, 2, -2), (1, 3, 3), (2, 1, 4)]
 """
 
 from looplift import RowStream, dataflow, group_by
@@ -69,3 +72,16 @@ def session_summaries(events: RowStream[int, int], gap: int):
             prev = ts
         if prev is not None:
             yield uid, n, start, prev, count
+
+
+@dataflow(columns=("acct", "ts", "balance"))
+def reset_balances(txns: RowStream[int, int, int, int]):
+    """Per booking ``(acct, ts, marker, amount)``: the account's balance after it, which
+    restarts from 0 at a booking marked 1 (a statement closing, say)."""
+    for acct, bookings in group_by(0, txns, order_by=1):
+        balance = 0
+        for _acct, ts, marker, amount in bookings:
+            if marker == 1:
+                balance = 0
+            balance += amount
+            yield acct, ts, balance

@@ -39,6 +39,7 @@ from ..rows import row_types, tuple_items
 from ..shells import render
 from ..sql import quote_ident, sql_literal
 from ..types import spark_type
+from .boundary_plan import boundary_frame
 from .registry import Reduced, StatePlanner, register
 
 if TYPE_CHECKING:
@@ -84,7 +85,8 @@ class _FoldSource:
     row: Any  # rewrites a fold's SQL over ``_fr`` to read what ``_all`` and the scope hold
 
 
-@register(Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.PYTHON_ORDERED)
+@register(Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW, Strategy.NATIVE_BOUNDARY,
+          Strategy.PYTHON_ORDERED)  # fmt: skip
 class OrderedPlanner(StatePlanner):
     """An ordered loop's states: a native fold (its yielded rows a fold's or windows), else
     the loop body in Python per scope key; the recorded strategy says which."""
@@ -326,6 +328,8 @@ class OrderedPlanner(StatePlanner):
     def _fold_with_rows(self, op: StateOperator, fold: Fold, readers: bool) -> str:
         """The fold of a loop that yields rows (and, with ``readers``, its readers too): a
         frame of the scope keys and ``_fold`` (``_rows``, the yielded rows, and ``r<i>``)."""
+        if self.p.strategy_of(op).strategy is Strategy.NATIVE_BOUNDARY:
+            return boundary_frame(self, op, fold, readers)
         keys = self.p.key_cols(self.p.frame_key(op.scope))
         src = self._fold_source(op, fold, keys)
         init = self._fold_init(fold, src, True)
@@ -466,6 +470,11 @@ class OrderedPlanner(StatePlanner):
         self.p.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
         return out
 
+    def _fold_kind(self, op: StateOperator) -> Strategy:
+        """A fold's rows: the boundary-position fold where it was chosen, else aggregate()."""
+        boundary = self.p.strategy_of(op).strategy is Strategy.NATIVE_BOUNDARY
+        return Strategy.NATIVE_BOUNDARY if boundary else Strategy.NATIVE_FOLD
+
     def _plain_field(self, col: str) -> bool:
         """A non-Optional source field (``_f<i>``): never NULL, so ``lag``'s default marks the
         first row."""
@@ -493,7 +502,7 @@ class OrderedPlanner(StatePlanner):
             outs.append(f"F.col('_fold._rows').alias({rows_col!r})")
             self.p.fold_rows_col[op.name] = (rows_col, self.p.frame_key(op.scope))
             self.p.emit(f"{out} = {agg}.select({', '.join(outs)})")
-            self.p.made_with(op, Strategy.NATIVE_FOLD)
+            self.p.made_with(op, self._fold_kind(op))
             return out, [res for res, _ in both.readers]
         fold = self.native_fold(op)
         if fold is not None:
@@ -554,7 +563,7 @@ class OrderedPlanner(StatePlanner):
             self.p.made_with(op, Strategy.NATIVE_WINDOW)
             return self._window_rows(op, fold, names)
         if fold is not None:
-            self.p.made_with(op, Strategy.NATIVE_FOLD)
+            self.p.made_with(op, self._fold_kind(op))
             return self._fold_rows(op, fold, names)
         self.p.made_with(op, Strategy.PYTHON_ORDERED)
         info = self.ordered_function(op)

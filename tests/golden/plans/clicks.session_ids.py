@@ -22,64 +22,73 @@ def plan(spark, clicks, gap_s):
     ll.register_pycalls(spark, PYCALLS)
     E = ll.expr_binder({"gap_s": gap_s})  # SQL whose :name parameters are bound
     rows = ll.entry(clicks, 'clicks', ['int', 'datetime', 'str'], names=['uid', 'ts', 'page'])
-    ordered_input = rows.select(
+    ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'), F.col('page').alias('_f2'))
+    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'))
+    # segment starts: where the carries reset
+    segments = grouped.withColumn(
+        '_st',
+        E(
+            'filter(sequence(0, size(_all) - 1), _i -> _i = 0 OR ((((CASE WHEN (NOT (CASE WHEN _i = 0 '
+            'THEN CAST(NULL AS timestamp) ELSE CAST(_all[_i - 1]._f1 AS timestamp) END) IS NULL) THEN '
+            "named_struct('_1', CAST(CAST((_all[_i]._f1 - (CASE WHEN _i = 0 THEN CAST(NULL AS "
+            'timestamp) ELSE CAST(_all[_i - 1]._f1 AS timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) '
+            "ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN (CASE WHEN (NOT (CASE WHEN "
+            '_i = 0 THEN CAST(NULL AS timestamp) ELSE CAST(_all[_i - 1]._f1 AS timestamp) END) IS NULL) '
+            "THEN named_struct('_1', CAST(CAST((_all[_i]._f1 - (CASE WHEN _i = 0 THEN CAST(NULL AS "
+            'timestamp) ELSE CAST(_all[_i - 1]._f1 AS timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) '
+            "ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('TypeError: comparison "
+            "`>` with None (at clicks.py:31 in session_ids)') ELSE (transform(array(named_struct('i', "
+            "(:gap_s), 'f', ((CASE WHEN (NOT (CASE WHEN _i = 0 THEN CAST(NULL AS timestamp) ELSE "
+            "CAST(_all[_i - 1]._f1 AS timestamp) END) IS NULL) THEN named_struct('_1', "
+            'CAST(CAST((_all[_i]._f1 - (CASE WHEN _i = 0 THEN CAST(NULL AS timestamp) ELSE CAST(_all[_i '
+            "- 1]._f1 AS timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) "
+            'END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= '
+            '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE '
+            '__c.i < ceil(__c.f) END)[0]) END)))'
+        ),
+    ).withColumn(
+        '_r0',
+        E(
+            '((((CASE WHEN (NOT (CASE WHEN 0 = 0 THEN CAST(NULL AS timestamp) ELSE CAST(_all[0 - 1]._f1 AS timestamp) '
+            "END) IS NULL) THEN named_struct('_1', CAST(CAST((_all[0]._f1 - (CASE WHEN 0 = 0 THEN CAST(NULL AS "
+            'timestamp) ELSE CAST(_all[0 - 1]._f1 AS timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE '
+            "named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN (CASE WHEN (NOT (CASE WHEN 0 = 0 THEN "
+            "CAST(NULL AS timestamp) ELSE CAST(_all[0 - 1]._f1 AS timestamp) END) IS NULL) THEN named_struct('_1', "
+            'CAST(CAST((_all[0]._f1 - (CASE WHEN 0 = 0 THEN CAST(NULL AS timestamp) ELSE CAST(_all[0 - 1]._f1 AS '
+            "timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN "
+            "raise_error('TypeError: comparison `>` with None (at clicks.py:31 in session_ids)') ELSE "
+            "(transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT (CASE WHEN 0 = 0 THEN CAST(NULL AS "
+            "timestamp) ELSE CAST(_all[0 - 1]._f1 AS timestamp) END) IS NULL) THEN named_struct('_1', "
+            'CAST(CAST((_all[0]._f1 - (CASE WHEN 0 = 0 THEN CAST(NULL AS timestamp) ELSE CAST(_all[0 - 1]._f1 AS '
+            "timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`))), __c -> CASE "
+            'WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN TRUE WHEN __c.f < '
+            '-9.223372036854776e+18D THEN FALSE ELSE __c.i < ceil(__c.f) END)[0]) END))'
+        ),
+    )
+    # rows yielded in the ordered loop at line 27: boundary-position fold per scope key
+    folded = segments.select(
         F.col('uid'),
-        F.col('ts').alias('_f1'),
-        F.col('page').alias('_f2'),
-        F.col('uid').alias('_f0'),
-        F.col('uid').alias('_v0'),
+        E(
+            "named_struct('_rows', flatten(transform(_st, (_b, _k) -> transform(slice(_all, _b + 1, "
+            "coalesce(get(_st, _k + 1), size(_all)) - _b), (_x, _j) -> named_struct('o0', CAST(`uid` AS "
+            "bigint), 'o1', CAST(_x._f1 AS timestamp), 'o2', CAST(_x._f2 AS string), 'o3', CAST((CASE WHEN "
+            '(_j = 0 AND (_k > 0 OR _r0)) THEN ((CAST((CASE WHEN (CASE WHEN (_j = 0) THEN _k - 1 ELSE _k '
+            'END) < 0 THEN 0 ELSE (CASE WHEN (_j = 0) THEN _k - 1 ELSE _k END) + IF(_r0, 1, 0) END) AS '
+            'bigint)) + 1L) ELSE (CAST((CASE WHEN (CASE WHEN (_j = 0) THEN _k - 1 ELSE _k END) < 0 THEN 0 '
+            'ELSE (CASE WHEN (_j = 0) THEN _k - 1 ELSE _k END) + IF(_r0, 1, 0) END) AS bigint)) END) AS '
+            "bigint), 'o4', CAST((CASE WHEN (NOT (CASE WHEN (_b + _j) = 0 THEN CAST(NULL AS timestamp) ELSE "
+            "CAST(_all[(_b + _j) - 1]._f1 AS timestamp) END) IS NULL) THEN named_struct('_1', "
+            'CAST(CAST((_x._f1 - (CASE WHEN (_b + _j) = 0 THEN CAST(NULL AS timestamp) ELSE CAST(_all[(_b + '
+            "_j) - 1]._f1 AS timestamp) END)) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) "
+            'END).`_1` AS double))))))'
+        ).alias('_fold'),
     )
-    # rows yielded in the ordered loop at line 27: window functions over each scope's rows in order
-    # prev: set on every row: the previous row's value
-    windowed = ordered_input.withColumn(
-        '_bc0',
-        E(
-            'CAST(lag(_f1, 1, NULL) OVER (PARTITION BY `uid` ORDER BY _f1 ASC NULLS FIRST, _f2 ASC NULLS FIRST) AS '
-            'timestamp)'
-        ),
-    )
-    # session: a running sum of the rows before
-    windowed_2 = windowed.withColumn(
-        '_dc1',
-        E(
-            "(CASE WHEN ((((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
-            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN (CASE WHEN "
-            "(NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('TypeError: comparison `>` with None (at "
-            "clicks.py:31 in session_ids)') ELSE (transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT "
-            "_bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= "
-            '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE __c.i < '
-            'ceil(__c.f) END)[0]) END)) THEN 1L ELSE 0 END)'
-        ),
-    )
-    windowed_3 = windowed_2.withColumn(
-        '_bc1',
-        E(
-            'CAST(0L + coalesce(sum(_dc1) OVER (PARTITION BY `uid` ORDER BY _f1 ASC NULLS FIRST, _f2 ASC NULLS FIRST '
-            'ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS bigint)'
-        ),
-    )
-    yielded = windowed_3.select(
-        E('CAST(_v0 AS bigint)').alias('user_id'),
-        E('CAST(_f1 AS timestamp)').alias('ts'),
-        E('CAST(_f2 AS string)').alias('page'),
-        E(
-            "CAST((CASE WHEN ((((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) "
-            "AS DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1`) IS NULL) OR (CASE WHEN "
-            "(CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) "
-            "AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` IS NULL THEN raise_error('TypeError: "
-            "comparison `>` with None (at clicks.py:31 in session_ids)') ELSE "
-            "(transform(array(named_struct('i', (:gap_s), 'f', ((CASE WHEN (NOT _bc0 IS NULL) THEN "
-            "named_struct('_1', CAST(CAST((_f1 - _bc0) AS DECIMAL(24, 6)) AS DOUBLE)) ELSE "
-            "named_struct('_1', NULL) END).`_1`))), __c -> CASE WHEN isnan(__c.f) THEN FALSE WHEN __c.f >= "
-            '9.223372036854776e+18D THEN TRUE WHEN __c.f < -9.223372036854776e+18D THEN FALSE ELSE __c.i < '
-            'ceil(__c.f) END)[0]) END)) THEN (_bc1 + 1L) ELSE _bc1 END) AS bigint)'
-        ).alias('session'),
-        E(
-            "CAST((CASE WHEN (NOT _bc0 IS NULL) THEN named_struct('_1', CAST(CAST((_f1 - _bc0) AS "
-            "DECIMAL(24, 6)) AS DOUBLE)) ELSE named_struct('_1', NULL) END).`_1` AS double)"
-        ).alias('since_prev_s'),
+    yielded = folded.select(F.inline('_fold._rows')).select(
+        F.col('o0').alias('user_id'),
+        F.col('o1').alias('ts'),
+        F.col('o2').alias('page'),
+        F.col('o3').alias('session'),
+        F.col('o4').alias('since_prev_s'),
     )
     out = yielded
     return out
