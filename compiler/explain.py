@@ -218,8 +218,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
         elif strat is Strategy.ARG_BEST:
             out.append(
                 "      reduce part (native): row_number() window over the scope's rows by the "
-                "key (ties by the row), max() of the first row's value per scope key; no "
-                "Python at run time"
+                "key (ties by the row), the first row per scope key (a rank = 1 filter; "
+                "without a scope key an aggregate); no Python at run time"
             )
         elif strat is Strategy.SEQUENCE:
             out.append(f"      reduce part (native): {n.strategy.detail}; no Python at run time")
