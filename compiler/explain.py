@@ -217,9 +217,10 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
             )
         elif strat is Strategy.ARG_BEST:
             out.append(
-                "      reduce part (native): row_number() window over the scope's rows by the "
-                "key (ties by the row), the first row per scope key (a rank = 1 filter; "
-                "without a scope key an aggregate); no Python at run time"
+                "      reduce part (native): the best row per scope key (ties by the row), "
+                "min()/max() of a struct of the key and the row's fields where the key is a "
+                "number and the values are fields, else a row_number() window and its first "
+                "row; no Python at run time"
             )
         elif strat is Strategy.SEQUENCE:
             out.append(f"      reduce part (native): {n.strategy.detail}; no Python at run time")

@@ -26,6 +26,7 @@ native query that passed the check, measured in the same run.
 
 from __future__ import annotations
 
+import contextlib
 import sys
 from collections import Counter
 from typing import Any
@@ -110,11 +111,30 @@ SELECT order_id, b.updated_at, b.status, b.amount FROM (
   FROM {t} GROUP BY order_id)"""
 
 
+@contextlib.contextmanager
+def _window_form() -> Any:
+    """Compile (the first call builds the plan) without the struct form: the window."""
+    from looplift.compiler.backend.strategies.argbest import ArgBestPlanner
+
+    ArgBestPlanner.struct_form = False
+    try:
+        yield
+    finally:
+        ArgBestPlanner.struct_form = True
+
+
 def dedup_variants() -> tuple[dict[str, Any], Any]:
     """``(variants, Python reference over rows)`` of dedup-latest."""
     sample = common.load_sample("dedup")
+    windowed = common.load_path(common.SAMPLES / "dedup.py", "perf_dedup_windowed")
+
+    def window_form(df: Any) -> Any:
+        with _window_form():
+            return windowed.latest(df)
+
     return {
         "compiled latest(df)": lambda df: sample.latest(df),
+        "compiled, window form (row_number() = 1)": window_form,
         "native min(struct(-ts, row...))": lambda df: common.sql_on(df, DEDUP_MIN_STRUCT),
         "native row_number() = 1 (QUALIFY)": lambda df: common.sql_on(df, DEDUP_QUALIFY),
         "native max_by (ties arbitrary)": lambda df: common.sql_on(df, DEDUP_MAX_BY),

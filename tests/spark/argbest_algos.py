@@ -1,8 +1,9 @@
 """Arg-best loops (issue 27, ``test_argbest.py``): the "keep the best row" shape in every
-mode, with a guard, a starting key that must be beaten, Optional and computed keys,
-nested and global scopes. Per scope key the compiled plan keeps the row ranked 1 by a
-``row_number()`` window (a filter, which Spark pre-limits before the shuffle); a global
-arg-best keeps the aggregate (one row also for no input).
+mode, with a guard, a starting key that must be beaten, Optional, computed and text keys,
+nested and global scopes. The compiled plan takes ``min``/``max`` of a struct per scope
+key where the key's order can be turned into the fields' (numbers, bools) and the values
+are fields; else it keeps the row ranked 1 by a ``row_number()`` window (a filter, which
+Spark pre-limits before the shuffle), or an aggregate of it without a scope key.
 
 >>> latest_gt([(1, 5, "a"), (1, 7, "b"), (1, 7, "a"), (2, 1, "c")])
 [(1, 7, 'a'), (2, 1, 'c')]
@@ -97,6 +98,18 @@ def computed(rows: RowStream[int, int, str]):
             if best is None or -row[1] > best:
                 best, s, n = -row[1], row[2] + "·", row[0] + row[1]
         yield k, best, s, n
+
+
+@dataflow(columns=("k", "s", "v"))
+def greatest_text(rows: RowStream[int, int, str]):
+    """A text key, greatest first: no struct order for it, the window form."""
+    for k, g in group_by(0, rows):
+        best = None
+        v = 0
+        for row in g:
+            if best is None or row[2] > best:
+                best, v = row[2], row[1]
+        yield k, best, v
 
 
 @dataflow(columns=("a", "b", "ts", "s"))

@@ -4,8 +4,9 @@ compiled plans against CPython on Spark.
 Each algorithm runs on hand-picked edge rows (ties on the key, duplicate rows, a group
 with no offered row, ``None``, a sum past 64 bits, Unicode) and on hypothesis data, and
 must return CPython's rows or raise where Python raises. The plan test checks the form:
-per scope key a ``row_number() = 1`` filter that Spark pre-limits before the shuffle
-(``WindowGroupLimit``) and no aggregate; a global arg-best keeps its aggregate.
+``min``/``max`` of a struct (no window) where the key's order turns into the fields';
+else per scope key a ``row_number() = 1`` filter that Spark pre-limits before the shuffle
+(``WindowGroupLimit``) and no aggregate.
 """
 
 from __future__ import annotations
@@ -31,10 +32,13 @@ EDGES = {
     "computed": [[(1, 3, "a"), (1, -3, "b"), (1, -3, "a"), (2, 0, "ß")],
                  [(BIG, -BIG, "a"), (BIG, BIG, "b")],  # a loser's sum past 64 bits: not computed
                  [(BIG, BIG, "a")]],  # the winner's sum past 64 bits: raises
+    "greatest_text": [[(1, 3, "b"), (1, 1, "b"), (1, 2, "é"), (1, 2, "e\u0301"), (2, 0, "")]],
     "two_keys": [[(1, "a", 2, "x"), (1, "a", 2, "w"), (1, "b", 0, "y"), (2, "a", 5, "z")]],
     "global_best": [[], [(1, 2, "a"), (2, 2, "b"), (0, 1, "c")]],
 }
 # fmt: on
+#: a value computed from the row (not a field) or a text key: the window forms
+WINDOWED = {"computed", "greatest_text"}
 ALGOS = [
     algos.latest_gt,
     algos.latest_ge,
@@ -43,6 +47,7 @@ ALGOS = [
     algos.guarded,
     algos.optional_key,
     algos.computed,
+    algos.greatest_text,
     algos.two_keys,
     algos.global_best,
 ]
@@ -69,9 +74,10 @@ def _plan(out) -> str:  # noqa: ANN001
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
 def test_first_row_form(spark, algo) -> None:  # noqa: ANN001
-    """Per scope key: the QUALIFY shape (pre-limited, no aggregate); global: an aggregate."""
+    """The struct form (one aggregate, no window) where it exists; else per scope key the
+    QUALIFY shape (pre-limited, no aggregate)."""
     plan = _plan(compiled_frame(spark, algo, next(r for r in EDGES[algo.name] if r)))
-    if algo.name == "global_best":
-        assert "Aggregate" in plan, plan
-    else:
+    if algo.name in WINDOWED:
         assert "WindowGroupLimit" in plan and "Aggregate" not in plan, plan
+    else:
+        assert "Aggregate" in plan and "Window" not in plan, plan

@@ -22,20 +22,15 @@ def plan(spark, versions):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float'], names=['order_id', 'row_1', 'row_2', 'row_3'])
-    # arg-max: the best row first (window)
-    rows_2 = rows.withColumn(
-        'best_rank',
-        E(
-            'row_number() OVER (PARTITION BY `order_id` ORDER BY `row_1` DESC NULLS LAST, `row_2` ASC NULLS FIRST, '
-            '`row_3` ASC NULLS FIRST)'
-        ),
+    # arg-best amount, newest, status: the best row per scope key, min() of a struct
+    best = rows.groupBy('order_id').agg(
+        E("min(named_struct('k0', ~`row_1`, 'f0', `row_2`, 'f1', `row_3`))").alias('best0'),
     )
-    # arg-best amount, newest, status: the best row per scope key
-    best = rows_2.where('`best_rank` = 1').select(
+    agg = best.select(
         F.col('order_id'),
-        E('`row_3`').alias('amount'),
-        E('`row_1`').alias('newest'),
-        E('`row_2`').alias('status'),
+        E('CASE WHEN `best0` IS NULL THEN 0.0D ELSE `best0`.`f1` END').alias('amount'),
+        E('CASE WHEN `best0` IS NULL THEN NULL ELSE ~`best0`.`k0` END').alias('newest'),
+        E('CASE WHEN `best0` IS NULL THEN NULL ELSE `best0`.`f0` END').alias('status'),
     )
-    out = best.select(F.col('order_id'), F.col('newest').alias('updated_at'), F.col('status'), F.col('amount'))
+    out = agg.select(F.col('order_id'), F.col('newest').alias('updated_at'), F.col('status'), F.col('amount'))
     return out
