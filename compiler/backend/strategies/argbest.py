@@ -87,7 +87,9 @@ class ArgBestPlanner(StatePlanner):
             value = r.expr(value_x)
             pick = _struct_pick(mode.value, key, self.p.ty.of(key_x), self.p.ty.may_be_null(key_x),
                                 fields, value, keys)  # fmt: skip
-            offers.append(_Offer(op, mode.value, window, guard, key, value, start, beats, results, pick))
+            offers.append(
+                _Offer(op, mode.value, window, guard, key, value, start, beats, results, pick)
+            )
         names = ", ".join(user_name(o.name) for o in group)
         if self.struct_form and all(o.pick is not None for o in offers):
             return self._best_structs(offers, keys, names)
@@ -115,8 +117,9 @@ class ArgBestPlanner(StatePlanner):
                 aggs.append(f"E({agg_sql!r}).alias({structs[agg_sql]!r})")
         agg = self.p.py.fresh("best")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
+        fns = "/".join(sorted({o.pick.fn for o in offers if o.pick is not None}))
         self.p.emit(f"{agg} = {self.p.frame(ROWS).var}{grouping}.agg({', '.join(aggs)})"
-                    f"  # arg-best {names}: the best row per scope key, {'min' if offers[0].pick.agg.startswith('min') else 'max'}() of a struct")  # fmt: skip
+                    f"  # arg-best {names}: the best row per scope key, {fns}() of a struct")  # fmt: skip
         out = self.p.py.fresh("agg")
         sel = [f"F.col({k!r})" for k in keys]
         reads = []
@@ -296,4 +299,3 @@ def _struct_pick(mode: str, key: str, key_t: str, nullable: bool, fields: list[s
     else:
         return None
     return _StructPick(fn, tuple(parts), key_of, value_of)
-
