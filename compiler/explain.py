@@ -227,9 +227,10 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
             )
         elif strat is Strategy.ARG_BEST:
             out.append(
-                "      reduce part (native): row_number() window over the scope's rows by the "
-                "key (ties by the row), max() of the first row's value per scope key; no "
-                "Python at run time"
+                "      reduce part (native): the best row per scope key (ties by the row), "
+                "min()/max() of a struct of the key and the row's fields where the key is a "
+                "number and the values are fields, else a row_number() window and its first "
+                "row; no Python at run time"
             )
         elif strat is Strategy.SEQUENCE and n.strategy.over_rows:
             agg = "min" if "min()" in (n.strategy.detail or "") else "max"

@@ -27,10 +27,14 @@ class LoopsMixin:
         keys = self.key_cols(self.frame_key(chain[:-1]))
         order = loop_order(self.a, lp, len(self.source.types))
         assert order is not None
-        by = ", ".join(
-            f"{quote_ident(self.field_col(i))} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}"
-            for i, d in order
-        )
+        seen = set(keys)  # a scope key, or a field already ordered by, breaks no tie
+        by_cols = []
+        for i, d in order:
+            c = self.field_col(i)
+            if c not in seen:
+                seen.add(c)
+                by_cols.append(f"{quote_ident(c)} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}")
+        by = ", ".join(by_cols) or "1"
         part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
         sql = f"row_number() OVER ({part}ORDER BY {by})"
         col = self.field_col(lp.fields[-1])

@@ -93,6 +93,10 @@ def partial_form(op: StateOperator, strategy: str, seq: NativeSequence | None,
         return "Spark's partial sum() per scope key before the shuffle (sums merge by adding)"
     if strategy == "CONTAINER":
         return _CONTAINER_PARTIAL.get(op.classes[0].rsplit(":", 1)[-1])
+    if strategy == "ARG_BEST":  # strategies/argbest.py picks the form by the key's type
+        return ("Spark's partial min()/max() of a struct per scope key before the shuffle, "
+                "where the key is a number or a bool and the values are fields (else none: "
+                "a row_number() window keeps each key's best row)")
     if strategy == "ARROW_REDUCER":
         return PAIR_TEXT if mergeable and not fused and len(op.states) == 1 else None
     if strategy != "SEQUENCE" or seq is None:

@@ -153,7 +153,9 @@ def action_map(op: StateOperator, r: SqlRenderer) -> ActionMap:
     acts = op.actions
     packed = exclusive(acts) and all(len(a.args) == 1 for a in acts)
     if packed and acts:
-        code = " ".join(f"WHEN {r.guards(a.guards)} THEN {i}" for i, a in enumerate(acts))
+        code = _chain_code(acts, r) or " ".join(
+            f"WHEN {r.guards(a.guards)} THEN {i}" for i, a in enumerate(acts)
+        )
         arg_sql = [r.expr(a.args[0]) for a in acts]
         if len(set(arg_sql)) == 1:
             arg = arg_sql[0]  # every action takes the same argument: no CASE needed
@@ -169,6 +171,27 @@ def action_map(op: StateOperator, r: SqlRenderer) -> ActionMap:
         cols.append(f"CASE WHEN {guard} THEN 1 END")
         cols.extend(f"CASE WHEN {guard} THEN {r.expr(x)} END" for x in a.args)
     return ActionMap(packed, tuple(cols), tuple((a.method, len(a.args)) for a in acts))
+
+
+def _chain_code(acts: tuple[ActionSite, ...], r: SqlRenderer) -> str | None:
+    """The WHENs of an ``if``/``elif``/``else`` chain's action codes, each condition once:
+    ``WHEN c0 THEN 0 WHEN c1 THEN 1 ELSE 2`` for guards ``c0``, ``not c0 and c1``, ``not c0
+    and not c1`` (a CASE tries its branches in order, so the negations are implied; the
+    conditions are Python bools, never NULL where the chain evaluates them). None when the
+    guards are not such a chain."""
+    conds: list[str] = []
+    for i, a in enumerate(acts):
+        g = tuple(a.guards)
+        last = i == len(acts) - 1
+        prefix = tuple((c, False) for c in conds)
+        if last and len(acts) > 1 and g == prefix:
+            return " ".join(f"WHEN {r.cond(Var(c))} THEN {j}" for j, c in enumerate(conds)) + (
+                f" ELSE {i}"
+            )
+        if len(g) != len(conds) + 1 or g[:-1] != prefix or not g[-1][1]:
+            return None
+        conds.append(g[-1][0])
+    return None
 
 
 def reader_list(op: StateOperator, a: Analysis) -> list[tuple[Any, str]]:

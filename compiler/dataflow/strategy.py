@@ -26,7 +26,7 @@ class Strategy(enum.Enum):
     HOST_CALL = "host call"
     # state operators
     NATIVE_SUMS = "additive reducer"  # Spark sums of the sign-weighted projections
-    ARG_BEST = "native arg-best"  # a row_number() window and a max per scope key
+    ARG_BEST = "native arg-best"  # min/max of a struct, or a row_number() window, per scope key
     CONTAINER = "container reducer"  # collect_list / collect_set / keyed sums
     SEQUENCE = "native sequence readers"  # library sequence states read natively
     ARROW_REDUCER = "action reducer"  # a Python reducer per scope key (Arrow)

@@ -26,10 +26,7 @@ def plan(spark, clicks):
     # map part native: action code and argument, then each event as one value
     events = rows_2.select(
         F.col('uid'),
-        E(
-            'CASE WHEN (`category` = 0L) THEN 0 WHEN (NOT (`category` = 0L)) AND `cond` THEN 1 '
-            'WHEN (NOT (`category` = 0L)) AND (NOT `cond`) THEN 2 END'
-        ).alias('_code0'),
+        E('CASE WHEN (`category` = 0L) THEN 0 WHEN `cond` THEN 1 ELSE 2 END').alias('_code0'),
         E('`ts`').alias('_arg1'),
     ).select(
         F.col('uid'),

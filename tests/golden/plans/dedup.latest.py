@@ -22,26 +22,15 @@ def plan(spark, versions):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float'], names=['order_id', 'row_1', 'row_2', 'row_3'])
-    rows_2 = rows.withColumn('tmp', E('`row_1`'))
-    # arg-max: the best row first (window)
-    rows_3 = rows_2.withColumn(
-        'best_rank',
-        E(
-            'row_number() OVER (PARTITION BY `order_id` ORDER BY `tmp` DESC NULLS LAST, `order_id` ASC NULLS FIRST, '
-            '`row_1` ASC NULLS FIRST, `row_2` ASC NULLS FIRST, `row_3` ASC NULLS FIRST)'
-        ),
-    )
-    # arg-best amount, newest, status: native, per scope key
-    best = rows_3.groupBy('order_id').agg(
-        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row_3`, 'k', `tmp`) END)").alias('amount_best'),
-        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row_1`, 'k', `tmp`) END)").alias('newest_best'),
-        E("max(CASE WHEN `best_rank` = 1 THEN named_struct('v', `row_2`, 'k', `tmp`) END)").alias('status_best'),
+    # arg-best amount, newest, status: the best row per scope key, min() of a struct
+    best = rows.groupBy('order_id').agg(
+        E("min(named_struct('k0', ~`row_1`, 'f0', `row_2`, 'f1', `row_3`))").alias('best0'),
     )
     agg = best.select(
         F.col('order_id'),
-        E('CASE WHEN `amount_best` IS NULL THEN 0.0D ELSE `amount_best`.`v` END').alias('amount'),
-        E('CASE WHEN `newest_best` IS NULL THEN NULL ELSE `newest_best`.`v` END').alias('newest'),
-        E('CASE WHEN `status_best` IS NULL THEN NULL ELSE `status_best`.`v` END').alias('status'),
+        E('CASE WHEN `best0` IS NULL THEN 0.0D ELSE `best0`.`f1` END').alias('amount'),
+        E('CASE WHEN `best0` IS NULL THEN NULL ELSE ~`best0`.`k0` END').alias('newest'),
+        E('CASE WHEN `best0` IS NULL THEN NULL ELSE `best0`.`f0` END').alias('status'),
     )
     out = agg.select(F.col('order_id'), F.col('newest').alias('updated_at'), F.col('status'), F.col('amount'))
     return out

@@ -25,10 +25,7 @@ def plan(spark, sales):
     # rank of each row in the order of the loop at line 22 (window)
     rows_2 = rows.withColumn(
         'rank',
-        E(
-            'row_number() OVER (PARTITION BY `category` ORDER BY `row_2` DESC NULLS LAST, `category` ASC NULLS FIRST, '
-            '`row_1` ASC NULLS FIRST)'
-        ),
+        E('row_number() OVER (PARTITION BY `category` ORDER BY `row_2` DESC NULLS LAST, `row_1` ASC NULLS FIRST)'),
     )
     rows_3 = rows_2.where(E('(`rank` <= 2L)'))  # the rows the yield keeps, before its values are computed
     rows_4 = rows_3.withColumn('i', E('(`rank` - 1L)'))
