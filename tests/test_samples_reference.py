@@ -811,3 +811,23 @@ def test_session_summary() -> None:
          (1, dt(2024, 5, 1, 10, 0), dt(2024, 5, 1, 10, 30), 1),
          (2, dt(2024, 5, 1, 8, 0), dt(2024, 5, 1, 8, 30), 1)],
     )  # fmt: skip
+
+
+def test_daily_sessions() -> None:
+    m = sample("eventtime")
+    rows = [
+        (1, dt(2024, 5, 1, 23, 50)), (1, dt(2024, 5, 2, 0, 10)), (1, dt(2024, 5, 1, 23, 0)),
+        (2, dt(2024, 5, 2, 0, 0)), (2, dt(2024, 5, 2, 0, 29, 59)), (2, dt(2024, 5, 2, 0, 59, 59)),
+    ]  # fmt: skip
+    # user 1, May 1: 23:00 | 23:50 (+50 min: a new session) ; May 2: 0:10 (a new day, its own
+    # session although 20 minutes after 23:50); user 2, May 2: 0:00, 0:29:59 (+29:59 < 30 min:
+    # one session of 2, ending at 0:59:59) | 0:59:59 (+30:00 exactly, >= GAP: a new session)
+    may1, may2 = dt(2024, 5, 1), dt(2024, 5, 2)
+    assert_rows(
+        m.daily_sessions(rows),
+        [(1, may1, dt(2024, 5, 1, 23, 0), dt(2024, 5, 1, 23, 30), 1),
+         (1, may1, dt(2024, 5, 1, 23, 50), dt(2024, 5, 2, 0, 20), 1),
+         (1, may2, dt(2024, 5, 2, 0, 10), dt(2024, 5, 2, 0, 40), 1),
+         (2, may2, dt(2024, 5, 2, 0, 0), dt(2024, 5, 2, 0, 59, 59), 2),
+         (2, may2, dt(2024, 5, 2, 0, 59, 59), dt(2024, 5, 2, 1, 29, 59), 1)],
+    )  # fmt: skip
