@@ -33,6 +33,10 @@ import windows as samples  # noqa: E402
 
 pytestmark = pytest.mark.spark
 
+#: generated arrivals per test (CI runs 1, each a stream of 3-6 micro-batches with late
+#: rows; LOOPLIFT_STREAM_EXAMPLES=10 for a longer search)
+EXAMPLES = int(os.environ.get("LOOPLIFT_STREAM_EXAMPLES", "1"))
+
 T0 = datetime.datetime(2024, 5, 1, 9, 0)
 MIN = 60_000_000  # microseconds
 DELAY = 10 * MIN
@@ -98,7 +102,7 @@ def check(spark: Any, tmp: Path, name: str, mode: str, files: list[list[tuple]])
 
 @pytest.mark.parametrize("mode", ["append", "update"])
 @pytest.mark.parametrize("name", list(SAMPLES))
-@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32), n=st.integers(8, 40), files=st.integers(3, 6))
 def test_native_windows_equal_cpython(spark: Any, tmp_path_factory: Any, name: str, mode: str,
                                       seed: int, n: int, files: int) -> None:  # fmt: skip
@@ -158,7 +162,7 @@ def check_sessions(spark: Any, tmp: Path, files: list[list[tuple]], changes: boo
 
 
 @pytest.mark.parametrize("changes", [False, True])
-@settings(max_examples=2, deadline=None, suppress_health_check=list(HealthCheck))
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
 @given(seed=st.integers(0, 2**32), n=st.integers(8, 40), files=st.integers(3, 6))
 def test_sessions_per_window_equal_cpython(spark: Any, tmp_path_factory: Any, changes: bool,
                                            seed: int, n: int, files: int) -> None:  # fmt: skip

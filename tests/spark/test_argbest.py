@@ -11,6 +11,8 @@ else per scope key a ``row_number() = 1`` filter that Spark pre-limits before th
 
 from __future__ import annotations
 
+import os
+
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 
@@ -53,12 +55,16 @@ ALGOS = [
 ]
 
 
+#: generated inputs per algorithm (CI runs 2; LOOPLIFT_ARGBEST_EXAMPLES=20 for more)
+EXAMPLES = int(os.environ.get("LOOPLIFT_ARGBEST_EXAMPLES", "2"))
+
+
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
 def test_argbest_algos_match_python(spark, algo) -> None:  # noqa: ANN001
     for rows in EDGES[algo.name]:
         expect_same_or_both_raise(spark, algo, rows, ())
 
-    @settings(max_examples=4, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=EXAMPLES, deadline=None, derandomize=True, database=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(table_inputs(algo, max_size=14))
     def run(inp) -> None:  # noqa: ANN001

@@ -5,7 +5,7 @@ Per algorithm:
 
 - ``test_generated``: the module's own examples (the corpus' ``EXAMPLES`` dict, the
   samples' doctest calls) and hypothesis-generated inputs (``LOOPLIFT_SPARK_EXAMPLES``
-  per algorithm, default 4; the first is always the empty input), derandomized with a
+  per algorithm, default 3; the first is always the empty input), derandomized with a
   seed per algorithm so CI sees the same data every run; every input on which Python
   returns runs in one Spark action;
 - ``test_generated_more`` (``slow``): more generated inputs with other seeds, none of
@@ -25,7 +25,7 @@ the rows of every batch and the module's examples run in one Spark job
 of it, and each raising example and one generated raising row run alone and must raise.
 
 One compiled run costs ~0.2-1 s (a few Spark jobs, one per query stage): the default
-run is ~6 runs per algorithm (about 5 minutes on 2 cores), the slow part (the samples
+run is ~5 runs per algorithm (about 4 minutes on 2 cores), the slow part (the samples
 only) about a fifth as much again. Scale with the environment variables above.
 
 Shrinking is off by default (each shrink step is a Spark job); set
@@ -59,7 +59,7 @@ pytestmark = pytest.mark.spark
 
 MODULE_FILES = sorted(SAMPLES.glob("*.py")) + sorted((CORPUS / "valid").glob("*.py"))
 
-EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_EXAMPLES", "4"))
+EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_EXAMPLES", "3"))
 SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "2"))
 CORPUS_SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES", "0"))
 SHRINK = os.environ.get("LOOPLIFT_SPARK_SHRINK") == "1"

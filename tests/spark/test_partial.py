@@ -13,6 +13,7 @@ global. The plans are checked to hold the partial aggregates.
 from __future__ import annotations
 
 import contextlib
+import os
 import textwrap
 from pathlib import Path
 from typing import Any
@@ -149,7 +150,8 @@ def span_global(xs: RowStream[int]) -> int:
     return s.width()
 '''
 
-FEW = settings(max_examples=6, deadline=None, derandomize=True, database=None,
+#: generated inputs per test (CI runs 3; LOOPLIFT_PARTIAL_EXAMPLES=20 for a longer search)
+FEW = settings(max_examples=int(os.environ.get("LOOPLIFT_PARTIAL_EXAMPLES", "3")), deadline=None, derandomize=True, database=None,
                suppress_health_check=list(HealthCheck))  # fmt: skip
 KEYS = st.integers(0, 3)
 SMALL = st.integers(-5, 9)  # ties and duplicates
