@@ -21,3 +21,20 @@ def spark():
     session = local_session(app_name="looplift-tests")
     yield session
     session.stop()
+
+
+#: files that take a minute or more of one worker, besides those with ``slow`` tests:
+#: started first (see below)
+LONG_FILES = frozenset({
+    "test_eventtime.py", "test_islands.py", "test_sql_differential.py", "test_docs.py",
+    "test_build.py", "test_runtime_errors.py", "test_windows.py", "test_partial.py",
+})  # fmt: skip
+
+
+def pytest_collection_modifyitems(config: pytest.Config, items: list[pytest.Item]) -> None:
+    """The long files first, each file's tests in their own order. ``make test`` hands
+    whole files to two workers (``--dist loadfile``) in this order; a long file handed
+    out last ran alone for minutes at the end of the run."""
+    long = {it.path for it in items
+            if it.path.name in LONG_FILES or it.get_closest_marker("slow") is not None}  # fmt: skip
+    items.sort(key=lambda it: it.path not in long)
