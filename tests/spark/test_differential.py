@@ -10,7 +10,7 @@ Per algorithm:
   returns runs in one Spark action;
 - ``test_generated_more`` (``slow``): more generated inputs with other seeds, none of
   them the empty input ``test_generated`` ran (``LOOPLIFT_SPARK_SLOW_EXAMPLES``,
-  default 2, for the samples; ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 0, for
+  default 1, for the samples; ``LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES``, default 0, for
   the corpus' small programs, whose every shape their ``EXAMPLES`` and the default
   run cover already: with 0 they are not collected).
 
@@ -60,7 +60,7 @@ pytestmark = pytest.mark.spark
 MODULE_FILES = sorted(SAMPLES.glob("*.py")) + sorted((CORPUS / "valid").glob("*.py"))
 
 EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_EXAMPLES", "3"))
-SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "2"))
+SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_SLOW_EXAMPLES", "1"))
 CORPUS_SLOW_EXAMPLES = int(os.environ.get("LOOPLIFT_SPARK_CORPUS_SLOW_EXAMPLES", "0"))
 SHRINK = os.environ.get("LOOPLIFT_SPARK_SHRINK") == "1"
 RAISE_CHECKS = 2  # generated inputs on which Python raises, run on Spark per algorithm
