@@ -232,15 +232,9 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "number and the values are fields, else a row_number() window and its first "
                 "row; no Python at run time"
             )
-        elif strat is Strategy.SEQUENCE and n.strategy.over_rows:
-            agg = "min" if "min()" in (n.strategy.detail or "") else "max"
-            out.append(
-                f"      reduce part (native): Spark {agg}() OVER (PARTITION BY the scope key) on "
-                f"every row, no aggregate joined back ({n.strategy.form_why}); no Python at "
-                "run time"
-            )
         elif strat is Strategy.SEQUENCE:
-            out.append(f"      reduce part (native): {n.strategy.detail}; no Python at run time")
+            why = f" ({n.strategy.form_why})" if n.strategy.over_rows else ""
+            out.append(f"      reduce part (native): {n.strategy.detail}{why}; no Python at run time")
         else:
             cls = ", ".join(c.rsplit(":", 1)[-1] for c in op.classes)
             out.append(

@@ -54,7 +54,7 @@ if TYPE_CHECKING:
     from ..analysis import Analysis
 
 __all__ = ["OVER_ROWS", "NativeSequence", "native_sequence", "reader_sql", "netted_events",
-           "window_reader"]
+           "window_reader", "window_text"]
 
 _MODULES = ("looplift.states.interval", "looplift.states.multiset")
 
@@ -260,13 +260,18 @@ def _multiset(ns: NativeSequence, kind: str, arg: str, reader: str, k_sql: str |
 #: the classes whose reader is one aggregate function of the added values, so it can be a
 #: window aggregate over the rows (``backend/group_windows.py``)
 OVER_ROWS = frozenset({"Min", "Max"})
+_WINDOW_FN = {"Min": "min", "Max": "max"}
+
+
+def window_text(ns: NativeSequence) -> str:
+    """What runs for a :data:`OVER_ROWS` state read per row, for ``--explain``."""
+    return f"Spark {_WINDOW_FN[ns.cls_name]}() OVER (PARTITION BY the scope key) on every row, no aggregate joined back"
 
 
 def window_reader(ns: NativeSequence, code: str, arg: str, over: str) -> str:
     """The reader of a :data:`OVER_ROWS` state as a window aggregate (``over``: its
     ``OVER (...)`` clause): the same aggregate of the same values as :func:`reader_sql`."""
-    fn = {"Min": "min", "Max": "max"}[ns.cls_name]
-    return f"{fn}({_value(ns, _kind(ns, code), arg)}) {over}"
+    return f"{_WINDOW_FN[ns.cls_name]}({_value(ns, _kind(ns, code), arg)}) {over}"
 
 
 def _bitwise(ns: NativeSequence, name: str, v: str, count: str | None) -> str:

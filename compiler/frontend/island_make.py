@@ -26,8 +26,8 @@ from .island_syntax import (
     ROWS,
     YIELDS,
     ContinueAsReturn,
-    YieldAsAppend,
     Island,
+    YieldAsAppend,
     code,
     escapes,
     island_module,
@@ -35,7 +35,7 @@ from .island_syntax import (
     scope_names,
     yielded_arity,
 )
-from .syntax import code_of, walk
+from .syntax import code_of, int_literal, walk
 
 __all__ = ["IslandMaker", "Unit", "flatten_rows", "literal_type"]
 
@@ -107,7 +107,7 @@ def flatten_rows(nodes: list[cst.CSTNode], env: dict[str, Any], taken: set[str]
                     and len(updated.slice) == 1
                     and isinstance(updated.slice[0].slice, cst.Index)):  # fmt: skip
                 return updated
-            i = _int_literal(updated.slice[0].slice.value)
+            i = int_literal(updated.slice[0].slice.value)
             n = widths[base.value]
             if i is None or not -n <= i < n:
                 return updated  # Python's IndexError stays where Python raises it
@@ -119,14 +119,6 @@ def flatten_rows(nodes: list[cst.CSTNode], env: dict[str, Any], taken: set[str]
     out = [n.visit(Flatten()) for n in nodes]
     return out, fields  # type: ignore[return-value]
 
-
-def _int_literal(e: cst.BaseExpression) -> int | None:
-    neg = isinstance(e, cst.UnaryOperation) and isinstance(e.operator, cst.Minus)
-    if neg:
-        e = e.expression  # type: ignore[union-attr]
-    if isinstance(e, cst.Integer) and not e.lpar:
-        return -e.evaluated_value if neg else e.evaluated_value
-    return None
 
 
 class IslandMaker:

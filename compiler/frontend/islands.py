@@ -38,8 +38,8 @@ from .island_make import IslandMaker, Unit, flatten_rows, literal_type
 from .island_syntax import (
     CONTINUES,
     COST,
-    YIELDS,
     ISLAND_PREFIX,
+    YIELDS,
     Island,
     annotations,
     code,

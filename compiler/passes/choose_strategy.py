@@ -22,7 +22,7 @@ from ..backend.boundary import boundary_check
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
 from ..backend.partial import partial_form
-from ..backend.sequence import OVER_ROWS, native_sequence
+from ..backend.sequence import OVER_ROWS, native_sequence, window_text
 from ..backend.types import infer_types
 from ..dataflow.build import read_results, refs
 from ..dataflow.graph import DataflowGraph, Node
@@ -112,7 +112,8 @@ def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperato
     seq = native_sequence(op, prog.analysis, prog.refs)
     if seq is not None:
         over_rows, why = window_check(prog, op) if seq.cls_name in OVER_ROWS else (False, None)
-        return Choice(Strategy.SEQUENCE, detail=seq.describe(), over_rows=over_rows, form_why=why)
+        detail = window_text(seq) if over_rows else seq.describe()
+        return Choice(Strategy.SEQUENCE, detail=detail, over_rows=over_rows, form_why=why)
     # arg-best operators fused with an operator that is not are reduced with it, in Python
     mates = [ops[m] for m in op.fusable_with if m in ops and ops[m].kind == op.kind]
     group = [op, *(m for m in mates if native_sequence(m, prog.analysis, prog.refs) is None)]

@@ -16,8 +16,8 @@ True
 from __future__ import annotations
 
 from .arith import ARITH
-from .bitwise import BITWISE
 from .base import NOT_LIT, Primitive, Raises, Site, TypeRefused
+from .bitwise import BITWISE
 from .combinatorics import COMBINATORICS
 from .compare import COMPARE
 from .containers import CONTAINERS

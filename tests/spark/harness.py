@@ -941,6 +941,41 @@ def expect_same_batch(
     BATCHES["inputs run in batches"] += len(inputs)
 
 
+@st.composite
+def tied_inputs(draw: Any, fields: tuple, scalars: tuple, min_size: int = 0,
+                max_size: int = 20) -> tuple[list, tuple]:  # fmt: skip
+    """Rows of ``fields`` (sometimes with exact duplicates: ties in every field) and
+    scalars, for the ordered loops' differential tests."""
+    rows = draw(st.lists(st.tuples(*fields), min_size=min_size, max_size=max_size))
+    if rows and draw(st.booleans()):
+        rows += draw(st.lists(st.sampled_from(rows), min_size=1, max_size=3))
+    return rows, draw(st.tuples(*scalars))
+
+
+def run_in_one_batch(spark: Any, algo: Dataflow, strategy: Any, n: int, digest: str,
+                     allow_overflow: bool) -> None:  # fmt: skip
+    """``n`` inputs of ``strategy`` (derandomized by ``digest``): one input on which Python
+    raises is checked alone, then the rows that make Python raise go, and everything left
+    runs on Spark as one batch against CPython."""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    batch: list[tuple[list, tuple]] = []
+
+    def body(drawn: tuple) -> None:
+        rows, scalars = drawn
+        if not reference_ok(algo, rows, scalars):
+            expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
+            rows = repair(algo, rows, scalars)
+        if rows is not None:
+            batch.append((rows, scalars))
+
+    config = settings(max_examples=n, deadline=None, derandomize=True, database=None,
+                      phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+    body._hypothesis_internal_add_digest = digest.encode()  # type: ignore[attr-defined]
+    config(given(strategy)(body))()
+    expect_same_batch(spark, algo, batch, allow_overflow=allow_overflow)
+
+
 def reference_ok(
     algo: Dataflow, rows: Sequence[Sequence[Any]], scalars: Sequence[Any] = ()
 ) -> bool:

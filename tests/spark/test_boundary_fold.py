@@ -18,7 +18,6 @@ from collections import Counter
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from looplift.compiler.dataflow.strategy import Strategy
 from looplift.compiler.pipeline import compile_dataflow
@@ -29,8 +28,8 @@ from tests.spark.harness import (
     VERDICTS,
     expect_same_batch,
     expect_same_or_both_raise,
-    reference_ok,
-    repair,
+    run_in_one_batch,
+    tied_inputs,
 )
 
 pytestmark = pytest.mark.spark
@@ -106,30 +105,12 @@ def test_a_reset_sum_per_row_is_not_one() -> None:
     }
 
 
-@st.composite
-def inputs(draw: Any, fields: tuple, scalars: tuple) -> tuple[list, tuple]:
-    rows = draw(st.lists(st.tuples(*fields), max_size=24))
-    if rows and draw(st.booleans()):  # exact duplicates: ties in every field
-        rows += draw(st.lists(st.sampled_from(rows), min_size=1, max_size=3))
-    return rows, draw(st.tuples(*scalars))
+def inputs(fields: tuple, scalars: tuple, min_size: int = 0) -> Any:
+    return tied_inputs(fields, scalars, min_size=min_size, max_size=24)
 
 
 def _run(spark: Any, algo: Any, strategy: Any, n: int, salt: str, allow_overflow: bool) -> None:
-    batch: list[tuple[list, tuple]] = []
-
-    def body(drawn: tuple) -> None:
-        rows, scalars = drawn
-        if not reference_ok(algo, rows, scalars):
-            expect_same_or_both_raise(spark, algo, rows, scalars, allow_overflow=allow_overflow)
-            rows = repair(algo, rows, scalars)
-        if rows is not None:
-            batch.append((rows, scalars))
-
-    config = settings(max_examples=n, deadline=None, derandomize=True, database=None,
-                      phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
-    body._hypothesis_internal_add_digest = f"boundary/{algo.name}/{salt}".encode()  # type: ignore[attr-defined]
-    config(given(strategy)(body))()
-    expect_same_batch(spark, algo, batch, allow_overflow=allow_overflow)
+    run_in_one_batch(spark, algo, strategy, n, f"boundary/{algo.name}/{salt}", allow_overflow)
 
 
 @pytest.mark.parametrize("name", list(SPECS))
