@@ -49,4 +49,4 @@ def clean_text_ascii(s: str) -> str:
     """``clean_text`` with ASCII digits only (``re.ASCII``: ``\\d`` is ``[0-9]``, as Java's)."""
     s = re.sub(r"<[^>]+>", " ", s)
     s = re.sub(r"[ \t\r\n]+", " ", s)
-    return re.sub(r"(\d{1,2})/(\d{1,2})/(\d{4})", r"\3-\1-\2", s, 0, re.ASCII)
+    return re.sub(r"(\d{1,2})/(\d{1,2})/(\d{4})", r"\3-\1-\2", s, 0, re.ASCII)  # noqa: B034 - positional, as users write it

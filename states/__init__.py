@@ -17,7 +17,18 @@ from .additive import Average, Count, Sum, Variance
 from .argbest import ArgBest
 from .interval import IntervalSequence
 from .laws import LawViolation, check_laws
-from .multiset import BitAnd, BitOr, BitXor, Distinct, Max, Median, Min, MultisetState, Product, TopK
+from .multiset import (
+    BitAnd,
+    BitOr,
+    BitXor,
+    Distinct,
+    Max,
+    Median,
+    Min,
+    MultisetState,
+    Product,
+    TopK,
+)
 
 __all__ = [
     "ArgBest",

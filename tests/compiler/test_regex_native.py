@@ -9,7 +9,6 @@ import textwrap
 from pathlib import Path
 
 import pytest
-
 from looplift.compiler.primitives import NOT_LIT
 from looplift.compiler.primitives.regex import group_reads, java_pattern, java_replacement, refusal
 from looplift.compiler.primitives.strmethods import re_refusal

@@ -203,7 +203,7 @@ def main(argv: list[str] | None = None) -> int:
     if not args.no_check:
         small = gen_logs(spark, 2_000, seed=11, view=None)
         extra_rows = [(10_000 + i, line, text) for i, (line, text) in
-                      enumerate(zip(CURATED_LINES, CURATED_TEXTS + [""] * len(CURATED_LINES)))]  # fmt: skip
+                      enumerate(zip(CURATED_LINES, CURATED_TEXTS + [""] * len(CURATED_LINES), strict=False))]  # fmt: skip
         small = common.cache(small.union(spark.createDataFrame(extra_rows, small.schema)))
         wrong = check(variants, small)
         small.unpersist()

@@ -10,7 +10,6 @@ from typing import Any
 import pyarrow as pa
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
 from looplift.errors import exception_text
 from looplift.pycalls import _vectorized_call
 

@@ -174,5 +174,5 @@ def spread(rows: RowStream[str, int, str]):
             low.add(i)
             high = max(high, i)
             first.add(name)
-        for _k, i, name in grp:
+        for _k, i, _name in grp:
             yield k, i, i - low.value(), high - i, first.value()

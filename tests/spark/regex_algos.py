@@ -30,6 +30,6 @@ def substitutions(s: str) -> tuple:
     p = re.compile(r"(\d+)-(\d+)")
     cleaned = re.sub(r"[ \t]+", " ", s)
     swapped = p.sub(r"\2/\1$\g<0>\\", s)
-    dotted = re.sub(r".\.", r"\n", s, 0, re.DOTALL)
+    dotted = re.sub(r".\.", r"\n", s, 0, re.DOTALL)  # noqa: B034 - the positional form is under test
     words = WORDS.search(s)
     return cleaned, swapped, dotted, re.sub(r"(a)|b", r"[\1]", s), words.group(0) if words else ""

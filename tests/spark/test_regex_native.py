@@ -19,11 +19,11 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
-from looplift.strings import IMPLS
-
 from looplift.compiler.backend import strsql
 from looplift.compiler.ir.nodes import Lit, Var
 from looplift.compiler.primitives.strmethods import re_refusal
+from looplift.strings import IMPLS
+
 from tests.frames import create_frame
 
 pytestmark = pytest.mark.spark
