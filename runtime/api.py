@@ -204,7 +204,7 @@ class Dataflow(Generic[P, R]):
         import warnings
 
         from .compiler.backend import backend_for
-        from .compiler.backend.host_types import (
+        from .compiler.backend.host_probe import (
             PROBE_ROWS,
             learn_host_types,
             needs_host_probe,

@@ -11,8 +11,8 @@ from typing import Any
 
 from ..errors import Diagnostic
 from ..ir.nodes import Span
-from .host_annotations import return_annotation, spelled, written_annotation
-from .host_types import _join, _known, _Reader, _reader_for, _returns
+from .host_annotations import known_type, return_annotation, spelled, written_annotation
+from .host_reader import SourceReader, join_types, reader_for, returns_of
 from .types import host_hook
 from .typevocab import Type
 
@@ -89,12 +89,12 @@ _EXAMPLE = {
 def _container_shape(fn: Any, arg_types: list[Type], kind: str) -> str:
     """The annotation a bare ``kind`` stands for, as far as the ``return`` statements say
     (``tuple[int, <type>]``: the second item's type is unknown), else an example."""
-    got = _reader_for(fn, arg_types, 0, displays=True)
+    got = reader_for(fn, arg_types, 0, displays=True)
     if got is None:
         return _EXAMPLE[kind]
     reader, tree = got
     shapes: list[list[Type]] = []
-    for r in _returns(tree.body):
+    for r in returns_of(tree.body):
         v = r.value
         if v is None or isinstance(v, ast.Constant) and v.value is None:
             continue  # None: the result is Optional, the items are said elsewhere
@@ -115,14 +115,14 @@ def _container_shape(fn: Any, arg_types: list[Type], kind: str) -> str:
     for col in cols:
         t: Type = "none"
         for x in col:
-            t = _join(t, x) if t is not None and x is not None else None
-        parts.append(t if t is not None and _known(t) else None)
+            t = join_types(t, x) if t is not None and x is not None else None
+        parts.append(t if t is not None and known_type(t) else None)
     if kind == "tuple":
         return spelled(("tuple", tuple(parts)))
     return spelled(("list", parts[0]) if kind == "list" else ("dict", *parts))
 
 
-def _item_type(reader: _Reader, x: ast.expr, kind: str) -> Type | None:
+def _item_type(reader: SourceReader, x: ast.expr, kind: str) -> Type | None:
     if kind != "tuple":  # a list display of the items: their joined type
         got = reader._either([reader.expr(e) for e in x.elts])  # type: ignore[attr-defined]
     else:

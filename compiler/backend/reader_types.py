@@ -12,7 +12,8 @@ import textwrap
 from collections.abc import Mapping
 from typing import Any
 
-from .host_types import _Reader, _returned_type, probed_host_type
+from .host_probe import probed_host_type
+from .host_reader import SourceReader, returned_type
 from .types import host_hook
 from .typevocab import Type
 
@@ -81,9 +82,9 @@ def infer_state_reader(
             reader_def = renamed
     if reader_def is None:
         return None
-    reader = _Reader(getattr(cls, method, None), env, 0)
+    reader = SourceReader(getattr(cls, method, None), env, 0)
     reader.locals_(body)
-    return _returned_type(reader, reader_def.body)
+    return returned_type(reader, reader_def.body)
 
 
 class _FieldNames(ast.NodeTransformer):

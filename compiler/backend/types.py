@@ -44,7 +44,7 @@ __all__ = ["Type", "Typing", "host_hook", "infer_types", "py_type", "spark_type"
 # -- what the typer asks of the code of host functions and user states ------------------
 #
 # A host function's result type (or an unannotated user-state reader's) is read from its
-# Python source, else learnt by running the typed IR on data (host_types.learn_host_types,
+# Python source, else learnt by running the typed IR on data (host_probe.learn_host_types,
 # which runs this typer): the modules that do it stand above the typer and register here,
 # and the typer calls them without importing them.
 

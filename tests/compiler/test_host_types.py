@@ -12,11 +12,8 @@ from pathlib import Path
 
 import pytest
 from looplift.compiler.backend import BackendError, backend_for
-from looplift.compiler.backend.host_types import (
-    infer_host_return,
-    learn_host_types,
-    probed_types,
-)
+from looplift.compiler.backend.host_probe import learn_host_types, probed_types
+from looplift.compiler.backend.host_reader import infer_host_return
 from looplift.compiler.backend.types import host_return_type
 from looplift.compiler.pipeline import compile_dataflow
 
