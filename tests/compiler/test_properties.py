@@ -4,6 +4,7 @@ invariants after every pass, and mean what CPython says they mean."""
 from __future__ import annotations
 
 import itertools
+import os
 import tempfile
 import textwrap
 from pathlib import Path
@@ -155,7 +156,8 @@ HEADER = textwrap.dedent(
 ROWS = st.lists(st.tuples(*[st.integers(-6, 6)] * 3), max_size=12)
 
 
-@settings(max_examples=200, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@settings(max_examples=int(os.environ.get("LOOPLIFT_PROPERTY_EXAMPLES", "120")), deadline=None,
+          suppress_health_check=[HealthCheck.too_slow])  # fmt: skip
 @given(st.data(), ROWS, st.integers(-3, 3))
 def test_random_programs_keep_invariants_and_meaning(data, rows, t) -> None:  # noqa: ANN001
     src = HEADER + Gen(data).program()

@@ -222,7 +222,7 @@ def test_two_writers_one_commit(s3: str, monkeypatch: pytest.MonkeyPatch) -> Non
 def test_killed_mid_commit_on_s3(s3: str, tmp_path: Path) -> None:
     """Children apply batches to two views on S3 and are killed: between batches,
     after an apply wrote its files (a Spark job's executors), right after the manifest
-    (on an object store the manifest is the commit); a last one resumes with Spark.
+    (on an object store the manifest is the commit); a last one resumes.
     Every batch is committed once, the results equal the reference, and the killed
     apply's files are removed once old enough."""
     from tests.incremental.test_restart import COLUMNS, N_BATCHES, VIEWS, Child, make_batches
@@ -257,7 +257,9 @@ def test_killed_mid_commit_on_s3(s3: str, tmp_path: Path) -> None:
     assert c.versions() == {"clicks": 4, "sessions": 4}, c.messages
     assert c.applied() == [], c.messages
 
-    d = Child(spec, root, spark=True, **kw)
+    # (resumes without Spark: the jobs on S3 are test_bulk_load_and_jobs_on_s3's, and a
+    # Spark session started here would cost the test a third of its time)
+    d = Child(spec, root, spark=False, **kw)
     final = d.read_until(lambda m: "results" in m)
     assert d.wait() == 0
     assert d.versions() == {"clicks": 5, "sessions": 4}  # (the clicks' batch 4 is in)

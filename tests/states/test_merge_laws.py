@@ -42,7 +42,7 @@ from looplift.states.containers import (
 )
 
 SMALL = st.integers(-4, 4)
-EXAMPLES = int(os.environ.get("LOOPLIFT_LAW_EXAMPLES", "200"))
+EXAMPLES = int(os.environ.get("LOOPLIFT_LAW_EXAMPLES", "100"))
 
 
 def acts(*names: str, values: st.SearchStrategy = SMALL, max_size: int = 10):

@@ -31,7 +31,7 @@ from looplift.states import (
 SMALL = st.integers(-4, 4)
 # per library state; action lists of at most 12 small values: 200 draws cover their
 # shapes (the broken states below, which must be caught, keep their own budgets)
-LAW_EXAMPLES = int(os.environ.get("LOOPLIFT_LAW_EXAMPLES", "200"))
+LAW_EXAMPLES = int(os.environ.get("LOOPLIFT_LAW_EXAMPLES", "100"))
 
 
 def acts(*names: str, values: st.SearchStrategy = SMALL, max_size: int = 12):
