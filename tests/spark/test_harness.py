@@ -257,16 +257,16 @@ def test_reference_runs_on_examples_and_generated_data(case: Any) -> None:
             usable += bool(fixed)
 
     run._hypothesis_internal_add_digest = case.id.encode()  # type: ignore[attr-defined]
-    # 30 inputs, a third usable: the draws differ with what the session imported before
+    # 24 inputs, a third usable: the draws differ with what the session imported before
     # (a full run once gave billing::invoice_lines 3 usable of 15, alone it gives more)
     settings(
-        max_examples=30,
+        max_examples=24,
         deadline=None,
         derandomize=True,
         database=None,
         suppress_health_check=list(HealthCheck),
     )(given(strategy)(run))()
-    assert usable >= 10, f"{case.id}: only {usable} of 30 generated inputs are usable"
+    assert usable >= 8, f"{case.id}: only {usable} of 24 generated inputs are usable"
 
 
 # -- Spark round trips and the verdict ---------------------------------------------------------------
