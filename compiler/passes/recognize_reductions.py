@@ -127,7 +127,8 @@ def recognize_reductions(prog: Program) -> Program:
                 "depend on row order",
                 "use a State for it, or iterate in a defined order with "
                 "`group_by(key, rows, order_by=field)`; order-independent updates are "
-                "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)`, "
+                "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)` (from None: "
+                "`x = e if x is None else min(x, e)`), "
                 "`x |= e`, `x &= e`, `x ^= e` (ints, bools), "
                 "`ok = ok and e` / `ok = ok or e` (bools, from True / False)",
             )
