@@ -136,14 +136,16 @@ def global_best(rows: RowStream[int, int, str]) -> str:
 
 
 @dataflow(columns=("k", "lo", "hi", "n"))
-def min_fold(rows: RowStream[int, int | None, str]):
+def min_fold(rows: RowStream[int, str, int | None]):
     """The min / max folds from None (``x if lo is None else min(lo, x)``, issue 25): the
-    same update as ``if lo is None or x < lo: lo = x``; ``max(x, hi)`` keeps ties' last."""
+    same update as ``if lo is None or x < lo: lo = x``; ``max(x, hi)`` keeps ties' last. A
+    None value before the first value (in the canonical order) is skipped, one after it is
+    CPython's TypeError."""
     for k, g in group_by(0, rows):
         lo = None
         hi = None
         n = None
-        for _k, v, s in g:
+        for _k, s, v in g:
             lo = v if lo is None else min(lo, v)
             hi = max(v, hi) if hi is not None else v
             n = len(s) if n is None else max(n, len(s))

@@ -37,9 +37,10 @@ EDGES = {
     "greatest_text": [[(1, 3, "b"), (1, 1, "b"), (1, 2, "é"), (1, 2, "e\u0301"), (2, 0, "")]],
     "two_keys": [[(1, "a", 2, "x"), (1, "a", 2, "w"), (1, "b", 0, "y"), (2, "a", 5, "z")]],
     "global_best": [[], [(1, 2, "a"), (2, 2, "b"), (0, 1, "c")]],
-    # None before the first value (the canonical order puts it first): skipped; ties
-    "min_fold": [[], [(1, None, "a"), (1, 3, "bb"), (1, 3, ""), (1, -BIG, "日本"), (2, None, "x"),
-                      (3, BIG, "é"), (3, BIG, "e\u0301")]],
+    # None before the first value in the canonical order: skipped; ties; after: TypeError
+    "min_fold": [[], [(1, "a", None), (1, "bb", 3), (1, "c", 3), (1, "日本", -BIG), (2, "x", None),
+                      (3, "é", BIG), (3, "e\u0301", BIG), (4, "", None), (4, "", 5)],
+                 [(1, "a", 3), (1, "b", None), (2, "x", 1)]],
     "min_fold_blocks": [[(1, 3, "b"), (1, 3, "a"), (1, -1, "é"), (2, BIG, ""), (2, -BIG, "e\u0301")],
                         [(1, BIG, "x"), (1, 2**61, "y")]],  # v * 2 past 64 bits: raises
 }
