@@ -13,7 +13,7 @@ NAME = "sensor_report"
 KIND = "table"
 COLUMNS = ["sensor_id", "n", "mean", "stddev", "status"]
 PARAMS = [["readings", "rows", ["int", "Optional[float]"]], ["limit", "scalar", ["float"]]]
-PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_4028c947_all", "prim", "round", ["double", "bigint"], "double"]]
 REFS = [
     'looplift.states.additive:Count',
     'looplift.states.additive:Sum',
@@ -153,18 +153,18 @@ def plan(spark, readings, limit):
         F.col('sensor').alias('sensor_id'),
         F.col('n'),
         E(
-            '(CASE WHEN looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
-            "in [^()]*)?\\\\)$', looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e, "
-            "concat(looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e, ' (at sensors.py:65 in "
-            "sensor_report)'))) ELSE looplift_prim_round_74ef0543(TRUE, `mean`, 3L).v END)"
+            '(CASE WHEN looplift_prim_round_4028c947_all(`mean`, 3L).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_prim_round_4028c947_all(`mean`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( in "
+            "[^()]*)?\\\\)$', looplift_prim_round_4028c947_all(`mean`, 3L).e, "
+            "concat(looplift_prim_round_4028c947_all(`mean`, 3L).e, ' (at sensors.py:65 in "
+            "sensor_report)'))) ELSE looplift_prim_round_4028c947_all(`mean`, 3L).v END)"
         ).alias('mean'),
         E(
-            '(CASE WHEN looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e RLIKE ' \\\\(at "
-            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e, "
-            "concat(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e, ' (at sensors.py:65 in "
-            "sensor_report)'))) ELSE looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).v END)"
+            '(CASE WHEN looplift_prim_round_4028c947_all(`stddev`, 3L).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_prim_round_4028c947_all(`stddev`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
+            "in [^()]*)?\\\\)$', looplift_prim_round_4028c947_all(`stddev`, 3L).e, "
+            "concat(looplift_prim_round_4028c947_all(`stddev`, 3L).e, ' (at sensors.py:65 in "
+            "sensor_report)'))) ELSE looplift_prim_round_4028c947_all(`stddev`, 3L).v END)"
         ).alias('stddev'),
         F.col('status'),
     )
