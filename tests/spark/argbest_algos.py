@@ -174,3 +174,17 @@ def min_fold_blocks(rows: RowStream[int, int, str]):
             else:
                 first = s
         yield k, lo, hi, first
+
+
+@dataflow(columns=("k", "lo", "hi"))
+def float_folds(rows: RowStream[int, float]):
+    """``lo = min(lo, x)`` / ``hi = max(hi, x)`` of floats from a number (beside the folds
+    from None): a NaN never wins (``nan > hi`` is false), in any order; Spark's ``max`` takes
+    NaN for the largest, so the compiled fold leaves NaNs out."""
+    for k, g in group_by(0, rows):
+        lo = 0.5
+        hi = -0.5
+        for _k, x in g:
+            lo = min(lo, x)
+            hi = max(hi, x)
+        yield k, lo, hi

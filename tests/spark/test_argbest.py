@@ -22,6 +22,7 @@ from tests.spark.harness import compiled_frame, expect_same_or_both_raise, table
 pytestmark = pytest.mark.spark
 
 BIG = 2**62
+NAN, INF = float("nan"), float("inf")
 # fmt: off
 EDGES = {
     "latest_gt": [[], [(1, 7, "b"), (1, 7, "a"), (1, 7, "a"), (1, -3, "z"), (2, 0, "é"),
@@ -43,6 +44,8 @@ EDGES = {
                  [(1, "a", 3), (1, "b", None), (2, "x", 1)]],
     "min_fold_blocks": [[(1, 3, "b"), (1, 3, "a"), (1, -1, "é"), (2, BIG, ""), (2, -BIG, "e\u0301")],
                         [(1, BIG, "x"), (1, 2**61, "y")]],  # v * 2 past 64 bits: raises
+    "float_folds": [[(1, 3.0), (1, NAN), (2, NAN), (3, NAN), (3, -2.5), (4, INF), (4, -INF),
+                     (5, 1e300), (5, -1e300)]],
 }
 # fmt: on
 #: a value computed from the row (not a field) or a text key: the window forms
@@ -60,6 +63,7 @@ ALGOS = [
     algos.global_best,
     algos.min_fold,
     algos.min_fold_blocks,
+    algos.float_folds,
 ]
 
 
