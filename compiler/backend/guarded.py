@@ -27,12 +27,12 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
 
+from looplift.pycalls import EVERY_ROW
+
 from ..dataflow.strategy import PyCallKind
 from ..errtext import raise_placed_sql
 from ..ir.nodes import UNKNOWN, Expr, Let, Var
 from ..ir.traverse import walk
-from looplift.pycalls import EVERY_ROW
-
 from .errors import BackendError
 from .types import host_return_type, spark_type
 
