@@ -20,6 +20,8 @@ Assumes: ``fn`` is the function the statements belong to (the nodes are its node
 
 from __future__ import annotations
 
+from collections.abc import Sequence
+
 import libcst as cst
 
 from .syntax import mentions
@@ -36,7 +38,7 @@ class LiveNames:
     def __init__(self, fn: cst.FunctionDef):
         #: id(statement) -> (owner, its block, index); the owner is the compound statement
         #: (an ``elif`` chain's first ``if``) or the function
-        self.where: dict[int, tuple[cst.CSTNode, list[cst.CSTNode], int, str]] = {}
+        self.where: dict[int, tuple[cst.CSTNode, Sequence[cst.CSTNode], int, str]] = {}
         self._blocks(fn, fn)
 
     def live_after(self, stmt: cst.CSTNode, name: str) -> bool:
@@ -151,7 +153,7 @@ def _jumps(node: cst.CSTNode) -> bool:
     return False
 
 
-def _scan(seq: list[cst.CSTNode], name: str) -> str:
+def _scan(seq: Sequence[cst.CSTNode], name: str) -> str:
     """``name`` along ``seq`` from its start: read first, killed first (no path from the
     end of ``seq`` can read it), or neither (it may fall through to what follows)."""
     jumped = False
@@ -191,7 +193,7 @@ def _compound(x: cst.CSTNode, name: str) -> str:
     if isinstance(x, cst.If):
         if mentions(x.test, name):
             return _READ
-        other = [x.orelse] if isinstance(x.orelse, cst.If) else (
+        other: Sequence[cst.CSTNode] = [x.orelse] if isinstance(x.orelse, cst.If) else (
             list(x.orelse.body.body) if x.orelse is not None else [])  # fmt: skip
         branches = [_scan(list(x.body.body), name), _scan(other, name) if other else _FALL]
         if _READ in branches:
