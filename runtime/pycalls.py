@@ -20,7 +20,10 @@ from .pyvalues import _nested, _out, _py_in, _pylist
 from .sessions import prepare_session
 from .strings import IMPLS as STRING_IMPLS
 
-__all__ = ["register_pycalls"]
+__all__ = ["register_pycalls", "EVERY_ROW"]
+
+#: the name of a function called on every row ends so: it takes no path argument
+EVERY_ROW = "_all"
 
 
 _PRIM_IMPLS: dict[str, Callable[..., Any]] = {"round": round, "str": str, **PY_IMPLS}
@@ -43,7 +46,8 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
     """Register the vectorized Python functions a plan's SQL calls by name.
 
     Each takes its path first (true where Python calls it) and returns, per row, null off
-    the path, else ``(v, e)``: the value, or the error the SQL raises where it uses it.
+    the path, else ``(v, e)``: the value, or the error the SQL raises where it uses it. A
+    function whose name ends in :data:`EVERY_ROW` has no path (every row is on it).
     """
     from .spark import _arrow_udf
 
@@ -57,14 +61,15 @@ def register_pycalls(spark: Any, pycalls: list[list[Any]]) -> None:
         if name in done:
             continue
         fn = _impl(kind, ref)
-        ins = [t if _nested(t) else None for t in arg_types]
+        every = name.endswith(EVERY_ROW)
+        ins = [None] * every + [t if _nested(t) else None for t in arg_types]
         struct = f"struct<v: {rtype}, e: string>"
         # timestamps travel as UTC instants (naive datetimes are UTC wall time)
         arrow_type = to_arrow_type(_ddl(spark, struct), timezone="UTC")
 
         def call(*arrays: Any, _fn: Callable[..., Any] = fn, _t: str = rtype,
-                 _at: Any = arrow_type, _ins: list = ins) -> Any:  # fmt: skip
-            return _vectorized_call(_fn, arrays, _t, _at, _ins)
+                 _at: Any = arrow_type, _ins: list = ins, _every: bool = every) -> Any:  # fmt: skip
+            return _vectorized_call(_fn, (None, *arrays) if _every else arrays, _t, _at, _ins)
 
         spark.udf.register(name, _arrow_udf(call, struct, "SCALAR"))
         done.add(name)
@@ -77,7 +82,7 @@ _PLAIN_OUT = {"string": str, "bigint": int, "boolean": bool, "double": float}
 def _vectorized_call(fn: Callable[..., Any], arrays: Sequence[Any], rtype: str, arrow_type: Any,
                      ins: list[str | None], distinct: bool = True) -> Any:  # fmt: skip
     """One batch of a Python function called from SQL: ``arrays`` are the path (is the row
-    on Python's path) and the arguments; the result is a struct per row, null off the path,
+    on Python's path; None: every row is) and the arguments; the result is a struct per row, null off the path,
     else ``(v, e)``: the value as ``rtype`` holds it, or the error raised in SQL where the
     value is used.
 
@@ -87,8 +92,8 @@ def _vectorized_call(fn: Callable[..., Any], arrays: Sequence[Any], rtype: str, 
     import pyarrow as pa
 
     path, *args = arrays
-    n = len(path)
-    every = path.null_count == 0 and path.true_count == n
+    n = len(args[0]) if path is None else len(path)
+    every = path is None or (path.null_count == 0 and path.true_count == n)
     if distinct and every and not any(ins[1:]):
         got = _distinct_call(fn, args, rtype, arrow_type)
         if got is not None:

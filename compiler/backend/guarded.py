@@ -3,7 +3,7 @@ evaluated only where Python reaches it and the SQL grows linearly with the sourc
 
 - A Python function (host function, ``re``, str methods and primitives without an exact
   native lowering) takes its *path* first: the conditions of the enclosing branches and
-  guards. Spark evaluates every Python function, and its arguments, on every row, whatever
+  guards (none where there are none: its name ends in ``EVERY_ROW``). Spark evaluates every Python function, and its arguments, on every row, whatever
   CASE branch holds it; off its path the function returns None and its (composite)
   arguments are not evaluated. On its path it returns ``(v, e)``: the value, or the error
   the SQL raises where it uses the value, so what Python reaches first raises first.
@@ -26,6 +26,8 @@ from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from dataclasses import dataclass
 from typing import Any
+
+from looplift.pycalls import EVERY_ROW
 
 from ..dataflow.strategy import PyCallKind
 from ..errtext import raise_placed_sql
@@ -239,10 +241,14 @@ class GuardedSql:
         else:
             t, _ = host_return_type(self.refs.get(ref), [self._t(a) for a in args])
             rtype = spark_type(t)
-        arg_types = ("boolean", *arg_types)  # first: is the call on Python's path
+        # first: is the call on Python's path; on every row (no enclosing condition) the
+        # function has no path argument (a column of constant trues shipped for nothing)
+        everywhere = not self.conds and bool(args)
+        if not everywhere:
+            arg_types = ("boolean", *arg_types)
         digest = hashlib.sha1(f"{kind}:{ref}:{arg_types}".encode()).hexdigest()[:8]
         base = ref.replace(":", "_").replace(".", "_")
-        name = f"looplift_{kind}_{base}_{digest}"
+        name = f"looplift_{kind}_{base}_{digest}" + (EVERY_ROW if everywhere else "")
         call = self.pycalls.get(name)
         if call is None:
             call = PyCall(name, kind, ref, arg_types, rtype)
@@ -256,7 +262,7 @@ class GuardedSql:
         inner = [self._operand_sql(a, whole=True) for a in args]
         if self.conds:
             inner = [v if atomic(v) else f"(CASE WHEN {path} THEN {v} END)" for v in inner]
-        call = f"{name}({', '.join([path, *inner])})"
+        call = f"{name}({', '.join(inner if everywhere else [path, *inner])})"
         if total:  # the function cannot raise on these arguments: its value alone
             return f"{call}.v"
         if len(call) <= REPEATED_CALL:

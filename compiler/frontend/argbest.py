@@ -19,6 +19,13 @@ The other assigned values must not read the carried names. The update may have a
 guard that does not read them either: ``if g and (K is None or x > K):``, or the
 update as the only statement of an ``if g:`` (only the rows where ``g`` holds are
 offered).
+
+The min / max folds that start from None are the same update, spelled with ``min`` /
+``max``: ``K = x if K is None else min(K, x)`` (or ``min(K, x) if K is not None else x``)
+and ``if K is None: K = x`` + ``else: K = min(K, x)`` (or ``elif x < K: K = x``) are
+``if K is None or x < K: K = x`` — CPython's ``min(K, x)`` returns ``x`` exactly when
+``x < K``; ``min(x, K)`` returns ``x`` unless ``K < x``, which is ``x <= K`` (ties: the
+last row). ``max`` is ``>`` (``>=``). Where ``min`` or ``max`` is a module global, no.
 """
 
 from __future__ import annotations
@@ -54,12 +61,15 @@ class ArgBestMixin(Context):
 
     def argbest_updates(
         self, body: list[cst.BaseStatement], carried: list[str]
-    ) -> dict[cst.If, ArgBestUpdate]:
-        """The recognized ``if`` statements of a loop body (by node)."""
+    ) -> dict[cst.CSTNode, ArgBestUpdate]:
+        """The recognized ``if`` statements (and ``K = x if K is None else min(K, x)``
+        assignments) of a loop body (by node)."""
         flat = flatten(body)
-        out: dict[cst.If, ArgBestUpdate] = {}
+        out: dict[cst.CSTNode, ArgBestUpdate] = {}
         for s in flat:
             up = _match(s, set(carried)) if isinstance(s, cst.If) else None
+            if up is None and {"min", "max"}.isdisjoint(self.globals):
+                up = _match_first_or_best(s, set(carried))
             if up is None:
                 continue
             names = {n for n, _ in up.values}
@@ -72,7 +82,7 @@ class ArgBestMixin(Context):
         return out
 
     def argbest_states(
-        self, ups: dict[int, ArgBestUpdate], env: Env
+        self, ups: dict[cst.CSTNode, ArgBestUpdate], env: Env
     ) -> dict[str, tuple[str, Expr]]:
         """The ArgBest state replacing each carry (carry var, constructor call)."""
         from looplift.states import ArgBest
@@ -90,7 +100,7 @@ class ArgBestMixin(Context):
         return out
 
     def argbest_stmt(
-        self, up: ArgBestUpdate, row: tuple[str, ...], env: Env, rest: Expr, s: cst.If
+        self, up: ArgBestUpdate, row: tuple[str, ...], env: Env, rest: Expr, s: cst.CSTNode
     ) -> Expr:
         """``offer(key, row, value)`` to each carried name's state: unconditionally, or
         where the update's guard holds."""
@@ -188,3 +198,94 @@ def _match(s: cst.If, carried: set[str]) -> ArgBestUpdate | None:
         return None
     fixed = tuple((n, x if n == key else v) for n, v in values)
     return ArgBestUpdate(key, mode, x, fixed, guard)
+
+
+_FOLD_MODE = {("min", 1): "lt", ("min", 0): "le", ("max", 1): "gt", ("max", 0): "ge"}
+
+
+def _match_first_or_best(s: cst.CSTNode, carried: set[str]) -> ArgBestUpdate | None:
+    """``K = x if K is None else min(K, x)``, ``if K is None: K = x`` / ``else: K =
+    min(K, x)`` (``elif x < K: K = x``), and the ``is not None`` spellings, as the update
+    ``if K is None or x OP K: K = x``."""
+    if isinstance(s, cst.Assign):
+        if not (len(s.targets) == 1 and isinstance(s.targets[0].target, cst.Name)
+                and isinstance(s.value, cst.IfExp)):  # fmt: skip
+            return None
+        key = s.targets[0].target.value
+        first, best = _none_split(s.value.test, s.value.body, s.value.orelse, key)
+        return _first_or_best(key, first, best, carried)
+    if not isinstance(s, cst.If) or s.orelse is None:
+        return None
+    then = _single_assign(s.body.body)
+    if then is None:
+        return None
+    key = then[0]
+    if isinstance(s.orelse, cst.If):  # `elif x < K: K = x`: the update's own test
+        inner = s.orelse
+        if inner.orelse is not None or not _is_none_test(s.test, key, True):
+            return None
+        up = _match(cst.If(test=cst.BooleanOperation(s.test, cst.Or(), inner.test),
+                           body=inner.body), carried)  # fmt: skip
+        if up is None or up.guard is not None or up.values != ((key, up.key_expr),):
+            return None
+        return up if code_of(then[1]).strip() == code_of(up.key_expr).strip() else None
+    other = _single_assign(s.orelse.body.body)
+    if other is None or other[0] != key:
+        return None
+    first, best = _none_split(s.test, then[1], other[1], key)
+    return _first_or_best(key, first, best, carried)
+
+
+def _first_or_best(key: str, first: cst.BaseExpression | None, best: cst.BaseExpression | None,
+                   carried: set[str]) -> ArgBestUpdate | None:  # fmt: skip
+    """``first`` (the value where ``K`` is None) is ``x``, ``best`` is ``min(K, x)``."""
+    if key not in carried or first is None or not isinstance(best, cst.Call):
+        return None
+    fn = best.func
+    if not (isinstance(fn, cst.Name) and fn.value in ("min", "max") and len(best.args) == 2
+            and all(a.keyword is None and not a.star for a in best.args)):  # fmt: skip
+        return None
+    a0, a1 = (a.value for a in best.args)
+    pos = 1 if isinstance(a0, cst.Name) and a0.value == key else 0
+    x = a1 if pos == 1 else a0
+    if pos == 0 and not (isinstance(a1, cst.Name) and a1.value == key):
+        return None
+    if code_of(x).strip() != code_of(first).strip() or key in read_names([x]):  # type: ignore[list-item]
+        return None
+    return ArgBestUpdate(key, _FOLD_MODE[fn.value, pos], x, ((key, x),))
+
+
+def _none_split(test: cst.BaseExpression, then: cst.BaseExpression, other: cst.BaseExpression,
+                key: str) -> tuple[cst.BaseExpression | None, cst.BaseExpression | None]:  # fmt: skip
+    """(the value where ``key`` is None, the value where it is not) of a choice on
+    ``key is None`` / ``key is not None``; (None, None) for another test."""
+    if _is_none_test(test, key, True):
+        return then, other
+    if _is_none_test(test, key, False):
+        return other, then
+    return None, None
+
+
+def _is_none_test(test: cst.BaseExpression, key: str, positive: bool) -> bool:
+    """``key is None`` (``positive``) / ``key is not None``."""
+    if not (isinstance(test, cst.Comparison) and len(test.comparisons) == 1
+            and isinstance(test.left, cst.Name) and test.left.value == key):  # fmt: skip
+        return False
+    c = test.comparisons[0]
+    op = cst.Is if positive else cst.IsNot
+    return isinstance(c.operator, op) and code_of(c.comparator).strip() == "None"
+
+
+def _single_assign(body: object) -> tuple[str, cst.BaseExpression] | None:
+    """(name, value) of a block that is one ``name = value``."""
+    if not (isinstance(body, (list, tuple)) and len(body) == 1):
+        return None
+    line = body[0]
+    if not (isinstance(line, cst.SimpleStatementLine) and len(line.body) == 1):
+        return None
+    asg = line.body[0]
+    if not (isinstance(asg, cst.Assign) and len(asg.targets) == 1
+            and isinstance(asg.targets[0].target, cst.Name)):  # fmt: skip
+        return None
+    return asg.targets[0].target.value, asg.value
+

@@ -20,6 +20,7 @@ import libcst as cst
 from ..errors import Diagnostic
 from ..ir.nodes import Span
 from .env import RowValue, Value
+from .island_live import LiveNames
 from .island_syntax import (
     CONTINUES,
     ISLAND_PREFIX,
@@ -222,7 +223,9 @@ class IslandMaker:
             free, assigned, _ = scope_names(src)
             ins = sorted(free | (assigned & bound))
             ins = [n for n in ins if n in bound]
-            outs = sorted(assigned & self._read_elsewhere(fn, originals))
+            live = LiveNames(fn)  # the outputs: assigned here and read after (island_live.py)
+            outs = sorted(n for n in assigned & self._read_elsewhere(fn, originals)
+                          if live.live_after(s, n))  # fmt: skip
             types_ = [self.annotations.get(o) for o in outs]
             returns = None
             if outs and all(types_):

@@ -83,6 +83,9 @@ class StmtMixin(Context):
                 return self.raise_stmt(s, env)
             if self.poisoned(s, env):
                 raise Stop()  # depends on a statement already reported
+            best = getattr(self, "argbest_ifs", {}).get(s)
+            if best is not None:  # `K = x if K is None else min(K, x)` (argbest.py)
+                return self.argbest_stmt(best[0], best[1], env, rest(env), s)  # type: ignore[attr-defined]
             return self.simple(s, env, rest)
         except Stop:
             return rest(self.poison(s, env))

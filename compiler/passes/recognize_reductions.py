@@ -58,6 +58,7 @@ def recognize_reductions(prog: Program) -> Program:
 
     a = analyze(prog.fn)
     texts = _str_carries(a, prog.refs)
+    floats = _float_carries(a, prog.refs)
     diags: list[Diagnostic] = []
     plan: dict[str, tuple[str, Expr]] = {}  # carry var -> (reduction, init atom)
     flags: dict[str, Lit] = {}  # carry var -> the constant every update sets (a flag)
@@ -127,7 +128,8 @@ def recognize_reductions(prog: Program) -> Program:
                 "depend on row order",
                 "use a State for it, or iterate in a defined order with "
                 "`group_by(key, rows, order_by=field)`; order-independent updates are "
-                "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)`, "
+                "`x += e`, `x -= e`, `x *= e`, `x = max(x, e)`, `x = min(x, e)` (from None: "
+                "`x = e if x is None else min(x, e)`), "
                 "`x |= e`, `x &= e`, `x ^= e` (ints, bools), "
                 "`ok = ok and e` / `ok = ok or e` (bools, from True / False)",
             )
@@ -205,6 +207,13 @@ def recognize_reductions(prog: Program) -> Program:
                 dataclasses.replace(e, value=Apply(_call(f, "add"), (Var(neg),), span=v.span)),
                 span=e.span,
             )
+        if kind == "max" and f.state in floats:  # a NaN never wins `max(x, nan)`: not added
+            t = "_notnan.1"  # (let_normalize makes the binders unique, as for `_if_none`)
+            test = Apply(Prim("eq"), (v.args[0], v.args[0]), span=v.span)  # not NaN
+            add = Let("_", Apply(_call(f, "add"), v.args, span=v.span), Lit(None))
+            pick = Apply(Builtin("if"), (Var(t), Lambda((), add), Lambda((), Lit(None))),
+                         span=v.span)  # fmt: skip
+            return Let(t, test, dataclasses.replace(e, value=pick), span=e.span)
         if kind in ("max", "min", "prod", *_BITWISE) or f.method == "radd":  # `+` on numbers commutes
             return dataclasses.replace(e, value=dataclasses.replace(v, fn=_call(f, "add")))
         return e
@@ -245,6 +254,23 @@ def _bool_fold(name: str, decl, a, refs) -> bool:  # noqa: ANN001
     except Exception:  # noqa: BLE001 - typing errors are reported by the backend
         return False
     return all(s.args and ty.of(s.args[0]) == "bool" for s in a.actions_of(name))
+
+
+def _float_carries(a, refs) -> set[str]:  # noqa: ANN001
+    """The carries updated with floats. ``x = max(x, e)`` keeps ``x`` where ``e`` is NaN
+    (``nan > x`` is false), whatever the order; Spark's ``max`` takes NaN for the largest,
+    so a NaN is not added (``min`` needs nothing: Spark's ``min`` puts NaN last, and the
+    start folded in after the loop keeps CPython's ``min(start, nan)``). Not in an ordered
+    loop: its fold compares as Python does."""
+    from ..backend.types import infer_types
+
+    try:
+        ty = infer_types(a, refs, strict=False)
+    except Exception:  # noqa: BLE001 - typing errors are reported by the backend
+        return set()
+    return {name for name, decl in a.states.items() if decl.cls == CARRY
+            and any(s.args and ty.of(s.args[0]) == "float" for s in a.actions_of(name))
+            and not any(s.loops and a.loops[s.loops[-1]].ordered for s in a.actions_of(name))}  # fmt: skip
 
 
 def _str_carries(a, refs) -> set[str]:  # noqa: ANN001

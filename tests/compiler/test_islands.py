@@ -39,6 +39,10 @@ def _strict(algo: Dataflow) -> Dataflow:
         # rows yielded from a `while`: returned as a list (the count read after it too)
         ("counted", "statement", ("row__0", "row__1"), (), 1),
         ("halvings", "statement", ("i", "n"), ("steps",), 2),
+        # a row's field rebound in the island, bound again by the next row: no output
+        ("rebound_field", "statement", ("n", "user"), (), 1),
+        # read only by the next iteration (`level += v`): an output
+        ("ordered_halvings", "statement", ("k", "level", "t"), ("level",), 0),
     ],
 )
 def test_the_smallest_unit_is_outlined(name: str, kind: str, inputs: tuple, outputs: tuple,
@@ -73,6 +77,14 @@ def test_explain_reads_a_rows_fields_as_the_user_wrote_them() -> None:
     assert "v[2]" not in text and "v__n" not in text
     text = A.counted.compile().explain()
     assert "(row[0], row[1]) -> its rows;" in text
+
+
+def test_explain_lists_only_the_outputs_read_after_the_island() -> None:
+    text = A.rebound_field.compile().explain()
+    (line,) = [ln for ln in text.splitlines() if "_island_rebound_field_L" in ln and "->" in ln]
+    assert line.rstrip().endswith("-> its rows; why: `while` loops are not supported; cost: "
+                                  "one Arrow UDF per batch"), line  # fmt: skip
+    assert "-> n" not in text and "its rows, n" not in text
 
 
 def test_the_strategy_record_names_the_island() -> None:

@@ -1,7 +1,7 @@
 """Python islands (issue 25): compiled programs whose non-native parts run as vectorized
 Python, against the same logic hand-written as pandas and Arrow UDFs.
 
-    python -m tests.perf.islands --rows 1000000 --users 10000
+    python -m tests.perf.islands --rows 1000000 --users 10000 [--workload "group block"]
 
 Three programs of ``tests/perf/island_algos.py``, each on its own cached table:
 
@@ -148,8 +148,13 @@ def check(variants: dict[str, Any], df: Any, expected: list[Any], keyed: bool) -
 
 
 def main(argv: list[str] | None = None) -> int:
+    def extra(p: Any) -> None:
+        p.add_argument("--workload", action="append", default=[],
+                       choices=["parser", "group block", "whole function"],
+                       help="run only this workload (repeatable; default all)")  # fmt: skip
+
     args = common.parse_args(__doc__.splitlines()[0], rows=1_000_000, users=10_000, repeats=5,
-                             argv=argv)  # fmt: skip
+                             extra=extra, argv=argv)  # fmt: skip
     spark = common.session()
     common.header("islands", args, spark)
     algos = common.load_path(ALGOS, "perf_island_algos")
@@ -161,6 +166,8 @@ def main(argv: list[str] | None = None) -> int:
         "group block": lambda n: gen_events(spark, n, max(1, min(args.users, n // 10))),
         "whole function": lambda n: gen_durations(spark, n),
     }
+    if args.workload:
+        tables = {k: v for k, v in tables.items() if k in args.workload}
     print("correctness vs the Python functions (2,000 rows):")
     wrong: dict[str, set[str]] = {}
     for name, make in tables.items():

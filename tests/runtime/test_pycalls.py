@@ -72,6 +72,10 @@ def test_distinct_calls_give_every_row_its_own_result(rows: list[tuple]) -> None
     for distinct in (True, False):
         got = run(scaled, "bigint", everywhere, [texts, ks], [pa.string(), pa.int64()], distinct)
         assert same(got, want)
+        # a function called on every row has no path column (``EVERY_ROW``): the same rows
+        arrays = [None, pa.array(texts, pa.string()), pa.array(ks, pa.int64())]
+        got = _vectorized_call(scaled, arrays, "bigint", STRUCT["bigint"], [None] * 3, distinct)
+        assert same(got.to_pylist(), want)
     # off the path (some rows): None there, whether or not the batch repeats itself
     path = [r[2] for r in rows]
     got = run(scaled, "bigint", path, [texts, ks], [pa.string(), pa.int64()], True)

@@ -133,3 +133,58 @@ def global_best(rows: RowStream[int, int, str]) -> str:
         if best is None or row[1] > best:
             best, s = row[1], row[2]
     return s
+
+
+@dataflow(columns=("k", "lo", "hi", "n"))
+def min_fold(rows: RowStream[int, str, int | None]):
+    """The min / max folds from None (``x if lo is None else min(lo, x)``, issue 25): the
+    same update as ``if lo is None or x < lo: lo = x``; ``max(x, hi)`` keeps ties' last. A
+    None value before the first value (in the canonical order) is skipped, one after it is
+    CPython's TypeError."""
+    for k, g in group_by(0, rows):
+        lo = None
+        hi = None
+        n = None
+        for _k, s, v in g:
+            lo = v if lo is None else min(lo, v)
+            hi = max(v, hi) if hi is not None else v
+            n = len(s) if n is None else max(n, len(s))
+        yield k, lo, hi, n
+
+
+@dataflow(columns=("k", "lo", "hi", "first"))
+def min_fold_blocks(rows: RowStream[int, int, str]):
+    """The statement spellings: ``if lo is None: lo = v`` + ``else: lo = min(lo, v)``, the
+    ``is not None`` branch first, and ``elif v > hi: hi = v``; a text fold."""
+    for k, g in group_by(0, rows):
+        lo = None
+        hi = None
+        first = None
+        for _k, v, s in g:
+            if lo is None:
+                lo = v
+            else:
+                lo = min(lo, v)
+            if hi is None:
+                hi = v * 2
+            elif v * 2 > hi:
+                hi = v * 2
+            if first is not None:
+                first = min(first, s)
+            else:
+                first = s
+        yield k, lo, hi, first
+
+
+@dataflow(columns=("k", "lo", "hi"))
+def float_folds(rows: RowStream[int, float]):
+    """``lo = min(lo, x)`` / ``hi = max(hi, x)`` of floats from a number (beside the folds
+    from None): a NaN never wins (``nan > hi`` is false), in any order; Spark's ``max`` takes
+    NaN for the largest, so the compiled fold leaves NaNs out."""
+    for k, g in group_by(0, rows):
+        lo = 0.5
+        hi = -0.5
+        for _k, x in g:
+            lo = min(lo, x)
+            hi = max(hi, x)
+        yield k, lo, hi

@@ -314,3 +314,16 @@ def halvings(rows: RowStream[int, int]):
             steps += 1
             yield i, steps, x
         yield i, -1, steps
+
+
+@dataflow(columns=("user", "step", "value"))
+def rebound_field(seeds: RowStream[str, int]):
+    """A row's field rebound inside a yielding ``while`` and read by nothing after it (the
+    next row binds it again): the island returns only its rows, no ``n``."""
+    for user, g in group_by(0, seeds):
+        for _, n in g:
+            step = 0
+            while n != 1 and step < 20:
+                n = n // 2 if n % 2 == 0 else 3 * n + 1
+                step += 1
+                yield user, step, n

@@ -22,6 +22,7 @@ from tests.spark.harness import compiled_frame, expect_same_or_both_raise, table
 pytestmark = pytest.mark.spark
 
 BIG = 2**62
+NAN, INF = float("nan"), float("inf")
 # fmt: off
 EDGES = {
     "latest_gt": [[], [(1, 7, "b"), (1, 7, "a"), (1, 7, "a"), (1, -3, "z"), (2, 0, "é"),
@@ -37,6 +38,14 @@ EDGES = {
     "greatest_text": [[(1, 3, "b"), (1, 1, "b"), (1, 2, "é"), (1, 2, "e\u0301"), (2, 0, "")]],
     "two_keys": [[(1, "a", 2, "x"), (1, "a", 2, "w"), (1, "b", 0, "y"), (2, "a", 5, "z")]],
     "global_best": [[], [(1, 2, "a"), (2, 2, "b"), (0, 1, "c")]],
+    # None before the first value in the canonical order: skipped; ties; after: TypeError
+    "min_fold": [[], [(1, "a", None), (1, "bb", 3), (1, "c", 3), (1, "日本", -BIG), (2, "x", None),
+                      (3, "é", BIG), (3, "e\u0301", BIG), (4, "", None), (4, "", 5)],
+                 [(1, "a", 3), (1, "b", None), (2, "x", 1)]],
+    "min_fold_blocks": [[(1, 3, "b"), (1, 3, "a"), (1, -1, "é"), (2, BIG, ""), (2, -BIG, "e\u0301")],
+                        [(1, BIG, "x"), (1, 2**61, "y")]],  # v * 2 past 64 bits: raises
+    "float_folds": [[(1, 3.0), (1, NAN), (2, NAN), (3, NAN), (3, -2.5), (4, INF), (4, -INF),
+                     (5, 1e300), (5, -1e300)]],
 }
 # fmt: on
 #: a value computed from the row (not a field) or a text key: the window forms
@@ -52,6 +61,9 @@ ALGOS = [
     algos.greatest_text,
     algos.two_keys,
     algos.global_best,
+    algos.min_fold,
+    algos.min_fold_blocks,
+    algos.float_folds,
 ]
 
 

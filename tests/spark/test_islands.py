@@ -123,6 +123,14 @@ def test_table(spark: Any, registered: None, name: str, form: str) -> None:
         assert _check(kind, name, rows, _table(spark, name, rows, form), form) == "both raised"
 
 
+def test_a_rebound_field_is_no_output(spark: Any) -> None:
+    """``n`` rebound inside a yielding ``while`` and read by nothing after it: the island
+    returns only its rows (``tests/compiler/test_islands.py``), and the rows are CPython's."""
+    rows = [("a", 6), ("a", 1), ("b", 27), ("b", -3), ("c", 2**40)]
+    got = attempt(lambda: run_compiled(spark, A.rebound_field, rows))
+    assert _check("table", "rebound_field", rows, got, "df") == "same"
+
+
 def test_the_while_loops_are_islands() -> None:
     """(The other algorithms' constructs may get native lowerings; a `while` stays Python.)"""
     for name in ["collatz", "power_mod", "digit_sum", "safe_div", "lead", "ordered_path",

@@ -17,7 +17,12 @@ keys, or the key itself, cannot break a tie and are left out). Natively, per sco
   fused group, or no scope key (a global arg-max gives one row also for no input), keep
   ``max(CASE WHEN rank = 1 AND guard THEN named_struct(value, key) END)``;
 - the reader: the best row's value where it beats the starting key, else the starting
-  value.
+  value;
+- a key that may be None, from a starting key of None (``if K is None or x < K``): a
+  None key offered after the first row that set ``K`` (in the canonical row order) is a
+  TypeError in CPython's comparison; two more aggregates per scope key (the largest row
+  offered None, the smallest offered a key) raise it where the first comes after the
+  second (``_late_none``).
 """
 
 from __future__ import annotations
@@ -27,6 +32,7 @@ from typing import TYPE_CHECKING
 
 from ...dataflow.payloads import ROWS
 from ...dataflow.strategy import Strategy
+from ...errtext import raise_sql
 from ...ir.nodes import Apply, Lit, Prim, Var
 from ...names import user_name
 from ..errors import BackendError
@@ -87,8 +93,12 @@ class ArgBestPlanner(StatePlanner):
             value = r.expr(value_x)
             pick = _struct_pick(mode.value, key, self.p.ty.of(key_x), self.p.ty.may_be_null(key_x),
                                 fields, value, keys)  # fmt: skip
+            late = None
+            if beats is None and self.p.ty.may_be_null(key_x):
+                row = [f for f in _row_fields(self.p, row_x) if f not in {quote_ident(k) for k in keys}]
+                late = _late_none(guard, key, row, mode.value, self.p.ty.of(key_x))
             offers.append(
-                _Offer(op, mode.value, window, guard, key, value, start, beats, results, pick)
+                _Offer(op, mode.value, window, guard, key, value, start, beats, results, pick, late)
             )
         names = ", ".join(user_name(o.name) for o in group)
         if self.struct_form and all(o.pick is not None for o in offers):
@@ -99,7 +109,7 @@ class ArgBestPlanner(StatePlanner):
                 self.p.step(ROWS, f"{SRC}.withColumn({ranks[o.window]!r}, E({o.window!r}))",
                             f"arg-{'max' if o.mode in ('gt', 'ge') else 'min'}: the best row "
                             "first (window)")  # fmt: skip
-        if keys and len(ranks) == 1:
+        if keys and len(ranks) == 1 and not any(o.late for o in offers):
             return self._first_rows(offers, keys, names, ranks)
         return self._aggregate(offers, keys, names, ranks)
 
@@ -115,6 +125,7 @@ class ArgBestPlanner(StatePlanner):
             if agg_sql not in structs:
                 structs[agg_sql] = self.p.columns.get(f"{o.op.name}:best", f"best{len(structs)}")
                 aggs.append(f"E({agg_sql!r}).alias({structs[agg_sql]!r})")
+        lates = self._late_columns(offers, aggs)
         agg = self.p.py.fresh("best")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         fns = "/".join(sorted({o.pick.fn for o in offers if o.pick is not None}))
@@ -132,11 +143,23 @@ class ArgBestPlanner(StatePlanner):
             else:
                 sql = (f"CASE WHEN {b} IS NOT NULL AND {o.pick.key(b)} {o.beats} "
                        f"THEN {then} ELSE {o.start} END")  # fmt: skip
+            sql = _raise_late(o, lates, sql)
             for res in o.results:
                 sel.append(f"E({sql!r}).alias({self.p.col_for(res)!r})")
                 reads.append(res)
         self.p.emit(f"{out} = {agg}.select({', '.join(sel)})")
         return out, reads
+
+    def _late_columns(self, offers: list[_Offer], aggs: list[str]) -> dict[str, str]:
+        """The aggregates of each offer's late-None check (appended to ``aggs``): the
+        largest row offered a None key and the smallest offered a key, per scope key."""
+        cols: dict[str, str] = {}  # aggregate SQL -> its column
+        for o in offers:
+            for a in o.late[:2] if o.late else ():
+                if a not in cols:
+                    cols[a] = self.p.columns.get(f"{o.op.name}:late{len(cols)}", f"late{len(cols)}")
+                    aggs.append(f"E({a!r}).alias({cols[a]!r})")
+        return cols
 
     def _first_rows(self, offers: list[_Offer], keys: tuple[str, ...], names: str,
                     ranks: dict[str, str]) -> tuple[str, list[str]]:  # fmt: skip
@@ -176,6 +199,9 @@ class ArgBestPlanner(StatePlanner):
                 sql = (f"CASE WHEN `{best}` IS NOT NULL AND `{best}`.`k` {o.beats} "
                        f"THEN {then} ELSE {o.start} END")  # fmt: skip
             readers.extend((res, sql) for res in o.results)
+        lates = self._late_columns(offers, aggs)
+        readers = [(res, _raise_late(o, lates, sql)) for o in offers
+                   for res, sql in readers if res in o.results]  # fmt: skip
         agg = self.p.py.fresh("best")
         grouping = f".groupBy({', '.join(repr(k) for k in keys)})" if keys else ""
         self.p.emit(f"{agg} = {self.p.frame(ROWS).var}{grouping}.agg({', '.join(aggs)})"
@@ -204,6 +230,7 @@ class _Offer:
     beats: str | None  # "> <starting key>" (None: any offer beats a starting key of None)
     results: list[str]  # the binders of its get() reads
     pick: _StructPick | None  # the same choice as min/max of a struct, where one exists
+    late: tuple[str, str, str] | None = None  # see _late_none
 
 
 def _through_names(p: PlanContext, x: object) -> object:
@@ -299,3 +326,33 @@ def _struct_pick(mode: str, key: str, key_t: str, nullable: bool, fields: list[s
     else:
         return None
     return _StructPick(fn, tuple(parts), key_of, value_of)
+
+
+# -- a None key after the first key --------------------------------------------------
+
+_OP = {"gt": ">", "ge": ">", "lt": "<", "le": "<"}
+
+
+def _late_none(guard: str, key: str, row: list[str], mode: str, key_t: str
+               ) -> tuple[str, str, str]:  # fmt: skip
+    """``if K is None or x < K`` (and ``x if K is None else min(K, x)``) offered a None key
+    after a row that set ``K``: CPython compares None and raises TypeError. The rows go in
+    the canonical order (ascending by their fields, None first), so it raises exactly when
+    the largest row offered a None key comes after the smallest offered a key: (that
+    aggregate, this one, the error's SQL). Before the first key a None key sets ``K`` to
+    None again, as if not offered."""
+    struct = "named_struct(" + ", ".join(f"'f{i}', {f}" for i, f in enumerate(row)) + ")"
+    where = "" if guard == "TRUE" else f"({guard}) AND "
+    typ = {"int": "int", "float": "float", "str": "str", "bool": "bool"}.get(key_t, key_t)
+    err = raise_sql("TypeError", f"'{_OP[mode]}' not supported between instances of "
+                    f"'NoneType' and '{typ}'")  # fmt: skip
+    return (f"max(CASE WHEN {where}{key} IS NULL THEN {struct} END)",
+            f"min(CASE WHEN {where}{key} IS NOT NULL THEN {struct} END)", err)
+
+
+def _raise_late(o: _Offer, cols: dict[str, str], sql: str) -> str:
+    """``sql``, raising where ``o``'s late-None check holds."""
+    if o.late is None:
+        return sql
+    nulls, keyed, err = o.late
+    return f"CASE WHEN `{cols[nulls]}` > `{cols[keyed]}` THEN {err} ELSE {sql} END"

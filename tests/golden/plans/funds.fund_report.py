@@ -11,7 +11,10 @@ NAME = "fund_report"
 KIND = "table"
 COLUMNS = ["fund", "months", "monthly", "yearly", "worst_pct"]
 PARAMS = [["returns", "rows", ["str", "float"]]]
-PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
+PYCALLS = [
+    ['looplift_prim_round_4028c947_all', 'prim', 'round', ['double', 'bigint'], 'double'],
+    ['looplift_prim_round_74ef0543', 'prim', 'round', ['boolean', 'double', 'bigint'], 'double'],
+]
 REFS = [
     'funds:fund_report',
     'funds:geometric_mean',
@@ -85,7 +88,7 @@ def plan(spark, returns):
     by_fund_10 = by_fund_9.withColumn(
         'yearly',
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, ((CASE WHEN (1.0D + `monthly`) = 0 AND CAST(12L AS '
+            'transform(array(looplift_prim_round_4028c947_all(((CASE WHEN (1.0D + `monthly`) = 0 AND CAST(12L AS '
             "DOUBLE) < 0 AND abs(CAST(12L AS DOUBLE)) <> CAST('Infinity' AS DOUBLE) THEN "
             "raise_error('ZeroDivisionError: 0.0 cannot be raised to a negative power (... ** ... at funds.py:41 in "
             "fund_report)') WHEN (1.0D + `monthly`) < 0 AND abs((1.0D + `monthly`)) <> CAST('Infinity' AS DOUBLE) AND "

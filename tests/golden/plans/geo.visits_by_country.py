@@ -11,7 +11,7 @@ NAME = "visits_by_country"
 KIND = "table"
 COLUMNS = ["country", "user_id", "visits", "share"]
 PARAMS = [["visits", "rows", ["str", "int", "str"]]]
-PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_4028c947_all", "prim", "round", ["double", "bigint"], "double"]]
 REFS = ["geo:visits_by_country", "looplift.states.additive:Count"]
 
 
@@ -40,7 +40,7 @@ def plan(spark, visits):
         F.col('uid').alias('user_id'),
         F.col('n').alias('visits'),
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, CASE WHEN `country_visits` = 0 THEN '
+            'transform(array(looplift_prim_round_4028c947_all(CASE WHEN `country_visits` = 0 THEN '
             "raise_error(concat('ZeroDivisionError: division by zero (', CAST(`n` AS STRING), ' / ', "
             "CAST(`country_visits` AS STRING), ' at geo.py:27 in visits_by_country)')) ELSE CAST(`n` AS "
             'DOUBLE) / CAST(`country_visits` AS DOUBLE) END, 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL '

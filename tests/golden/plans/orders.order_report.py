@@ -11,7 +11,7 @@ NAME = "order_report"
 KIND = "table"
 COLUMNS = ["customer", "orders", "big", "night", "net"]
 PARAMS = [["orders", "rows", ["int", "datetime", "int"]], ["threshold", "scalar", ["int"]]]
-PYCALLS = [["looplift_host_hostlib_hour_of_cad8a6c7", "host", "hostlib:hour_of", ["boolean", "timestamp"], "bigint"]]
+PYCALLS = [["looplift_host_hostlib_hour_of_7e9d13a7_all", "host", "hostlib:hour_of", ["timestamp"], "bigint"]]
 REFS = [
     'hostlib:hour_of',
     'looplift.states.additive:Count',
@@ -34,11 +34,11 @@ def plan(spark, orders, threshold):
     rows_5 = rows_4.withColumn(
         'h',
         E(
-            '(CASE WHEN looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e RLIKE ' \\\\(at [^()]*:[0-9]+( in "
-            "[^()]*)?\\\\)$', looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e, "
-            "concat(looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).e, ' (at orders.py:48 in order_report)'))) "
-            'ELSE looplift_host_hostlib_hour_of_cad8a6c7(TRUE, `ts`).v END)'
+            '(CASE WHEN looplift_host_hostlib_hour_of_7e9d13a7_all(`ts`).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_host_hostlib_hour_of_7e9d13a7_all(`ts`).e RLIKE ' \\\\(at [^()]*:[0-9]+( in "
+            "[^()]*)?\\\\)$', looplift_host_hostlib_hour_of_7e9d13a7_all(`ts`).e, "
+            "concat(looplift_host_hostlib_hour_of_7e9d13a7_all(`ts`).e, ' (at orders.py:48 in order_report)'))) ELSE "
+            'looplift_host_hostlib_hour_of_7e9d13a7_all(`ts`).v END)'
         ),
     )
     rows_6 = rows_5.withColumn('cond_4', E('(`h` < 6L)'))

@@ -37,15 +37,19 @@ def plan(spark, readings):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(readings, 'readings', ['int', 'Optional[float]'], names=['sensor1', 'x'])
+    rows_2 = rows.withColumn(
+        'cond',
+        E('CASE WHEN (NOT `x` IS NULL) THEN (`x` IS NOT DISTINCT FROM `x` AND NOT isnan(`x`)) END'),
+    )
     # map part native, reduce part: Arrow reducer per scope key
-    reduced = rows.agg(
-        hi_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('x')).alias('hi_reduced'),
+    reduced = rows_2.agg(
+        hi_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) AND `cond` THEN 0 END'), F.col('x')).alias('hi_reduced'),
         lo_reducer.udf(E('CASE WHEN (NOT `x` IS NULL) THEN 0 END'), F.col('x')).alias('lo_reduced'),
     )
     agg = reduced.select(F.col('hi_reduced._1').alias('hi_value'), F.col('lo_reduced._1').alias('lo_value'))
     agg_2 = ll.default_row(spark, agg, [('hi_value', hi_reducer.fresh()[0]), ('lo_value', lo_reducer.fresh()[0])])
     # additive missing, n, total: native sums per scope key
-    sums = rows.agg(
+    sums = rows_2.agg(
         E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END))').alias('missing_n'),
         E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END))').alias('n_n'),
         E(

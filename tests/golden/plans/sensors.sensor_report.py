@@ -13,7 +13,7 @@ NAME = "sensor_report"
 KIND = "table"
 COLUMNS = ["sensor_id", "n", "mean", "stddev", "status"]
 PARAMS = [["readings", "rows", ["int", "Optional[float]"]], ["limit", "scalar", ["float"]]]
-PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_4028c947_all", "prim", "round", ["double", "bigint"], "double"]]
 REFS = [
     'looplift.states.additive:Count',
     'looplift.states.additive:Sum',
@@ -66,13 +66,17 @@ def plan(spark, readings, limit):
             "sensors.py:60 in sensor_report)') ELSE abs(`x`) END) END"
         ),
     )
+    rows_4 = rows_3.withColumn(
+        'cond',
+        E('CASE WHEN (NOT `x` IS NULL) THEN (`abs` IS NOT DISTINCT FROM `abs` AND NOT isnan(`abs`)) END'),
+    )
     pair = ll.import_ref('looplift.partials:PartialPair')(peak_reducer, 1)
     # peak: partial states per (input partition, scope key), Python
-    partial = rows_3.select(
+    partial = rows_4.select(
         F.col('sensor'),
-        E('CASE WHEN (NOT `x` IS NULL) THEN 0 END').alias('_a0'),
+        E('CASE WHEN (NOT `x` IS NULL) AND `cond` THEN 0 END').alias('_a0'),
         F.col('abs').alias('_a1'),
-    ).mapInArrow(pair.partials, pair.schema(rows_3.select(F.col('sensor')).schema))
+    ).mapInArrow(pair.partials, pair.schema(rows_4.select(F.col('sensor')).schema))
     # merged per scope key by the state's @merge, then read
     reduced = partial.groupBy('sensor').agg(pair.udf(F.col('_st')).alias('peak_reduced'))
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
@@ -138,7 +142,7 @@ def plan(spark, readings, limit):
         E('(CASE WHEN (`peak_value` IS NULL) THEN 0.0D ELSE `greatest` END)'),
     )
     by_sensor_14 = by_sensor_13.withColumn(
-        'cond',
+        'cond_2',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('TypeError: comparison `>` "
             "with None (at sensors.py:64 in sensor_report)') ELSE (`peak` > (:limit) AND NOT isnan(`peak`)) END) END"
@@ -146,25 +150,25 @@ def plan(spark, readings, limit):
     )
     by_sensor_15 = by_sensor_14.withColumn(
         'tmp',
-        E("CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `cond` THEN 'alarm' ELSE 'ok' END) END"),
+        E("CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `cond_2` THEN 'alarm' ELSE 'ok' END) END"),
     )
     by_sensor_16 = by_sensor_15.withColumn('status', E("(CASE WHEN (`n` = 0L) THEN 'no data' ELSE `tmp` END)"))
     out = by_sensor_16.select(
         F.col('sensor').alias('sensor_id'),
         F.col('n'),
         E(
-            '(CASE WHEN looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
-            "in [^()]*)?\\\\)$', looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e, "
-            "concat(looplift_prim_round_74ef0543(TRUE, `mean`, 3L).e, ' (at sensors.py:65 in "
-            "sensor_report)'))) ELSE looplift_prim_round_74ef0543(TRUE, `mean`, 3L).v END)"
+            '(CASE WHEN looplift_prim_round_4028c947_all(`mean`, 3L).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_prim_round_4028c947_all(`mean`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( in "
+            "[^()]*)?\\\\)$', looplift_prim_round_4028c947_all(`mean`, 3L).e, "
+            "concat(looplift_prim_round_4028c947_all(`mean`, 3L).e, ' (at sensors.py:65 in "
+            "sensor_report)'))) ELSE looplift_prim_round_4028c947_all(`mean`, 3L).v END)"
         ).alias('mean'),
         E(
-            '(CASE WHEN looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e RLIKE ' \\\\(at "
-            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e, "
-            "concat(looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).e, ' (at sensors.py:65 in "
-            "sensor_report)'))) ELSE looplift_prim_round_74ef0543(TRUE, `stddev`, 3L).v END)"
+            '(CASE WHEN looplift_prim_round_4028c947_all(`stddev`, 3L).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_prim_round_4028c947_all(`stddev`, 3L).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
+            "in [^()]*)?\\\\)$', looplift_prim_round_4028c947_all(`stddev`, 3L).e, "
+            "concat(looplift_prim_round_4028c947_all(`stddev`, 3L).e, ' (at sensors.py:65 in "
+            "sensor_report)'))) ELSE looplift_prim_round_4028c947_all(`stddev`, 3L).v END)"
         ).alias('stddev'),
         F.col('status'),
     )

@@ -11,7 +11,7 @@ NAME = "price_stats"
 KIND = "table"
 COLUMNS = ["product", "sales", "buyers", "low", "median", "high", "stddev", "top3"]
 PARAMS = [["sales", "rows", ["int", "int", "float"]]]
-PYCALLS = [["looplift_prim_round_74ef0543", "prim", "round", ["boolean", "double", "bigint"], "double"]]
+PYCALLS = [["looplift_prim_round_4028c947_all", "prim", "round", ["double", "bigint"], "double"]]
 REFS = [
     'looplift.states.additive:Count',
     'looplift.states.additive:Variance',
@@ -87,7 +87,7 @@ def plan(spark, sales):
         F.col('med_value').alias('median'),
         F.col('hi_value').alias('high'),
         E(
-            'transform(array(looplift_prim_round_74ef0543(TRUE, (CASE WHEN `var_value` IS NULL THEN '
+            'transform(array(looplift_prim_round_4028c947_all((CASE WHEN `var_value` IS NULL THEN '
             "raise_error('TypeError: math.sqrt() with None (at stats.py:50 in price_stats)') ELSE CASE WHEN "
             "`var_value` < 0 THEN raise_error(concat('ValueError: math domain error (math.sqrt(', "
             "CAST(`var_value` AS STRING), ') at stats.py:50 in price_stats)')) ELSE sqrt(`var_value`) END "

@@ -12,7 +12,7 @@ KIND = "table"
 COLUMNS = ["user_id", "page", "kind"]
 PARAMS = [["hits", "rows", ["int", "str", "int"]]]
 PYCALLS = [
-    ['looplift_host_hostlib_normalize_url_1e9195ac', 'host', 'hostlib:normalize_url', ['boolean', 'string'], 'string'],
+    ['looplift_host_hostlib_normalize_url_8c3db061_all', 'host', 'hostlib:normalize_url', ['string'], 'string'],
     ['looplift_host_hostlib_site_of_aa94ec3f', 'host', 'hostlib:site_of', ['boolean', 'string'], 'string'],
 ]
 REFS = ["hostlib:normalize_url", "hostlib:site_of", "weblog:page_hits"]
@@ -28,11 +28,11 @@ def plan(spark, hits):
     rows_2 = rows.withColumn(
         'page',
         E(
-            '(CASE WHEN looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e RLIKE ' \\\\(at "
-            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e, "
-            "concat(looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).e, ' (at weblog.py:25 in page_hits)'))) "
-            'ELSE looplift_host_hostlib_normalize_url_1e9195ac(TRUE, `url`).v END)'
+            '(CASE WHEN looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e IS NOT NULL THEN '
+            "raise_error(IF(looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
+            "in [^()]*)?\\\\)$', looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e, "
+            "concat(looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e, ' (at weblog.py:25 in page_hits)'))) "
+            'ELSE looplift_host_hostlib_normalize_url_8c3db061_all(`url`).v END)'
         ),
     )
     rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END'))
