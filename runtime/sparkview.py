@@ -38,7 +38,7 @@ per core) write the records bucket by bucket; the driver only writes the manifes
 on the driver (it is small). When it touches at most ``driver_keys`` keys it runs in
 the driver process, which saves scheduling a job, sharing its keys with the view's
 helper processes on the driver's other cores when there are at least
-:data:`HELPER_KEYS` (:mod:`looplift.viewworker`); else as one Spark job whose tasks
+:data:`~looplift.viewpool.HELPER_KEYS` (:mod:`looplift.viewpool`); else as one Spark job whose tasks
 take a group of buckets each. Either way :func:`apply_keys` reads the records of its
 keys only (the log first, then each bucket's files), checks every delete, runs the
 keys' steps (signed replay on the stored states, or recompute from the live rows, as
@@ -50,16 +50,16 @@ wrote are orphans and are removed later). A log of more than
 buckets (a new file per bucket; a bucket of more than
 :data:`~looplift.viewfiles.MAX_SEGMENTS` files merges its newest ones, size-tiered) by an
 idle helper in the background, whose files a later commit takes in, else by the driver
-process before the commit (:meth:`SparkView._maintain`).
+process before the commit (:meth:`~looplift.viewpool.HelperPool.maintain`).
 Versions older than ``keep_versions`` and unreferenced files are deleted after each
 commit.
 
 The records and their files (encoding, reads, writes, compaction) are
 :mod:`looplift.viewfiles`; the tasks' work (an apply's part, a replay load's writer)
 :mod:`looplift.viewtasks`; the bulk load's jobs :mod:`looplift.bulkload`; the helper
-processes :mod:`looplift.viewworker`; what the Spark and the SQLite store share (the
-key's step, changes, pickles, DataFrames in and out) :mod:`looplift.viewcore`. This
-module is the view: scheduling, commits, results.
+processes :mod:`looplift.viewpool` and :mod:`looplift.viewworker`; what the Spark and
+the SQLite store share (the key's step, changes, pickles, DataFrames in and out)
+:mod:`looplift.viewcore`. This module is the view: scheduling, commits, results.
 
 The checkpoint must be reachable under the same path from the driver and every
 executor: a local disk on one machine, a shared mount, or an object store
@@ -70,16 +70,14 @@ from __future__ import annotations
 
 import json
 import logging
-import os
 import pickle
 import re
 import time
-import weakref
 from collections import Counter
 from collections.abc import Iterator
 from typing import Any
 
-from . import bulkload, viewfiles
+from . import bulkload
 from .deltarows import DeltaError, row_hash
 from .errors import python_errors
 from .fieldtypes import spark_cast
@@ -103,11 +101,11 @@ from .viewfiles import (
     live_format,
     output_rows,
     read_records,
-    upkeep,
+    version_files,
 )
+from .viewpool import HelperPool
 from .viewstorage import Location, age
 from .viewtasks import apply_keys, merge_jobs, result_batch
-from .viewworker import Helper
 
 __all__ = ["SparkView", "STORE_DIR", "store_exists"]
 
@@ -121,11 +119,6 @@ DEFAULT_KEEP = 5
 #: 1,000-key apply on local[2], clickstream at 2M / 20M rows: 0.73 / 0.86 s in the driver,
 #: 0.81 / 0.95 s as a job, whose scheduling the second core's share does not yet repay.)
 DEFAULT_DRIVER_KEYS = 2000
-#: an apply in the driver process touching at least this many keys shares them with the
-#: view's helper processes (:mod:`looplift.viewworker`), which run them on other cores
-HELPER_KEYS = 200
-#: False: the driver process flushes the log itself, inside the apply (benchmarks' A/B)
-BACKGROUND_UPKEEP = True
 #: on an object store, a record file no kept manifest names is deleted once it is this
 #: old (seconds): a younger one may be another writer's apply, not yet committed
 REMOTE_ORPHAN_SECONDS = 3600.0
@@ -138,21 +131,7 @@ def store_exists(checkpoint: Any, options: dict | None = None) -> bool:
     return root.exists("view.pickle" if root.remote else "CURRENT")
 
 
-def default_helpers() -> int:
-    """Helper processes of a view: one per core beyond the first, at most 3
-    (``LOOPLIFT_VIEW_HELPERS`` sets the number; 0 turns them off)."""
-    env = os.environ.get("LOOPLIFT_VIEW_HELPERS")
-    if env is not None:
-        return max(0, int(env))
-    return max(0, min(os.cpu_count() or 1, 4) - 1)
-
-
 # -- jobs and files -----------------------------------------------------------------------------
-
-
-def _names(files: dict[int, list[str]], log: list[str]) -> list[str]:
-    """Every file a version names: the log's, then the buckets'."""
-    return [*log, *(f for fs in files.values() for f in fs)]
 
 
 def _chains(files: dict[int, list[str]], log: list[str], buckets: int
@@ -201,11 +180,7 @@ class SparkView:
         bind_view(self, alg, dataflow, spark, scalars)
         self.keep = keep_versions
         self.driver_keys = driver_keys
-        self.helpers = default_helpers()  # (started on the first apply that needs them)
-        self._helpers: list[Any] = []
-        # a log flush running in a helper: (the helper, the log files and the bucket
-        # files it started from)
-        self._upkeep: tuple[Any, list[str], dict[int, list[str]]] | None = None
+        self.pool = HelperPool()  # (its processes start on the first apply that needs them)
         self.where = Location.of(checkpoint, storage_options)
         self.root = self.where.child(STORE_DIR)
         self.data = self.root.child("data")
@@ -313,12 +288,12 @@ class SparkView:
                 files, log = self._manifest(v)
             except DeltaError:
                 continue
-            used.update(_names(files, log))
+            used.update(version_files(files, log))
         for name in self.root.listdir():
             m = _MANIFEST.fullmatch(name)
             if m and int(m.group(1)) not in kept:
                 self.root.remove(name)
-        if self._upkeep is not None:
+        if self.pool.upkeep is not None:
             return  # (a helper is writing files no manifest names yet)
         for name, (_size, modified) in self.data.listdir().items():
             if name.endswith(".parquet") and name not in used:
@@ -397,7 +372,7 @@ class SparkView:
         if jobs:
             touched = sum(len(j["deltas"]) for j in jobs.values())
             if touched <= self.driver_keys:  # a small delta: no Spark job to schedule
-                results = self._apply_here(list(jobs.values()), log, touched)
+                results = self.pool.apply_here(self, list(jobs.values()), log, touched)
             else:
                 results = self._run_jobs(jobs, log)
             for _b, kind, payload in results:
@@ -411,142 +386,10 @@ class SparkView:
                     new_log.append(payload.decode())
                 elif kind == "changes":
                     changes.extend(pickle.loads(payload))
-            files, log = self._maintain(files, new_log)
+            files, log = self.pool.maintain(self, files, new_log)
         self._commit(base, files, log)
-        self._warm_helpers(files, log)
+        self.pool.warm(self, files, log)
         return net_changes(changes)
-
-    def _warm_helpers(self, files: dict[int, list[str]], log: list[str]) -> None:
-        """Send the ready helpers the files of the committed version they have not read
-        yet (they index them while idle)."""
-        names = _names(files, log)
-        for helper in list(self._helpers):
-            if helper.ready:
-                try:
-                    helper.warm(self.data, names)
-                except OSError:
-                    self._drop_helper(helper)
-
-    def _apply_here(self, parts: list[dict], log: list[str], touched: int
-                    ) -> list[tuple[int, str, bytes]]:  # fmt: skip
-        """:func:`apply_keys` of the per-bucket ``parts`` in the driver process, shared
-        with the view's ready helper processes when there are enough keys. A helper that
-        fails gives its part back (run here: nothing it wrote is committed)."""
-        helpers = self._ready_helpers() if touched >= HELPER_KEYS else []
-        shares: list[list[dict]] = [[] for _ in range(len(helpers) + 1)]
-        sizes = [0] * len(shares)
-        for part in sorted(parts, key=lambda p: -len(p["deltas"])):  # (greedy, balanced)
-            i = sizes.index(min(sizes))
-            shares[i].append(part)
-            sizes[i] += len(part["deltas"])
-        sent = []
-        for helper, share in zip(helpers, shares[1:], strict=True):
-            job = merge_jobs(share, log, self.buckets, self.live_format)
-            try:
-                helper.submit(self.data, job)
-                sent.append((helper, job))
-            except OSError:
-                shares[0].extend(share)
-        results = apply_keys(self.step, self.data,
-                             merge_jobs(shares[0], log, self.buckets, self.live_format))  # fmt: skip
-        for helper, job in sent:
-            try:
-                results.extend(helper.result())
-            except (OSError, EOFError):
-                self._drop_helper(helper)
-                results.extend(apply_keys(self.step, self.data, job))
-        order = {"error": 0, "raise": 1}  # (a bad delete fails the apply first)
-        return sorted(results, key=lambda r: order.get(r[1], 2))
-
-    def _ready_helpers(self) -> list[Any]:
-        """The helpers ready to take keys now; starts them on first use (they are ready
-        for a later apply, once started)."""
-        for h in [h for h in self._helpers if not h.alive()]:
-            if not h.ready:  # (it could not start, e.g. the step does not unpickle there)
-                self.helpers = 0
-            self._drop_helper(h)
-        if len(self._helpers) < self.helpers:
-            try:
-                from pyspark import cloudpickle
-
-                ship(list(self.alg.refs))
-                blob = cloudpickle.dumps(self.step)
-                names = _names(*self._manifest(self.version))
-                while len(self._helpers) < self.helpers:
-                    helper = Helper(blob, self.data, names)
-                    self._helpers.append(helper)
-                    weakref.finalize(self, helper.close)
-            except Exception:  # noqa: BLE001 - no helper: the driver process does every key
-                self.helpers = len(self._helpers)
-        ready = []
-        for h in list(self._helpers):
-            if h.busy:  # (flushing the log: see _maintain)
-                continue
-            try:
-                if not h.ready and h.is_ready():  # (files committed while it started)
-                    h.warm(self.data, _names(*self._manifest(self.version)))
-                if h.is_ready():
-                    ready.append(h)
-            except OSError:
-                self._drop_helper(h)
-        return ready
-
-    def _drop_helper(self, helper: Any) -> None:
-        if self._upkeep is not None and self._upkeep[0] is helper:
-            self._upkeep = None
-        if helper in self._helpers:
-            self._helpers.remove(helper)
-        helper.close()
-
-    def _maintain(self, files: dict[int, list[str]], log: list[str]
-                  ) -> tuple[dict[int, list[str]], list[str]]:  # fmt: skip
-        """The files after an apply. A log of more than :data:`MAX_LOG` files per process
-        that applies (the driver's and its helpers') is flushed into the buckets (a new
-        file each; a bucket of more than ``MAX_SEGMENTS`` files compacts its newest
-        ones): by an idle helper in the background, whose new bucket files a later apply
-        commits (:meth:`_take_upkeep`), else here. A log twice that long waits for the
-        helper."""
-        limit = viewfiles.MAX_LOG * (1 + self.helpers)  # (an apply's files: 1 + helpers)
-        files, log = self._take_upkeep(files, log, wait=len(log) > 2 * limit)
-        if len(log) <= limit or self._upkeep is not None:
-            return files, log
-        idle = self._ready_helpers() if BACKGROUND_UPKEEP else []
-        if idle:
-            job = {"buckets": self.buckets, "log": list(log),
-                   "files": {b: list(f) for b, f in files.items()}}  # fmt: skip
-            try:
-                idle[0].start_upkeep(self.data, job)
-                self._upkeep = (idle[0], job["log"], job["files"])
-                return files, log
-            except OSError:
-                self._drop_helper(idle[0])
-        return {**files, **upkeep(self.data, self.buckets, log, files)}, []
-
-    def _take_upkeep(self, files: dict[int, list[str]], log: list[str], wait: bool
-                     ) -> tuple[dict[int, list[str]], list[str]]:  # fmt: skip
-        """The files with a finished background flush taken in: the buckets it wrote get
-        their new files, the log loses the files it flushed (later ones stay: they are
-        newer than anything it wrote). A failed or lost flush is dropped (its files, in
-        no manifest, go at the next cleanup)."""
-        if self._upkeep is None:
-            return files, log
-        helper, flushed, started = self._upkeep
-        try:
-            got = helper.upkeep_result(wait)
-        except (OSError, EOFError):
-            self._drop_helper(helper)  # (drops the upkeep too)
-            return files, log
-        if got is None:
-            return files, log
-        self._upkeep = None
-        names = [n for new in got.values() for n in new]
-        if any(files.get(b, []) != started.get(b, []) for b in got) or not all(
-            self.data.exists(n) for n in names
-        ):
-            return files, log  # (cannot happen with one writer: dropped to be safe)
-        files = {**files, **got}
-        gone = set(flushed)
-        return files, [n for n in log if n not in gone]
 
     def _run_jobs(self, jobs: dict[int, dict], log: list[str]) -> list[tuple[int, str, bytes]]:
         """The per-bucket jobs as one Spark job: a task takes a group of buckets and
@@ -639,8 +482,7 @@ class SparkView:
 
     def close(self) -> None:
         """End the view's helper processes (the files need no closing)."""
-        for helper in list(self._helpers):
-            self._drop_helper(helper)
+        self.pool.close()
 
     def _frame(self, rows: list[tuple], with_sign: bool, spark: Any = None) -> Any:
         return change_frame(self, rows, with_sign, spark)

@@ -33,6 +33,11 @@ MAX_LOG = 8  # log files (one per apply) before the log is flushed into the buck
 ROW_GROUP_BYTES = 16 * 1024  # target row group size: a task reads a key's group only
 
 
+def version_files(files: dict[int, list[str]], log: list[str]) -> list[str]:
+    """Every file a version's manifest names: the log's, then the buckets'."""
+    return [*log, *(f for fs in files.values() for f in fs)]
+
+
 def key_hash(kb: bytes) -> int:
     """A key's stable 64-bit hash (of its pickled bytes), the same in every process."""
     return int.from_bytes(hashlib.blake2b(kb, digest_size=8).digest(), "little", signed=True)

@@ -25,8 +25,9 @@ from pathlib import Path
 from typing import Any
 
 import pytest
-from looplift import sparkview
+from looplift import sparkview, viewpool
 from looplift.deltarows import DeltaError
+from looplift.viewfiles import version_files
 from looplift.viewstorage import Location, StorageError
 
 from tests.incremental.common import add_changes, case_named, multiset, reference_rows
@@ -288,7 +289,7 @@ def test_killed_mid_commit_on_s3(s3: str, tmp_path: Path) -> None:
     used = {
         n
         for k in range(max(0, v - view.keep + 1), v + 1)
-        for n in sparkview._names(*view._manifest(k))
+        for n in version_files(*view._manifest(k))
     }  # (the kept versions' files)
     orphans = {n for n in view.data.listdir() if n.endswith(".parquet")} - used
     assert orphans  # (b's killed apply wrote a log file)
@@ -406,7 +407,7 @@ def test_helpers_on_s3(s3: str, monkeypatch: pytest.MonkeyPatch) -> None:
     from looplift import viewfiles
 
     monkeypatch.setenv("LOOPLIFT_VIEW_HELPERS", "2")
-    monkeypatch.setattr(sparkview, "HELPER_KEYS", 1)  # (every apply shares its keys)
+    monkeypatch.setattr(viewpool, "HELPER_KEYS", 1)  # (every apply shares its keys)
     monkeypatch.setattr(viewfiles, "MAX_LOG", 1)  # (a flush when the log has 3+ files)
     algo = case_named("clickstream").algo
     where = fresh("helpers")
@@ -418,17 +419,17 @@ def test_helpers_on_s3(s3: str, monkeypatch: pytest.MonkeyPatch) -> None:
     for i in range(10):
         rows = [(rnd.randrange(1, 40), rnd.randrange(0, 5), 1000 * i + j) for j in range(40)]
         gone = rnd.sample(sorted(live.elements()), min(8, sum(live.values())))
-        started = inner._upkeep
+        started = inner.pool.upkeep
         view.apply_rows(rows + gone, [1] * len(rows) + [-1] * len(gone))
         live.update(rows)
         live.subtract(gone)
-        shared += bool(inner._helpers and any(h.ready for h in inner._helpers))
-        taken += started is not None and inner._upkeep is None
+        shared += bool(inner.pool.helpers and any(h.ready for h in inner.pool.helpers))
+        taken += started is not None and inner.pool.upkeep is None
         assert multiset(view.result_rows()) == multiset(
             reference_rows(algo, list((+live).elements()))
         )
-        if inner._upkeep is not None:  # (wait for it: the next apply takes it in)
-            select.select([inner._upkeep[0].proc.stdout], [], [], 60)
+        if inner.pool.upkeep is not None:  # (wait for it: the next apply takes it in)
+            select.select([inner.pool.upkeep[0].proc.stdout], [], [], 60)
     view.close()
     assert shared and taken, (shared, taken)
     again = _open(where)

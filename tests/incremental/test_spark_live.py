@@ -180,7 +180,7 @@ def test_compaction_keeps_the_newest_records(spark: Any, tmp_path: Any, monkeypa
     flushed = 0
     algo = case_named("clickstream").algo
     view = _spark_view(spark, tmp_path / "v", driver_keys=10_000)
-    _inner(view).helpers = 0  # (one log file per apply)
+    _inner(view).pool.size = 0  # (one log file per apply)
     live: Counter = Counter()
     for i in range(12):  # user 1 comes and goes (a tombstone), the others grow
         rows = [(1 + (i + j) % 4, j % 4, 10 * i + j) for j in range(3)]

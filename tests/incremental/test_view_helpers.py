@@ -11,7 +11,7 @@ import time
 from collections import Counter
 from typing import Any
 
-import looplift.sparkview as sv
+import looplift.viewpool as viewpool
 import pytest
 from looplift.deltarows import DeltaError
 from looplift.sparkview import SparkView
@@ -23,19 +23,19 @@ pytestmark = pytest.mark.spark
 
 
 def _view(spark: Any, path: Any, monkeypatch: Any) -> Any:
-    monkeypatch.setattr(sv, "HELPER_KEYS", 2)
+    monkeypatch.setattr(viewpool, "HELPER_KEYS", 2)
     view = case_named("clickstream").algo.incremental(spark, str(path), store="spark",
                                                        buckets=4, driver_keys=10_000)  # fmt: skip
     inner = view._impl
     assert isinstance(inner, SparkView)
-    inner.helpers = 1
+    inner.pool.size = 1
     return view
 
 
 def _ready(inner: SparkView) -> Any:
     deadline = time.monotonic() + 120
     while time.monotonic() < deadline:
-        ready = inner._ready_helpers()
+        ready = inner.pool.ready(inner)
         if ready:
             return ready[0]
         time.sleep(0.2)
@@ -62,7 +62,7 @@ def test_helpers_share_applies(spark: Any, tmp_path: Any, monkeypatch: Any) -> N
     # (no log flush in the background here: a helper busy flushing takes no keys, so
     # whether the last case's helper gets a share would depend on timing; the
     # background flush has its own test below)
-    monkeypatch.setattr(sv, "BACKGROUND_UPKEEP", False)
+    monkeypatch.setattr(viewpool, "BACKGROUND_UPKEEP", False)
     view, live, helper = _started(spark, tmp_path / "v", monkeypatch, rnd)
     inner = view._impl
     for i in range(1, 6):
@@ -92,7 +92,7 @@ def test_helpers_share_applies(spark: Any, tmp_path: Any, monkeypatch: Any) -> N
     view.apply_rows(rows, [1] * len(rows))
     live.update(rows)
     assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
-    assert helper not in inner._helpers
+    assert helper not in inner.pool.helpers
     again = _ready(inner)  # a new one starts
     rows = _clicks(rnd, 40, 60_000)
     view.apply_rows(rows, [1] * len(rows))
@@ -112,20 +112,20 @@ def test_helpers_share_applies(spark: Any, tmp_path: Any, monkeypatch: Any) -> N
     rows = _clicks(rnd, 40, 70_000)
     view.apply_rows(rows, [1] * len(rows))
     live.update(rows)
-    assert again not in inner._helpers and again.proc.poll() is not None
+    assert again not in inner.pool.helpers and again.proc.poll() is not None
     assert_same("table", view.result_rows(), reference_rows(algo, list(live.elements())))
     monkeypatch.setattr(Helper, "submit", submit)
     again = _ready(inner)
     view.close()
-    assert again.proc.poll() is not None and not inner._helpers
+    assert again.proc.poll() is not None and not inner.pool.helpers
 
 
 def _kept_names(inner: SparkView) -> set[str]:
-    from looplift.sparkview import _names
+    from looplift.viewfiles import version_files
 
     out: set[str] = set()
     for v in range(max(0, inner.version - inner.keep + 1), inner.version + 1):
-        out.update(_names(*inner._manifest(v)))
+        out.update(version_files(*inner._manifest(v)))
     return out
 
 
@@ -138,7 +138,6 @@ def test_a_helper_flushes_the_log_in_the_background(
     manifest and go at the next cleanup."""
     import select
 
-    import looplift.sparkview as sv
     import looplift.viewfiles as vf
 
     algo = case_named("clickstream").algo
@@ -150,7 +149,7 @@ def test_a_helper_flushes_the_log_in_the_background(
     def not_here(*args: Any) -> Any:
         raise AssertionError("the log was flushed in the driver process")
 
-    monkeypatch.setattr(sv, "upkeep", not_here)
+    monkeypatch.setattr(viewpool, "upkeep", not_here)
 
     def step(i: int) -> None:
         rows = _clicks(rnd, 30, 1000 * i)
@@ -163,32 +162,32 @@ def test_a_helper_flushes_the_log_in_the_background(
 
     taken = 0
     for i in range(1, 12):
-        started = inner._upkeep
+        started = inner.pool.upkeep
         step(i)
-        if started is not None and inner._upkeep is None:  # (taken in by this apply)
+        if started is not None and inner.pool.upkeep is None:  # (taken in by this apply)
             files, log = inner._manifest(inner.version)
             assert not set(started[1]) & set(log)  # the flushed log files left the log
             assert all(n.startswith("log-") for n in log)
             assert all(len(f) <= vf.MAX_SEGMENTS for f in files.values())
             assert set(os.listdir(inner.data)) == _kept_names(inner)  # no orphan file
             taken += 1
-        if inner._upkeep is not None:  # wait for it: the next apply takes it in
-            select.select([inner._upkeep[0].proc.stdout], [], [], 60)
+        if inner.pool.upkeep is not None:  # wait for it: the next apply takes it in
+            select.select([inner.pool.upkeep[0].proc.stdout], [], [], 60)
     assert taken >= 2
 
     # killed while flushing: the flush is dropped, its files cleaned up
     for i in range(20, 30):
         step(i)
-        if inner._upkeep is not None:
-            helper = inner._upkeep[0]
+        if inner.pool.upkeep is not None:
+            helper = inner.pool.upkeep[0]
             os.kill(helper.proc.pid, signal.SIGKILL)
             helper.proc.wait()
             break
     else:
         raise AssertionError("no background flush started")
-    monkeypatch.setattr(sv, "upkeep", vf.upkeep)  # (the driver may flush while none is ready)
+    monkeypatch.setattr(viewpool, "upkeep", vf.upkeep)  # (the driver may flush while none is ready)
     step(40)
-    assert helper not in inner._helpers
-    if inner._upkeep is None:  # (unless a new helper is already flushing again)
+    assert helper not in inner.pool.helpers
+    if inner.pool.upkeep is None:  # (unless a new helper is already flushing again)
         assert set(os.listdir(inner.data)) == _kept_names(inner)
     view.close()

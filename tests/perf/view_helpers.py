@@ -55,7 +55,7 @@ class HelperView:
             frames.append(delta_frame(spark, rows, signs))
         view.apply(frames.pop(0)).collect()  # (starts the helper)
         deadline = time.monotonic() + 120
-        while not view._impl._ready_helpers() and time.monotonic() < deadline:
+        while not view._impl.pool.ready(view._impl) and time.monotonic() < deadline:
             time.sleep(0.2)
         view.apply(frames.pop(0)).collect()
         return cls(spark, sample, base, live, view, frames)
@@ -79,22 +79,22 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
 
-    import looplift.sparkview as sv
+    import looplift.viewpool as vp
 
     hv = HelperView.start(args.base, args.users, 2 * args.rounds, args.seed)
     spark, sample, view, deltas = hv.spark, hv.sample, hv.view, hv.deltas
-    shared = view._impl.helpers > 0 and bool(view._impl._ready_helpers())
+    shared = view._impl.pool.size > 0 and bool(view._impl.pool.ready(view._impl))
     print(f"base {args.base:,} clicks, {args.users:,} users; helper ready: {shared}", flush=True)
     times: dict[bool, list[float]] = {True: [], False: []}
     for i in range(2 * args.rounds):
         with_helper = (i % 4) in (0, 3)
-        sv.HELPER_KEYS = 200 if with_helper else 10**9
+        vp.HELPER_KEYS = 200 if with_helper else 10**9
         common._collect_garbage(spark)
         start = time.perf_counter()
         out = view.apply(deltas.pop(0))
         times[with_helper].append(time.perf_counter() - start)
         out.collect()
-    sv.HELPER_KEYS = 200
+    vp.HELPER_KEYS = 200
     net = net_table(spark, hv.base, hv.live)
     recompute, _, _ = common.run_once(sample.clickstream, net)
     a, b = statistics.median(times[True]), statistics.median(times[False])

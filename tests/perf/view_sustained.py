@@ -7,7 +7,7 @@ One clickstream view in the Spark store over ``--base`` clicks (bulk-loaded), it
 helper started, then ``--applies`` applies of 1,000-row deltas (half inserts, half
 deletes, drawn as in ``tests.perf.incremental``) with ``--gap`` seconds between them,
 twice: with the log flushed and compacted by the idle helper in the background (the
-default, ``sparkview.BACKGROUND_UPKEEP``) and by the driver process inside the apply
+default, ``viewpool.BACKGROUND_UPKEEP``) and by the driver process inside the apply
 that finds the log too long. The two series alternate in blocks of ``--block`` applies
 on the same view. Prints each series' median, mean, 90th percentile and maximum, and
 how many flushes ran where. The view's result is checked against the recompute at the
@@ -34,37 +34,38 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--seed", type=int, default=1)
     args = ap.parse_args(argv)
 
-    import looplift.sparkview as sv
+    import looplift.viewpool as vp
 
     hv = HelperView.start(args.base, args.users, 2 * args.applies, args.seed)
     view, deltas = hv.view, hv.deltas
     inner = view._impl
-    print(f"base {args.base:,} clicks; helpers: {len(inner._helpers)}; gap {args.gap} s",
+    print(f"base {args.base:,} clicks; helpers: {len(inner.pool.helpers)}; gap {args.gap} s",
           flush=True)  # fmt: skip
 
     here = {"n": 0}
-    upkeep = sv.upkeep
+    upkeep = vp.upkeep
 
     def counted(*a: object) -> object:
         here["n"] += 1
         return upkeep(*a)
 
-    sv.upkeep = counted
+    vp.upkeep = counted
     taken = {"n": 0}
-    take = sv.SparkView._take_upkeep
+    take = vp.HelperPool.take_upkeep
 
-    def counted_take(self: object, files: object, log: object, wait: bool) -> object:
-        pending = self._upkeep is not None
-        out = take(self, files, log, wait)
-        taken["n"] += pending and self._upkeep is None
+    def counted_take(self: object, view: object, files: object, log: object, wait: bool
+                     ) -> object:  # fmt: skip
+        pending = self.upkeep is not None
+        out = take(self, view, files, log, wait)
+        taken["n"] += pending and self.upkeep is None
         return out
 
-    sv.SparkView._take_upkeep = counted_take
+    vp.HelperPool.take_upkeep = counted_take
     times: dict[bool, list[float]] = {True: [], False: []}
     flushes: dict[bool, list[int]] = {True: [0, 0], False: [0, 0]}
     for i in range(2 * args.applies):
         background = (i // args.block) % 2 == 0
-        sv.BACKGROUND_UPKEEP = background
+        vp.BACKGROUND_UPKEEP = background
         h0, t0 = here["n"], taken["n"]
         start = time.perf_counter()
         view.apply(deltas.pop(0))
@@ -73,7 +74,7 @@ def main(argv: list[str] | None = None) -> int:
         flushes[background][1] += taken["n"] - t0
         if args.gap:
             time.sleep(args.gap)
-    sv.BACKGROUND_UPKEEP = True
+    vp.BACKGROUND_UPKEEP = True
     for background in (True, False):
         t = sorted(times[background])
         p90 = t[int(0.9 * (len(t) - 1))]
