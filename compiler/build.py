@@ -30,16 +30,16 @@ import json
 import keyword
 import logging
 import os
-import re
 import shutil
 import sys
 import tempfile
-import tokenize
 import zipfile
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from .build_relocate import relocate_source, rewrite_refs, tidy_python
+from .build_vendor import sibling_modules, vendor_files, vendor_init_source
 from .errors import CompilerError, Diagnostic
 from .ir.nodes import Span
 from .program import AlgorithmKind
@@ -58,7 +58,6 @@ __all__ = [
 FORMAT = 1
 ZIP_EPOCH = (1980, 1, 1, 0, 0, 0)
 _TAKEN = {"looplift", "pyspark", "py4j", "pyarrow", "pandas", "numpy"}  # what builds import
-_REF = re.compile(r"([A-Za-z_]\w*(?:\.[A-Za-z_]\w*)*):([A-Za-z_][\w.]*)\Z")
 
 
 @dataclass
@@ -154,7 +153,7 @@ def build_package(
         logger.info("build %s: drawing graph.svg", name)
         files["graph.svg"] = draw(graph_dot, "svg")
     for sib, where in siblings.items():
-        files.update(_vendor_files(sib, where))
+        files.update(vendor_files(sib, where))
     notes = []
     if siblings:
         files["_vendor/__init__.py"] = vendor_init_source(name, sorted(siblings)).encode()
@@ -327,266 +326,6 @@ def init_source(name: str, algorithms: list[Any], vendored: bool) -> str:
         '    """The compiled plan of table or aggregate algorithm ``name`` over ``df``."""\n'
         "    return ALGORITHMS[name].plan().plan(spark, df, *scalars)\n"
     )
-
-
-def vendor_init_source(name: str, siblings: list[str]) -> str:
-    """``_vendor/__init__.py``: import the source with its siblings' names resolving here."""
-    names = ", ".join(f'"{s}"' for s in siblings) + ("," if len(siblings) == 1 else "")
-    return f'''"""Modules next to `{name}.py` that it imports, vendored: {", ".join(siblings)}.
-
-`{name}.source` imports them by their own top-level names (``import {siblings[0]}``).
-:func:`load` imports it with those names resolving to the copies here, without
-putting them on ``sys.path``: afterwards they are ``{name}._vendor.{siblings[0]}``, ...,
-and their top-level names are left as they were.
-"""
-
-import importlib
-import importlib.abc
-import importlib.util
-import sys
-
-NAMES = ({names})
-
-
-class _Vendored(importlib.abc.MetaPathFinder, importlib.abc.Loader):
-    """Imports a vendored top-level name as this package's submodule of that name."""
-
-    def __init__(self):
-        self.specs = {{}}
-
-    def find_spec(self, fullname, path=None, target=None):
-        if fullname.partition(".")[0] not in NAMES:
-            return None
-        return importlib.util.spec_from_loader(fullname, self)
-
-    def create_module(self, spec):
-        module = importlib.import_module(f"{{__name__}}.{{spec.name}}")
-        self.specs[spec.name] = module.__spec__
-        return module
-
-    def exec_module(self, module):
-        # the import system gave the module the alias's spec; it keeps its own
-        module.__spec__ = self.specs.pop(module.__spec__.name)
-
-
-def _ours(name):
-    return name.partition(".")[0] in NAMES
-
-
-def load(source):
-    """Import module ``source`` with the vendored names resolving to this package."""
-    saved = {{n: m for n, m in sys.modules.items() if _ours(n)}}
-    for n in saved:
-        del sys.modules[n]
-    finder = _Vendored()
-    sys.meta_path.insert(0, finder)
-    try:
-        return importlib.import_module(source)
-    finally:
-        sys.meta_path.remove(finder)
-        for n in [n for n in sys.modules if _ours(n)]:
-            del sys.modules[n]
-        sys.modules.update(saved)
-'''
-
-
-# -- references to the user's modules -------------------------------------------------------------
-
-
-def _relocated(ref: str, relocate: dict[str, str]) -> str | None:
-    m = _REF.match(ref)
-    if m is None:
-        return None
-    mod = _relocated_module(m.group(1), relocate)
-    return None if mod is None else f"{mod}:{m.group(2)}"
-
-
-def _relocated_module(mod: str, relocate: dict[str, str]) -> str | None:
-    top, dot, rest = mod.partition(".")
-    if top not in relocate:
-        return None
-    return relocate[top] + dot + rest
-
-
-def rewrite_refs(value: Any, relocate: dict[str, str]) -> Any:
-    """A JSON value with every ``module:qualname`` string of a relocated module rewritten."""
-    if isinstance(value, str):
-        return _relocated(value, relocate) or value
-    if isinstance(value, list):
-        return [rewrite_refs(v, relocate) for v in value]
-    if isinstance(value, dict):
-        return {k: rewrite_refs(v, relocate) for k, v in value.items()}
-    return value
-
-
-def relocate_source(source: str, relocate: dict[str, str]) -> str:
-    """Generated Python with references to relocated modules rewritten.
-
-    ``"m:q"`` string literals (``REFS``, ``PYCALLS``, ``import_ref(...)``), ```m:q```
-    in the module docstring, and ``import m`` / ``from m import ...`` statements.
-    """
-    lines = source.splitlines(keepends=True)
-    edits: list[tuple[int, int, int, int, str]] = []  # (row, col, end row, end col, text)
-    first_string = True
-    for tok in tokenize.generate_tokens(io.StringIO(source).readline):
-        if tok.type != tokenize.STRING:
-            if tok.type not in (tokenize.NL, tokenize.NEWLINE, tokenize.COMMENT, tokenize.ENCODING):
-                first_string = False
-            continue
-        text = tok.string
-        value = ast.literal_eval(text)
-        new = _relocated(value, relocate) if isinstance(value, str) else None
-        if new is not None:
-            q = text[0]
-            plain = q in "'\"" and text[-1] == q and "\\" not in text and q not in new
-            edits.append((*tok.start, *tok.end, f"{q}{new}{q}" if plain else repr(new)))
-        elif first_string:  # the module docstring names the algorithm's reference
-            doc = re.sub(
-                r"`([\w.]+):",
-                lambda m: f"`{_relocated_module(m.group(1), relocate) or m.group(1)}:",
-                text,
-            )
-            if doc != text:
-                edits.append((*tok.start, *tok.end, doc))
-        first_string = False
-    for node in ast.walk(ast.parse(source)):
-        new_stmt = _relocated_import(node, relocate)
-        if new_stmt is not None:
-            if node.lineno != node.end_lineno:
-                raise ValueError(f"cannot relocate a multi-line import: {ast.unparse(node)}")
-            edits.append((node.lineno, node.col_offset, node.end_lineno, node.end_col_offset,
-                          new_stmt))  # fmt: skip
-    for row, col, erow, ecol, text in sorted(edits, reverse=True):
-        before = lines[row - 1][:col]
-        after = lines[erow - 1][ecol:]
-        lines[row - 1 : erow] = [before + text + after]
-    return "".join(lines)
-
-
-def _relocated_import(node: ast.AST, relocate: dict[str, str]) -> str | None:
-    if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-        mod = _relocated_module(node.module, relocate)
-        if mod is None:
-            return None
-        names = ", ".join(a.name + (f" as {a.asname}" if a.asname else "") for a in node.names)
-        return f"from {mod} import {names}"
-    if isinstance(node, ast.Import):
-        if not any(_relocated_module(a.name, relocate) for a in node.names):
-            return None
-        parts = []
-        for a in node.names:
-            mod = _relocated_module(a.name, relocate)
-            if mod is None:
-                parts.append(f"import {a.name}" + (f" as {a.asname}" if a.asname else ""))
-            elif a.asname or "." not in a.name:
-                parts.append(f"import {mod} as {a.asname or a.name}")
-            else:
-                raise ValueError(f"cannot relocate `import {a.name}`; use `from ... import`")
-        return "; ".join(parts)
-    return None
-
-
-# -- tidy generated Python --------------------------------------------------------------------
-
-
-def tidy_python(source: str) -> str:
-    """Generated Python made lint-clean without changing what it does: locals that are
-    assigned but never read get a leading underscore (the generated plans' imports are
-    in order by construction)."""
-    return _unused_locals(source)
-
-
-def _unused_locals(source: str) -> str:
-    tree = ast.parse(source)
-    loaded = {
-        n.id for n in ast.walk(tree) if isinstance(n, ast.Name) and not isinstance(n.ctx, ast.Store)
-    }
-    every = {n.id for n in ast.walk(tree) if isinstance(n, ast.Name)}
-    renames: dict[str, set[tuple[int, int]]] = {}
-    for fn in ast.walk(tree):
-        if not isinstance(fn, (ast.FunctionDef, ast.AsyncFunctionDef)):
-            continue
-        for n in ast.walk(fn):
-            if (isinstance(n, ast.Name) and isinstance(n.ctx, ast.Store) and n.id not in loaded
-                    and not n.id.startswith("_") and f"_{n.id}" not in every):  # fmt: skip
-                renames.setdefault(n.id, set()).add((n.lineno, n.col_offset))
-    if not renames:
-        return source
-    globals_ = {n.id for s in tree.body for n in ast.walk(s)
-                if isinstance(s, (ast.Assign, ast.AugAssign, ast.AnnAssign))
-                and isinstance(n, ast.Name)}  # fmt: skip
-    lines = source.splitlines(keepends=True)
-    # right to left over every place at once: two renames on one line keep their columns
-    places = sorted(p for name, ps in renames.items() if name not in globals_ for p in ps)
-    for row, col in reversed(places):
-        line = lines[row - 1]
-        lines[row - 1] = line[:col] + "_" + line[col:]
-    return "".join(lines)
-
-
-# -- vendored siblings ------------------------------------------------------------------------
-
-
-def _imported_tops(tree: ast.AST) -> list[str]:
-    out = []
-    for node in ast.walk(tree):
-        if isinstance(node, ast.Import):
-            out.extend(a.name.partition(".")[0] for a in node.names)
-        elif isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
-            out.append(node.module.partition(".")[0])
-    return out
-
-
-def sibling_modules(path: str) -> dict[str, str]:
-    """Modules next to ``path`` that it imports, directly or through each other.
-
-    Top-level name → the module file or package folder. ``uda-compile`` puts the
-    module's folder first on ``sys.path``, so these are what the module imported.
-    """
-    path = os.path.abspath(path)
-    folder = os.path.dirname(path)
-    stem = os.path.splitext(os.path.basename(path))[0]
-    found: dict[str, str] = {}
-    todo = [path]
-    while todo:
-        with open(todo.pop(), "rb") as f:
-            tree = ast.parse(f.read())
-        for top in _imported_tops(tree):
-            if top == stem or top in found:
-                continue
-            mod_file = os.path.join(folder, f"{top}.py")
-            pkg = os.path.join(folder, top)
-            if os.path.isfile(mod_file):
-                found[top] = mod_file
-                todo.append(mod_file)
-            elif os.path.isdir(pkg) and os.path.isfile(os.path.join(pkg, "__init__.py")):
-                found[top] = pkg
-                todo.extend(os.path.join(pkg, p) for p in _package_files(pkg) if p.endswith(".py"))
-    return found
-
-
-def _package_files(folder: str) -> list[str]:
-    """Files of a package folder (relative, ``/``-separated, sorted), without caches."""
-    out = []
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d != "__pycache__" and not d.startswith("."))
-        rel = os.path.relpath(root, folder)
-        for f in files:
-            if f.endswith((".pyc", ".pyo")) or f.startswith("."):
-                continue
-            out.append(f if rel == "." else f"{rel.replace(os.sep, '/')}/{f}")
-    return sorted(out)
-
-
-def _vendor_files(name: str, where: str) -> dict[str, bytes]:
-    if os.path.isfile(where):
-        with open(where, "rb") as f:
-            return {f"_vendor/{name}.py": f.read()}
-    out = {}
-    for rel in _package_files(where):
-        with open(os.path.join(where, *rel.split("/")), "rb") as f:
-            out[f"_vendor/{name}/{rel}"] = f.read()
-    return out
 
 
 # -- writing ------------------------------------------------------------------------------------

@@ -18,7 +18,8 @@ import zipfile
 from pathlib import Path
 
 import pytest
-from looplift.compiler.build import relocate_source, rewrite_refs, sibling_modules, tidy_python
+from looplift.compiler.build_relocate import relocate_source, rewrite_refs, tidy_python
+from looplift.compiler.build_vendor import sibling_modules
 from looplift.compiler.cli import main
 
 ROOT = Path(__file__).resolve().parents[2]
