@@ -317,7 +317,7 @@ def key_part_text(source: str, f: int, virtual: dict) -> str:
                 return f"({args[0]} {sym} {args[1]})"
             if e.fn.op == "neg":
                 return f"-{args[0]}"
-            if e.fn.op in ("win.tumble", "win.hop") and all(isinstance(x, Lit) for x in e.args[1:]):
+            if e.fn.op in ("win.tumble", "win.hop", "win.session") and all(isinstance(x, Lit) for x in e.args[1:]):
                 return window_call(e.fn.op, args[0], [x.value for x in e.args[1:]])  # type: ignore[union-attr]
             return f"{e.fn.op}({', '.join(args)})"
         return "?"
