@@ -32,16 +32,6 @@ MINUTE = datetime.timedelta(minutes=1)
 GAP = datetime.timedelta(minutes=30)
 
 
-@dataflow(columns=("user_id", "start", "clicks"))
-def sessions_per_user(clicks: RowStream[int, datetime.datetime]):
-    """Per user and session (a pause of GAP or more starts the next): its start and clicks."""
-    for (user, start), g in group_by(lambda c: (c[0], session(c[1], gap=GAP)), clicks):
-        n = 0
-        for _c in g:
-            n += 1
-        yield user, start, n
-
-
 @dataflow(columns=("user_id", "day", "start", "end", "clicks"))
 def daily_sessions(clicks: RowStream[int, datetime.datetime]):
     """Per user and day: each session's first click, its end (last click + GAP) and clicks."""
@@ -59,3 +49,13 @@ def daily_sessions(clicks: RowStream[int, datetime.datetime]):
             n += 1
             prev = ts
         yield user, day, start, prev + GAP, n
+
+
+@dataflow(columns=("user_id", "start", "clicks"))
+def sessions_per_user(clicks: RowStream[int, datetime.datetime]):
+    """Per user and session (a pause of GAP or more starts the next): its start and clicks."""
+    for (user, start), g in group_by(lambda c: (c[0], session(c[1], gap=GAP)), clicks):
+        n = 0
+        for _c in g:
+            n += 1
+        yield user, start, n

@@ -215,11 +215,13 @@ def windows_seen(clicks: RowStream[Click]):
 GAP = datetime.timedelta(minutes=30)
 
 
-@dataflow(columns=("user", "start", "n", "last", "first_id"))
+@dataflow(columns=("user", "day", "start", "n", "last", "first_id"))
 def session_rows(rows: RowStream[int, datetime.datetime, int]):
-    """Per user and session: its start, clicks, last time and the first row's id in time
-    order (the rows read in order inside the session group)."""
-    for (user, start), g in group_by(lambda r: (r[0], session(r[1], gap=GAP)), rows, order_by=(1, 2)):
+    """Per user, day (a computed key part: sessions cut at midnight) and session: its
+    start, clicks, last time and the first row's id in time order (the rows read in order
+    inside the session group)."""
+    for (user, day, start), g in group_by(lambda r: (r[0], tumble(r[1], days=1), session(r[1], gap=GAP)),
+                                          rows, order_by=(1, 2)):  # fmt: skip
         n = 0
         last = None
         first = None
@@ -228,7 +230,7 @@ def session_rows(rows: RowStream[int, datetime.datetime, int]):
             last = ts
             if first is None:
                 first = i
-        yield user, start, n, last, first
+        yield user, day, start, n, last, first
 
 
 @dataflow(columns=("start", "n"))
@@ -249,13 +251,3 @@ def shifted_sessions(rows: RowStream[float, int | None]):
         for _r in g:
             n += 1
         yield k, start, n
-
-
-@dataflow(columns=("user", "day", "start", "n"))
-def daily_user_sessions(rows: RowStream[int, datetime.datetime]):
-    """The session after two other parts, one computed (the day): cut at midnight."""
-    for (user, day, start), g in group_by(lambda r: (r[0], tumble(r[1], days=1), session(r[1], gap=GAP)), rows):
-        n = 0
-        for _r in g:
-            n += 1
-        yield user, day, start, n
