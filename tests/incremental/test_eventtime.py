@@ -23,7 +23,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from looplift import RowStream, dataflow, group_by
-from looplift.windows import hop, tumble
+from looplift.windows import hop, session_windows, tumble
 
 from tests.incremental.eventtime_common import EventRun, Expected
 
@@ -362,3 +362,83 @@ def test_sessions_restart_from_the_checkpoint(spark: Any, tmp_path: Path) -> Non
     assert first > 0 and want.appended()
     cols = [n for n, _ in algo.algorithm().output]
     assert Counter(run.rows(cols)) == want.appended()
+
+
+# -- session windows as group keys: Spark's streaming session_window ----------------------
+
+GAP_US = 30 * MIN
+US = datetime.timedelta(microseconds=1)
+
+
+def session_model(files: list[list[tuple]], delay_us: int) -> tuple[Counter, int, int]:
+    """CPython's sessions of ``sessions_per_user`` as the watermark emits them (see
+    ``looplift.eventtime.explain_line``): batch ``k`` drops a row whose time plus the gap
+    is at or before the watermark of batch ``k - 1`` (Spark's rule for late rows), adds
+    the others to its user's rows not yet emitted, cuts those into sessions
+    (``looplift.windows.session_windows``) and emits the sessions whose end (last time
+    plus the gap) is at or before its own watermark plus a microsecond (Spark's session
+    is a microsecond shorter), removing their rows; after the last file, a batch with the
+    final watermark. Returns (appended rows, late rows, open sessions at the end)."""
+    from tests.incremental.eventtime_common import micros
+
+    pool: dict[int, list] = {}
+    out: Counter = Counter()
+    late, high, marks = 0, None, [-(2**62)]
+
+    def emit(wm: int) -> None:
+        for user, times in pool.items():
+            keep = []
+            for a, b in session_windows(sorted(times), gap=GAP_US * US):
+                inside = [t for t in times if a <= t < b]
+                if micros(b) - 1 <= wm:
+                    out[(user, a, len(inside))] += 1
+                else:
+                    keep += inside
+            pool[user] = keep
+
+    for rows in files:
+        marks.append(marks[-1] if high is None else max(marks[-1], high - delay_us))
+        for u, t in rows:
+            if micros(t) + GAP_US - 1 <= marks[-2]:
+                late += 1
+            else:
+                pool.setdefault(u, []).append(t)
+        emit(marks[-1])
+        top = max(micros(t) for _, t in rows)
+        high = top if high is None else max(high, top)
+    emit(high - delay_us)
+    opened = sum(len(session_windows(sorted(ts), gap=GAP_US * US)) for ts in pool.values())
+    return out, late, opened
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32), files=st.integers(3, 6))
+def test_session_keys_stream_natively(spark: Any, tmp_path_factory: Any, seed: int, files: int) -> None:
+    """``sessions_per_user`` (``session(ts, gap=GAP)`` in the key, a count): Spark's own
+    streaming ``session_window`` aggregation with the watermark in append mode, no Python
+    node; each emitted session is CPython's over the rows that came in time
+    (``session_model``), once; late rows dropped and counted; the state holds the open
+    sessions only."""
+    from looplift.api import _PYTHON_NODES
+    from looplift.eventtime import explain_line
+
+    algo = et_samples.sessions_per_user
+    assert "session_window" in explain_line(algo)
+    data = arrivals(seed, 40, 240, files)
+    gap = datetime.timedelta(minutes=30)  # clicks exactly a gap apart, in one file
+    data[0] += [(4, T0), (4, T0 + gap), (4, T0 + 2 * gap - US * 1_000_000)]
+    run = EventRun(spark, algo, tmp_path_factory.mktemp("session_keys"))
+    run.add(data)
+    run.run("append")
+    want, late, opened = session_model(data, DELAY)
+    got = run.rows(["user_id", "start", "clicks"])
+    assert Counter(got) == want
+    assert want and (4, T0, 1) in want, "a vacuous case"
+    assert run.dropped() == late, (run.dropped(), late)
+    assert run.state_rows() <= opened, (run.state_rows(), opened)
+    plan = str(run.query._jsq.explainInternal(True))
+    assert "SessionWindowStateStoreSave" in plan and ", Append," in plan, plan
+    assert not [n for n in _PYTHON_NODES if n in plan] and "Python" not in plan, plan
+    print(f"sessions_per_user: {sum(map(len, data))} clicks, {late} late, "
+          f"{sum(want.values())} sessions appended, state rows at the end {run.state_rows()} "
+          f"(open sessions {opened})")  # fmt: skip
