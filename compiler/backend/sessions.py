@@ -71,7 +71,7 @@ class SessionsMixin:
             raise BackendError("session(...) needs a timestamp typed datetime or int")
         if kind.value != want:
             raise BackendError(f"the gap of session(...) must be {'a timedelta' if want == 'td' else 'an int'} "
-                               f"for a {ts_type} timestamp (CPython raises TypeError)")  # fmt: skip
+                               f"for {'a datetime' if ts_type == 'datetime' else 'an int'} timestamp (CPython raises TypeError)")  # fmt: skip
         if not 0 < gap.value <= NATIVE_MAX:
             raise BackendError("the gap of session(...) must be positive and at most 2**62")
         col = self.field_col(f)  # type: ignore[attr-defined]
