@@ -50,10 +50,10 @@ from .errors import BackendError
 from .frame import SRC, Frame
 from .frames import FramesMixin
 from .loops import LoopsMixin
-from .sessions import SessionsMixin, is_session
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
 from .outputs import Outputs, OutputsMixin
+from .sessions import SessionsMixin, is_session
 from .sql import PyCall, quote_ident
 from .strategies import StatePlanner, planner_class
 from .strategies.ordered import OrderedFunction
