@@ -139,7 +139,8 @@ def explain_line(dataflow: Any) -> str:
     if form == "native" and why.startswith("session"):
         return ("event-time stream: native streaming aggregation by Spark's session_window with "
                 "the watermark (gap 1 microsecond shorter: a row exactly a gap after the "
-                "previous starts a new session, as in Python; append mode; no Python). A row "
+                "previous starts a new session, as in Python; append mode only: Spark refuses "
+                "update mode for session windows; no Python). A row "
                 "is late when its time plus the gap is at or before the watermark; a session "
                 "is final when the watermark passes its end (its last time plus the gap); a "
                 "row in time that comes after its session was emitted starts a new session")  # fmt: skip
