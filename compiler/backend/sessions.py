@@ -14,13 +14,18 @@ Two window passes over one sort (the second keeps the first's order). Equal time
 one session whatever their order. The gap test is exact: epoch microseconds
 (``unix_micros``, no overflow) for datetimes, and for ints ``lag <= ts - gap`` where
 ``ts - gap`` cannot overflow (below ``-2**63 + gap`` only the first row starts a session).
-A None time raises TypeError, as ``session(None, ...)`` does. Measured against Spark's
-own ``session_window`` in a groupBy in ``tests/perf/sessions.py`` (which also cannot key
-ints, nor serve a loop body that reads the rows).
+A None time raises TypeError, as ``session(None, ...)`` does.
+
+Not Spark's ``session_window`` in a groupBy: it keeps a row exactly ``gap`` after the
+previous in the session (its windows merge when they touch), takes timestamps only, and
+gives no per-row key for a loop body that reads the rows. With the gap a microsecond
+shorter it is exact for timestamps (the event-time stream uses it: ``eventtime.py``);
+``tests/perf/session_keys.py`` times it against this plan and a session-id window plan.
 """
 
 from __future__ import annotations
 
+import datetime
 from typing import Any
 
 from ..dataflow.payloads import ROWS
@@ -103,7 +108,8 @@ class SessionsMixin:
 
 
 def _gap_text(gap: int, kind: Any) -> str:
-    return f"timedelta(microseconds={gap})" if kind == "td" else str(gap)
+    """``0:30:00`` (a timedelta's text) or ``1800``."""
+    return str(datetime.timedelta(microseconds=gap)) if kind == "td" else str(gap)
 
 
 @rule("win.session")

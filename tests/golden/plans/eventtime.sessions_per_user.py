@@ -22,7 +22,7 @@ def plan(spark, clicks):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(clicks, 'clicks', ['int', 'datetime'], names=['c_0_1', 'c_1_1'])
-    # where a session starts: timedelta(microseconds=1800000000) or more after the previous time (window)
+    # where a session starts: 0:30:00 or more after the previous time (window)
     rows_2 = rows.withColumn(
         'clicks_2',
         E(
