@@ -7,7 +7,7 @@ from __future__ import annotations
 import datetime as d
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
 from looplift import group_by, hop, session, session_windows, tumble
 from looplift.windows import EPOCH, group_rows, session_starts
@@ -160,6 +160,7 @@ def test_session_starts_match_windows(ts: list[int], gap: int) -> None:
     assert [next(a for a, b in wins if a <= t < b) for t in ts] == starts
 
 
+@settings(deadline=None)  # the first example imports the sample (slow on a loaded machine)
 @given(st.lists(st.tuples(st.integers(1, 3), st.integers(-5000, 5000)), max_size=30))
 def test_session_sample_matches_session_windows(rows: list[tuple[int, int]]) -> None:
     """``samples/windows.py``'s ordered loop gives the sessions of ``session_windows``."""
