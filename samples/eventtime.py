@@ -4,7 +4,8 @@
 session_window("ts", "30 minutes"))``: ``session(ts, gap=GAP)`` in the group key puts a
 click in the group of its session (a pause of 30 minutes or more starts the next one),
 named by the session's start. In batch the session starts are two native window passes
-over the clicks ordered per user (``lag`` and a running ``max``).
+over the clicks ordered per user (``lag`` and a running ``max``); its event-time stream
+is Spark's streaming ``session_window`` aggregation (append mode, no Python).
 
 ``daily_sessions`` is the same summary as an ordered loop, per user and day.
 
