@@ -18,7 +18,7 @@ from .errors import python_errors, raised
 from .sqlapi import LoopliftSQLError, register, sql
 from .state import State, action, merge
 from .streams import Rows, RowStream, group_by, sorted_by
-from .windows import hop, session_windows, tumble
+from .windows import hop, session, session_windows, tumble
 
 __version__ = "0.1.0"
 
@@ -41,6 +41,7 @@ __all__ = [
     "python_errors",
     "raised",
     "register",
+    "session",
     "session_windows",
     "sorted_by",
     "sql",

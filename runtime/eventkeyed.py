@@ -45,6 +45,11 @@ def keyed_event_stream(dataflow: Any, marked: Any, sign_col: str, cdf: bool, col
     from .spark import ship
 
     alg, ref = resolve(dataflow)
+    if window.op == "session":
+        raise EventTimeError(f"`{alg.name}`: a `session(...)` key of non-additive states has "
+                             "no event-time stream yet (a session grows until the watermark "
+                             "passes it: no window end to set a timer at); use additive "
+                             "states (a native stream of Spark's session_window)")  # fmt: skip
     if window.op != "tumble":
         raise EventTimeError(f"`{alg.name}`: a `hop(...)` key of non-additive states has no "
                              "event-time stream yet (a row is in several windows); use "

@@ -3,7 +3,9 @@
 The event-time column is a field of the algorithm's rows: a ``datetime.datetime``
 (TIMESTAMP) or an ``int`` of epoch **seconds** (the windows of ``looplift.windows`` take
 both; for ints, the durations of ``tumble``/``hop`` are then seconds too). The top-level
-``group_by`` key holds a window of it, ``tumble(ts, ...)`` or ``hop(ts, ...)`` (its start).
+``group_by`` key holds a window of it, ``tumble(ts, ...)``, ``hop(ts, ...)`` (its start)
+or ``session(ts, gap=...)`` (the session's start; additive states only, natively as
+Spark's ``session_window``: see :func:`explain_line`).
 The watermark is Spark's: the largest event time seen in earlier micro-batches minus
 ``watermark`` (plus ``allowed_lateness``: the two delays add up, so later rows are kept
 and windows are emitted later). A window is *final* once the watermark is at or past its
@@ -115,10 +117,15 @@ def eventtime_form(dataflow: Any) -> tuple[str, str]:
         return "none", why or "more than one window in the group key"
     w = windows[0]
     try:
-        signed_plan(compiled)
+        if w.op == "session":  # the signed plan cuts sessions in a batch: not this one
+            from .compiler.backend.eventtime import eventtime_plan
+
+            eventtime_plan(compiled, w, 0)
+        else:
+            signed_plan(compiled)
     except NotSigned as e:
         if w.op != "tumble":
-            return "none", f"{e}, and a `hop(...)` key needs additive states"
+            return "none", f"{e}, and a `{w.op}(...)` key needs additive states"
         return "python", str(e)
     return "native", f"{w.op} window"
 
@@ -129,6 +136,14 @@ def explain_line(dataflow: Any) -> str:
         form, why = eventtime_form(dataflow)
     except Exception as e:  # noqa: BLE001 - explain what cannot run, do not fail
         return f"event-time stream: not available ({e})"
+    if form == "native" and why.startswith("session"):
+        return ("event-time stream: native streaming aggregation by Spark's session_window with "
+                "the watermark (gap 1 microsecond shorter: a row exactly a gap after the "
+                "previous starts a new session, as in Python; append mode only: Spark refuses "
+                "update mode for session windows; no Python). A row "
+                "is late when its time plus the gap is at or before the watermark; a session "
+                "is final when the watermark passes its end (its last time plus the gap); a "
+                "row in time that comes after its session was emitted starts a new session")  # fmt: skip
     if form == "native":
         return (f"event-time stream: native windowed streaming aggregation with the "
                 f"watermark ({why}; append or update mode; no Python)")  # fmt: skip

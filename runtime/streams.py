@@ -28,7 +28,7 @@ from collections.abc import Callable, Iterable, Iterator
 from dataclasses import is_dataclass
 from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
-from .windows import group_keys
+from .windows import group_rows
 
 __all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
 
@@ -247,7 +247,8 @@ def group_by(
 ) -> Iterator[tuple[Any, Rows]]:
     """Group ``stream`` by field ``key`` (a tuple of fields; ``()`` is one group; or a
     function of the row, ``lambda r: (r[0], r[2] // 7)``, whose result is the key; a
-    ``hop(...)`` in it puts the row in the group of each of its windows).
+    ``hop(...)`` in it puts the row in the group of each of its windows, a
+    ``session(...)`` in the group of its session: ``looplift.windows.group_rows``).
 
     Yields ``(key_value, substream)``; substream rows keep all fields. With
     ``order_by=`` each substream is iterated in that order (see
@@ -256,16 +257,14 @@ def group_by(
     rows = stream._rows if isinstance(stream, Rows) else Rows(stream)._rows
     if rows and not callable(key):
         key = _order_indices(rows[0], key)  # field names of named rows → indices
-    groups: dict[Any, list[int]] = {}
-    for j, row in enumerate(rows):
-        if callable(key):
-            k = key(row)  # a computed key: the key value is what the function returns
-            for kv in group_keys(k):  # hop(...) in a key: the row is in each window's group
-                groups.setdefault(kv, []).append(j)
-            continue
-        vals = _values(row)
-        k = tuple(vals[i] for i in key) if isinstance(key, tuple) else vals[key]
-        groups.setdefault(k, []).append(j)
+    if callable(key):  # a computed key: the key value is what the function returns, but a
+        groups = group_rows(key(row) for row in rows)  # hop(...) or session(...) in it
+    else:
+        groups = {}
+        for j, row in enumerate(rows):
+            vals = _values(row)
+            k = tuple(vals[i] for i in key) if isinstance(key, tuple) else vals[key]
+            groups.setdefault(k, []).append(j)
     for k, idx in groups.items():
         picked = [rows[j] for j in idx]
         sub = stream._take(picked, idx) if isinstance(stream, Rows) else Rows(picked)

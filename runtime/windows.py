@@ -28,6 +28,19 @@ datetime.datetime(2024, 5, 1, 9, 5)
 (-10, [0, 5])
 >>> session_windows([0, 3, 20, 21], gap=5)
 [(0, 8), (20, 26)]
+
+Session windows as group keys: ``session(ts, gap=...)`` in a key function puts the row in
+the group of its gap-based session among the rows that share the key's other parts
+(``group_by(lambda c: (c.user_id, session(c.ts, gap=GAP)), clicks)``, as Spark's
+``groupBy("user_id", session_window("ts", "30 minutes"))``). The session is named by its
+start (the time of its first row), like the other windows; its end is the last row's time
+plus the gap (``max(ts) + gap`` in the loop body, or :func:`session_windows`). The rule is
+:func:`session_windows`': over the rows of one key ordered by time, a time at or beyond
+``previous time + gap`` starts the next session (equal times are one session).
+
+>>> keys = [(1, session(t, gap=5)) for t in (0, 3, 20, 8)]
+>>> group_rows(keys)  # 8 - 3 >= 5: 8 starts a session
+{(1, 0): [0, 1], (1, 8): [3], (1, 20): [2]}
 """
 
 from __future__ import annotations
@@ -37,7 +50,8 @@ import itertools
 from collections.abc import Iterable
 from typing import Any
 
-__all__ = ["EPOCH", "Windows", "group_keys", "hop", "session_starts", "session_windows", "tumble"]
+__all__ = ["EPOCH", "Session", "Windows", "group_keys", "group_rows", "hop", "session",
+           "session_starts", "session_windows", "tumble"]  # fmt: skip
 
 EPOCH = datetime.datetime(1970, 1, 1)
 _US = datetime.timedelta(microseconds=1)
@@ -62,6 +76,98 @@ def group_keys(key: Any) -> list[Any]:
         parts = [p if isinstance(p, Windows) else [p] for p in key]
         return [tuple(c) for c in itertools.product(*parts)]
     return [key]
+
+
+class Session:
+    """What :func:`session` returns: a row's timestamp and gap, which as a group key (or a
+    part of one) puts the row in the group of its session (:func:`group_rows`). Only
+    meaningful as a key part: it is neither a time nor a window by itself."""
+
+    __slots__ = ("gap", "ts")
+
+    def __init__(self, ts: Any, gap: Any) -> None:
+        self.ts, self.gap = ts, gap
+
+    def __repr__(self) -> str:
+        return f"session({self.ts!r}, gap={self.gap!r})"
+
+
+def session(ts: Any, gap: Any) -> Session:
+    """A gap-based session window as a group key part: the row goes to the group of its
+    session among the rows with the same other key parts, named by the session's start.
+    ``gap`` is a ``timedelta`` for a datetime ``ts``, an ``int`` for an int ``ts``; aware
+    datetimes are converted to naive UTC, as by :func:`tumble`.
+
+    Raises TypeError for a ``ts`` that is neither a datetime nor an int (None, a float) or
+    a gap of the other kind, and ValueError for a gap that is not positive, when called.
+
+    >>> list(group_rows([session(t, gap=10) for t in (5, 30, 14, 0)]))
+    [0, 30]
+    """
+    if isinstance(ts, datetime.datetime) and ts.tzinfo is not None and ts.utcoffset() is not None:
+        ts = ts.astimezone(datetime.UTC).replace(tzinfo=None)
+    elif isinstance(ts, datetime.datetime):
+        ts = ts.replace(tzinfo=None)
+    elif not _is_int(ts):
+        raise TypeError(f"session() timestamp must be datetime.datetime or int, "
+                        f"not {type(ts).__name__}")  # fmt: skip
+    _positive("session", "gap", _length("session", ts, gap))
+    return Session(ts, gap)
+
+
+def group_rows(keys: Iterable[Any]) -> dict[Any, list[int]]:
+    """The groups of rows whose key function returned ``keys`` (one per row, in order):
+    each group's key value and its rows' positions, ascending.
+
+    A key is the group's value itself, or holds :class:`Windows` parts (:func:`group_keys`:
+    a group per window) or one :class:`Session` part: such rows are grouped by the key's
+    other parts, each of those groups is cut into sessions in time order (ties by
+    position) by :func:`session_starts`' rule, and the session part's value is the
+    session's start. Groups come in order of their first row, session groups after the
+    others (ordered by their other parts' first row, then start).
+
+    Raises ValueError for a key with more than one ``session(...)`` part.
+
+    >>> group_rows([(1, session(0, gap=5)), (2, 3), (1, session(5, gap=5))])
+    {(2, 3): [1], (1, 0): [0], (1, 5): [2]}
+    """
+    groups: dict[Any, list[int]] = {}
+    cut: dict[Any, list[tuple[Any, int, Any, int]]] = {}  # (pos, other parts) -> rows
+    for j, key in enumerate(keys):
+        for k in group_keys(key):
+            pos = _session_pos(k)
+            if pos is None:
+                groups.setdefault(k, []).append(j)
+                continue
+            s = k[pos] if pos >= 0 else k
+            rest = (*k[:pos], None, *k[pos + 1 :]) if pos >= 0 else None
+            cut.setdefault((pos, rest), []).append((s.ts, j, s.gap, pos))
+    for (_pos, rest), members in cut.items():
+        members.sort(key=lambda m: (m[0], m[1]))
+        start = prev = None
+        sessions: dict[Any, list[int]] = {}
+        for t, j, gap, pos in members:
+            if prev is None or t - prev >= gap:
+                start = t
+            prev = t
+            k = start if pos < 0 else (*rest[:pos], start, *rest[pos + 1 :])
+            sessions.setdefault(k, []).append(j)
+        for k, js in sessions.items():
+            groups.setdefault(k, []).extend(js)
+            groups[k].sort()
+    return groups
+
+
+def _session_pos(key: Any) -> int | None:
+    """Where the :class:`Session` part of a key is: -1 for the whole key, None for none."""
+    if isinstance(key, Session):
+        return -1
+    if not isinstance(key, tuple):
+        return None
+    found = [i for i, p in enumerate(key) if isinstance(p, Session)]
+    if len(found) > 1:
+        raise ValueError("a group key holds at most one session(...)")
+    return found[0] if found else None
 
 
 def tumble(
@@ -230,6 +336,12 @@ def tumble_prim(ts: Any, size: int, offset: int, kind: str) -> Any:
     """``tumble(ts, size=..., offset=...)`` of constant durations."""
     size_, off = _durations(kind, size, offset)
     return tumble(ts, size=size_, offset=off)
+
+
+def session_prim(ts: Any, gap: int, kind: str) -> Session:
+    """``session(ts, gap=...)`` of a constant gap."""
+    (gap_,) = _durations(kind, gap)
+    return session(ts, gap=gap_)
 
 
 def hop_prim(ts: Any, size: int, slide: int, offset: int, kind: str) -> list[Any]:

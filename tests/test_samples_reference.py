@@ -813,6 +813,23 @@ def test_session_summary() -> None:
     )  # fmt: skip
 
 
+def test_sessions_per_user() -> None:
+    m = sample("eventtime")
+    rows = [
+        (1, dt(2024, 5, 1, 23, 50)), (1, dt(2024, 5, 2, 0, 10)), (1, dt(2024, 5, 1, 23, 0)),
+        (2, dt(2024, 5, 2, 0, 29, 59)), (2, dt(2024, 5, 2, 0, 0)), (2, dt(2024, 5, 2, 0, 59, 59)),
+        (2, dt(2024, 5, 2, 0, 0)),
+    ]  # fmt: skip
+    # user 1 in time order: 23:00 | 23:50 (+50 min: a new session), 0:10 (+20 min: the same,
+    # across midnight); user 2: 0:00, 0:00 (equal times), 0:29:59 (+29:59) | 0:59:59 (+30:00
+    # exactly, >= GAP: a new session)
+    assert_rows(
+        m.sessions_per_user(rows),
+        [(1, dt(2024, 5, 1, 23, 0), 1), (1, dt(2024, 5, 1, 23, 50), 2),
+         (2, dt(2024, 5, 2, 0, 0), 3), (2, dt(2024, 5, 2, 0, 59, 59), 1)],
+    )  # fmt: skip
+
+
 def test_daily_sessions() -> None:
     m = sample("eventtime")
     rows = [

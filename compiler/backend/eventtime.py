@@ -95,19 +95,23 @@ def event_window(compiled: Compiled, ts_field: int) -> EventWindow:
     for f in tops[0].key:
         expr = a.virtual.get(f, (None, None))[0]
         if not (isinstance(expr, Apply) and isinstance(expr.fn, Prim)
-                and expr.fn.op in ("win.tumble", "win.hop")):  # fmt: skip
+                and expr.fn.op in ("win.tumble", "win.hop", "win.session")):  # fmt: skip
             continue
         ts, *lits = expr.args
         if not (isinstance(ts, Var) and ts.name == f"_kf.{ts_field}"):
             continue
         assert all(isinstance(x, Lit) for x in lits)
+        if expr.fn.op == "win.session":  # session(ts, gap, kind): the gap as the "size"
+            gap, kind = [x.value for x in lits]  # type: ignore[attr-defined]
+            found.append(EventWindow(f, "session", gap, kind))
+            continue
         size, *rest, offset, kind = [x.value for x in lits]  # type: ignore[attr-defined]
         found.append(EventWindow(f, expr.fn.op[4:], size, kind, offset, rest[0] if rest else 0))
     if len(found) != 1:
         what = "no" if not found else "more than one"
-        raise NotWindowed(f"the `group_by` key has {what} `tumble(...)`/`hop(...)` of the "
-                          "event-time field (append mode emits a window's rows when the "
-                          "watermark passes its end)")  # fmt: skip
+        raise NotWindowed(f"the `group_by` key has {what} `tumble(...)`/`hop(...)`/`session(...)` "
+                          "of the event-time field (append mode emits a window's rows when "
+                          "the watermark passes its end)")  # fmt: skip
     return found[0]
 
 
@@ -115,7 +119,8 @@ def eventtime_plan(compiled: Compiled, window: EventWindow, delay_ms: int) -> Pl
     """The signed plan (:func:`~.signed.signed_plan`) whose aggregate also groups by the
     window's end, marked as Spark's event time with ``delay_ms``; :class:`NotSigned`
     when the algorithm has no signed plan."""
-    planner = type("WindowPlanner", (EventTimePlanner,), {"window": window, "delay_ms": delay_ms})
+    base = SessionStreamPlanner if window.op == "session" else EventTimePlanner
+    planner = type("WindowPlanner", (base,), {"window": window, "delay_ms": delay_ms})
     return planned_or(NotSigned, compiled, planner)
 
 
@@ -136,4 +141,40 @@ class EventTimePlanner(SignedPlanner):
         if marker in line and ".groupBy(" in line:
             head, tail = line.split(".groupBy(", 1)
             line = f"{head}.groupBy({tail.replace(').agg(', f', {END!r}).agg(', 1)}"
+        super().emit(line)
+
+
+class SessionStreamPlanner(SignedPlanner):
+    """:class:`SignedPlanner` whose ``session(...)`` key part is Spark's streaming
+    ``session_window`` of the event-time column (marked with the watermark's delay), with
+    the gap one microsecond shorter: Spark merges windows that touch, so a row exactly
+    ``gap`` after the previous would stay in its session (Python starts the next). The
+    aggregate groups by the session window; its start is the key part's value."""
+
+    window: EventWindow
+    delay_ms: int
+    session_col: str = ""
+    session_src: str = ""
+
+    def session_key_column(self, f: int, loop: str, others: tuple[int, ...]) -> None:
+        assert self.source is not None
+        self.session_col = self.field_col(f)
+        ts = self.a.virtual[f][0].args[0]  # type: ignore[attr-defined]
+        self.session_src = self.field_col(int(ts.name[4:]))
+
+    def signed_rows(self, var: str, fk: FrameKey) -> str:
+        rows = super().signed_rows(var, fk)
+        w, src = self.window, self.session_src
+        t = f"`{src}`" if w.kind == "td" else f"timestamp_seconds(`{src}`)"
+        gap = w.size - 1 if w.kind == "td" else w.size * 1_000_000 - 1
+        marked = f"E({t!r}).alias({src + '_event'!r}, metadata={{{DELAY_KEY!r}: {self.delay_ms}}})"
+        window = f"F.session_window({src + '_event'!r}, {f'{gap} microseconds'!r})"
+        return f"{rows}.withColumn({src + '_event'!r}, {marked}).withColumn({self.session_col!r}, {window})"
+
+    def emit(self, line: str) -> None:
+        col = self.session_col
+        if col and f"withColumn({col!r}, F.session_window(" in line and ".groupBy(" in line:
+            start = f"`{col}`.start" if self.window.kind == "td" else f"unix_seconds(`{col}`.start)"
+            code, sep, comment = line.partition("  # ")
+            line = f"{code}.withColumn({col!r}, E({start!r})){sep}{comment}"
         super().emit(line)

@@ -1,5 +1,5 @@
 """Columns a loop adds to the rows frame: a ranked loop's rank and a computed group key
-(a mixin of the planner)."""
+(a mixin of the planner; a ``session(...)`` key part is ``sessions.py``'s)."""
 
 from __future__ import annotations
 
@@ -43,8 +43,21 @@ class LoopsMixin:
 
     def computed_key_column(self, f: int) -> None:
         """A computed group key part (``group_by(lambda r: r[2] // 7, ...)``): a native column."""
-        assert self.source is not None
         expr, _ = self.a.virtual[f]
+        windows = isinstance(expr, Apply) and expr.fn == Prim("win.hop")
+        sql, _ = self.key_sql(expr)
+        col = self.field_col(f)
+        if windows:  # hop(...): the row once per window (none where it is in no window)
+            self._one_loop_over_rows(f)
+            self.step(ROWS, f"{SRC}.withColumn({col!r}, E({'explode(' + sql + ')'!r}))",
+                      "a group key per window of hop(...)")  # fmt: skip
+            return
+        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
+
+    def key_sql(self, expr: Any) -> tuple[str, bool]:
+        """The SQL of an expression of a row's fields (``_kf.<i>`` vars), and whether it may
+        be None."""
+        assert self.source is not None
         fields = {f"_kf.{i}": i for i in range(len(self.source.types))}
         for name, i in fields.items():
             t = self.source.types[i]
@@ -66,7 +79,6 @@ class LoopsMixin:
                 return Var(name)
             return e
 
-        windows = isinstance(expr, Apply) and expr.fn == Prim("win.hop")
         expr = flat(expr)
         a = dataclasses.replace(
             self.a,
@@ -74,14 +86,7 @@ class LoopsMixin:
         )
         r = SqlRenderer(a, self.ty, lambda n: quote_ident(self.field_col(fields[n])) if n in fields
                         else None, self.refs, self.pycalls)  # fmt: skip
-        sql = r.expr(expr)
-        col = self.field_col(f)
-        if windows:  # hop(...): the row once per window (none where it is in no window)
-            self._one_loop_over_rows(f)
-            self.step(ROWS, f"{SRC}.withColumn({col!r}, E({'explode(' + sql + ')'!r}))",
-                      "a group key per window of hop(...)")  # fmt: skip
-            return
-        self.step(ROWS, f"{SRC}.withColumn({col!r}, E({sql!r}))", "a computed group key")
+        return r.expr(expr), self.ty.may_be_null(expr)
 
     def _one_loop_over_rows(self, f: int) -> None:
         """A ``hop(...)`` key multiplies the rows of its source: no other loop may read them."""

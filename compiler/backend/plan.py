@@ -53,6 +53,7 @@ from .loops import LoopsMixin
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
 from .outputs import Outputs, OutputsMixin
+from .sessions import SessionsMixin, is_session
 from .sql import PyCall, quote_ident
 from .strategies import StatePlanner, planner_class
 from .strategies.ordered import OrderedFunction
@@ -107,7 +108,7 @@ def planned_or(refusal: type[Exception], compiled: Compiled, planner: type[Plann
         raise refusal(e.message) from None
 
 
-class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
+class Planner(FramesMixin, LoopsMixin, SessionsMixin, OutputsMixin, ModuleMixin):
     """Visits the graph; implements the :class:`~.context.PlanContext` the state planners
     (:mod:`.strategies`, found by each state node's recorded strategy) plan into."""
 
@@ -201,8 +202,12 @@ class Planner(FramesMixin, LoopsMixin, OutputsMixin, ModuleMixin):
 
     def visit_GroupBy(self, op: GroupBy) -> None:
         self._check_loop(op)
-        for f in op.loop.key:
-            if f in self.a.virtual:
+        key = op.loop.key
+        sessions = [f for f in key if f in self.a.virtual and is_session(self.a.virtual[f][0])]
+        for f in [f for f in key if f not in sessions] + sessions:  # a session's partition first
+            if f in sessions:
+                self.session_key_column(f, op.loop.name, tuple(o for o in key if o != f))
+            elif f in self.a.virtual:
                 self.computed_key_column(f)
             nan = self.nan_key_col(f)
             if nan is not None and nan not in self.frame(ROWS).cols:

@@ -95,6 +95,10 @@ class SignedPlanner(Planner):
     def visit_HostCall(self, op: HostCall) -> None:
         raise NotSigned("a host function runs Python")
 
+    def session_key_column(self, f: int, loop: str, others: tuple[int, ...]) -> None:
+        raise NotSigned("a `session(...)` key: a row's session depends on the other rows of "
+                        "its key (a delete can split a session); stream it with event_time=")  # fmt: skip
+
     def materialize_op(self, op: StateOperator) -> None:
         if op.kind != OperatorKind.ADDITIVE and op.name not in self.op_done:
             raise NotSigned(f"state `{user_name(op.name)}` is not additive")

@@ -278,6 +278,8 @@ def _prim_type(op: str, args: tuple[Expr, ...], ty: Typing) -> tuple[Type, bool]
             raise BackendError(str(e)) from None
     if op in ("int_ok", "float_ok"):
         return "bool", False
+    if op == "win.session":  # a session's start: a time of the key's rows
+        return (ts[0] if ts[0] in ("datetime", "int") else "any"), False
     if op == "raise_code":  # a try's test (trysql.py)
         return "int", False
     if op in STRING_OPS:

@@ -75,6 +75,7 @@ def build_graph(prog: Program) -> DataflowGraph:
             if any(f in a.virtual for f in lp.key):
                 parts = [key_part_text(lp.source, f, a.virtual) for f in lp.key]
                 label = f"group_by(computed key ({', '.join(parts)})) of {lp.source}"
+                label += session_text(lp.source, lp.key, a.virtual)
             if lp.order_by is not None:
                 label += f", each group ordered by {order_text(lp.source, lp.order_by)}"
         else:
@@ -302,6 +303,18 @@ def order_text(source: str, order: tuple[tuple[int, bool], ...]) -> str:
     return ", ".join(f"{source}[{i}]{' desc' if d else ''}" for i, d in order)
 
 
+def session_text(source: str, key: tuple[int, ...], virtual: dict) -> str:
+    """How a ``session(...)`` key part is computed (``backend/sessions.py``), or ""."""
+    for f in key:
+        e = virtual.get(f, (None,))[0]
+        if isinstance(e, Apply) and e.fn == Prim("win.session"):
+            others = [key_part_text(source, o, virtual) for o in key if o != f]
+            per = f" per {', '.join(others)}" if others else ""
+            return (f"; sessions cut natively: lag() and a running max() over the time{per} "
+                    "(two window passes over one sort)")
+    return ""
+
+
 def key_part_text(source: str, f: int, virtual: dict) -> str:
     """A group key part: ``clicks[0]`` or a computed one, ``clicks[2] // 7`` (native)."""
 
@@ -317,7 +330,7 @@ def key_part_text(source: str, f: int, virtual: dict) -> str:
                 return f"({args[0]} {sym} {args[1]})"
             if e.fn.op == "neg":
                 return f"-{args[0]}"
-            if e.fn.op in ("win.tumble", "win.hop") and all(isinstance(x, Lit) for x in e.args[1:]):
+            if e.fn.op in ("win.tumble", "win.hop", "win.session") and all(isinstance(x, Lit) for x in e.args[1:]):
                 return window_call(e.fn.op, args[0], [x.value for x in e.args[1:]])  # type: ignore[union-attr]
             return f"{e.fn.op}({', '.join(args)})"
         return "?"

@@ -142,7 +142,7 @@ def _prim(op: str, args: tuple[Expr, ...], a: Analysis, depth: int) -> tuple[str
         return f"timedelta({inner})", ATOM
     if op == "dt.strptime":
         return f"datetime.strptime({_args(args, a, depth)})", ATOM
-    if op in ("win.tumble", "win.hop") and all(isinstance(x, Lit) for x in args[1:]):
+    if op in ("win.tumble", "win.hop", "win.session") and all(isinstance(x, Lit) for x in args[1:]):
         return window_call(op, render(args[0], a, depth, TEST), [x.value for x in args[1:]]), ATOM
     if op.startswith(("dt.", "td.")):
         call = "()" if op[3:] in ("weekday", "isoweekday", "date", "total_seconds") else ""

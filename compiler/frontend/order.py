@@ -259,6 +259,12 @@ class OrderMixin(Context):
                 key.append(fields.index(ir.name))
                 continue
             ty = _key_type(ir, dict(zip(fields, src.types, strict=True)))
+            if _has_session(ir) and not (_is_session(ir) and not _has_session(ir.args[0])):  # type: ignore[attr-defined]
+                raise self.error(e, "`session(...)` is a whole part of a group key",
+                                 "write `group_by(lambda r: (r[0], session(r[1], gap=GAP)), rows)`")  # fmt: skip
+            if _is_session(ir) and any(_is_session(x) for x in computed_exprs(computed)):
+                raise self.error(e, "a group key holds at most one `session(...)`",
+                                 "group by one session window")  # fmt: skip
             if ty is None:
                 raise self.error(e, f"key part `{code_of(e)}` is not a native expression of "
                                  "the row's fields", hint)  # fmt: skip
@@ -363,6 +369,21 @@ _CASTS = {"int": "int", "float": "float", "str": "str", "bool": "bool", "round":
 _KEY_TYPES = ("int", "float", "str", "bool", "datetime", "date")
 
 
+def _is_session(e: Expr) -> bool:
+    return isinstance(e, Apply) and e.fn == Prim("win.session")
+
+
+def _has_session(e: Expr) -> bool:
+    """Does ``session(...)`` occur in ``e`` (at the top or inside)?"""
+    if _is_session(e):
+        return True
+    return isinstance(e, Apply) and any(_has_session(x) for x in e.args)
+
+
+def computed_exprs(computed: list[tuple[int, Expr, str]]) -> list[Expr]:
+    return [e for _, e, _ in computed]
+
+
 def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
     """The type of a computed key part, or None when it is not a native scalar expression
     of the row's fields (arithmetic, casts, ``str`` methods, datetime parts)."""
@@ -395,8 +416,8 @@ def _key_type(e: Expr, fields: dict[str, str]) -> str | None:
         return "bool"
     if op in _CASTS:
         return _CASTS[op]
-    if op in ("win.tumble", "win.hop"):  # a window's start (hop: a group per window)
-        t = PRIMITIVES["win.tumble"].result_type(ts)
+    if op in ("win.tumble", "win.hop", "win.session"):  # a window's start (hop: a group per
+        t = PRIMITIVES["win.tumble"].result_type(ts)  # window, session: per session)
         return t if t in _KEY_TYPES else None
     dt = datetime_type(op, ts)
     if dt is not None:

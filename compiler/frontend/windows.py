@@ -1,6 +1,7 @@
-"""``tumble(...)`` and ``hop(...)`` of ``looplift.windows`` with constant durations: the
-table's ``win.tumble`` / ``win.hop`` entries (``primitives/windows.py``: their partiality
-and lowering).
+"""``tumble(...)``, ``hop(...)`` and ``session(...)`` of ``looplift.windows`` with constant
+durations: the table's ``win.tumble`` / ``win.hop`` entries (``primitives/windows.py``:
+their partiality and lowering) and ``win.session`` (``win.session(ts, gap, kind)``: a
+group key part only, planned by ``backend/sessions.py``).
 
 Transforms this::
 
@@ -11,6 +12,7 @@ into::
 
     win.tumble(c.ts, 300000000, 0, 'td')              # microseconds, kind "td"
     for w in win.hop(ts, 3600000000, 300000000, 0, 'td'):
+    win.session(c.ts, 1800000000, 'td')               # session(c.ts, gap=timedelta(minutes=30))
 
 The durations are read at compile time: int literals, module-level constants (ints or
 timedeltas), ``timedelta(...)`` of those and ``+ - * // **`` between them. A call of another
@@ -35,7 +37,7 @@ from .syntax import MISSING
 
 __all__ = ["WindowMixin", "WINDOW_FUNCS"]
 
-WINDOW_FUNCS = {windows.tumble: "win.tumble", windows.hop: "win.hop"}
+WINDOW_FUNCS = {windows.tumble: "win.tumble", windows.hop: "win.hop", windows.session: "win.session"}
 _KEYWORDS = ("weeks", "days", "hours", "minutes", "seconds", "milliseconds", "microseconds")
 _BINOPS = {cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,
            cst.FloorDivide: operator.floordiv, cst.Power: operator.pow}  # fmt: skip
@@ -47,11 +49,13 @@ class WindowMixin(Context):
 
     def window_call(self, node: cst.Call, op: str, env: Env) -> Expr:
         name = op[4:]
-        params = ("ts", "size") if op == "win.tumble" else ("ts", "size", "slide")
+        params = {"win.tumble": ("ts", "size"), "win.hop": ("ts", "size", "slide"),
+                  "win.session": ("ts", "gap")}[op]  # fmt: skip
         given: dict[str, cst.BaseExpression] = {}
         for i, a in enumerate(node.args):
             key = a.keyword.value if a.keyword is not None else params[i] if i < len(params) else None
-            allowed = (*params, "offset", *(_KEYWORDS if op == "win.tumble" else ()))
+            allowed = (*params, *(("offset",) if op != "win.session" else ()),
+                       *(_KEYWORDS if op == "win.tumble" else ()))  # fmt: skip
             if a.star or key is None or key not in allowed or key in given:
                 raise self.error(a, f"unsupported argument for `{name}(...)`",
                                  f"pass {', '.join(allowed)}")  # fmt: skip
@@ -73,7 +77,9 @@ class WindowMixin(Context):
         if missing:
             raise self.error(node, f"`{name}(...)` needs {', '.join(missing)}",
                              "give the window's durations, e.g. `minutes=5` or `size=timedelta(hours=1)`")  # fmt: skip
-        durations = [values[p] for p in params[1:]] + [values.get("offset")]
+        durations = [values[p] for p in params[1:]]
+        if op != "win.session":
+            durations.append(values.get("offset"))
         kinds = {type(d) for d in durations if d is not None}
         if len(kinds) != 1 or not kinds <= {int, datetime.timedelta}:
             raise self.error(node, f"the durations of `{name}(...)` must all be timedeltas "
@@ -81,6 +87,9 @@ class WindowMixin(Context):
                              "write them as `timedelta(...)` values or as ints")  # fmt: skip
         kind = "td" if kinds == {datetime.timedelta} else "int"
         ints = [0 if d is None else d // _US if kind == "td" else d for d in durations]
+        if op == "win.session" and ints[0] <= 0:
+            raise self.error(node, "the gap of `session(...)` must be positive",
+                             "write e.g. `session(ts, gap=timedelta(minutes=30))`")  # fmt: skip
         (ts,) = self.exprs([given["ts"]], env)  # type: ignore[attr-defined]
         args = (ts, *(Lit(v) for v in ints), Lit(kind))
         return Apply(Prim(op), args, span=self.span(node))

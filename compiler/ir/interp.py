@@ -12,7 +12,7 @@ from __future__ import annotations
 from typing import Any
 
 from looplift.state import Carry
-from looplift.windows import group_keys
+from looplift.windows import group_rows
 
 from ..ir.nodes import ParamKind
 from .nodes import (
@@ -108,15 +108,16 @@ def _eval(e: Expr, env: dict[str, Any], refs: dict[str, Any], out: list) -> Any:
         if f.name == "group_by":
             key = attr(f, "key")
             computed = {pos: e for pos, e, _ in attr(f, "computed", ())}
-            groups: dict[Any, list] = {}
-            for r in args[0]:
+            rows_in = list(args[0])
+            keys = []
+            for r in rows_in:
                 parts = [
                     r[i] if i >= 0 else _eval(computed[pos], {**env, **_kf(r)}, refs, out)
                     for pos, i in enumerate(key)
                 ]
-                k = tuple(parts) if len(key) != 1 else parts[0]
-                for kv in group_keys(k):  # hop(...) in a key: a group per window
-                    groups.setdefault(kv, []).append(r)
+                keys.append(tuple(parts) if len(key) != 1 else parts[0])
+            # hop(...) in a key: a group per window; session(...): a group per session
+            groups = {k: [rows_in[j] for j in js] for k, js in group_rows(keys).items()}
             ob = attr(f, "order_by")
             items = []
             for k, rows in groups.items():

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from looplift.strings import IMPLS as _STRING_IMPLS
+from looplift.windows import session_prim
 
 from ..primitives import CONTAINERS as CONTAINER_TABLE
 from ..primitives import DATETIMES as DATETIME_TABLE
@@ -149,6 +150,9 @@ for _p in OPERATORS:
 # the table of primitives holds reference, partiality, type rule and lowering
 for _p in (*DATETIME_TABLE, *CONTAINER_TABLE, *COMBINATORICS, *WINDOWS):
     _add(_p.name, _p.reference, _p.total)
+# ``session(ts, gap=...)``: a group key part only (a row's session depends on the other
+# rows), not a primitive of the table; its reference makes the key's Session marker
+_add("win.session", session_prim, False)
 DATETIME_ATTRS = {
     **{m: f"dt.{m}" for m in "year month day hour minute second microsecond".split()},
     **{m: f"td.{m}" for m in ("days", "seconds", "microseconds")},

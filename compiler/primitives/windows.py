@@ -139,7 +139,8 @@ def window_call(op: str, ts: str, lits: Sequence[Any]) -> str:
     """The call as the user spells it (for ``--explain``):
     ``tumble(ts, size=timedelta(microseconds=300000000))``."""
     *durations, kind = lits
-    names = ("size", "offset") if op == "win.tumble" else ("size", "slide", "offset")
+    names = {"win.tumble": ("size", "offset"), "win.hop": ("size", "slide", "offset"),
+             "win.session": ("gap",)}[op]  # fmt: skip
 
     def dur(v: Any) -> str:
         return f"timedelta(microseconds={v})" if kind == "td" else repr(v)

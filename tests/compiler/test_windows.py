@@ -9,6 +9,7 @@ import datetime
 from typing import Any
 
 import pytest
+from looplift import RowStream, dataflow, group_by, session
 from looplift.compiler.primitives import PRIMITIVES, WINDOWS
 
 from tests.compiler.test_semantics import run_stages
@@ -17,6 +18,7 @@ from tests.spark.harness import kind_of
 from tests.test_samples_reference import sample
 
 T = datetime.datetime
+US = datetime.timedelta(microseconds=1)
 
 
 @pytest.mark.parametrize("entry", WINDOWS, ids=lambda e: e.name)
@@ -74,3 +76,51 @@ def test_calls_without_a_native_lowering_say_why() -> None:
     assert "runs: native except the Python function win.tumble" in compile_dataflow(A.wrong_kind).explain()
     assert ("a group_by keyed by hop(...) must be the only loop over its rows"
             in compile_dataflow(A.two_loops).explain())  # fmt: skip
+
+
+def test_session_keys_ir() -> None:
+    """(No Spark.) The IR of session keys after every pass means what Python means."""
+    t = T(2024, 5, 1, 9, 0)
+    gap = datetime.timedelta(minutes=30)
+    rows = [(1, t, 0), (1, t + gap, 1), (1, t, 2), (2, t + gap - US, 3), (2, t, 4), (1, t + 3 * gap, 5)]
+    run_stages(A.session_rows, (rows,))
+    run_stages(A.int_sessions, ([(0, 5), (0, 0), (0, 10), (0, 14), (1, 30)],))
+    run_stages(sample("eventtime").sessions_per_user, ([r[:2] for r in rows],))
+
+
+def test_session_keys_refused_where_not_a_key_part() -> None:
+    """(No Spark.) ``session(...)`` inside an expression, twice in a key, or with a gap of
+    the other kind: a diagnostic that says what to write; not a signed (incremental) plan."""
+    from looplift.compiler.backend.signed import NotSigned, signed_plan
+    from looplift.compiler.errors import CompilerError
+    from looplift.compiler.pipeline import compile_dataflow
+
+    for algo, msg in ((nested, "is a whole part of a group key"),
+                      (twice, "at most one `session(...)`")):  # fmt: skip
+        with pytest.raises(CompilerError, match=msg.replace("(", r"\(").replace(")", r"\)")):
+            compile_dataflow(algo).explain()
+    text = compile_dataflow(wrong_gap).explain()
+    assert "cannot be built for Spark" in text and "must be an int for an int timestamp" in text
+    with pytest.raises(NotSigned, match="a delete can split a session"):
+        signed_plan(sample("eventtime").sessions_per_user.compile())
+
+
+# refused session keys (module level: the compiler reads their source)
+
+
+@dataflow
+def nested(rows: RowStream[int, int]):
+    for k, _g in group_by(lambda r: (r[0], str(session(r[1], gap=5))), rows):
+        yield k
+
+
+@dataflow
+def twice(rows: RowStream[int, int]):
+    for k, _g in group_by(lambda r: (session(r[0], gap=5), session(r[1], gap=5)), rows):
+        yield k
+
+
+@dataflow
+def wrong_gap(rows: RowStream[int, int]):
+    for k, _g in group_by(lambda r: session(r[1], gap=datetime.timedelta(minutes=5)), rows):
+        yield k

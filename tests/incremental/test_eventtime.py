@@ -23,9 +23,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from looplift import RowStream, dataflow, group_by
-from looplift.windows import hop, tumble
+from looplift.windows import hop, session, session_windows, tumble
 
-from tests.incremental.eventtime_common import EventRun, Expected
+from tests.incremental.eventtime_common import EventRun, Expected, micros
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[2] / "samples"))
 import eventtime as et_samples  # noqa: E402
@@ -279,7 +279,10 @@ def test_forms_and_explain() -> None:
     form, why = stream_form(et_samples.daily_sessions, event_time=True)
     assert form == "python" and "ordered loop" in why
     form, why = stream_form(samples.session_summary, event_time=True)
-    assert form == "none" and "no `tumble(...)`/`hop(...)`" in why
+    assert form == "none" and "no `tumble(...)`/`hop(...)`/`session(...)`" in why
+    assert stream_form(et_samples.sessions_per_user, event_time=True) == ("native", "session window")
+    text = et_samples.sessions_per_user.explain(file=open(os.devnull, "w"))  # noqa: SIM115
+    assert "native streaming aggregation by Spark's session_window" in text
     text = et_samples.daily_sessions.explain(file=open(os.devnull, "w"))  # noqa: SIM115
     assert "event-time stream: per window in transformWithStateInPandas" in text
     text = samples.sliding_counts.explain(file=open(os.devnull, "w"))  # noqa: SIM115
@@ -299,6 +302,18 @@ def first_click_per_hour(clicks: RowStream[int, datetime.datetime]):
         yield window, first
 
 
+@dataflow(columns=("user_id", "start", "first"))
+def first_page_per_session(clicks: RowStream[int, datetime.datetime]):
+    """A session key over an ordered loop: no event-time stream yet."""
+    for (user, start), g in group_by(lambda c: (c[0], session(c[1], gap=samples.GAP)), clicks,
+                                     order_by=1):  # fmt: skip
+        first = None
+        for _user, ts in g:
+            if first is None:
+                first = ts
+        yield user, start, first
+
+
 def test_hop_of_non_additive_states_is_refused(spark: Any, tmp_path: Path) -> None:
     from looplift.eventtime import EventTimeError
 
@@ -306,6 +321,9 @@ def test_hop_of_non_additive_states_is_refused(spark: Any, tmp_path: Path) -> No
     with pytest.raises(EventTimeError, match=r"`first_click_per_hour`: a `hop\(...\)` key of "
                                              r"non-additive states"):  # fmt: skip
         first_click_per_hour.stream(sdf, event_time="ts", watermark="10 minutes")
+    with pytest.raises(EventTimeError, match=r"`first_page_per_session`: a `session\(...\)` key "
+                                             r"of non-additive states"):  # fmt: skip
+        first_page_per_session.stream(sdf, event_time="ts", watermark="10 minutes")
 
 
 @dataflow(columns=("user_id", "day", "start", "end", "clicks"))
@@ -362,3 +380,96 @@ def test_sessions_restart_from_the_checkpoint(spark: Any, tmp_path: Path) -> Non
     assert first > 0 and want.appended()
     cols = [n for n, _ in algo.algorithm().output]
     assert Counter(run.rows(cols)) == want.appended()
+
+
+# -- session windows as group keys: Spark's streaming session_window ----------------------
+
+GAP_US = 30 * MIN
+US = datetime.timedelta(microseconds=1)
+
+
+def session_model(files: list[list[tuple]], delay_us: int) -> tuple[Counter, int, int, list, list]:
+    """CPython's sessions of ``sessions_per_user`` as the watermark emits them (see
+    ``looplift.eventtime.explain_line``): batch ``k`` drops a row whose time plus the gap
+    is at or before the watermark of batch ``k - 1`` (Spark's rule for late rows), adds
+    the others to its user's rows not yet emitted, cuts those into sessions
+    (``looplift.windows.session_windows``) and emits the sessions whose end (last time
+    plus the gap) is at or before its own watermark plus a microsecond (Spark's session
+    is a microsecond shorter), removing their rows; after the last file, a batch with the
+    final watermark. Returns (appended rows, late rows, open sessions at the end, the rows
+    that came in time after a session they belong to in batch was emitted, the rows in
+    time)."""
+    pool: dict[int, list] = {}
+    out: Counter = Counter()
+    late, high, marks = 0, None, [-(2**62)]
+    emitted_end: dict[int, Any] = {}  # user -> the latest end of an emitted session
+    rejoined: list[tuple] = []
+    kept: list[tuple] = []  # the rows in time
+
+    def emit(wm: int) -> None:
+        for user, times in pool.items():
+            keep = []
+            for a, b in session_windows(sorted(times), gap=GAP_US * US):
+                inside = [t for t in times if a <= t < b]
+                if micros(b) - 1 <= wm:
+                    out[(user, a, len(inside))] += 1
+                    emitted_end[user] = max(emitted_end.get(user, b), b)
+                else:
+                    keep += inside
+            pool[user] = keep
+
+    for rows in files:
+        marks.append(marks[-1] if high is None else max(marks[-1], high - delay_us))
+        for u, t in rows:
+            if micros(t) + GAP_US - 1 <= marks[-2]:
+                late += 1
+            else:
+                if u in emitted_end and t < emitted_end[u]:
+                    rejoined.append((u, t))
+                pool.setdefault(u, []).append(t)
+                kept.append((u, t))
+        emit(marks[-1])
+        top = max(micros(t) for _, t in rows)
+        high = top if high is None else max(high, top)
+    emit(high - delay_us)
+    opened = sum(len(session_windows(sorted(ts), gap=GAP_US * US)) for ts in pool.values())
+    return out, late, opened, rejoined, kept
+
+
+@settings(max_examples=EXAMPLES, deadline=None, suppress_health_check=list(HealthCheck))
+@given(seed=st.integers(0, 2**32), files=st.integers(3, 6))
+def test_session_keys_stream_natively(spark: Any, tmp_path_factory: Any, seed: int, files: int) -> None:
+    """``sessions_per_user`` (``session(ts, gap=GAP)`` in the key, a count): Spark's own
+    streaming ``session_window`` aggregation with the watermark in append mode, no Python
+    node; each emitted session is CPython's over the rows that came in time
+    (``session_model``), once, and where no row came after its session was emitted, the
+    appended rows are the batch result over the rows in time (its final sessions); late
+    rows dropped and counted; the state holds the open sessions only."""
+    from looplift.api import _PYTHON_NODES
+    from looplift.eventtime import explain_line
+
+    algo = et_samples.sessions_per_user
+    assert "session_window" in explain_line(algo)
+    data = arrivals(seed, 40, 240, files)
+    gap = datetime.timedelta(minutes=30)  # clicks exactly a gap apart, in one file
+    data[0] += [(4, T0), (4, T0 + gap), (4, T0 + 2 * gap - US * 1_000_000)]
+    run = EventRun(spark, algo, tmp_path_factory.mktemp("session_keys"))
+    run.add(data)
+    run.run("append")
+    want, late, opened, rejoined, kept = session_model(data, DELAY)
+    got = run.rows(["user_id", "start", "clicks"])
+    assert Counter(got) == want
+    if not rejoined:  # then the stream is the batch result over the rows in time, final ones
+        final_wm = max(micros(t) for rows in data for _, t in rows) - DELAY
+        final = {(u, a) for u in {u for u, _ in kept}
+                 for a, b in session_windows(sorted(t for v, t in kept if v == u), gap=GAP_US * US)
+                 if micros(b) - 1 <= final_wm}  # fmt: skip
+        assert Counter(got) == Counter(o for o in algo(kept) if o[:2] in final)
+    assert run.dropped() == late, (run.dropped(), late)
+    assert run.state_rows() == opened, (run.state_rows(), opened)
+    plan = str(run.query._jsq.explainInternal(True))
+    assert "SessionWindowStateStoreSave" in plan and ", Append," in plan, plan
+    assert not [n for n in _PYTHON_NODES if n in plan] and "Python" not in plan, plan
+    print(f"sessions_per_user: {sum(map(len, data))} clicks, {late} late, "
+          f"{sum(want.values())} sessions appended, state rows at the end {run.state_rows()} "
+          f"(open sessions {opened}), rows after their session was emitted {len(rejoined)}")  # fmt: skip

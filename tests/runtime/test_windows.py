@@ -7,10 +7,10 @@ from __future__ import annotations
 import datetime as d
 
 import pytest
-from hypothesis import given
+from hypothesis import given, settings
 from hypothesis import strategies as st
-from looplift import hop, session_windows, tumble
-from looplift.windows import EPOCH, session_starts
+from looplift import group_by, hop, session, session_windows, tumble
+from looplift.windows import EPOCH, group_rows, session_starts
 
 US = d.timedelta(microseconds=1)
 MIN5 = d.timedelta(minutes=5)
@@ -79,6 +79,16 @@ def test_sizes_not_dividing_slide() -> None:
     (lambda: hop(5, size=1, slide=-1), ValueError, "hop() slide must be positive"),
     (lambda: hop(d.datetime(1, 1, 1), size=d.timedelta(days=2), slide=d.timedelta(days=1)),
      OverflowError, "date value out of range"),
+    (lambda: session(None, gap=MIN5), TypeError,
+     "session() timestamp must be datetime.datetime or int, not NoneType"),
+    (lambda: session(EPOCH, gap=5), TypeError,
+     "session() durations must be timedelta for a datetime timestamp, not int"),
+    (lambda: session(5, gap=MIN5), TypeError,
+     "session() durations must be int for an int timestamp, not timedelta"),
+    (lambda: session(5, gap=0), ValueError, "session() gap must be positive"),
+    (lambda: session(EPOCH, gap=-US), ValueError, "session() gap must be positive"),
+    (lambda: group_rows([(session(1, gap=1), session(1, gap=1))]), ValueError,
+     "a group key holds at most one session(...)"),
 ])  # fmt: skip
 def test_errors(call, cls, message) -> None:  # type: ignore[no-untyped-def]
     with pytest.raises(cls) as e:
@@ -92,6 +102,29 @@ def test_sessions() -> None:
     assert session_windows([1, 1, 1], gap=1) == [(1, 2)]
     t = d.datetime(2024, 1, 1)
     assert session_windows([t, t + MIN5], gap=MIN5) == [(t, t + MIN5), (t + MIN5, t + 2 * MIN5)]
+
+
+
+def test_session_keys() -> None:
+    t = d.datetime(2024, 1, 1)
+    cet = d.timezone(d.timedelta(hours=1))
+    rows = [(1, t + MIN5), (2, t), (1, t), (1, t + 2 * MIN5 - US), (1, (t + MIN5).replace(tzinfo=cet))]
+    got = {k: list(g) for k, g in group_by(lambda r: (r[0], session(r[1], gap=MIN5)), rows)}
+    # t and t+5 are a gap apart: two sessions; the aware row is t-55 (UTC): a session alone
+    assert got == {(1, t - 11 * MIN5): [rows[4]], (1, t): [rows[2]], (1, t + MIN5): [rows[0], rows[3]],
+                   (2, t): [rows[1]]}  # fmt: skip
+    assert list(group_rows([session(3, gap=2), session(3, gap=2), session(5, gap=2)])) == [3, 5]
+
+
+@given(st.lists(st.tuples(st.integers(1, 3), st.integers(-30, 30)), max_size=20), st.integers(1, 6))
+def test_session_keys_are_session_windows(rows: list[tuple[int, int]], gap: int) -> None:
+    """Each row's group is the ``session_windows`` session of its user's times holding it."""
+    got = group_rows([(u, session(t, gap=gap)) for u, t in rows])
+    for j, (u, t) in enumerate(rows):
+        wins = session_windows(sorted(s for v, s in rows if v == u), gap=gap)
+        start = next(a for a, b in wins if a <= t < b)
+        assert j in got[(u, start)]
+    assert sorted(j for js in got.values() for j in js) == list(range(len(rows)))
 
 
 ints = st.integers(-(2**65), 2**65)
@@ -127,6 +160,7 @@ def test_session_starts_match_windows(ts: list[int], gap: int) -> None:
     assert [next(a for a, b in wins if a <= t < b) for t in ts] == starts
 
 
+@settings(deadline=None)  # the first example imports the sample (slow on a loaded machine)
 @given(st.lists(st.tuples(st.integers(1, 3), st.integers(-5000, 5000)), max_size=30))
 def test_session_sample_matches_session_windows(rows: list[tuple[int, int]]) -> None:
     """``samples/windows.py``'s ordered loop gives the sessions of ``session_windows``."""

@@ -8,6 +8,7 @@ message), and starts before ``datetime.min`` (OverflowError)."""
 from __future__ import annotations
 
 import datetime
+import random
 from typing import Any
 
 import pytest
@@ -20,6 +21,7 @@ from tests.spark.harness import (
     check_scalar_batch,
     expect_same_batch,
     expect_same_or_both_raise,
+    run_compiled,
     run_compiled_scalar,
 )
 from tests.test_samples_reference import sample
@@ -34,7 +36,8 @@ EPOCH = T(1970, 1, 1)
 NATIVE = [A.start5, A.starts, A.week_text, A.maybe_start, A.int_starts, A.maybe_int,
           A.hop_summary, A.int_hop_summary, A.row_per_window, A.int_sliding, A.keyed_sliding,
           A.int_tumbling, A.named_per_window, S.clicks_per_window, S.sliding_counts,
-          S.session_summary]  # fmt: skip
+          S.session_summary, A.session_rows, A.int_sessions, A.shifted_sessions,
+          sample("eventtime").sessions_per_user]  # fmt: skip
 
 
 @pytest.mark.parametrize("algo", NATIVE, ids=lambda a: a.name)
@@ -151,6 +154,40 @@ def test_sessions_at_the_gap(spark: Any) -> None:
     t = T(1969, 12, 31, 23, 50)
     rows = [(1, t), (1, t), (1, t + gap - US), (1, t + 2 * gap - US), (2, t), (2, t + gap)]
     assert expect_same_or_both_raise(spark, S.session_summary, rows) == "same"
+
+
+def test_session_keys(spark: Any) -> None:
+    """``session(...)`` as a group key part (issue 28): generated rows with equal times, times
+    exactly a gap apart (a new session) and a microsecond less, before 1970; int times near
+    the 64-bit limits; None (TypeError); a NaN key part (a group per row, as in Python)."""
+    gap = datetime.timedelta(minutes=30)
+    t = T(1969, 12, 31, 23, 50)
+    edge = [(1, t, 0), (1, t, 1), (1, t + gap - US, 2), (1, t + 2 * gap - US, 3), (2, t, 4),
+            (2, t + gap, 5), (3, t + 3 * gap, 6), (3, t + 2 * gap, 7), (3, t + 4 * gap, 8)]  # fmt: skip
+    lo, hi = -(2**63), 2**63 - 1
+    ints = [(0, lo), (0, lo + 4), (0, lo + 5), (0, hi), (0, hi - 4), (0, hi - 5), (0, -2), (0, 2)]
+    near = [t + k * gap + d for k in range(4) for d in (-US, US * 0, US)]
+
+    @settings(max_examples=int(__import__("os").environ.get("LOOPLIFT_SESSION_EXAMPLES", "1")),
+              derandomize=True, database=None, deadline=None,
+              suppress_health_check=list(HealthCheck))  # fmt: skip
+    @given(st.integers(0, 2**32))  # a seed: the simplest example is diverse data too
+    def check(seed: int) -> None:
+        rnd = random.Random(seed)
+        pick = [lambda: rnd.choice(near), lambda: rnd.choice(EDGES[:-1]),
+                lambda: T(2024, 5, 1) + rnd.randrange(0, 4 * 3600) * datetime.timedelta(seconds=1)]
+        dts = [(rnd.randint(1, 3), rnd.choice(pick)()) for _ in range(25)]
+        its = [(rnd.randint(0, 2), rnd.randint(-40, 40)) for _ in range(25)]
+        rows = [(u, ts, i) for i, (u, ts) in enumerate(dts)]
+        expect_same_batch(spark, A.session_rows, [(rows, ()), (edge, ())])
+        expect_same_batch(spark, A.int_sessions, [(its, ()), (ints, ())])
+
+    check()
+    nans = [float("nan") for _ in range(2)]  # distinct objects: a group each (as from Spark)
+    floats = [(nans[0], 1), (nans[1], 2), (1.0, 1), (1.0, 8), (1.0, 7), (-0.0, 3), (0.0, 9)]
+    assert expect_same_or_both_raise(spark, A.shifted_sessions, floats) == "same"
+    with pytest.raises(Exception, match=r"TypeError.*session\(\) timestamp must be datetime.datetime or int, not NoneType"):
+        run_compiled(spark, A.shifted_sessions, [*floats, (1.0, None)], ())
 
 
 def test_calls_run_in_python_where_not_native(spark: Any) -> None:

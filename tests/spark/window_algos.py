@@ -1,13 +1,13 @@
 """Algorithms with time windows (``test_windows.py``): ``tumble`` and ``hop`` of
 ``looplift.windows`` in scalars, in loops (a row per window: explode), and as group keys
-(``hop``: a group per window), on datetimes and on ints."""
+(``hop``: a group per window, ``session``: a group per session), on datetimes and on ints."""
 
 from __future__ import annotations
 
 import datetime
 from typing import NamedTuple
 
-from looplift import RowStream, dataflow, group_by, hop, tumble
+from looplift import RowStream, dataflow, group_by, hop, session, tumble
 from looplift import windows as W
 
 HOUR = datetime.timedelta(hours=1)
@@ -208,3 +208,46 @@ def windows_seen(clicks: RowStream[Click]):
             if first is None:
                 first = hop(c.ts, size=HOUR, slide=STEP)[0]
         yield user, len(seen), first
+
+
+# -- session windows as group keys ----------------------------------------------------------
+
+GAP = datetime.timedelta(minutes=30)
+
+
+@dataflow(columns=("user", "day", "start", "n", "last", "first_id"))
+def session_rows(rows: RowStream[int, datetime.datetime, int]):
+    """Per user, day (a computed key part: sessions cut at midnight) and session: its
+    start, clicks, last time and the first row's id in time order (the rows read in order
+    inside the session group)."""
+    for (user, day, start), g in group_by(lambda r: (r[0], tumble(r[1], days=1), session(r[1], gap=GAP)),
+                                          rows, order_by=(1, 2)):  # fmt: skip
+        n = 0
+        last = None
+        first = None
+        for _u, ts, i in g:
+            n += 1
+            last = ts
+            if first is None:
+                first = i
+        yield user, day, start, n, last, first
+
+
+@dataflow(columns=("start", "n"))
+def int_sessions(rows: RowStream[int, int]):
+    """Sessions of all rows (the whole key is the session) of computed int times, gap 5."""
+    for start, g in group_by(lambda r: session(r[1] // 1, gap=5), rows):
+        n = 0
+        for _r in g:
+            n += 1
+        yield start, n
+
+
+@dataflow(columns=("key", "start", "n"))
+def shifted_sessions(rows: RowStream[float, int | None]):
+    """A nullable int time after a float key part (NaN: a group per row)."""
+    for (k, start), g in group_by(lambda r: (r[0], session(r[1], gap=7)), rows):
+        n = 0
+        for _r in g:
+            n += 1
+        yield k, start, n

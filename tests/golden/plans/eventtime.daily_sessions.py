@@ -27,7 +27,7 @@ def plan(spark, clicks):
         'clicks_2',
         E(
             '(CASE WHEN unix_micros(`ts`) - pmod(unix_micros(`ts`), 86400000000L) < -62135596800000000L THEN '
-            "raise_error('OverflowError: date value out of range (at eventtime.py:28 in daily_sessions)') ELSE "
+            "raise_error('OverflowError: date value out of range (at eventtime.py:39 in daily_sessions)') ELSE "
             'timestamp_micros(unix_micros(`ts`) - pmod(unix_micros(`ts`), 86400000000L)) END)'
         ),
     )
@@ -52,7 +52,7 @@ def plan(spark, clicks):
         F.first('_v0').alias('_v0'),
         F.first('_v1').alias('_v1'),
     ).withColumn('_chunk', E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'))
-    # readers and rows yielded in the ordered loop at line 32: native fold per scope key
+    # readers and rows yielded in the ordered loop at line 43: native fold per scope key
     folded = grouped.select(
         F.col('user1'),
         F.col('clicks_2'),
@@ -72,7 +72,7 @@ def plan(spark, clicks):
             "timestamp), 'o2', CAST(_fa.c2 AS timestamp), 'o3', CAST(transform(array(((CAST(1800L AS BIGINT) "
             "* 1000000L) * INTERVAL '0 00:00:00.000001' DAY TO SECOND)), __v1 -> (CASE WHEN year((_fa.c1 + "
             "__v1)) < 1 OR year((_fa.c1 + __v1)) > 9999 THEN raise_error('OverflowError: date value out of "
-            "range (at eventtime.py:34 in daily_sessions)') ELSE (_fa.c1 + __v1) END))[0] AS timestamp), "
+            "range (at eventtime.py:45 in daily_sessions)') ELSE (_fa.c1 + __v1) END))[0] AS timestamp), "
             "'o4', CAST(_fa.c0 AS bigint)))) ELSE _fa._out END)))[0], _fa -> named_struct('c0', _fa.c0, "
             "'c1', _fa.c1, 'c2', _fa.c2, '_outs', concat(_fc._outs, array(_fa._out)))), _fc -> "
             "named_struct('_rows', flatten(_fc._outs), 'r0', CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS "
@@ -97,9 +97,9 @@ def plan(spark, clicks):
                 "CAST(`day` AS timestamp), 'o2', CAST(`start` AS timestamp), 'o3', "
                 "CAST(transform(array(((CAST(1800L AS BIGINT) * 1000000L) * INTERVAL '0 00:00:00.000001' "
                 "DAY TO SECOND)), __v1 -> (CASE WHEN `prev` IS NULL THEN raise_error('TypeError: `add` "
-                "with None (at eventtime.py:41 in daily_sessions)') ELSE (CASE WHEN year((`prev` + __v1)) "
+                "with None (at eventtime.py:52 in daily_sessions)') ELSE (CASE WHEN year((`prev` + __v1)) "
                 "< 1 OR year((`prev` + __v1)) > 9999 THEN raise_error('OverflowError: date value out of "
-                "range (at eventtime.py:41 in daily_sessions)') ELSE (`prev` + __v1) END) END))[0] AS "
+                "range (at eventtime.py:52 in daily_sessions)') ELSE (`prev` + __v1) END) END))[0] AS "
                 "timestamp), 'o4', CAST(`n` AS bigint))))"
             ),
         ),
