@@ -210,7 +210,10 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     "      rows yielded in the loop (native window): each carried value before a "
                     "row is a window function over the scope's rows in order (lag of a value set "
                     "on every row, running sum of an addition, last value set under a condition, "
-                    "running max/min); no Python at run time"
+                    "running max/min, or an int reset under a condition then summed: the value "
+                    "after the last reset plus a running sum per segment, two sorts); chosen over "
+                    "aggregate() over every row, which holds a scope key's rows in one task's "
+                    "memory: windows sort and spill; no Python at run time"
                 )
             elif yields:
                 out.append(

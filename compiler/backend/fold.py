@@ -264,7 +264,12 @@ class _FoldBuilder:
                 wc = WindowCarry(c, kind, self._expand(form[1]))
             elif kind is WindowForm.CSET:
                 wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
-            refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond}"))
+            elif kind is WindowForm.RESET:
+                if c.type != "int" or c.nullable:  # a float sum in another order rounds apart
+                    return None
+                cond, start, d = (self._expand(x) for x in form[1:])
+                wc = WindowCarry(c, kind, d, cond, start)
+            refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond} {wc.start}"))
             if c.field in refs:
                 return None  # its new value depends on its old one: a fold, not a window
             found[c.field], needs[c.field] = wc, refs

@@ -437,6 +437,12 @@ class OrderedPlanner(StatePlanner):
                          (f"_p{k}", f"last(_s{k}, true) {before}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
                 what = "set where a condition holds: the last such value before"
+            elif wc.kind is WindowForm.RESET:
+                steps = self._reset_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
+                                          cols_of(wc.sql), [quote_ident(x) for x in keys], by,
+                                          before)  # fmt: skip
+                what = ("reset where a condition holds, then a sum: the value after the last "
+                        "reset plus a running sum of the rows since (one window per segment)")  # fmt: skip
             else:
                 steps = [
                     (f"_x{k}", cols_of(wc.sql)),
@@ -469,6 +475,28 @@ class OrderedPlanner(StatePlanner):
         sel = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
         self.p.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
         return out
+
+    @staticmethod
+    def _reset_steps(
+        k: str, t: str, init: str, cond: str, start: str, d: str, keys: list[str], by: str,
+        before: str,
+    ) -> list[tuple[str, str]]:
+        """The window steps of an int carry set to ``start`` where ``cond`` holds, then
+        ``+= d`` on every row: its value before a row is the value after the last reset
+        before it (``start + d`` there; ``init`` when none) plus the sum of ``d`` over the
+        rows after that reset and before this row. Those rows are the ones with as many
+        resets before them: ``_g`` (a running count over the rows before) names the
+        segment, and the sum is one running ``sum`` per (scope key, ``_g``): the scope's
+        rows are already partitioned by key, so the second window only sorts. Exact for
+        ints: the same additions in another grouping (an intermediate beyond 64 bits
+        raises, as the fold's can, SPEC §4)."""
+        seg = f"OVER (PARTITION BY {', '.join([*keys, f'_g{k}'])} "
+        return [
+            (f"_g{k}", f"coalesce(count(CASE WHEN {cond} THEN 1 END) {before}, 0L)"),
+            (f"_s{k}", f"last(CASE WHEN {cond} THEN named_struct('v', {start} + {d}) END, true) {before}"),
+            (f"_b{k}", f"CAST(CASE WHEN _s{k} IS NULL THEN {init} ELSE _s{k}.v END + coalesce(sum({d}) "
+                       f"{seg}ORDER BY {by} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0L) AS {t})"),
+        ]  # fmt: skip
 
     def _fold_kind(self, op: StateOperator) -> Strategy:
         """A fold's rows: the boundary-position fold where it was chosen, else aggregate()."""
