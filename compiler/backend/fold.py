@@ -265,7 +265,7 @@ class _FoldBuilder:
             elif kind is WindowForm.CSET:
                 wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
             elif kind is WindowForm.RESET:
-                if c.type != "int" or c.nullable:  # a float sum in another order rounds apart
+                if not RESET_WINDOW or c.type != "int" or c.nullable:  # a float sum in another order rounds apart
                     return None
                 cond, start, d = (self._expand(x) for x in form[1:])
                 wc = WindowCarry(c, kind, d, cond, start)
@@ -589,6 +589,9 @@ class _FoldBuilder:
 
 
 ACC_REF = re.compile(r"\b_fa\.(c\d+)\b")
+#: a reset sum read on every row as windows (``WindowForm.RESET``); False compiles the
+#: aggregate() fold instead (the benchmarks' alternative plan)
+RESET_WINDOW = True
 
 
 def _guarded(form: tuple) -> tuple[str, str]:

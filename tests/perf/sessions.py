@@ -48,6 +48,7 @@ from tests.perf import common
 COMPILED = "compiled {}(df, gap)"
 COMPILED_OFF = "compiled {}, boundary fold off"
 RESET_COMPILED = "compiled reset_balances(df)"
+RESET_FOLD = "compiled reset_balances, reset windows off (aggregate() fold)"
 RESET_WINDOWS = "window SQL (segment SUM, then SUM per segment)"
 RESET_ONE_SORT = "window SQL (running SUM minus SUM at the last marker)"
 WINDOW_SQL = "window SQL (LAG + running SUM)"
@@ -400,9 +401,18 @@ def without_boundary_fold(name: str) -> Any:
 
 def reset_variants() -> dict[str, Any]:
     """The variants of the ``reset`` workload (over ``with_bookings``' table)."""
+    from looplift.compiler.backend import fold
+
     algos = common.load_path(common.ROOT / "tests" / "perf" / "algos.py", "perf_algos")
+    off = common.load_path(common.ROOT / "tests" / "perf" / "algos.py", "perf_algos_fold")
+    fold.RESET_WINDOW = False
+    try:
+        off.reset_balances.backend()
+    finally:
+        fold.RESET_WINDOW = True
     return {
         RESET_COMPILED: lambda df: algos.reset_balances(df),
+        RESET_FOLD: lambda df: off.reset_balances(df),
         RESET_WINDOWS: lambda df: common.sql_on(df, RESET_WINDOW_SQL),
         RESET_ONE_SORT: lambda df: common.sql_on(df, RESET_ONE_SORT_SQL),
         FLOOR: lambda df: common.sql_on(df, FLOOR_IDS.replace("session_no", "balance")),
