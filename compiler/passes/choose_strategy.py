@@ -21,6 +21,7 @@ from ..analysis import Analysis
 from ..backend.boundary import boundary_check
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
+from ..backend.ordered_cost import ordered_strategy
 from ..backend.partial import partial_form
 from ..backend.sequence import OVER_ROWS, native_sequence, window_text
 from ..backend.types import infer_types
@@ -42,15 +43,19 @@ __all__ = ["choose_strategy", "python_prims", "state_choice"]
 _STRUCTURE = Choice(Strategy.STRUCTURE)
 
 
-def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
-    """Record every node's strategy on ``graph`` (in place; returned for chaining)."""
+def choose_strategy(
+    prog: Program, graph: DataflowGraph, largest_group: int | None = None
+) -> DataflowGraph:
+    """Record every node's strategy on ``graph`` (in place; returned for chaining);
+    ``largest_group``: the algorithm's hint of its largest group's rows, or None
+    (:mod:`..backend.ordered_cost`)."""
     ops = {op.name: op for op in prog.operators}
     values = {n.produces[0] for n in graph.of_kind(NodeKind.SCALAR, NodeKind.HOST)}
     type_of = _type_of(prog) if values else None
     for node in list(graph.nodes()):
         label = node.label
         if isinstance(node.op, StateOp):
-            choice = state_choice(prog, node.op.operator, ops)
+            choice = state_choice(prog, node.op.operator, ops, largest_group)
             label = f"{label} ({choice.strategy.value})"
         elif node.kind is NodeKind.HOST:
             choice = Choice(Strategy.HOST_CALL, why=_island_why(prog, node))
@@ -74,10 +79,12 @@ def _island_why(prog: Program, node: Any) -> str | None:
     return None
 
 
-def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
+def state_choice(
+    prog: Program, op: StateOperator, ops: dict[str, StateOperator], largest_group: int | None = None
+) -> Choice:
     """How a state operator is reduced per scope key, and what it aggregates before the
     shuffle (``Choice.partial``, ``backend/partial.py``)."""
-    choice = _reduce_choice(prog, op, ops)
+    choice = _reduce_choice(prog, op, ops, largest_group)
     seq = native_sequence(op, prog.analysis, prog.refs) if choice.strategy is Strategy.SEQUENCE else None
     fused = choice.strategy is Strategy.SEQUENCE and any(
         m in ops and native_sequence(ops[m], prog.analysis, prog.refs) is not None
@@ -93,7 +100,9 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
     return dataclasses.replace(choice, partial=partial) if partial else choice
 
 
-def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
+def _reduce_choice(
+    prog: Program, op: StateOperator, ops: dict[str, StateOperator], largest_group: int | None
+) -> Choice:
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
     if op.kind == OperatorKind.ADDITIVE:
@@ -104,9 +113,10 @@ def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperato
         if why is not None:
             return Choice(Strategy.PYTHON_ORDERED, why=why)
         bounds, form_why = boundary_check(prog, op)
-        if bounds is not None:
-            return Choice(Strategy.NATIVE_BOUNDARY, form_why=form_why)
-        return Choice(Strategy.NATIVE_WINDOW if window else Strategy.NATIVE_FOLD, form_why=form_why)
+        strategy, by_size = ordered_strategy(bounds is not None, window, largest_group)
+        if strategy is Strategy.NATIVE_BOUNDARY:
+            return Choice(strategy, form_why=form_why, detail=by_size)
+        return Choice(strategy, form_why=form_why if bounds is None else None, detail=by_size)
     if op.kind == OperatorKind.CONTAINER:
         return Choice(Strategy.CONTAINER)
     seq = native_sequence(op, prog.analysis, prog.refs)
