@@ -390,7 +390,15 @@ class OrderedPlanner(StatePlanner):
         assert fold.window is not None
         keys = self.p.key_cols(self.p.frame_key(op.scope))
         order = self._sort_order(op, keys)
-        frame = self._ordered_input(fold, keys, order)
+        r = self.p.renderer(ROWS)
+        subs = {}  # free values that are a scope key's column: read there, not carried along
+        for j, n in enumerate(fold.free):
+            col = r.expr(Var(n))
+            key = next((k for k in keys if col in (k, quote_ident(k))), None)
+            if key is not None:
+                subs[f"_v{j}"] = quote_ident(key)
+        free = {j for j in range(len(fold.free)) if f"_v{j}" not in subs}
+        frame = self._ordered_input(fold, keys, order, free)
         by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order
                        if self.p.field_col(i) not in keys) or f"_f{order[0][0]}"  # fmt: skip
         part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
@@ -398,8 +406,8 @@ class OrderedPlanner(StatePlanner):
         lag = f"OVER ({part}ORDER BY {by})"
 
         def cols_of(sql: str) -> str:
-            sql = ACC_REF.sub(r"_b\1", sql)
-            return sql.replace(f"{ROW}.", "")
+            sql = ACC_REF.sub(r"_b\1", sql).replace(f"{ROW}.", "")
+            return _FREE.sub(lambda m: subs.get(m.group(0), m.group(0)), sql)
 
         def init_of(wc: Any) -> str:
             c = wc.carry
@@ -408,7 +416,7 @@ class OrderedPlanner(StatePlanner):
             if c.member is not None:
                 return sql_literal(c.init)
             if isinstance(c.init, Var) and c.init.name in fold.free:
-                return f"_v{fold.free.index(c.init.name)}"
+                return cols_of(f"_v{fold.free.index(c.init.name)}")
             return self.p.renderer(GLOBAL).expr(c.init)
 
         line = self.p.a.loops[op.name.removeprefix("ordered.")].span.line
@@ -453,9 +461,13 @@ class OrderedPlanner(StatePlanner):
             comment = f"  # {name}: {what}" if what else f"  # {name}: never changes"
             for i, (col, sql) in enumerate(steps):
                 nxt = self.p.py.fresh("windowed")
-                self.p.emit(
-                    f"{nxt} = {frame}.withColumn({col!r}, E({sql!r})){comment if i == 0 else ''}"
-                )
+                if isinstance(col, tuple):  # independent window functions: one Window operator
+                    cols = ", ".join(f"{c!r}: E({x!r})" for c, x in zip(col, sql, strict=True))
+                    self.p.emit(f"{nxt} = {frame}.withColumns({{{cols}}}){comment if i == 0 else ''}")
+                else:
+                    self.p.emit(
+                        f"{nxt} = {frame}.withColumn({col!r}, E({sql!r})){comment if i == 0 else ''}"
+                    )
                 frame = nxt
         out = self.p.py.fresh("yielded")
         sites = fold.window.yields
@@ -480,22 +492,25 @@ class OrderedPlanner(StatePlanner):
     def _reset_steps(
         k: str, t: str, init: str, cond: str, start: str, d: str, keys: list[str], by: str,
         before: str,
-    ) -> list[tuple[str, str]]:
+    ) -> list[tuple[Any, Any]]:
         """The window steps of an int carry set to ``start`` where ``cond`` holds, then
         ``+= d`` on every row: its value before a row is the value after the last reset
         before it (``start + d`` there; ``init`` when none) plus the sum of ``d`` over the
         rows after that reset and before this row. Those rows are the ones with as many
         resets before them: ``_g`` (a running count over the rows before) names the
         segment, and the sum is one running ``sum`` per (scope key, ``_g``): the scope's
-        rows are already partitioned by key, so the second window only sorts. Exact for
-        ints: the same additions in another grouping (an intermediate beyond 64 bits
-        raises, as the fold's can, SPEC §4)."""
+        rows are already partitioned by key, so the second window only sorts. ``_g`` and
+        ``_s`` are one Window operator (each operator buffers a key's rows). ``start`` and
+        ``d`` are never None (the carry holds no None), so a null ``last`` is "no reset
+        before". Exact for ints: the same additions in another grouping (an intermediate
+        beyond 64 bits raises, as the fold's can, SPEC §4)."""
         seg = f"OVER (PARTITION BY {', '.join([*keys, f'_g{k}'])} "
         return [
-            (f"_g{k}", f"coalesce(count(CASE WHEN {cond} THEN 1 END) {before}, 0L)"),
-            (f"_s{k}", f"last(CASE WHEN {cond} THEN named_struct('v', {start} + {d}) END, true) {before}"),
-            (f"_b{k}", f"CAST(CASE WHEN _s{k} IS NULL THEN {init} ELSE _s{k}.v END + coalesce(sum({d}) "
-                       f"{seg}ORDER BY {by} ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0L) AS {t})"),
+            ((f"_g{k}", f"_s{k}"),
+             (f"coalesce(count(CASE WHEN {cond} THEN 1 END) {before}, 0L)",
+              f"last(CASE WHEN {cond} THEN {start} + {d} END, true) {before}")),
+            (f"_b{k}", f"CAST(coalesce(_s{k}, {init}) + coalesce(sum({d}) {seg}ORDER BY {by} "
+                       f"ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0L) AS {t})"),
         ]  # fmt: skip
 
     def _fold_kind(self, op: StateOperator) -> Strategy:
@@ -623,6 +638,7 @@ class OrderedPlanner(StatePlanner):
 
 CHUNK = 32  # the fewest rows per chunk of a fold that yields rows (else about sqrt(n))
 _FIELD = __import__("re").compile(r"_f\d+")
+_FREE = __import__("re").compile(r"\b_v\d+\b")
 _ROW_FIELD = __import__("re").compile(rf"\b{ROW}\._f(\d+)\b")
 _ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
