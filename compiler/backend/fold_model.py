@@ -78,6 +78,7 @@ class WindowCarry:
     sql: str = "NULL"
     cond: str = "TRUE"
     start: str = "NULL"  # ``reset``: the value set where ``cond`` holds
+    after: str = ""  # ``reset``: its value after the row (SQL as the yields spell it)
 
 
 @dataclass(frozen=True)

@@ -14,7 +14,8 @@ the chosen one and why):
 The rule, per operator: the boundary fold where it applies, else windows where they
 apply, else the aggregate() fold — unless the algorithm says its largest group holds
 more than :data:`FOLD_ROWS` rows (``@dataflow(largest_group=N)``): then windows where
-they apply. Without the hint the compiler does not know the group sizes (a plan is built
+they apply and the plan reads no carried value after the loop (those values are a fold
+over the group whatever gives the rows, so windows would spare no memory). Without the hint the compiler does not know the group sizes (a plan is built
 before any data is seen; sampling the data would cost a Spark job per call), and assumes
 groups below :data:`FOLD_ROWS`.
 
@@ -38,11 +39,13 @@ FOLD_ROWS = 20_000_000
 
 
 def ordered_strategy(
-    boundary: bool, window: bool, largest_group: int | None
+    boundary: bool, window: bool, largest_group: int | None, reads_after: bool = False
 ) -> tuple[Strategy, str]:
     """(the strategy, why by size, for ``--explain``) of an ordered loop that is a native
     fold; ``boundary``/``window``: whether the boundary-position fold / window functions
-    give its rows; ``largest_group``: the algorithm's hint, or None."""
+    give its rows; ``largest_group``: the algorithm's hint, or None; ``reads_after``: the
+    plan reads its carries after the loop, a fold over each group whatever gives its rows
+    (then windows spare no memory: ``window`` is False)."""
     fold = "boundary-position fold" if boundary else "aggregate() fold"
     if largest_group is None:
         size = f"group sizes not given (@dataflow(largest_group=...)): assumed below {FOLD_ROWS:,} rows"
@@ -53,7 +56,9 @@ def ordered_strategy(
                  "one task's memory")  # fmt: skip
         if window:
             return Strategy.NATIVE_WINDOW, f"{above}: window functions, which sort and spill, over the {fold}"
-        return Strategy.NATIVE_FOLD, f"{above}, but no window functions give these rows: the {fold}"
+        none = ("its values read after the loop are a fold over the group either way" if reads_after
+                else "no window functions give these rows")  # fmt: skip
+        return (Strategy.NATIVE_BOUNDARY if boundary else Strategy.NATIVE_FOLD), f"{above}, but {none}: the {fold}"
     if boundary:
         return Strategy.NATIVE_BOUNDARY, f"{size}: the {fold}, faster than windows"
     if window:

@@ -55,7 +55,8 @@ def choose_strategy(
     for node in list(graph.nodes()):
         label = node.label
         if isinstance(node.op, StateOp):
-            choice = state_choice(prog, node.op.operator, ops, largest_group)
+            op = node.op.operator
+            choice = state_choice(prog, op, ops, largest_group, _reads_after(prog, op, graph))
             label = f"{label} ({choice.strategy.value})"
         elif node.kind is NodeKind.HOST:
             choice = Choice(Strategy.HOST_CALL, why=_island_why(prog, node))
@@ -69,6 +70,17 @@ def choose_strategy(
     return graph
 
 
+def _reads_after(prog: Program, op: StateOperator, graph: DataflowGraph) -> bool:
+    """Does the plan read ordered loop ``op``'s carries after the loop (a fold over each
+    scope key's rows, whatever gives the rows it yields)?"""
+    if not op.ordered:
+        return False
+    a = prog.analysis
+    after = {r.result for r in op.reads
+             if r.result != "_" and len(a.bound[r.result].loops) <= len(op.scope)}  # fmt: skip
+    return any(after & set(m.needs) for m in graph.nodes())
+
+
 def _island_why(prog: Program, node: Any) -> str | None:
     """A host call of a Python island (``frontend/islands.py``): what it outlines and why."""
     fn = getattr(getattr(node.op.binding, "value", None), "fn", None)
@@ -80,11 +92,15 @@ def _island_why(prog: Program, node: Any) -> str | None:
 
 
 def state_choice(
-    prog: Program, op: StateOperator, ops: dict[str, StateOperator], largest_group: int | None = None
+    prog: Program,
+    op: StateOperator,
+    ops: dict[str, StateOperator],
+    largest_group: int | None = None,
+    reads_after: bool = False,
 ) -> Choice:
     """How a state operator is reduced per scope key, and what it aggregates before the
     shuffle (``Choice.partial``, ``backend/partial.py``)."""
-    choice = _reduce_choice(prog, op, ops, largest_group)
+    choice = _reduce_choice(prog, op, ops, largest_group, reads_after)
     seq = native_sequence(op, prog.analysis, prog.refs) if choice.strategy is Strategy.SEQUENCE else None
     fused = choice.strategy is Strategy.SEQUENCE and any(
         m in ops and native_sequence(ops[m], prog.analysis, prog.refs) is not None
@@ -101,7 +117,11 @@ def state_choice(
 
 
 def _reduce_choice(
-    prog: Program, op: StateOperator, ops: dict[str, StateOperator], largest_group: int | None
+    prog: Program,
+    op: StateOperator,
+    ops: dict[str, StateOperator],
+    largest_group: int | None,
+    reads_after: bool,
 ) -> Choice:
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
@@ -113,7 +133,8 @@ def _reduce_choice(
         if why is not None:
             return Choice(Strategy.PYTHON_ORDERED, why=why)
         bounds, form_why = boundary_check(prog, op)
-        strategy, by_size = ordered_strategy(bounds is not None, window, largest_group)
+        strategy, by_size = ordered_strategy(bounds is not None, window and not reads_after,
+                                              largest_group, reads_after)  # fmt: skip
         if strategy is Strategy.NATIVE_BOUNDARY:
             return Choice(strategy, form_why=form_why, detail=by_size)
         return Choice(strategy, form_why=form_why if bounds is None else None, detail=by_size)

@@ -38,10 +38,11 @@ def reset_to_lag(rows: RowStream[int, int, int, int]):
 
 @dataflow(columns=("t", "bal"))
 def global_reset(rows: RowStream[int, int, int]):
-    """One scope over all rows (no key): a running total reset at each marked row."""
-    bal = 0
+    """One scope over all rows (no key): a running total from 100, reset to -3 at each
+    marked row (the value before the first reset is not the reset's)."""
+    bal = 100
     for t, marker, amount in sorted_by(rows, 0):
         if marker == 1:
-            bal = 0
+            bal = -3
         bal += amount
         yield t, bal

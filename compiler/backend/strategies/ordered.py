@@ -422,6 +422,13 @@ class OrderedPlanner(StatePlanner):
         line = self.p.a.loops[op.name.removeprefix("ordered.")].span.line
         self.p.emit(f"# rows yielded in the ordered loop at line {line}: window functions over each "
                   "scope's rows in order")  # fmt: skip
+        afters = self._reset_afters(fold)  # reset carries the yields read after the row only
+
+        def yielded(sql: str) -> str:
+            for text, token in afters.items():
+                sql = sql.replace(text, token)
+            return cols_of(sql)
+
         for wc in fold.window.carries:
             k, t = wc.carry.field, spark_type(wc.carry.type)
             init = init_of(wc)
@@ -445,6 +452,12 @@ class OrderedPlanner(StatePlanner):
                          (f"_p{k}", f"last(_s{k}, true) {before}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
                 what = "set where a condition holds: the last such value before"
+            elif wc.kind is WindowForm.RESET and wc.after in afters:
+                steps = self._reset_after_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
+                                                cols_of(wc.sql), [quote_ident(x) for x in keys],
+                                                by, _ROW_REF.search(wc.start) is None)  # fmt: skip
+                what = ("reset where a condition holds, then a sum: after each row, its value at "
+                        "the segment's reset plus a running sum per segment (two sorts)")  # fmt: skip
             elif wc.kind is WindowForm.RESET:
                 steps = self._reset_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
                                           cols_of(wc.sql), [quote_ident(x) for x in keys], by,
@@ -473,20 +486,61 @@ class OrderedPlanner(StatePlanner):
         sites = fold.window.yields
         if len(sites) == 1:
             cond, items = sites[0]
-            where = "" if cond == "TRUE" else f".where(E({cols_of(cond)!r}))"
+            where = "" if cond == "TRUE" else f".where(E({yielded(cond)!r}))"
             sel = ", ".join(
-                f"E({cols_of(x)!r}).alias({n!r})" for x, n in zip(items, names, strict=True)
+                f"E({yielded(x)!r}).alias({n!r})" for x, n in zip(items, names, strict=True)
             )
             self.p.emit(f"{out} = {frame}{where}.select({sel})")
             return out
         rows = []
         for cond, items in sites:
-            fields = ", ".join(f"'o{i}', {cols_of(x)}" for i, x in enumerate(items))
-            rows.append(f"CASE WHEN {cols_of(cond)} THEN named_struct({fields}) END")
+            fields = ", ".join(f"'o{i}', {yielded(x)}" for i, x in enumerate(items))
+            rows.append(f"CASE WHEN {yielded(cond)} THEN named_struct({fields}) END")
         sql = f"filter(array({', '.join(rows)}), _y -> _y IS NOT NULL)"
         sel = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
         self.p.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
         return out
+
+    @staticmethod
+    def _reset_afters(fold: Fold) -> dict[str, str]:
+        """{its value after the row (SQL): ``_a<k>``} of each ``reset`` carry that the yields
+        read only after the row's update and no other carry reads: those need no value
+        before the row (:meth:`_reset_after_steps`)."""
+        assert fold.window is not None
+        out: dict[str, str] = {}
+        others = " ".join(f"{w.sql} {w.cond} {w.start}" for w in fold.window.carries)
+        for wc in fold.window.carries:
+            k = wc.carry.field
+            if wc.kind is not WindowForm.RESET or not wc.after or f"_fa.{k}" in others:
+                continue
+            texts = [x for cond, items in fold.window.yields for x in (cond, *items)]
+            if not any(f"_fa.{k}" in x.replace(wc.after, "") for x in texts):
+                out[wc.after] = f"_a{k}"
+        return dict(sorted(out.items(), key=lambda kv: -len(kv[0])))  # longest first
+
+    @staticmethod
+    def _reset_after_steps(
+        k: str, t: str, init: str, cond: str, start: str, d: str, keys: list[str], by: str,
+        constant: bool,
+    ) -> list[tuple[Any, Any]]:
+        """The window steps of an int carry set to ``start`` where ``cond`` holds, then
+        ``+= d`` on every row, read after each row only: ``_g`` counts the resets up to
+        and including the row (its segment; 0 before the first reset), and its value after
+        the row is the segment's first value (``init`` in segment 0, else ``start`` at the
+        reset row, the segment's first) plus the running sum of ``d`` over the segment up
+        to the row. Two sorts, as the hand-written query (the scope's rows are already
+        partitioned by key); ``first`` and ``sum`` share one Window operator. Exact for
+        ints: the same additions grouped otherwise (an intermediate beyond 64 bits raises,
+        as the fold's can, SPEC §4)."""
+        upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+        part = f"PARTITION BY {', '.join(keys)} " if keys else ""
+        seg = f"OVER (PARTITION BY {', '.join([*keys, f'_g{k}'])} ORDER BY {by} {upto})"
+        first = start if constant else f"first({start}) {seg}"
+        base = first if first == init else f"CASE WHEN _g{k} = 0 THEN {init} ELSE {first} END"
+        return [
+            (f"_g{k}", f"count(CASE WHEN {cond} THEN 1 END) OVER ({part}ORDER BY {by} {upto})"),
+            (f"_a{k}", f"CAST({base} + sum({d}) {seg} AS {t})"),
+        ]  # fmt: skip
 
     @staticmethod
     def _reset_steps(
@@ -639,6 +693,7 @@ class OrderedPlanner(StatePlanner):
 CHUNK = 32  # the fewest rows per chunk of a fold that yields rows (else about sqrt(n))
 _FIELD = __import__("re").compile(r"_f\d+")
 _FREE = __import__("re").compile(r"\b_v\d+\b")
+_ROW_REF = __import__("re").compile(r"\b_f[ar]\.")  # reads the row or a carry
 _ROW_FIELD = __import__("re").compile(rf"\b{ROW}\._f(\d+)\b")
 _ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
