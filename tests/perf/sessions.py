@@ -544,6 +544,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check-rows", type=int, default=20_000, help="rows of the check table")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
         p.add_argument(
+            "--cpu",
+            action="store_true",
+            help="also compare the JVM's CPU seconds (steadier on a loaded machine; as ranked.py)",
+        )
+        p.add_argument(
             "--window-alternatives",
             action="store_true",
             help="also time the other window SQL formulations (RANGE frame)",
@@ -617,6 +622,10 @@ def main(argv: list[str] | None = None) -> int:
             f"gap {args.gap}, medians of {args.repeats} interleaved runs",
         )
         common.check_targets(results, targets(w, results))
+        if args.cpu:
+            from tests.perf.ranked import cpu_table
+
+            cpu_table(variants, df, args.repeats, {n for n in notes}, NATIVE[w])
         if args.skew > 0:
             live = [n for n, r in results.items() if r.times]
             common.memory_table(spark, [f"{w}: {n}" for n in live], f"sessions/{w}: peak memory")
