@@ -455,9 +455,9 @@ class OrderedPlanner(StatePlanner):
             elif wc.kind is WindowForm.RESET and wc.after in afters:
                 steps = self._reset_after_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
                                                 cols_of(wc.sql), [quote_ident(x) for x in keys],
-                                                by, _ROW_REF.search(wc.start) is None)  # fmt: skip
-                what = ("reset where a condition holds, then a sum: after each row, its value at "
-                        "the segment's reset plus a running sum per segment (two sorts)")  # fmt: skip
+                                                by)  # fmt: skip
+                what = ("reset where a condition holds, then a sum: after each row, the running "
+                        "sum plus its offset at the last reset (one sort)")  # fmt: skip
             elif wc.kind is WindowForm.RESET:
                 steps = self._reset_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
                                           cols_of(wc.sql), [quote_ident(x) for x in keys], by,
@@ -521,25 +521,23 @@ class OrderedPlanner(StatePlanner):
     @staticmethod
     def _reset_after_steps(
         k: str, t: str, init: str, cond: str, start: str, d: str, keys: list[str], by: str,
-        constant: bool,
     ) -> list[tuple[Any, Any]]:
         """The window steps of an int carry set to ``start`` where ``cond`` holds, then
-        ``+= d`` on every row, read after each row only: ``_g`` counts the resets up to
-        and including the row (its segment; 0 before the first reset), and its value after
-        the row is the segment's first value (``init`` in segment 0, else ``start`` at the
-        reset row, the segment's first) plus the running sum of ``d`` over the segment up
-        to the row. Two sorts, as the hand-written query (the scope's rows are already
-        partitioned by key); ``first`` and ``sum`` share one Window operator. Exact for
-        ints: the same additions grouped otherwise (an intermediate beyond 64 bits raises,
-        as the fold's can, SPEC §4)."""
+        ``+= d`` on every row, read after each row only. With ``_r`` the running sum of
+        ``d`` over the scope's rows up to and including the row, its value after row ``i``
+        is ``_r(i)`` plus, at the last reset ``j <= i``, ``start(j) - (_r(j) - d(j))``
+        (``init`` before the first reset): one sort, two Window operators over the same
+        order (the second needs the first's ``_r``, Spark sorts once). Exact for ints while
+        a scope's running sum fits 64 bits; beyond it Spark's ANSI error (an intermediate
+        Python does not overflow: SPEC §4 allows it where the inputs hold ints past 32
+        bits). ``start`` and ``d`` are never None (the carry holds no None)."""
         upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
         part = f"PARTITION BY {', '.join(keys)} " if keys else ""
-        seg = f"OVER (PARTITION BY {', '.join([*keys, f'_g{k}'])} ORDER BY {by} {upto})"
-        first = start if constant else f"first({start}) {seg}"
-        base = first if first == init else f"CASE WHEN _g{k} = 0 THEN {init} ELSE {first} END"
+        over = f"OVER ({part}ORDER BY {by} {upto})"
+        base = f"last(CASE WHEN {cond} THEN {start} - (_r{k} - {d}) END, true) {over}"
         return [
-            (f"_g{k}", f"count(CASE WHEN {cond} THEN 1 END) OVER ({part}ORDER BY {by} {upto})"),
-            (f"_a{k}", f"CAST({base} + sum({d}) {seg} AS {t})"),
+            (f"_r{k}", f"sum({d}) {over}"),
+            (f"_a{k}", f"CAST(coalesce({base}, {init}) + _r{k} AS {t})"),
         ]  # fmt: skip
 
     @staticmethod
@@ -693,7 +691,6 @@ class OrderedPlanner(StatePlanner):
 CHUNK = 32  # the fewest rows per chunk of a fold that yields rows (else about sqrt(n))
 _FIELD = __import__("re").compile(r"_f\d+")
 _FREE = __import__("re").compile(r"\b_v\d+\b")
-_ROW_REF = __import__("re").compile(r"\b_f[ar]\.")  # reads the row or a carry
 _ROW_FIELD = __import__("re").compile(rf"\b{ROW}\._f(\d+)\b")
 _ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")
