@@ -213,8 +213,9 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                     "      rows yielded in the loop (native window): each carried value before a "
                     "row is a window function over the scope's rows in order (lag of a value set "
                     "on every row, running sum of an addition, last value set under a condition, "
-                    "running max/min, or an int reset under a condition then summed: the value "
-                    "after the last reset plus a running sum per segment, two sorts); chosen over "
+                    "running max/min, or an int reset under a condition then summed: the running "
+                    "sum plus its offset at the last reset, one sort, or where the value before "
+                    "the row is read, a running sum per segment, two sorts); chosen over "
                     "aggregate() over every row, which holds a scope key's rows in one task's "
                     "memory: windows sort and spill; no Python at run time"
                 )
