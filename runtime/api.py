@@ -45,9 +45,8 @@ class Dataflow(Generic[P, R]):
         self.fn = fn
         self.name = fn.__name__
         self.strict = bool(strict)  # every Python island is an error (fully native plans only)
-        if largest_group is not None and (
-            isinstance(largest_group, bool) or not isinstance(largest_group, int) or largest_group < 0
-        ):
+        n = largest_group
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
             raise TypeError(
                 f"@dataflow(largest_group=...) wants a number of rows, not {largest_group!r}"
             )

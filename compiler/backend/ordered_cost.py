@@ -55,12 +55,20 @@ def ordered_strategy(
         above = (f"{size}, above the {FOLD_ROWS:,} a collect_list fold was measured to hold in "
                  "one task's memory")  # fmt: skip
         if window:
-            return Strategy.NATIVE_WINDOW, f"{above}: window functions, which sort and spill, over the {fold}"
+            return (
+                Strategy.NATIVE_WINDOW,
+                f"{above}: window functions, which sort and spill, over the {fold}",
+            )
         none = ("its values read after the loop are a fold over the group either way" if reads_after
                 else "no window functions give these rows")  # fmt: skip
-        return (Strategy.NATIVE_BOUNDARY if boundary else Strategy.NATIVE_FOLD), f"{above}, but {none}: the {fold}"
+        return (
+            Strategy.NATIVE_BOUNDARY if boundary else Strategy.NATIVE_FOLD
+        ), f"{above}, but {none}: the {fold}"
     if boundary:
         return Strategy.NATIVE_BOUNDARY, f"{size}: the {fold}, faster than windows"
     if window:
         return Strategy.NATIVE_WINDOW, f"{size}: window functions (they spill)"
-    return Strategy.NATIVE_FOLD, f"{size}: the aggregate() fold (no window functions give these rows)"
+    return (
+        Strategy.NATIVE_FOLD,
+        f"{size}: the aggregate() fold (no window functions give these rows)",
+    )

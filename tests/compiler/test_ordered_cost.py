@@ -53,7 +53,10 @@ def test_chosen_by_the_largest_group(name: str, small: Strategy, big: Strategy) 
         assert got == {want}, (rows, got)
         assert "plan chosen by size: " in text
         if rows is None:
-            assert f"group sizes not given (@dataflow(largest_group=...)): assumed below {FOLD_ROWS:,}" in text
+            assert (
+                f"group sizes not given (@dataflow(largest_group=...)): assumed below {FOLD_ROWS:,}"
+                in text
+            )
         else:
             assert f"largest group {rows:,} rows" in text
     if big is Strategy.NATIVE_WINDOW and small is not big:
