@@ -190,6 +190,7 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 "over a window chain and aggregate() over every row; it holds a scope key's rows "
                 "in one task's memory (no spill); no Python at run time"
             )
+            out.append(f"      plan chosen by size: {n.strategy.detail}")
         elif strat in (Strategy.NATIVE_FOLD, Strategy.NATIVE_WINDOW) and op.name not in made_python:
             loop = op.name.removeprefix("ordered.")
             yields = any(loop in y.site.loops for y in prog.kinds.yields)
@@ -205,12 +206,18 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 )
             if yields and n.strategy.form_why:  # why not the boundary-position fold
                 out.append(f"      ({n.strategy.form_why})")
+            if yields and n.strategy.detail:
+                out.append(f"      plan chosen by size: {n.strategy.detail}")
             if yields and strat is Strategy.NATIVE_WINDOW:
                 out.append(
                     "      rows yielded in the loop (native window): each carried value before a "
                     "row is a window function over the scope's rows in order (lag of a value set "
                     "on every row, running sum of an addition, last value set under a condition, "
-                    "running max/min); no Python at run time"
+                    "running max/min, or an int reset under a condition then summed: the running "
+                    "sum plus its offset at the last reset, one sort, or where the value before "
+                    "the row is read, a running sum per segment, two sorts); chosen over "
+                    "aggregate() over every row, which holds a scope key's rows in one task's "
+                    "memory: windows sort and spill; no Python at run time"
                 )
             elif yields:
                 out.append(

@@ -191,7 +191,7 @@ def _compile(obj: Any, dump_after: str | None, dump: Callable[[str], None],
             dump(dump_stage(prog, step.__name__))
     if prog.fn.islands and (getattr(obj, "strict", False) or STRICT.get()):
         raise FrontendError([strict_diagnostic(i) for i in prog.fn.islands])
-    graph = choose_strategy(prog, build_graph(prog))
+    graph = choose_strategy(prog, build_graph(prog), getattr(obj, "largest_group", None))
     if verify:
         graph.verify()
     if dump_after == "graph":

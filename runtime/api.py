@@ -35,12 +35,24 @@ class Dataflow(Generic[P, R]):
     """
 
     def __init__(
-        self, fn: Callable[P, R], columns: Sequence[str] | None = None, strict: bool = False
+        self,
+        fn: Callable[P, R],
+        columns: Sequence[str] | None = None,
+        strict: bool = False,
+        largest_group: int | None = None,
     ):
         functools.update_wrapper(self, fn)
         self.fn = fn
         self.name = fn.__name__
         self.strict = bool(strict)  # every Python island is an error (fully native plans only)
+        n = largest_group
+        if n is not None and (isinstance(n, bool) or not isinstance(n, int) or n < 0):
+            raise TypeError(
+                f"@dataflow(largest_group=...) wants a number of rows, not {largest_group!r}"
+            )
+        #: the most rows one group holds, if the user knows it: ordered loops above
+        #: ``compiler/backend/ordered_cost.py``'s FOLD_ROWS run as windows (they spill)
+        self.largest_group = largest_group
         if columns is not None and (isinstance(columns, str) or not isinstance(columns, Sequence)):
             raise TypeError(
                 f"@dataflow(columns=...) wants a tuple of column names, not {columns!r}"
@@ -439,7 +451,12 @@ def _form_text(df: Dataflow, label: str, form_of: Any, native: str, other: str) 
 def dataflow(fn: Callable[P, R], /) -> Dataflow[P, R]: ...
 @overload
 def dataflow(
-    fn: None = None, /, *, columns: Sequence[str] | None = None, strict: bool = False
+    fn: None = None,
+    /,
+    *,
+    columns: Sequence[str] | None = None,
+    strict: bool = False,
+    largest_group: int | None = None,
 ) -> Callable[[Callable[P, R]], Dataflow[P, R]]: ...
 def dataflow(
     fn: Callable[P, R] | None = None,
@@ -447,19 +464,22 @@ def dataflow(
     *,
     columns: Sequence[str] | None = None,
     strict: bool = False,
+    largest_group: int | None = None,
 ) -> Dataflow[P, R] | Callable[[Callable[P, R]], Dataflow[P, R]]:
     """Mark a module-level function as a looplift algorithm.
 
     Use bare (``@dataflow``) or with output column names for a table algorithm
     (``@dataflow(columns=("user_id", "avg_clicks"))``). ``strict=True`` refuses every
     Python island (code with no exact native lowering, run as vectorized Python): each is
-    an error at its source line.
+    an error at its source line. ``largest_group=N`` says the largest group of the data
+    holds about ``N`` rows: an ordered loop over groups larger than one task's memory holds
+    as an array runs as window functions, which spill (``--explain`` says which plan).
     """
     if fn is not None:
         return Dataflow(fn, columns, strict)
 
     def decorate(f: Callable[P, R]) -> Dataflow[P, R]:
-        return Dataflow(f, columns, strict)
+        return Dataflow(f, columns, strict, largest_group)
 
     return decorate
 

@@ -57,6 +57,7 @@ class WindowForm(enum.StrEnum):
     CSET = "cset"
     MAX = "max"
     MIN = "min"
+    RESET = "reset"
 
 
 @dataclass(frozen=True)
@@ -66,13 +67,18 @@ class WindowCarry:
     ``kind``: ``keep`` (never changes: its initial value), ``set`` (set on every row to
     ``sql``: the previous row's value, ``lag``), ``add`` (``sql`` added on every row: a
     running ``sum`` of the rows before), ``cset`` (set to ``sql`` where ``cond`` holds: the
-    last such value before, ``last(..., true)``), ``max`` / ``min`` (a running extreme).
+    last such value before, ``last(..., true)``), ``max`` / ``min`` (a running extreme),
+    ``reset`` (an int set to ``start`` where ``cond`` holds, then ``sql`` added on every row:
+    the value after the last such row, ``last(..., true)``, plus a running ``sum`` of the
+    rows since it, partitioned by the number of such rows before).
     SQL is over ``_fa.c<k>`` (other carries' values before the row) and ``_fr`` (the row)."""
 
     carry: Carry
     kind: WindowForm
     sql: str = "NULL"
     cond: str = "TRUE"
+    start: str = "NULL"  # ``reset``: the value set where ``cond`` holds
+    after: str = ""  # ``reset``: its value after the row (SQL as the yields spell it)
 
 
 @dataclass(frozen=True)

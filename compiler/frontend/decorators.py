@@ -91,8 +91,13 @@ def _check_arguments(call: cst.Call, error) -> None:  # type: ignore[no-untyped-
                 error(a.value, f"`strict={code_of(a.value)}` is not True or False",
                       "write @dataflow(strict=True) to refuse Python islands")  # fmt: skip
             continue
+        if kw == "largest_group" and not a.star:
+            if not isinstance(a.value, cst.Integer):
+                error(a.value, f"`largest_group={code_of(a.value)}` is not an int literal",
+                      "write @dataflow(largest_group=50_000_000): the rows of the largest group")  # fmt: skip
+            continue
         if kw != "columns" or a.star:
-            error(a, f"@dataflow takes only `columns=` and `strict=`, not "
+            error(a, f"@dataflow takes only `columns=`, `strict=` and `largest_group=`, not "
                   f"`{code_of(a).rstrip(', ')}`", _COLUMNS_HINT)  # fmt: skip
             continue
         v = a.value

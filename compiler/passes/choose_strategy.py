@@ -21,6 +21,7 @@ from ..analysis import Analysis
 from ..backend.boundary import boundary_check
 from ..backend.fold import fold_check
 from ..backend.group_windows import window_check
+from ..backend.ordered_cost import ordered_strategy
 from ..backend.partial import partial_form
 from ..backend.sequence import OVER_ROWS, native_sequence, window_text
 from ..backend.types import infer_types
@@ -42,15 +43,20 @@ __all__ = ["choose_strategy", "python_prims", "state_choice"]
 _STRUCTURE = Choice(Strategy.STRUCTURE)
 
 
-def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
-    """Record every node's strategy on ``graph`` (in place; returned for chaining)."""
+def choose_strategy(
+    prog: Program, graph: DataflowGraph, largest_group: int | None = None
+) -> DataflowGraph:
+    """Record every node's strategy on ``graph`` (in place; returned for chaining);
+    ``largest_group``: the algorithm's hint of its largest group's rows, or None
+    (:mod:`..backend.ordered_cost`)."""
     ops = {op.name: op for op in prog.operators}
     values = {n.produces[0] for n in graph.of_kind(NodeKind.SCALAR, NodeKind.HOST)}
     type_of = _type_of(prog) if values else None
     for node in list(graph.nodes()):
         label = node.label
         if isinstance(node.op, StateOp):
-            choice = state_choice(prog, node.op.operator, ops)
+            op = node.op.operator
+            choice = state_choice(prog, op, ops, largest_group, _reads_after(prog, op, graph))
             label = f"{label} ({choice.strategy.value})"
         elif node.kind is NodeKind.HOST:
             choice = Choice(Strategy.HOST_CALL, why=_island_why(prog, node))
@@ -64,6 +70,17 @@ def choose_strategy(prog: Program, graph: DataflowGraph) -> DataflowGraph:
     return graph
 
 
+def _reads_after(prog: Program, op: StateOperator, graph: DataflowGraph) -> bool:
+    """Does the plan read ordered loop ``op``'s carries after the loop (a fold over each
+    scope key's rows, whatever gives the rows it yields)?"""
+    if not op.ordered:
+        return False
+    a = prog.analysis
+    after = {r.result for r in op.reads
+             if r.result != "_" and len(a.bound[r.result].loops) <= len(op.scope)}  # fmt: skip
+    return any(after & set(m.needs) for m in graph.nodes())
+
+
 def _island_why(prog: Program, node: Any) -> str | None:
     """A host call of a Python island (``frontend/islands.py``): what it outlines and why."""
     fn = getattr(getattr(node.op.binding, "value", None), "fn", None)
@@ -74,10 +91,16 @@ def _island_why(prog: Program, node: Any) -> str | None:
     return None
 
 
-def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
+def state_choice(
+    prog: Program,
+    op: StateOperator,
+    ops: dict[str, StateOperator],
+    largest_group: int | None = None,
+    reads_after: bool = False,
+) -> Choice:
     """How a state operator is reduced per scope key, and what it aggregates before the
     shuffle (``Choice.partial``, ``backend/partial.py``)."""
-    choice = _reduce_choice(prog, op, ops)
+    choice = _reduce_choice(prog, op, ops, largest_group, reads_after)
     seq = native_sequence(op, prog.analysis, prog.refs) if choice.strategy is Strategy.SEQUENCE else None
     fused = choice.strategy is Strategy.SEQUENCE and any(
         m in ops and native_sequence(ops[m], prog.analysis, prog.refs) is not None
@@ -93,7 +116,13 @@ def state_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]
     return dataclasses.replace(choice, partial=partial) if partial else choice
 
 
-def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperator]) -> Choice:
+def _reduce_choice(
+    prog: Program,
+    op: StateOperator,
+    ops: dict[str, StateOperator],
+    largest_group: int | None,
+    reads_after: bool,
+) -> Choice:
     if not op.actions:
         return Choice(Strategy.FRESH_READERS)
     if op.kind == OperatorKind.ADDITIVE:
@@ -104,9 +133,11 @@ def _reduce_choice(prog: Program, op: StateOperator, ops: dict[str, StateOperato
         if why is not None:
             return Choice(Strategy.PYTHON_ORDERED, why=why)
         bounds, form_why = boundary_check(prog, op)
-        if bounds is not None:
-            return Choice(Strategy.NATIVE_BOUNDARY, form_why=form_why)
-        return Choice(Strategy.NATIVE_WINDOW if window else Strategy.NATIVE_FOLD, form_why=form_why)
+        strategy, by_size = ordered_strategy(bounds is not None, window and not reads_after,
+                                              largest_group, reads_after)  # fmt: skip
+        if strategy is Strategy.NATIVE_BOUNDARY:
+            return Choice(strategy, form_why=form_why, detail=by_size)
+        return Choice(strategy, form_why=form_why if bounds is None else None, detail=by_size)
     if op.kind == OperatorKind.CONTAINER:
         return Choice(Strategy.CONTAINER)
     seq = native_sequence(op, prog.analysis, prog.refs)

@@ -250,9 +250,16 @@ def jvm_cpu_seconds(spark: Any) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_table(variants: dict[str, Any], df: Any, repeats: int, wrong: set[str]) -> None:
+def cpu_table(
+    variants: dict[str, Any],
+    df: Any,
+    repeats: int,
+    wrong: set[str],
+    natives: list[str] | None = None,
+) -> None:
     """Median JVM CPU seconds per variant (interleaved rounds, after a warm-up each), and
-    the compiled call against the fastest exact native one by that measure."""
+    the compiled call (the first variant) against the fastest exact native one by that
+    measure (``natives``: their names; by default those starting with ``native``)."""
     spark = df.sparkSession
     live = {n: fn for n, fn in variants.items() if not isinstance(fn, common.Skip)
             and not n.startswith("apply")}  # fmt: skip
@@ -268,7 +275,8 @@ def cpu_table(variants: dict[str, Any], df: Any, repeats: int, wrong: set[str]) 
             cpu[n].append(jvm_cpu_seconds(spark) - c0)
     med = {n: statistics.median(v) for n, v in cpu.items()}
     compiled = names[0]
-    natives = [n for n in names if n.startswith("native") and n not in wrong]
+    natives = [n for n in names if (n in natives if natives is not None else n.startswith("native"))
+               and n not in wrong]  # fmt: skip
     fastest = min(natives, key=med.__getitem__)
     print(f"JVM CPU seconds, medians of {repeats} interleaved runs (x the fastest exact native):")
     for n in names:

@@ -48,6 +48,7 @@ from tests.perf import common
 COMPILED = "compiled {}(df, gap)"
 COMPILED_OFF = "compiled {}, boundary fold off"
 RESET_COMPILED = "compiled reset_balances(df)"
+RESET_FOLD = "compiled reset_balances, reset windows off (aggregate() fold)"
 RESET_WINDOWS = "window SQL (segment SUM, then SUM per segment)"
 RESET_ONE_SORT = "window SQL (running SUM minus SUM at the last marker)"
 WINDOW_SQL = "window SQL (LAG + running SUM)"
@@ -400,9 +401,18 @@ def without_boundary_fold(name: str) -> Any:
 
 def reset_variants() -> dict[str, Any]:
     """The variants of the ``reset`` workload (over ``with_bookings``' table)."""
+    from looplift.compiler.backend import fold
+
     algos = common.load_path(common.ROOT / "tests" / "perf" / "algos.py", "perf_algos")
+    off = common.load_path(common.ROOT / "tests" / "perf" / "algos.py", "perf_algos_fold")
+    fold.RESET_WINDOW = False
+    try:
+        off.reset_balances.backend()
+    finally:
+        fold.RESET_WINDOW = True
     return {
         RESET_COMPILED: lambda df: algos.reset_balances(df),
+        RESET_FOLD: lambda df: off.reset_balances(df),
         RESET_WINDOWS: lambda df: common.sql_on(df, RESET_WINDOW_SQL),
         RESET_ONE_SORT: lambda df: common.sql_on(df, RESET_ONE_SORT_SQL),
         FLOOR: lambda df: common.sql_on(df, FLOOR_IDS.replace("session_no", "balance")),
@@ -534,6 +544,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check-rows", type=int, default=20_000, help="rows of the check table")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
         p.add_argument(
+            "--cpu",
+            action="store_true",
+            help="also compare the JVM's CPU seconds (steadier on a loaded machine; as ranked.py)",
+        )
+        p.add_argument(
             "--window-alternatives",
             action="store_true",
             help="also time the other window SQL formulations (RANGE frame)",
@@ -607,6 +622,10 @@ def main(argv: list[str] | None = None) -> int:
             f"gap {args.gap}, medians of {args.repeats} interleaved runs",
         )
         common.check_targets(results, targets(w, results))
+        if args.cpu:
+            from tests.perf.ranked import cpu_table
+
+            cpu_table(variants, df, args.repeats, {n for n in notes}, NATIVE[w])
         if args.skew > 0:
             live = [n for n, r in results.items() if r.times]
             common.memory_table(spark, [f"{w}: {n}" for n in live], f"sessions/{w}: peak memory")

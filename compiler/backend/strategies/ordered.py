@@ -390,7 +390,15 @@ class OrderedPlanner(StatePlanner):
         assert fold.window is not None
         keys = self.p.key_cols(self.p.frame_key(op.scope))
         order = self._sort_order(op, keys)
-        frame = self._ordered_input(fold, keys, order)
+        r = self.p.renderer(ROWS)
+        subs = {}  # free values that are a scope key's column: read there, not carried along
+        for j, n in enumerate(fold.free):
+            col = r.expr(Var(n))
+            key = next((k for k in keys if col in (k, quote_ident(k))), None)
+            if key is not None:
+                subs[f"_v{j}"] = quote_ident(key)
+        free = {j for j in range(len(fold.free)) if f"_v{j}" not in subs}
+        frame = self._ordered_input(fold, keys, order, free)
         by = ", ".join(f"_f{i} {'DESC NULLS LAST' if d else 'ASC NULLS FIRST'}" for i, d in order
                        if self.p.field_col(i) not in keys) or f"_f{order[0][0]}"  # fmt: skip
         part = f"PARTITION BY {', '.join(quote_ident(k) for k in keys)} " if keys else ""
@@ -398,8 +406,8 @@ class OrderedPlanner(StatePlanner):
         lag = f"OVER ({part}ORDER BY {by})"
 
         def cols_of(sql: str) -> str:
-            sql = ACC_REF.sub(r"_b\1", sql)
-            return sql.replace(f"{ROW}.", "")
+            sql = ACC_REF.sub(r"_b\1", sql).replace(f"{ROW}.", "")
+            return _FREE.sub(lambda m: subs.get(m.group(0), m.group(0)), sql)
 
         def init_of(wc: Any) -> str:
             c = wc.carry
@@ -408,12 +416,19 @@ class OrderedPlanner(StatePlanner):
             if c.member is not None:
                 return sql_literal(c.init)
             if isinstance(c.init, Var) and c.init.name in fold.free:
-                return f"_v{fold.free.index(c.init.name)}"
+                return cols_of(f"_v{fold.free.index(c.init.name)}")
             return self.p.renderer(GLOBAL).expr(c.init)
 
         line = self.p.a.loops[op.name.removeprefix("ordered.")].span.line
         self.p.emit(f"# rows yielded in the ordered loop at line {line}: window functions over each "
                   "scope's rows in order")  # fmt: skip
+        afters = self._reset_afters(fold)  # reset carries the yields read after the row only
+
+        def yielded(sql: str) -> str:
+            for text, token in afters.items():
+                sql = sql.replace(text, token)
+            return cols_of(sql)
+
         for wc in fold.window.carries:
             k, t = wc.carry.field, spark_type(wc.carry.type)
             init = init_of(wc)
@@ -437,6 +452,18 @@ class OrderedPlanner(StatePlanner):
                          (f"_p{k}", f"last(_s{k}, true) {before}"),
                          (f"_b{k}", f"CAST(CASE WHEN _p{k} IS NULL THEN {init} ELSE _p{k}.v END AS {t})")]  # fmt: skip
                 what = "set where a condition holds: the last such value before"
+            elif wc.kind is WindowForm.RESET and wc.after in afters:
+                steps = self._reset_after_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
+                                                cols_of(wc.sql), [quote_ident(x) for x in keys],
+                                                by)  # fmt: skip
+                what = ("reset where a condition holds, then a sum: after each row, the running "
+                        "sum plus its offset at the last reset (one sort)")  # fmt: skip
+            elif wc.kind is WindowForm.RESET:
+                steps = self._reset_steps(k, t, init, cols_of(wc.cond), cols_of(wc.start),
+                                          cols_of(wc.sql), [quote_ident(x) for x in keys], by,
+                                          before)  # fmt: skip
+                what = ("reset where a condition holds, then a sum: the value after the last "
+                        "reset plus a running sum of the rows since (one window per segment)")  # fmt: skip
             else:
                 steps = [
                     (f"_x{k}", cols_of(wc.sql)),
@@ -447,28 +474,96 @@ class OrderedPlanner(StatePlanner):
             comment = f"  # {name}: {what}" if what else f"  # {name}: never changes"
             for i, (col, sql) in enumerate(steps):
                 nxt = self.p.py.fresh("windowed")
-                self.p.emit(
-                    f"{nxt} = {frame}.withColumn({col!r}, E({sql!r})){comment if i == 0 else ''}"
-                )
+                if isinstance(col, tuple):  # independent window functions: one Window operator
+                    cols = ", ".join(f"{c!r}: E({x!r})" for c, x in zip(col, sql, strict=True))
+                    self.p.emit(f"{nxt} = {frame}.withColumns({{{cols}}}){comment if i == 0 else ''}")
+                else:
+                    self.p.emit(
+                        f"{nxt} = {frame}.withColumn({col!r}, E({sql!r})){comment if i == 0 else ''}"
+                    )
                 frame = nxt
         out = self.p.py.fresh("yielded")
         sites = fold.window.yields
         if len(sites) == 1:
             cond, items = sites[0]
-            where = "" if cond == "TRUE" else f".where(E({cols_of(cond)!r}))"
+            where = "" if cond == "TRUE" else f".where(E({yielded(cond)!r}))"
             sel = ", ".join(
-                f"E({cols_of(x)!r}).alias({n!r})" for x, n in zip(items, names, strict=True)
+                f"E({yielded(x)!r}).alias({n!r})" for x, n in zip(items, names, strict=True)
             )
             self.p.emit(f"{out} = {frame}{where}.select({sel})")
             return out
         rows = []
         for cond, items in sites:
-            fields = ", ".join(f"'o{i}', {cols_of(x)}" for i, x in enumerate(items))
-            rows.append(f"CASE WHEN {cols_of(cond)} THEN named_struct({fields}) END")
+            fields = ", ".join(f"'o{i}', {yielded(x)}" for i, x in enumerate(items))
+            rows.append(f"CASE WHEN {yielded(cond)} THEN named_struct({fields}) END")
         sql = f"filter(array({', '.join(rows)}), _y -> _y IS NOT NULL)"
         sel = ", ".join(f"F.col('o{i}').alias({n!r})" for i, n in enumerate(names))
         self.p.emit(f"{out} = {frame}.select(F.inline(E({sql!r}))).select({sel})")
         return out
+
+    @staticmethod
+    def _reset_afters(fold: Fold) -> dict[str, str]:
+        """{its value after the row (SQL): ``_a<k>``} of each ``reset`` carry that the yields
+        read only after the row's update and no other carry reads: those need no value
+        before the row (:meth:`_reset_after_steps`)."""
+        assert fold.window is not None
+        out: dict[str, str] = {}
+        others = " ".join(f"{w.sql} {w.cond} {w.start}" for w in fold.window.carries)
+        for wc in fold.window.carries:
+            k = wc.carry.field
+            if wc.kind is not WindowForm.RESET or not wc.after or f"_fa.{k}" in others:
+                continue
+            texts = [x for cond, items in fold.window.yields for x in (cond, *items)]
+            if not any(f"_fa.{k}" in x.replace(wc.after, "") for x in texts):
+                out[wc.after] = f"_a{k}"
+        return dict(sorted(out.items(), key=lambda kv: -len(kv[0])))  # longest first
+
+    @staticmethod
+    def _reset_after_steps(
+        k: str, t: str, init: str, cond: str, start: str, d: str, keys: list[str], by: str,
+    ) -> list[tuple[Any, Any]]:
+        """The window steps of an int carry set to ``start`` where ``cond`` holds, then
+        ``+= d`` on every row, read after each row only. With ``_r`` the running sum of
+        ``d`` over the scope's rows up to and including the row, its value after row ``i``
+        is ``_r(i)`` plus, at the last reset ``j <= i``, ``start(j) - (_r(j) - d(j))``
+        (``init`` before the first reset): one sort, two Window operators over the same
+        order (the second needs the first's ``_r``, Spark sorts once). Exact for ints while
+        a scope's running sum fits 64 bits; beyond it Spark's ANSI error (an intermediate
+        Python does not overflow: SPEC §4 allows it where the inputs hold ints past 32
+        bits). ``start`` and ``d`` are never None (the carry holds no None)."""
+        upto = "ROWS BETWEEN UNBOUNDED PRECEDING AND CURRENT ROW"
+        part = f"PARTITION BY {', '.join(keys)} " if keys else ""
+        over = f"OVER ({part}ORDER BY {by} {upto})"
+        base = f"last(CASE WHEN {cond} THEN {start} - (_r{k} - {d}) END, true) {over}"
+        return [
+            (f"_r{k}", f"sum({d}) {over}"),
+            (f"_a{k}", f"CAST(coalesce({base}, {init}) + _r{k} AS {t})"),
+        ]  # fmt: skip
+
+    @staticmethod
+    def _reset_steps(
+        k: str, t: str, init: str, cond: str, start: str, d: str, keys: list[str], by: str,
+        before: str,
+    ) -> list[tuple[Any, Any]]:
+        """The window steps of an int carry set to ``start`` where ``cond`` holds, then
+        ``+= d`` on every row: its value before a row is the value after the last reset
+        before it (``start + d`` there; ``init`` when none) plus the sum of ``d`` over the
+        rows after that reset and before this row. Those rows are the ones with as many
+        resets before them: ``_g`` (a running count over the rows before) names the
+        segment, and the sum is one running ``sum`` per (scope key, ``_g``): the scope's
+        rows are already partitioned by key, so the second window only sorts. ``_g`` and
+        ``_s`` are one Window operator (each operator buffers a key's rows). ``start`` and
+        ``d`` are never None (the carry holds no None), so a null ``last`` is "no reset
+        before". Exact for ints: the same additions in another grouping (an intermediate
+        beyond 64 bits raises, as the fold's can, SPEC §4)."""
+        seg = f"OVER (PARTITION BY {', '.join([*keys, f'_g{k}'])} "
+        return [
+            ((f"_g{k}", f"_s{k}"),
+             (f"coalesce(count(CASE WHEN {cond} THEN 1 END) {before}, 0L)",
+              f"last(CASE WHEN {cond} THEN {start} + {d} END, true) {before}")),
+            (f"_b{k}", f"CAST(coalesce(_s{k}, {init}) + coalesce(sum({d}) {seg}ORDER BY {by} "
+                       f"ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0L) AS {t})"),
+        ]  # fmt: skip
 
     def _fold_kind(self, op: StateOperator) -> Strategy:
         """A fold's rows: the boundary-position fold where it was chosen, else aggregate()."""
@@ -595,6 +690,7 @@ class OrderedPlanner(StatePlanner):
 
 CHUNK = 32  # the fewest rows per chunk of a fold that yields rows (else about sqrt(n))
 _FIELD = __import__("re").compile(r"_f\d+")
+_FREE = __import__("re").compile(r"\b_v\d+\b")
 _ROW_FIELD = __import__("re").compile(rf"\b{ROW}\._f(\d+)\b")
 _ROW_MEMBER = __import__("re").compile(rf"\b{ROW}\.(_[fv]\d+)\b")
 _ACC_PREFIX = __import__("re").compile(r"\b_fa\.")

@@ -28,7 +28,6 @@ def plan(spark, txns):
         F.col('seq').alias('_f2'),
         F.col('amount').alias('_f3'),
         F.col('account').alias('_f0'),
-        F.col('account').alias('_v0'),
     )
     # rows yielded in the ordered loop at line 25: window functions over each scope's rows in order
     # balance: a running sum of the rows before
@@ -41,7 +40,7 @@ def plan(spark, txns):
         ),
     )
     yielded = windowed_2.select(
-        E('CAST(_v0 AS string)').alias('account'),
+        E('CAST(`account` AS string)').alias('account'),
         E('CAST(_f1 AS bigint)').alias('day'),
         E('CAST(_f2 AS bigint)').alias('seq'),
         E(
