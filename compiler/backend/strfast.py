@@ -9,10 +9,7 @@ condition, where Spark's subexpression elimination computes it once per row).
 - ``lower``/``upper``: an ASCII string (``length(s) = octet_length(s)``: one character a
   byte) has no character whose case mapping differs between CPython and Spark, so the
   plain ``lower(s)`` is exact; other strings are tested for those characters first;
-- ``strip``/``rstrip`` (whitespace): Spark's ``trim(... FROM s)`` with a set of characters
-  builds two position arrays of the whole string to trim its end; where the last
-  character is a printable ASCII one or C1 ``\\x80``-``\\x84`` (not whitespace: a code point
-  in [0x21, 0x84]) there is nothing to trim at the end, and only the start is trimmed;
+- ``strip``/``lstrip``/``rstrip``: ``strstrip.py``;
 - ``int(s)``: a string of ASCII whitespace, a sign and at most 18 ASCII digits is a plain
   ``CAST`` (Spark trims those whitespace characters itself); others go through Python's
   full grammar;
@@ -34,8 +31,6 @@ from ..ir.nodes import Apply, Expr, Lit, Prim, Var
 
 __all__ = [
     "case_mapped",
-    "stripped",
-    "last_char_not_space",
     "INT_FAST",
     "ascii_root",
     "ascii_first",
@@ -50,24 +45,6 @@ def case_mapped(m: str, s: str, guard: str, rare: str) -> str:
     mapping differs) only for non-ASCII strings holding one of them (``guard``)."""
     return (f"(CASE WHEN length({s}) <> octet_length({s}) AND {s} RLIKE {sql_string(guard)} "
             f"THEN {rare} ELSE {m}({s}) END)")  # fmt: skip
-
-
-def last_char_not_space(s: str) -> str:
-    """Is the last character of ``s`` one of U+0021..U+0084 (none of them is whitespace,
-    and the empty string is not)? ``ascii`` gives the first code point of its argument;
-    the range test is written with one use of it, so it is computed once."""
-    return f"(abs(2 * ascii(substr({s}, -1)) - 165) <= 99)"
-
-
-def stripped(where: str, chars: str, s: str) -> str:
-    """``s.strip()`` / ``s.rstrip()`` / ``s.lstrip()`` with Python's whitespace ``chars``
-    (a SQL string; no other set: U+0021..U+0084 must not be in it): the end is trimmed
-    only where its last character may be whitespace."""
-    full = f"trim({where} {chars} FROM {s})"
-    if where == "LEADING":  # (Spark's left trim stops at the first other character)
-        return full
-    rest = f"trim(LEADING {chars} FROM {s})" if where == "BOTH" else s
-    return f"(CASE WHEN {last_char_not_space(s)} THEN {rest} ELSE {full} END)"
 
 
 def ascii_root(r: Any, e: Expr, depth: int = 0) -> str | None:

@@ -55,7 +55,8 @@ from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_onl
 from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule
-from .strfast import INT_FAST, ascii_first, ascii_root, case_mapped, stripped
+from .strfast import INT_FAST, ascii_first, ascii_root, case_mapped
+from .strstrip import stripped
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 

@@ -48,6 +48,8 @@ TEXT_COMPILED = "text: compiled clean_text"
 TEXT_NATIVE = "text: hand-written regexp_replace"
 TEXT_ASCII = "text: compiled clean_text_ascii"
 TEXT_PANDAS = "text: pandas_udf (str.replace)"
+LOG_ARROW = "log: arrow_udf (re.match per value)"
+TEXT_ARROW = "text: arrow_udf (re.sub per value)"
 
 LIMIT = 1.3
 # where a hand-written expression is known to differ from CPython: reported, not failed
@@ -148,14 +150,43 @@ def make_variants(spark: Any) -> dict[str, Any]:
         parsed = df.select("line_no", extract(F.col("line")).alias("m"))
         return parsed.where(F.col("m.day").isNotNull()).select("line_no", "m.*")
 
+    import re
+
+    import pyarrow as pa
+    from pyspark.sql.functions import ArrowUDFType, arrow_udf
+
+    line_re = re.compile(sample.LINE.pattern, re.ASCII)
+    fields = pa.struct([(c, pa.string()) for c in LOG_COLUMNS[1:]])
+    tag, space = re.compile(r"<[^>]+>"), re.compile(r"[ \t\r\n]+")
+    date = re.compile(r"(\d{1,2})/(\d{1,2})/(\d{4})")
+
+    def extract_arrow(lines: pa.Array) -> pa.Array:
+        ms = [line_re.match(v) for v in lines.to_pylist()]
+        rows = [dict(zip(LOG_COLUMNS[1:], m.groups(), strict=True)) if m else None for m in ms]
+        return pa.array(rows, fields)
+
+    def clean_arrow(texts: pa.Array) -> pa.Array:
+        out = [date.sub(r"\3-\1-\2", space.sub(" ", tag.sub(" ", t))) for t in texts.to_pylist()]
+        return pa.array(out, pa.string())
+
+    extract_udf = arrow_udf(extract_arrow, ", ".join(f"{c} string" for c in LOG_COLUMNS[1:]),
+                            functionType=ArrowUDFType.SCALAR)  # fmt: skip
+    clean_udf = arrow_udf(clean_arrow, "string", functionType=ArrowUDFType.SCALAR)
+
+    def arrow_log(df: Any) -> Any:
+        parsed = df.select("line_no", extract_udf(F.col("line")).alias("m"))
+        return parsed.where(F.col("m").isNotNull()).select("line_no", "m.*")
+
     return {
         LOG_NATIVE: native_log,
         LOG_COMPILED: lambda df: sample.parse_log(df.select("line_no", "line")),
         LOG_PANDAS: pandas_log,
+        LOG_ARROW: arrow_log,
         TEXT_NATIVE: native_text,
         TEXT_COMPILED: lambda df: df.select("line_no", sample.clean_text(F.col("text")).alias("c")),
         TEXT_ASCII: lambda df: df.select("line_no", sample.clean_text_ascii(F.col("text")).alias("c")),
         TEXT_PANDAS: lambda df: df.select("line_no", clean(F.col("text")).alias("c")),
+        TEXT_ARROW: lambda df: df.select("line_no", clean_udf(F.col("text")).alias("c")),
     }
 
 

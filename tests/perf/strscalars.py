@@ -1,7 +1,7 @@
 """String scalars: compiled ``lower``/``strip``/``int(s.split(",")[1])`` vs the native
 expression (issue 27, item 4).
 
-    python -m tests.perf.strscalars --rows 1000000
+    python -m tests.perf.strscalars --rows 1000000 [--cpu]
 
 Three scalar functions (below), each applied as ``df.select(f(col))`` to the same cached
 ``strs(id bigint, s string)`` and compared with the expression a Spark user writes for it:
@@ -120,6 +120,8 @@ def check(variants: dict[str, Any], df: Any) -> set[str]:
 def main(argv: list[str] | None = None) -> int:
     def extra(p: Any) -> None:
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
+        p.add_argument("--cpu", action="store_true",
+                       help="also time every pair by the JVM's CPU seconds (steadier on a busy machine)")  # fmt: skip
 
     args = common.parse_args(
         __doc__.splitlines()[0], rows=1_000_000, users=1, repeats=5, users_help="unused",
@@ -142,7 +144,37 @@ def main(argv: list[str] | None = None) -> int:
                            title=f"string scalars, {args.rows:,} rows, medians of {args.repeats} "
                            "interleaved runs")  # fmt: skip
     common.check_targets(results, [(c, n, LIMIT) for c, (n, _) in PAIRS.items()])
+    if args.cpu:
+        cpu_table(variants, df, args.repeats)
     return 1 if wrong else 0
+
+
+def cpu_table(variants: dict[str, Any], df: Any, repeats: int) -> None:
+    """Median JVM CPU seconds of every variant (interleaved rounds after a warm-up), each
+    compiled scalar against its native expression by that measure."""
+    import statistics
+
+    from tests.perf.ranked import jvm_cpu_seconds
+
+    spark = df.sparkSession
+    live = {n: fn for n, fn in variants.items() if not isinstance(fn, common.Skip)}
+    for fn in live.values():
+        common.consume(fn(df))
+    cpu: dict[str, list[float]] = {n: [] for n in live}
+    names = list(live)
+    for r in range(repeats):
+        for n in names[r % len(names) :] + names[: r % len(names)]:
+            common._collect_garbage(spark)
+            c0 = jvm_cpu_seconds(spark)
+            common.consume(live[n](df))
+            cpu[n].append(jvm_cpu_seconds(spark) - c0)
+    med = {n: statistics.median(v) for n, v in cpu.items()}
+    print(f"JVM CPU seconds, medians of {repeats} interleaved runs:")
+    for compiled, (native, _) in PAIRS.items():
+        if compiled in med and native in med:
+            x = med[compiled] / med[native]
+            print(f"  {compiled:<32} {med[compiled]:6.2f}  {native:<42} {med[native]:6.2f}  "
+                  f"{x:.2f}x -> {'PASS' if x <= LIMIT else 'MISS'}", flush=True)  # fmt: skip
 
 
 if __name__ == "__main__":

@@ -79,3 +79,8 @@ def optional_method(s: str | None) -> str:
 @dataflow
 def cases(s: str) -> tuple:
     return s.upper(), s.lower()
+
+
+@dataflow
+def strips(s: str) -> tuple:
+    return s.strip(), s.lstrip(), s.rstrip(), (s + "\t").strip(), s.lower().rstrip()

@@ -15,6 +15,7 @@ from typing import Any
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
+from looplift.strings import WHITESPACE
 
 from tests.spark import str_algos as A
 from tests.spark.harness import check_scalar_batch
@@ -60,6 +61,31 @@ def test_methods_on_weird_text(spark: Any) -> None:
     @_batch(st.tuples(text, st.one_of(st.sampled_from(["a", "", " ", ","]), text)))
     def check(rows: list) -> None:
         check_scalar_batch(spark, A.methods, curated + rows, max_raise_checks=0)
+
+    check()
+
+
+# the ends strip's fast paths read (compiler/backend/strstrip.py): every whitespace
+# character, bytes a whitespace character ends in ending other characters (é ends in A9 as
+# U+2029 does), control characters, one ASCII whitespace after a printable character
+STRIP_ENDS = ["x\t", "end ", "x \t", "\t\tx", "é", "é\t", "é \t", "中", "€", "\u2029\t",
+              "a\u2029", "\x00", "\x00\t", "\x7f\t", "\x84", "\u200b", "\u2030", "\u202f\t",
+              "\u167f", "\u1681x", "\u3001", "😀\t", "a b", " \x1f", "\x1fa\x08"]  # fmt: skip
+ENDS = "".join(WHITESPACE) + "x\x00\x08\x0e\x7f\x84\x86\xa0\xa1é中€\u200b\u2030\u3001😀"
+
+
+def test_strip_ends(spark: Any) -> None:
+    """strip/lstrip/rstrip of Python's whitespace, of a column and of an expression, on
+    strings whose ends are each whitespace character and the bytes the fast paths test."""
+    curated = (
+        [(e,) for e in STRIP_ENDS]
+        + [(c,) for c in WHITESPACE]
+        + [(c + "x" + c,) for c in WHITESPACE]
+    )
+
+    @_batch(st.text(st.sampled_from(ENDS), max_size=4))
+    def check(rows: list) -> None:
+        check_scalar_batch(spark, A.strips, curated + [(r,) for r in rows], max_raise_checks=0)
 
     check()
 

@@ -1,0 +1,100 @@
+"""``s.strip()`` / ``s.lstrip()`` / ``s.rstrip()`` of Python's whitespace, exact, with the
+common rows decided by tests of the string's two ends that cost no scan (issue 27, item 4).
+
+Spark's ``trim(s)`` removes spaces only; ``trim(BOTH <the 29 characters> FROM s)`` is
+exact but copies the string and, for its end, builds two position arrays of it (about
+3.5x ``trim(s)``). The forms here take it only where a cheap test cannot decide:
+
+- the first character: string comparisons read the first bytes only (UTF-8 orders as code
+  points), so ``s >= '!' AND s < '\\u0085'`` says "the first character is one of
+  U+0021..U+0084", none of them whitespace (with two more ranges of non-whitespace);
+- the last character: ``substr(CAST(s AS BINARY), -1)`` is the last byte (the cast copies
+  the bytes, no scan of characters). Whitespace ends in one of 26 bytes
+  (:data:`WS_LAST_BYTES`); a string ending in any other byte ends in a character that
+  is not whitespace;
+- one whitespace character of ASCII after a printable one (``"x\\t"``, ``"end "``): the
+  string less its last byte.
+
+Spark evaluates the first condition of a ``CASE`` on every row; ``x BETWEEN a AND b``
+computes ``x`` once, so the last byte is made once on the common path; the other
+conditions (rare rows) compute it again.
+
+>>> print(stripped("LEADING", "W", "`s`"))
+(CASE WHEN (`s` >= '!' AND (`s` < '\\u0085' OR `s` >= '\\u00a1' AND `s` < '\\u1680' OR `s` >= '\\u3001')) THEN `s` ELSE trim(LEADING W FROM `s`) END)
+"""
+
+from __future__ import annotations
+
+from looplift.strings import WHITESPACE
+
+__all__ = ["stripped", "WS_LAST_BYTES", "FIRST_OK_RANGES"]
+
+#: the last byte of each whitespace character's UTF-8 form
+WS_LAST_BYTES = frozenset(c.encode()[-1] for c in WHITESPACE)
+#: code point ranges [lo, hi) holding no whitespace, tested on the first character
+#: (hi None: no end); the first is the printable ASCII, the others Latin-1 letters and the
+#: scripts before U+1680, and everything after the ideographic space U+3000
+FIRST_OK_RANGES = ((0x21, 0x85), (0xA1, 0x1680), (0x3001, None))
+assert not any(lo <= ord(c) < (hi or 0x110000) for lo, hi in FIRST_OK_RANGES for c in WHITESPACE)
+#: printable ASCII (and DEL): the common last byte
+_PRINTABLE = (0x21, 0x7F)
+assert not any(_PRINTABLE[0] <= b <= _PRINTABLE[1] for b in WS_LAST_BYTES)
+
+
+def _ranges(bytes_: set[int]) -> list[tuple[int, int]]:
+    """``bytes_`` as sorted inclusive ranges."""
+    out: list[tuple[int, int]] = []
+    for b in sorted(bytes_):
+        if out and out[-1][1] == b - 1:
+            out[-1] = (out[-1][0], b)
+        else:
+            out.append((b, b))
+    return out
+
+
+def _byte_in(x: str, ranges: list[tuple[int, int]]) -> str:
+    """``x`` (a one-byte binary) in one of ``ranges``, in SQL."""
+    parts = [f"{x} = X'{lo:02X}'" if lo == hi else f"{x} BETWEEN X'{lo:02X}' AND X'{hi:02X}'"
+             for lo, hi in ranges]  # fmt: skip
+    return "(" + " OR ".join(parts) + ")"
+
+
+#: last bytes of characters that are not whitespace, besides printable ASCII (other control
+#: characters, and the continuation bytes no whitespace character ends in)
+_OTHER_OK = _ranges(set(range(256)) - WS_LAST_BYTES - set(range(_PRINTABLE[0], _PRINTABLE[1] + 1)))
+#: ASCII whitespace (one byte each)
+_ASCII_WS = _ranges({b for b in WS_LAST_BYTES if b < 0x80})
+
+
+def _lit(cp: int) -> str:
+    return "'!'" if cp == 0x21 else f"'\\u{cp:04x}'"
+
+
+def first_ok(s: str) -> str:
+    """Is the first character of ``s`` one that is not whitespace (one of
+    :data:`FIRST_OK_RANGES`)? False on the empty string."""
+    (lo0, hi0), *rest = FIRST_OK_RANGES
+    alts = [f"{s} < {_lit(hi0)}"] + [
+        f"{s} >= {_lit(lo)}" + (f" AND {s} < {_lit(hi)}" if hi is not None else "")
+        for lo, hi in rest
+    ]
+    return f"({s} >= {_lit(lo0)} AND (" + " OR ".join(alts) + "))"
+
+
+def stripped(where: str, chars: str, s: str) -> str:
+    """``s.strip()`` (``BOTH``), ``s.lstrip()`` (``LEADING``) or ``s.rstrip()``
+    (``TRAILING``) with Python's whitespace ``chars`` (a SQL string)."""
+    full = f"trim({where} {chars} FROM {s})"
+    if where == "LEADING":
+        return f"(CASE WHEN {first_ok(s)} THEN {s} ELSE {full} END)"
+    b = f"CAST({s} AS BINARY)"
+    last, prev = f"substr({b}, -1)", f"substr({b}, -2, 1)"
+    common = f"{last} BETWEEN X'{_PRINTABLE[0]:02X}' AND X'{_PRINTABLE[1]:02X}'"
+    if where == "BOTH":
+        head = f"WHEN {common} AND {first_ok(s)} THEN {s} WHEN NOT {first_ok(s)} THEN {full} "
+    else:
+        head = f"WHEN {common} THEN {s} "
+    peel = (f"WHEN {prev} BETWEEN X'{_PRINTABLE[0]:02X}' AND X'{_PRINTABLE[1]:02X}' AND "
+            f"{_byte_in(last, _ASCII_WS)} THEN CAST(substr({b}, 1, octet_length({s}) - 1) AS STRING) ")  # fmt: skip
+    return (f"(CASE {head}WHEN {_byte_in(last, _OTHER_OK)} THEN {s} {peel}"
+            f"ELSE trim(TRAILING {chars} FROM {s}) END)")  # fmt: skip
