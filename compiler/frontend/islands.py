@@ -409,16 +409,23 @@ class Outliner(IslandMaker):
     def _rewrite(self, fn: cst.FunctionDef, replace: dict[int, cst.CSTNode]) -> cst.FunctionDef:
         origins = self.origins
 
+        elifs: set[int] = set()  # the `elif`s: their slot takes an If or an Else only
+
         class T(cst.CSTTransformer):
+            def on_visit(self, node: Any) -> bool:
+                if isinstance(node, cst.If) and isinstance(node.orelse, cst.If):
+                    elifs.add(id(node.orelse))
+                return super().on_visit(node)
+
             def on_leave(self, original: Any, updated: Any) -> Any:
                 got = replace.get(id(original))
                 if got is not None:
+                    if id(original) in elifs and not isinstance(got, (cst.If, cst.Else)):
+                        # an `elif` outlined as statements: the `else` block's statements
+                        body = list(got.nodes) if isinstance(got, cst.FlattenSentinel) else [got]
+                        return cst.Else(body=cst.IndentedBlock(body=body))
                     return got
                 out = super().on_leave(original, updated)
-                if isinstance(out, cst.If) and not isinstance(out.orelse, (cst.If, cst.Else,
-                                                                              type(None))):
-                    # an `elif` outlined as a statement: it is the `else` block's one statement
-                    out = out.with_changes(orelse=cst.Else(body=cst.IndentedBlock(body=[out.orelse])))
                 if out is not original and isinstance(out, cst.CSTNode):
                     origins.setdefault(out, original)
                 return out

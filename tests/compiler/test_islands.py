@@ -207,3 +207,34 @@ def test_an_island_in_an_ordered_loop_body_runs_per_group() -> None:
     it runs per group, in the ordered reducer's Python."""
     text = A.drained.compile().explain()
     assert "cost: runs per group, with the rest of the loop body, in the Python reducer" in text
+
+
+def test_an_elif_outlined_as_statements_becomes_the_else_block(tmp_path: Path) -> None:
+    """An ``elif`` whose test and body run as a yielding island (several statements
+    where the ``elif`` was) compiles (the fuzzer's mutant s1-54 crashed the outliner),
+    and the IR means what CPython means."""
+    from looplift.compiler.ir.interp import evaluate
+
+    src = tmp_path / "elif_island.py"
+    src.write_text(
+        "from looplift import RowStream, dataflow\n\n\n"
+        "@dataflow\n"
+        "def signs(rows: RowStream[int, int]):\n"
+        "    for i, v in rows:\n"
+        "        if v > 0:\n"
+        "            yield i, 1, v\n"
+        "        elif v < {}:\n"
+        "            yield i, -1, -v\n"
+        "        yield i, 0, abs(v)\n"
+    )
+    algo = import_path(src).signs
+    compiled = compile_dataflow(algo)
+    assert "line 9: statement" in compiled.explain()
+    prog = compiled.program
+    rows = [(1, 5), (2, 7)]
+    assert list(evaluate(prog.fn, prog.refs, [rows])) == list(algo.fn(rows))
+    for bad in ([(1, 0)], [(1, 3), (2, -4)]):
+        with pytest.raises(TypeError, match="not supported between instances of 'int' and 'dict'"):
+            list(algo.fn(bad))
+        with pytest.raises(TypeError, match="not supported between instances of 'int' and 'dict'"):
+            list(evaluate(prog.fn, prog.refs, [bad]))

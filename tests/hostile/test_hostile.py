@@ -15,9 +15,9 @@ Cost: per form and algorithm, the cases on which CPython returns run as one Spar
 (their rows together; the aggregate forms group by case, so each case keeps its own
 value); each case that must raise runs alone. The default run checks a null for a third
 of the algorithms per form (:func:`default_cases`); ``test_rest_of_the_table`` (slow) every
-other null field and empty table, and ``test_huge_group`` (one user with 200k clicks) runs
+other null field and empty table, and ``test_huge_group`` (one user with 100k clicks) runs
 once per form, in the default run for ``df`` only (``LOOPLIFT_HOSTILE_HUGE`` rows, default
-200000).
+100000).
 """
 
 from __future__ import annotations
@@ -57,7 +57,7 @@ pytestmark = pytest.mark.spark
 
 VIEW = "x; DROP TABLE t --"
 ALIAS = "a`b"
-HUGE = int(os.environ.get("LOOPLIFT_HOSTILE_HUGE", "200000"))
+HUGE = int(os.environ.get("LOOPLIFT_HOSTILE_HUGE", "100000"))
 #: the slow marker's reduced form (what ``make test`` runs): the huge group at full size in
 #: ``f(df)`` only, 20k rows in the other forms, and the rest of the table in every other
 #: (form, algorithm) pair; ``LOOPLIFT_HOSTILE_ALL=1`` runs all of it at full size

@@ -451,7 +451,7 @@ def test_stream_into_a_view_on_s3_killed_mid_commit(s3: str, tmp_path: Path) -> 
 
     from tests.incremental.test_restart import Child, make_batches
 
-    batches = make_batches(seed=23)
+    batches = make_batches(seed=23, n=6)  # (the last child applies batch 5 after the replay)
     src = tmp_path / "src"
     src.mkdir()
     for i, b in enumerate(batches):  # one file a micro-batch, in order of their times

@@ -52,13 +52,13 @@ TIMEOUT = int(
 )  # seconds for a child to say something (a Spark session starts first)
 
 
-def make_batches(seed: int = 5) -> list[dict]:
+def make_batches(seed: int = 5, n: int = N_BATCHES) -> list[dict]:
     """Inserts of clicks (users 1..5, page types 0..4, times 0..120, duplicates) and
     deletes of live ones (some batches delete every click of a user)."""
     rnd = random.Random(seed)
     live: Counter = Counter()
     batches = []
-    for b in range(N_BATCHES):
+    for b in range(n):
         rows, signs = [], []
         for _ in range(rnd.randint(5, 25)):
             r = (rnd.randint(1, 5), rnd.choice([0, 0, 1, 1, 2, 3, 4]), rnd.randint(0, 120))
@@ -221,8 +221,10 @@ def test_killed_and_resumed(tmp_path: Path, store: str) -> None:
     assert c.applied() == [], c.messages
     committed += [m for m in c.messages if "applied" in m]
 
-    # 4. resumes and finishes
-    d = Child(spec, root)
+    # 4. resumes and finishes (in the driver process: a Spark session here would cost the
+    # test a third of its time; the Spark store's jobs after a crash are b's, and
+    # test_objstore's on S3)
+    d = Child(spec, root, spark=False)
     if on_spark:  # the views found their store
         assert (root / "clicks" / "looplift-store" / "CURRENT").exists()
         assert not (root / "clicks" / "looplift-view.sqlite").exists()

@@ -8,6 +8,7 @@ message), and starts before ``datetime.min`` (OverflowError)."""
 from __future__ import annotations
 
 import datetime
+import os
 import random
 from typing import Any
 
@@ -133,7 +134,7 @@ rows_int = st.lists(st.tuples(st.integers(1, 3), st.integers(-40, 40)), min_size
 
 
 def test_tables_on_generated_rows(spark: Any) -> None:
-    @settings(max_examples=4, derandomize=True, database=None, deadline=None,
+    @settings(max_examples=int(os.environ.get("LOOPLIFT_WINDOW_EXAMPLES", "2")), derandomize=True, database=None, deadline=None,
               suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(st.lists(rows_dt, min_size=3, max_size=3), st.lists(rows_int, min_size=3, max_size=3))
     def check(dts: list, ints: list) -> None:
