@@ -51,7 +51,8 @@ from ..primitives.grammar import (
     _char_class,
 )  # noqa: F401
 from ..primitives.regex import ascii_java_pattern, group_reads, java_pattern, java_replacement
-from ..primitives.strmethods import INT_SPEC, STR_SPEC, accepts_none, raises_only_on_none
+from ..primitives.strmethods import accepts_none, raises_only_on_none
+from ..primitives.strnative import INT_SPEC, STR_SPEC
 from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule

@@ -35,7 +35,7 @@ from ..ir.traverse import children
 from ..names import is_temp
 from ..operators import OperatorKind, StateOperator
 from ..primitives import NOT_LIT
-from ..primitives.strmethods import re_refusal
+from ..primitives.strnative import re_refusal
 from ..program import Program
 
 __all__ = ["choose_strategy", "python_prims", "state_choice"]

@@ -12,7 +12,8 @@ One entry per primitive, with
 - its partiality: where CPython raises, and which class, as :class:`Pred` conditions over
   the Python arguments (the string lowerings render their own checks);
 - when its native lowering is exact (:attr:`Primitive.native_when`, read from the call
-  site: which arguments are literals, and their types where the caller knows them): the
+  site: which arguments are literals, and their types where the caller knows them;
+  :mod:`.strnative`): the
   backend's renderer (``backend/strsql.py``) lowers natively exactly then, and
   ``runs_python`` (``--explain``) says so from the same function; elsewhere the reference
   runs as a vectorized Python function;
@@ -47,7 +48,6 @@ from sqlglot import exp
 
 from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
 from .grammar import FLOAT_RE, INT_RE
-from .regex import group_reads, java_pattern, java_replacement, refusal
 from .strchecks import (
     Native_,
     bounds_typed,
@@ -57,10 +57,21 @@ from .strchecks import (
     out_of_range,
     typed,
 )
+from .strnative import (
+    NATIVE_METHODS,
+    Native,
+    always,
+    findall_native,
+    format_native,
+    pct_native,
+    re_native,
+    repr_native,
+    slice_native,
+)
 
 __all__ = [
-    "COL_INTS", "COL_STRS", "Col", "INT_SPEC", "NOT_LIT", "STRINGS", "STRING_NAMES", "STR_SPEC",
-    "STRING_PRIMS", "Site", "accepts_none", "element_type", "raises_only_on_none",
+    "COL_INTS", "COL_STRS", "Col", "NOT_LIT", "STRINGS", "STRING_NAMES", "STRING_PRIMS", "Site",
+    "accepts_none", "element_type", "raises_only_on_none",
 ]  # fmt: skip
 
 
@@ -233,147 +244,6 @@ def _none_arg(i: int, cls: str, message: str) -> Raises:
                  is_null(i))  # fmt: skip
 
 
-# -- native decisions (exactness of the lowering at a call site) ------------------------------
-
-INT_SPEC = re.compile(r"(?P<sign>[+\- ]?)(?P<zero>0?)(?P<width>[1-9][0-9]*)?(?P<comma>,?)d?")
-STR_SPEC = re.compile(r"(?:(?P<fill>.)?(?P<align>[<>]))?(?P<width>[1-9][0-9]*)?s?", re.S)
-
-Native = Callable[[Site], bool]
-
-
-def _always(site: Site) -> bool:
-    return True
-
-
-def _arg_is(i: int, *types: Any) -> Native:
-    return lambda site: site.t(i, types[0]) in types
-
-
-def _strip_native(site: Site) -> bool:
-    if site.n == 1 or site.lit(1) is None:
-        return True
-    return site.t(1, "str") == "str"
-
-
-def _split_native(m: str) -> Native:
-    def native(site: Site) -> bool:
-        sep = site.lit(1) if site.n > 1 else None
-        maxsplit = site.lit(2) if site.n > 2 else -1
-        if isinstance(maxsplit, bool) or not isinstance(maxsplit, int):
-            return False
-        if sep is None:
-            return maxsplit == -1
-        return isinstance(sep, str) and sep != "" and (m == "split" or maxsplit == -1)
-
-    return native
-
-
-def _affix_native(site: Site) -> bool:
-    t = site.t(1, "str")
-    return t == "str" or (
-        isinstance(t, tuple) and t[0] == "tuple" and all(u == "str" for u in t[1])
-    )
-
-
-def _join_native(site: Site) -> bool:
-    t = site.t(1, ("list", "str"))
-    if isinstance(t, tuple) and t[0] == "tuple":
-        return all(u in ("str", "none") for u in t[1])
-    return t == ("list", "str")
-
-
-_NATIVE_METHODS: dict[str, Native] = {
-    "strip": _strip_native, "lstrip": _strip_native, "rstrip": _strip_native,
-    "lower": _always, "upper": _always,
-    "split": _split_native("split"), "rsplit": _split_native("rsplit"),
-    "startswith": _affix_native, "endswith": _affix_native,
-    "removeprefix": _arg_is(1, "str"), "removesuffix": _arg_is(1, "str"),
-    "find": lambda site: site.n == 2 and site.t(1, "str") == "str",
-    "index": lambda site: site.n == 2 and site.t(1, "str") == "str",
-    "count": lambda site: site.n == 2 and isinstance(site.lit(1), str),
-    "replace": lambda site: (site.n == 3 and isinstance(site.lit(1), str) and site.lit(1) != ""
-                             and site.t(2, "str") == "str"),
-    "join": _join_native,
-    "zfill": _arg_is(1, "int", "bool"),
-    # a class of the characters CPython's tables give (at most 3,000 characters of regex)
-    "isdigit": _always, "isdecimal": _always, "isnumeric": _always, "isspace": _always,
-    "splitlines": lambda site: site.n == 1,  # keepends=True: Python
-}  # fmt: skip
-
-
-def _slice_native(site: Site) -> bool:
-    step = site.lit(3)
-    return step in (None, 1) or (step == -1 and site.lit(1) is None and site.lit(2) is None)
-
-
-def _format_native(site: Site) -> bool:
-    spec = site.lit(1)
-    if not isinstance(spec, str):
-        return False
-    int_ok = (m := INT_SPEC.fullmatch(spec)) is not None and not (m["zero"] and m["comma"])
-    str_ok = STR_SPEC.fullmatch(spec) is not None
-    t = site.t(0, None)
-    return (int_ok or str_ok) if t is None else (t == "int" and int_ok) or (t == "str" and str_ok)
-
-
-def _pct_native(site: Site) -> bool:  # "%.2f" % x is format(x, ".2f"); %d, %s int(), str()
-    return not str(site.lit(1)).endswith("f")
-
-
-def _findall_native(site: Site) -> bool:
-    """``re.findall`` of a constant pattern Java matches exactly (``regex.java_pattern``)."""
-    pat, flags = site.lit(0), site.lit(2) if site.n > 2 else 0
-    return isinstance(pat, str) and isinstance(flags, int) and java_pattern(pat, flags) is not None
-
-
-def re_refusal(op: str, lits: Sequence[Any]) -> str | None:
-    """Why ``re.<f>`` with these literal arguments (:data:`NOT_LIT` where an argument
-    varies) runs as a Python function: the construct that keeps it there (None: native, or
-    not a ``re`` call the table lowers)."""
-    n = len(lits)
-    if op in ("re.match", "re.search", "re.fullmatch", "re.findall"):
-        pat, flags = lits[0], lits[2] if n > 2 else 0
-    elif op == "re.sub":
-        pat, flags = lits[0], lits[4] if n > 4 else 0
-    else:
-        return None
-    if not isinstance(pat, str) or isinstance(flags, bool) or not isinstance(flags, int):
-        return "a pattern or flags that are not constant"
-    why = refusal(pat, flags)
-    if why is not None:
-        return why
-    if op != "re.sub" and op != "re.findall":
-        reads = group_reads(pat, flags)
-        return reads if isinstance(reads, str) else None
-    if op == "re.sub":
-        repl, count = lits[1], lits[3] if n > 3 else 0
-        if not isinstance(repl, str):
-            return "a replacement that is not a constant str"
-        if count != 0 or isinstance(count, bool):
-            return "a `count`"
-        if java_replacement(pat, repl, flags) is None:
-            return "an invalid replacement template"
-    return None
-
-
-def _re_native(op: str) -> Native:
-    """``re.match``/``search``/``fullmatch``/``sub`` of a constant pattern Java matches
-    exactly, whose groups ``regexp_extract`` reads exactly (``re.sub``: a constant
-    replacement, no ``count``), on a str."""
-    s = 2 if op == "re.sub" else 1
-
-    def native(site: Site) -> bool:
-        if site.t(s, "str") not in ("str", "none"):
-            return False
-        return re_refusal(op, [site.lit(i) for i in range(site.n)]) is None
-
-    return native
-
-
-def _repr_native(site: Site) -> bool:
-    return site.ts is not None and site.ts[0] == "int" and not site.null(0)
-
-
 # -- the entries -----------------------------------------------------------------------------
 
 # literal arguments after the receiver worth testing, per str method
@@ -404,7 +274,7 @@ _PATTERNS = (r"(\w+)\s*(\d+)?", r"\s+", r"[a-z]", r"(?i)nan|inf", r"(\d)(\d)?")
 
 def _method_entry(m: str) -> Primitive:
     t, lo, hi = STR_METHODS[m]
-    native = _NATIVE_METHODS.get(m)
+    native = NATIVE_METHODS.get(m)
     return Primitive(
         name=f"str.{m}", arity=(lo + 1, hi + 1), params="str", result=_result_name(t),
         reference=IMPLS[f"str.{m}"], partiality=_method_partiality(m), native=None,
@@ -434,7 +304,7 @@ def _re_entries() -> list[Primitive]:
     match = _match_type
     out = [
         _entry(f"re.{f}", (2, 3), "match", IMPLS[f"re.{f}"], (_RE_NONE,), match,
-               _re_native(f"re.{f}"), pats)  # fmt: skip
+               re_native(f"re.{f}"), pats)  # fmt: skip
         for f in ("match", "search", "fullmatch")
     ]
     out += [
@@ -445,7 +315,7 @@ def _re_entries() -> list[Primitive]:
             IMPLS["re.sub"],
             (_none_arg(2, "TypeError", "expected string or bytes-like object"),),
             _const("str"),
-            _re_native("re.sub"),
+            re_native("re.sub"),
             ((r"\s+", " "), (r"(\d)", r"<\1>"), (r"[a-z]", "", 1)),
         ),  # fmt: skip
         _entry(
@@ -455,7 +325,7 @@ def _re_entries() -> list[Primitive]:
             IMPLS["re.findall"],
             (_RE_NONE,),
             _const(("list", "str")),
-            _findall_native,
+            findall_native,
             ((r"\w+",), (r"\s",), (r"[0-9]+",), (r"(\d)x",), (r"a.$",), (r"\d*",), (r"(?i)a",)),
         ),  # fmt: skip
         _entry(
@@ -522,7 +392,7 @@ def _other_entries() -> list[Primitive]:
                 ),
             ),
             _slice_type,
-            _slice_native,
+            slice_native,
             (
                 (None, None, None),
                 (1, None, None),
@@ -554,7 +424,7 @@ def _other_entries() -> list[Primitive]:
                 ),
             ),
             _getitem_type,
-            _always,
+            always,
             ((0,), (-1,), (1,), (COL_INTS,)),
             params="str, int",
         ),
@@ -568,7 +438,7 @@ def _other_entries() -> list[Primitive]:
                 _none_arg(0, "TypeError", "'in <string>' requires string as left operand"),
             ),
             _const("bool"),
-            _always,
+            always,
             (("a",), ("",), (COL_STRS,)),
         ),
         _entry(
@@ -581,7 +451,7 @@ def _other_entries() -> list[Primitive]:
                 _none_arg(0, "TypeError", "'in <string>' requires string as left operand"),
             ),
             _const("bool"),
-            _always,
+            always,
             (("a",), (COL_STRS,)),
         ),
         _entry(
@@ -604,7 +474,7 @@ def _other_entries() -> list[Primitive]:
                 ),
             ),
             _const("str"),
-            _format_native,
+            format_native,
             (("",), (">6",), ("*<5",), ("^7",), (".3s",)),
         ),
         _entry(
@@ -621,10 +491,10 @@ def _other_entries() -> list[Primitive]:
                 ),  # fmt: skip
             ),
             _const("str"),
-            _pct_native,
+            pct_native,
             (("s",),),
         ),
-        _entry("repr", (1, 1), "str", IMPLS["repr"], (), _const("str"), _repr_native, ((),)),
+        _entry("repr", (1, 1), "str", IMPLS["repr"], (), _const("str"), repr_native, ((),)),
         _entry("ascii", (1, 1), "str", IMPLS["ascii"], (), _const("str"), None, ((),)),
         _entry(
             "int(str)",
@@ -649,7 +519,7 @@ def _other_entries() -> list[Primitive]:
                 ),
             ),
             _const("int"),
-            _always,
+            always,
             ((),),
         ),
         _entry(
@@ -668,7 +538,7 @@ def _other_entries() -> list[Primitive]:
                 ),
             ),
             _const("float"),
-            _always,
+            always,
             ((),),
         ),
         _entry(
@@ -678,7 +548,7 @@ def _other_entries() -> list[Primitive]:
             IMPLS["match.group"],
             _group_partiality(),
             _const("str", True),
-            _always,
+            always,
             ((r"(\w+)\s*(\d+)?", 0), (r"(\w+)\s*(\d+)?", 2), (r"(\w+)\s*(\d+)?", 3), (r"\s+", 1)),
         ),  # fmt: skip
     ]

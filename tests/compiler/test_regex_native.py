@@ -11,7 +11,7 @@ from pathlib import Path
 import pytest
 from looplift.compiler.primitives import NOT_LIT
 from looplift.compiler.primitives.regex import group_reads, java_pattern, java_replacement, refusal
-from looplift.compiler.primitives.strmethods import re_refusal
+from looplift.compiler.primitives.strnative import re_refusal
 
 
 @pytest.mark.parametrize(("pattern", "flags", "why"), [

@@ -21,7 +21,7 @@ from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from looplift.compiler.backend import strsql
 from looplift.compiler.ir.nodes import Lit, Var
-from looplift.compiler.primitives.strmethods import re_refusal
+from looplift.compiler.primitives.strnative import re_refusal
 from looplift.strings import IMPLS
 
 from tests.frames import create_frame
