@@ -250,19 +250,10 @@ def jvm_cpu_seconds(spark: Any) -> float:
     return (int(fields[11]) + int(fields[12])) / os.sysconf("SC_CLK_TCK")
 
 
-def cpu_table(
-    variants: dict[str, Any],
-    df: Any,
-    repeats: int,
-    wrong: set[str],
-    natives: list[str] | None = None,
-) -> None:
-    """Median JVM CPU seconds per variant (interleaved rounds, after a warm-up each), and
-    the compiled call (the first variant) against the fastest exact native one by that
-    measure (``natives``: their names; by default those starting with ``native``)."""
+def cpu_runs(live: dict[str, Any], df: Any, repeats: int) -> dict[str, list[float]]:
+    """JVM CPU seconds of each variant in each of ``repeats`` interleaved rounds (each
+    run once first, as a warm-up)."""
     spark = df.sparkSession
-    live = {n: fn for n, fn in variants.items() if not isinstance(fn, common.Skip)
-            and not n.startswith("apply")}  # fmt: skip
     for fn in live.values():
         common.consume(fn(df))
     cpu: dict[str, list[float]] = {n: [] for n in live}
@@ -273,7 +264,24 @@ def cpu_table(
             c0 = jvm_cpu_seconds(spark)
             common.consume(live[n](df))
             cpu[n].append(jvm_cpu_seconds(spark) - c0)
+    return cpu
+
+
+def cpu_table(
+    variants: dict[str, Any],
+    df: Any,
+    repeats: int,
+    wrong: set[str],
+    natives: list[str] | None = None,
+) -> None:
+    """Median JVM CPU seconds per variant (interleaved rounds, after a warm-up each), and
+    the compiled call (the first variant) against the fastest exact native one by that
+    measure (``natives``: their names; by default those starting with ``native``)."""
+    live = {n: fn for n, fn in variants.items() if not isinstance(fn, common.Skip)
+            and not n.startswith("apply")}  # fmt: skip
+    cpu = cpu_runs(live, df, repeats)
     med = {n: statistics.median(v) for n, v in cpu.items()}
+    names = list(live)
     compiled = names[0]
     natives = [n for n in names if (n in natives if natives is not None else n.startswith("native"))
                and n not in wrong]  # fmt: skip

@@ -154,21 +154,10 @@ def cpu_table(variants: dict[str, Any], df: Any, repeats: int) -> None:
     compiled scalar against its native expression by that measure."""
     import statistics
 
-    from tests.perf.ranked import jvm_cpu_seconds
+    from tests.perf.ranked import cpu_runs
 
-    spark = df.sparkSession
     live = {n: fn for n, fn in variants.items() if not isinstance(fn, common.Skip)}
-    for fn in live.values():
-        common.consume(fn(df))
-    cpu: dict[str, list[float]] = {n: [] for n in live}
-    names = list(live)
-    for r in range(repeats):
-        for n in names[r % len(names) :] + names[: r % len(names)]:
-            common._collect_garbage(spark)
-            c0 = jvm_cpu_seconds(spark)
-            common.consume(live[n](df))
-            cpu[n].append(jvm_cpu_seconds(spark) - c0)
-    med = {n: statistics.median(v) for n, v in cpu.items()}
+    med = {n: statistics.median(v) for n, v in cpu_runs(live, df, repeats).items()}
     print(f"JVM CPU seconds, medians of {repeats} interleaved runs:")
     for compiled, (native, _) in PAIRS.items():
         if compiled in med and native in med:
