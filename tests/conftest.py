@@ -9,6 +9,12 @@ os.environ.setdefault("LOOPLIFT_VERIFY", "1")
 # Spark's Python workers must run this interpreter (it has pyarrow and pandas).
 os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
 os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
+# The JVMs of the tests (this session's and every child's: spark-submit reads
+# SPARK_SUBMIT_OPTS) compile with C1 only. The tests run thousands of small jobs, where
+# C2's compiler threads took CPU from the work on 2 cores: tests/spark/test_guarded.py
+# ran in 0.6-0.8x the time. Results do not depend on the JIT; the benchmarks in
+# tests/perf (run as scripts, not under pytest) keep the default.
+os.environ.setdefault("SPARK_SUBMIT_OPTS", "-XX:TieredStopAtLevel=1")
 
 import pytest  # noqa: E402
 

@@ -14,7 +14,7 @@ not live. After every batch:
 
 Most batches go through ``apply_rows`` (no Spark job); one batch goes through
 ``apply(df)`` with ``_sign`` and one with Delta Lake's ``_change_type`` (insert /
-delete / update_preimage / update_postimage) for the samples of :data:`FRAME_CASES`
+delete / update_preimage / update_postimage) for the samples of :func:`frame_cases`
 (every input field type, output column type and kind of view at least once: ``apply``
 is a typed collect of the delta, ``apply_rows``, and a typed change frame), for every
 sample with ``LOOPLIFT_INC_FRAMES=all``. The view is closed and reopened on its
@@ -26,6 +26,7 @@ checkpoint in the middle of each sequence.
 from __future__ import annotations
 
 import datetime
+import functools
 import itertools
 import math
 import os
@@ -73,12 +74,15 @@ BATCHES = 6
 CDF_TS = datetime.datetime(2024, 6, 1, tzinfo=datetime.UTC)
 
 
-def _frame_cases(cases: list[Case]) -> set[str]:
+@functools.cache
+def frame_cases() -> frozenset[str]:
     """The first sample (in file order) of each input field type, output column type
-    and (view mode, kind, keyed or global) not seen before."""
+    and (view mode, kind, keyed or global) not seen before. Computed on first use,
+    not at collection: it compiles every sample, which a worker that runs none of this
+    module's tests should not pay."""
     seen: set[tuple] = set()
     out = set()
-    for c in cases:
+    for c in CASES:
         shape = c.algo.algorithm().shape
         if shape.get("error"):
             continue
@@ -89,17 +93,14 @@ def _frame_cases(cases: list[Case]) -> set[str]:
         if facets - seen or os.environ.get("LOOPLIFT_INC_FRAMES") == "all":
             out.add(c.id)
             seen |= facets
-    return out
-
-
-FRAME_CASES = _frame_cases(CASES)
+    return frozenset(out)
 
 
 def test_every_sample_is_covered() -> None:
     names = {c.algo.name for c in CASES}
     assert {"clickstream", "avg_path", "price_stats", "sessions", "sum"} <= names
     assert len(CASES) >= 20, len(CASES)
-    assert {"samples/clickstream::clickstream", "samples/stats::price_stats"} & FRAME_CASES
+    assert {"samples/clickstream::clickstream", "samples/stats::price_stats"} & frame_cases()
 
 
 # -- DataFrames of signed rows ------------------------------------------------------------
@@ -334,7 +335,7 @@ def test_batches(spark: Any, case: Case, tmp_path: Any) -> None:
 
     def body(data: Any) -> None:
         n = next(counter)
-        frames = n == 0 and case.id in FRAME_CASES
+        frames = n == 0 and case.id in frame_cases()
         run_sequence(spark, case, data, str(tmp_path / f"ex{n}"), first=frames)
 
     config = settings(
