@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from ...dataflow.payloads import GLOBAL
 from ...ir.nodes import Var
 from ..boundary import boundary_of, boundary_sql
-from ..fold import ROW, Fold
+from ..fold_model import ROW, Fold
 from ..sql import sql_literal
 from ..types import spark_type
 

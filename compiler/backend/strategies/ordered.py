@@ -21,18 +21,8 @@ from ...ir.traverse import free_vars
 from ...names import user_name
 from ...operators import StateOperator
 from ..errors import BackendError
-from ..fold import (
-    ACC,
-    ACC_REF,
-    ROW,
-    Fold,
-    NotFoldable,
-    WindowForm,
-    fold_free,
-    fold_of,
-    init_sql,
-    loop_lambda,
-)
+from ..fold import fold_free, fold_of, init_sql, loop_lambda
+from ..fold_model import ACC, ACC_REF, ROW, Fold, NotFoldable, WindowForm
 from ..frame import spark_col
 from ..pycode import PyEmitter, py_name
 from ..rows import row_types, tuple_items
