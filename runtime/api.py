@@ -12,7 +12,8 @@ import inspect
 from collections.abc import Callable, Sequence
 from typing import TYPE_CHECKING, Any, Generic, ParamSpec, TypeVar, overload
 
-from .streams import Rows, _RowStreamAlias
+from .physplan import mark_plan, physical_plan
+from .streams import Rows, as_rows, stream_kind
 
 if TYPE_CHECKING:
     from pyspark.sql import Column, DataFrame
@@ -89,22 +90,22 @@ class Dataflow(Generic[P, R]):
         if shape is None:  # which parameters are RowStreams, and whether all are positional
             params = self.signature.parameters.values()
             shape = self._call_shape = (
-                tuple(_stream_kind(p.annotation, self.fn) for p in params),
+                tuple(stream_kind(p.annotation, self.fn) for p in params),
                 all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
             )
         streams, positional = shape
         plain = positional and not kwargs and len(args) == len(streams)
         if plain:  # (every argument by position: no binding, e.g. replay's calls)
-            args = tuple(_as_rows(v, rs) if rs and not isinstance(v, Rows) else v
+            args = tuple(as_rows(v, rs) if rs and not isinstance(v, Rows) else v
                          for v, rs in zip(args, streams, strict=True))  # fmt: skip
             result = self.fn(*args)
         else:
             bound = self.signature.bind(*args, **kwargs)
             for name, value in bound.arguments.items():
                 ann = self.signature.parameters[name].annotation
-                rs = _stream_kind(ann, self.fn)
+                rs = stream_kind(ann, self.fn)
                 if rs and not isinstance(value, Rows):
-                    bound.arguments[name] = _as_rows(value, rs)
+                    bound.arguments[name] = as_rows(value, rs)
             result = self.fn(*bound.args, **bound.kwargs)
         if inspect.isgenerator(result):
             return [r if isinstance(r, tuple) else _row_tuple(r) for r in result]
@@ -487,57 +488,6 @@ def dataflow(
 _SQL_FUNCTIONS: set[tuple[int, str]] = set()
 
 
-_PYTHON_NODES = ("ArrowAggregatePython", "FlatMapGroupsInArrow", "ArrowEvalPython",
-                 "BatchEvalPython", "FlatMapGroupsInPandas", "AggregateInPandas", "MapInArrow",
-                 "MapInPandas", "PythonUDF")  # fmt: skip
-
-
-def physical_plan(df: Any) -> str:
-    """Spark's executed physical plan of a DataFrame, as text (the final adaptive plan
-    once the query ran, without the initial one)."""
-    from .spark import is_connect
-
-    if is_connect(df):
-        return _connect_physical_plan(df)
-    text = str(df._jdf.queryExecution().executedPlan().toString())
-    return text.split("+- == Initial Plan ==")[0].rstrip()
-
-
-def _connect_physical_plan(df: Any) -> str:
-    """A Spark Connect DataFrame's physical plan, as the server explains it (no JVM on the
-    client: the plan before adaptive execution, ``isFinalPlan=false``)."""
-    import contextlib
-    import io
-
-    out = io.StringIO()
-    with contextlib.redirect_stdout(out):
-        df.explain()  # mode "simple": the physical plan only
-    text = out.getvalue().strip()
-    return text.removeprefix("== Physical Plan ==").strip("\n").rstrip()
-
-
-def mark_plan(plan: str) -> str:
-    """Mark each physical operator as native or Python."""
-    out = []
-    for line in plan.splitlines():
-        stripped = line.lstrip(" :+-*()0123456789")
-        if not stripped:
-            out.append(line)
-            continue
-        tag = "[Python]" if any(n in stripped.split(" ")[0] for n in _PYTHON_NODES) else "[native]"
-        out.append(f"{line}   {tag}")
-    return "\n".join(out)
-
-
-def python_operator_count(df: Any) -> int:
-    """How many operators of a DataFrame's physical plan run Python."""
-    return sum(
-        1
-        for line in physical_plan(df).splitlines()
-        if any(n in line.lstrip(" :+-*()0123456789").split(" ")[0] for n in _PYTHON_NODES)
-    )
-
-
 def _column_name(c: Any) -> str:
     """The name of a plain column reference (``F.col("x")``, ``df.x``)."""
     text = str(c)
@@ -580,10 +530,6 @@ def _spark_kind(values: list[Any]) -> str | None:
     return None
 
 
-def _is_rowstream(annotation: Any, fn: Callable[..., Any]) -> bool:
-    return rowstream_fields(annotation, fn) is not None
-
-
 def _row_tuple(value: Any) -> tuple[Any, ...]:
     """A yielded value as an output row: a dataclass row's fields, else a 1-tuple."""
     from .rowtypes import field_names, is_row_class
@@ -591,46 +537,3 @@ def _row_tuple(value: Any) -> tuple[Any, ...]:
     if is_row_class(type(value)):  # a dataclass (a NamedTuple is a tuple already)
         return tuple(getattr(value, n) for n in field_names(type(value)))
     return (value,)
-
-
-def _stream_kind(annotation: Any, fn: Callable[..., Any]) -> Any:
-    """False for a parameter that is no RowStream, its row class for ``RowStream[Click]``,
-    else True."""
-    from .rowtypes import row_class
-
-    fields = rowstream_fields(annotation, fn)
-    if fields is None:
-        return False
-    return row_class(fields) or True
-
-
-def _as_rows(value: Any, kind: Any) -> Rows:
-    """A RowStream argument given as plain data: plain tuples become the row class of a
-    named stream (so ``c.user_id`` reads them), as the compiled plan binds columns."""
-    if kind is True:
-        return Rows(value)
-    from .rowtypes import as_row
-
-    return Rows([as_row(kind, r) for r in value])
-
-
-def rowstream_fields(annotation: Any, fn: Callable[..., Any]) -> tuple[Any, ...] | None:
-    """The field types of a ``RowStream[...]`` annotation (also when it is a string,
-    as under ``from __future__ import annotations``), or None for other annotations."""
-    if isinstance(annotation, str):
-        text = annotation.replace(" ", "")
-        if not (text.startswith("RowStream[") or text.startswith("looplift.RowStream[")):
-            return None
-        try:
-            annotation = eval(annotation, fn.__globals__)  # noqa: S307 - the user's own annotation
-        except Exception:  # noqa: BLE001 - unresolvable names: count the fields
-            inner = text[text.index("[") + 1 : -1]
-            depth, n = 0, 1
-            for ch in inner:
-                depth += ch == "["
-                depth -= ch == "]"
-                n += ch == "," and depth == 0
-            return (Any,) * n
-    if isinstance(annotation, _RowStreamAlias):
-        return annotation.fields
-    return None

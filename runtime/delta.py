@@ -175,13 +175,13 @@ def replay(fn: Any, rows: list[tuple], signs: list[int], states: list[Any], args
 
 def _row_class_at(fn: Any, index: int) -> Any:
     """The row class of ``fn``'s named RowStream parameter at ``index``, else None."""
-    from .api import _stream_kind
+    from .streams import stream_kind
 
     sig = getattr(fn, "signature", None)
     params = list(sig.parameters.values()) if sig is not None else []
     if index >= len(params):
         return None
-    kind = _stream_kind(params[index].annotation, fn.fn)
+    kind = stream_kind(params[index].annotation, fn.fn)
     return kind if isinstance(kind, type) else None
 
 

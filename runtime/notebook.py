@@ -176,11 +176,11 @@ def _kind_guess(f: Dataflow[Any, Any]) -> str:
     a RowStream → aggregate, else scalar (the compiler decides; this only reads)."""
     import inspect
 
-    from .api import _is_rowstream
+    from .streams import is_rowstream
 
     if inspect.isgeneratorfunction(f.fn):
         return "table"
     params = f.signature.parameters.values()
-    if any(_is_rowstream(p.annotation, f.fn) for p in params):
+    if any(is_rowstream(p.annotation, f.fn) for p in params):
         return "aggregate"
     return "scalar"

@@ -20,6 +20,10 @@ None sorts first ascending and last descending (Spark's defaults).
 A stream iterates its rows in a canonical order (ascending by all fields):
 unordered loops cannot tell, and Python's stable ``sorted(g, key=...)`` then
 breaks ties by the remaining fields, as compiled plans do.
+
+A parameter's ``RowStream[...]`` annotation is read by :func:`rowstream_fields` (the
+``@dataflow`` call, the compiler, the notebook view); :func:`as_rows` turns plain data
+passed to it into :class:`Rows` of its row class (:func:`stream_kind`).
 """
 
 from __future__ import annotations
@@ -30,7 +34,8 @@ from typing import TYPE_CHECKING, Any, Protocol, TypeVarTuple
 
 from .windows import group_rows
 
-__all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec"]
+__all__ = ["RowStream", "Rows", "group_by", "sorted_by", "order_spec", "rowstream_fields",
+           "is_rowstream", "stream_kind", "as_rows"]
 
 Order = int | tuple[int, ...] | Callable[[tuple[Any, ...]], Any]
 _Fields = TypeVarTuple("_Fields")
@@ -269,3 +274,52 @@ def group_by(
         picked = [rows[j] for j in idx]
         sub = stream._take(picked, idx) if isinstance(stream, Rows) else Rows(picked)
         yield k, (sub.sorted_by(order_by, desc) if order_by is not None else sub)
+
+
+# -- RowStream parameters: their annotations, and plain data passed to them ----------------
+def rowstream_fields(annotation: Any, fn: Callable[..., Any]) -> tuple[Any, ...] | None:
+    """The field types of a ``RowStream[...]`` annotation (also when it is a string,
+    as under ``from __future__ import annotations``), or None for other annotations."""
+    if isinstance(annotation, str):
+        text = annotation.replace(" ", "")
+        if not (text.startswith("RowStream[") or text.startswith("looplift.RowStream[")):
+            return None
+        try:
+            annotation = eval(annotation, fn.__globals__)  # noqa: S307 - the user's own annotation
+        except Exception:  # noqa: BLE001 - unresolvable names: count the fields
+            inner = text[text.index("[") + 1 : -1]
+            depth, n = 0, 1
+            for ch in inner:
+                depth += ch == "["
+                depth -= ch == "]"
+                n += ch == "," and depth == 0
+            return (Any,) * n
+    if isinstance(annotation, _RowStreamAlias):
+        return annotation.fields
+    return None
+
+
+def is_rowstream(annotation: Any, fn: Callable[..., Any]) -> bool:
+    """Does ``annotation`` (of a parameter of ``fn``) say ``RowStream[...]``?"""
+    return rowstream_fields(annotation, fn) is not None
+
+
+def stream_kind(annotation: Any, fn: Callable[..., Any]) -> Any:
+    """False for a parameter that is no RowStream, its row class for ``RowStream[Click]``,
+    else True."""
+    from .rowtypes import row_class
+
+    fields = rowstream_fields(annotation, fn)
+    if fields is None:
+        return False
+    return row_class(fields) or True
+
+
+def as_rows(value: Any, kind: Any) -> Rows:
+    """A RowStream argument given as plain data: plain tuples become the row class of a
+    named stream (so ``c.user_id`` reads them), as the compiled plan binds columns."""
+    if kind is True:
+        return Rows(value)
+    from .rowtypes import as_row
+
+    return Rows([as_row(kind, r) for r in value])

@@ -47,8 +47,8 @@ from typing import Any
 
 from ..ir.nodes import ParamKind
 from ..names import user_name
-from .fold import ACC_REF, _yield_width, fold_free, fold_of
-from .fold_model import Fold, NotFoldable
+from .fold import _yield_width, fold_free, fold_of
+from .fold_model import ACC_REF, Fold, NotFoldable
 from .types import infer_types
 
 __all__ = ["Boundary", "boundary_check", "boundary_of", "boundary_sql"]

@@ -22,6 +22,10 @@ accumulator (``_out``) and exploded back to rows (``inline``). Python's
 semantics hold as everywhere (overflow raises, comparisons with None raise,
 ``//`` floors): each expression is rendered by :class:`SqlRenderer`.
 
+Each carry's form (how one iteration updates it: ``set``, ``add``, ``cset``, ``reset``,
+...) is recorded as the body is executed: :mod:`.fold_window` reads from the forms the
+window functions the yielded rows can be, :mod:`.boundary` the boundary positions.
+
 What cannot be a fold (a host function or a Python string function in the
 body: Spark cannot call Python inside a lambda; a container, user or library
 action state; a nested loop; a carry that is not a scalar) raises
@@ -55,7 +59,8 @@ from ..ir.traverse import free_vars, walk
 from ..names import user_name
 from ..operators import StateClassInfo, StateOperator
 from .errors import BackendError
-from .fold_model import Carry, Fold, NotFoldable, Window, WindowCarry, WindowForm
+from .fold_model import ACC, ROW, Carry, Fold, NotFoldable, Window, WindowCarry, WindowForm
+from .fold_window import window_of
 from .loopbody import loop_lambda
 from .rows import tuple_items
 from .sql import SqlRenderer, sql_literal
@@ -76,7 +81,6 @@ __all__ = [
     "init_sql",
 ]
 
-ACC, ROW = "_fa", "_fr"  # the step function's parameters (no other lambda uses these names)
 SHARE_MIN = 60  # a value used more than once is bound once when its SQL is longer than this
 #: a pure value used n times is inlined while (n - 1) * its length stays under this: a let
 #: (``transform(array(v), ...)[0]``) allocates two arrays per row, dearer than recomputing
@@ -229,9 +233,11 @@ class _FoldBuilder:
         if len(step) > MAX_SQL:
             raise NotFoldable(f"the step function would be {len(step)} characters of SQL")
         readers = tuple(self._readers())
-        window = self._window(cur) if self.out_types is not None else None
         forms = tuple(self._expand_all(self.forms[c.field]) for c in self.carries)
         sites = tuple(self._expand_all(site) for site in self.yield_sites)
+        window = None
+        if self.out_types is not None:
+            window = window_of(self.carries, forms, sites, lambda f: self._expand(cur[f]))
         return Fold(tuple(self.carries), f"struct<{', '.join(fields)}>", step, readers, out_type,
                     self.free, window, forms, sites)  # fmt: skip
 
@@ -239,52 +245,10 @@ class _FoldBuilder:
         """``x`` (SQL, or tuples of it) with the shared values' placeholders resolved."""
         return self._expand(x) if isinstance(x, str) else tuple(self._expand_all(y) for y in x)
 
-    # -- the rows it yields as window functions ---------------------------------------------
     def _expand(self, sql: str) -> str:
         for token, value in reversed(self.lets):
             sql = sql.replace(token, value)
         return sql
-
-    def _window(self, cur: dict[str, str]) -> Window | None:
-        """Window functions for the carries, when every carry's update is one of the forms
-        of :class:`WindowCarry` and they depend on each other without a cycle."""
-        found: dict[str, WindowCarry] = {}
-        needs: dict[str, set[str]] = {}
-        for c in self.carries:
-            form = self.forms[c.field]
-            if form[0] not in {f.value for f in WindowForm}:  # ("any", ...): no window computes it
-                return None
-            kind = WindowForm(form[0])
-            if kind is WindowForm.ADD and c.type not in ("int", "float", "bool"):
-                return None
-            if kind in (WindowForm.MAX, WindowForm.MIN) and c.member != kind:
-                return None
-            wc = WindowCarry(c, kind)
-            if kind in (WindowForm.SET, WindowForm.ADD, WindowForm.MAX, WindowForm.MIN):
-                wc = WindowCarry(c, kind, self._expand(form[1]))
-            elif kind is WindowForm.CSET:
-                wc = WindowCarry(c, kind, self._expand(form[2]), self._expand(form[1]))
-            elif kind is WindowForm.RESET:
-                if not RESET_WINDOW or c.type != "int" or c.nullable:  # a float sum in another order rounds apart
-                    return None
-                cond, start, d = (self._expand(x) for x in form[1:])
-                wc = WindowCarry(c, kind, d, cond, start, self._expand(cur[c.field]))
-            refs = set(ACC_REF.findall(f"{wc.sql} {wc.cond} {wc.start}"))
-            if c.field in refs:
-                return None  # its new value depends on its old one: a fold, not a window
-            found[c.field], needs[c.field] = wc, refs
-        ordered: list[WindowCarry] = []
-        done: set[str] = set()
-        while len(ordered) < len(found):
-            ready = [f for f in found if f not in done and needs[f] <= done]
-            if not ready:
-                return None  # carries depending on each other
-            for f in ready:
-                ordered.append(found[f])
-                done.add(f)
-        yields = tuple((self._expand(cond), tuple(self._expand(x) for x in items))
-                       for cond, items in self.yield_sites)  # fmt: skip
-        return Window(tuple(ordered), yields)
 
     def _merge_forms(
         self, c: str, then: dict[str, tuple], other: dict[str, tuple]
@@ -586,12 +550,6 @@ class _FoldBuilder:
                 continue
             out.append((rd.result, self._read(StateCall(rd.state, rd.method), rd.args, final)))
         return out
-
-
-ACC_REF = re.compile(r"\b_fa\.(c\d+)\b")
-#: a reset sum read on every row as windows (``WindowForm.RESET``); False compiles the
-#: aggregate() fold instead (the benchmarks' alternative plan)
-RESET_WINDOW = True
 
 
 def _guarded(form: tuple) -> tuple[str, str]:

@@ -1,15 +1,30 @@
 """What a native fold of an ordered loop is made of: its carried values, its SQL parts,
-and the window functions its yielded rows can be (:mod:`.fold` builds them)."""
+the names its SQL is written over, and the window functions its yielded rows can be
+(:mod:`.fold` builds the fold, :mod:`.fold_window` its window functions)."""
 
 from __future__ import annotations
 
 import enum
+import re
 from dataclasses import dataclass
 from typing import Any
 
 from ..ir.nodes import Expr
 
-__all__ = ["Carry", "Fold", "NotFoldable", "Window", "WindowCarry", "WindowForm"]
+__all__ = [
+    "ACC",
+    "ACC_REF",
+    "ROW",
+    "Carry",
+    "Fold",
+    "NotFoldable",
+    "Window",
+    "WindowCarry",
+    "WindowForm",
+]
+
+ACC, ROW = "_fa", "_fr"  # the step function's parameters (no other lambda uses these names)
+ACC_REF = re.compile(r"\b_fa\.(c\d+)\b")  # a carry's value before the row, in a fold's SQL
 
 
 class NotFoldable(Exception):

@@ -13,7 +13,7 @@ from ..operators import StateOperator
 from .errors import BackendError
 from .frame import SRC
 from .sql import SqlRenderer, quote_ident
-from .strategies.ordered import loop_order
+from .strategies.ordered_rows import loop_order
 from .types import _prim_type
 
 __all__ = ["LoopsMixin"]

@@ -385,7 +385,7 @@ class CallMixin(StringMixin, DatetimeTextMixin, WindowMixin, Context):
                 "use the parameter names of the called function",
             )
         args = []
-        from looplift.api import rowstream_fields
+        from looplift.streams import rowstream_fields
 
         for p, a in zip(params, ordered_args, strict=True):
             fields = rowstream_fields(p.annotation, obj.fn)

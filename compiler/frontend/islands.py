@@ -370,10 +370,10 @@ class Outliner(IslandMaker):
     def _scalar(self) -> bool:
         """Can the whole function be one island: a scalar algorithm (no RowStream parameter,
         no yield, no global or nonlocal)?"""
-        from looplift.api import _is_rowstream
+        from looplift.streams import is_rowstream
 
         sig = self.obj.signature.parameters.values()
-        if any(_is_rowstream(p.annotation, self.obj.fn) for p in sig):
+        if any(is_rowstream(p.annotation, self.obj.fn) for p in sig):
             return False
         ps = self.user_fn.params
         if ps.kwonly_params or isinstance(ps.star_arg, cst.Param) or isinstance(ps.star_kwarg, cst.Param):

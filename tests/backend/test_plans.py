@@ -5,7 +5,7 @@ from __future__ import annotations
 import re
 
 import pytest
-from looplift.api import mark_plan, physical_plan, python_operator_count
+from looplift.physplan import mark_plan, physical_plan, python_operator_count
 from looplift.spark import DataflowInputError
 from pyspark.sql import functions as F
 

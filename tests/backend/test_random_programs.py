@@ -571,8 +571,8 @@ class SparkGen(Gen):
             "    v = 0",
         ]
         # orders on both fields: with `sorted_by(rows, 1)` over `g.project(2, 1)` Spark breaks
-        # ties by the source row's remaining fields (0, then 2: `_loop_order` in
-        # backend/ordered.py counts `range(len(source.types))`), CPython by the projection's
+        # ties by the source row's remaining fields (0, then 2: `loop_order` in
+        # backend/strategies/ordered_rows.py counts `range(nfields)`), CPython by the projection's
         # (its field 0, the source's 2): a wrong answer, known, fixed apart
         order = self.draw(st.sampled_from(["(1, 0)", "(0, 1)", "(0, -1)", "(-1, 0)"]))
         self.lines.append(f"    for x, y in sorted_by(rows, {order}):")

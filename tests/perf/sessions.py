@@ -401,15 +401,15 @@ def without_boundary_fold(name: str) -> Any:
 
 def reset_variants() -> dict[str, Any]:
     """The variants of the ``reset`` workload (over ``with_bookings``' table)."""
-    from looplift.compiler.backend import fold
+    from looplift.compiler.backend import fold_window
 
     algos = common.load_path(common.ROOT / "tests" / "perf" / "algos.py", "perf_algos")
     off = common.load_path(common.ROOT / "tests" / "perf" / "algos.py", "perf_algos_fold")
-    fold.RESET_WINDOW = False
+    fold_window.RESET_WINDOW = False
     try:
         off.reset_balances.backend()
     finally:
-        fold.RESET_WINDOW = True
+        fold_window.RESET_WINDOW = True
     return {
         RESET_COMPILED: lambda df: algos.reset_balances(df),
         RESET_FOLD: lambda df: off.reset_balances(df),

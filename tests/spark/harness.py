@@ -48,7 +48,7 @@ from typing import Any
 
 from hypothesis import strategies as st
 from looplift import Dataflow
-from looplift.api import rowstream_fields
+from looplift.streams import rowstream_fields
 
 from tests.frames import create_frame
 

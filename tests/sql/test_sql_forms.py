@@ -15,7 +15,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from looplift import LoopliftSQLError
-from looplift.api import physical_plan, python_operator_count
+from looplift.physplan import physical_plan, python_operator_count
 
 from tests.frames import create_frame
 from tests.helpers import SAMPLES, import_path

@@ -1,5 +1,7 @@
 """The planners of the state strategies, one module per family, registered by strategy
-(:mod:`.registry`); importing the package registers them all."""
+(:mod:`.registry`); importing the package registers them all. The ordered family's
+planner (:mod:`.ordered`) has its window and boundary-position lowerings beside it
+(:mod:`.window_plan`, :mod:`.boundary_plan`), over the rows :mod:`.ordered_rows` gives."""
 
 from __future__ import annotations
 

@@ -9,23 +9,23 @@ from typing import TYPE_CHECKING, Any
 from ...dataflow.payloads import GLOBAL
 from ...ir.nodes import Var
 from ..boundary import boundary_of, boundary_sql
-from ..fold import ROW, Fold
+from ..fold_model import ROW, Fold
 from ..sql import sql_literal
 from ..types import spark_type
+from .ordered_rows import fold_groups, fold_source
 
 if TYPE_CHECKING:
     from ...operators import StateOperator
-    from .ordered import OrderedPlanner
+    from ..context import PlanContext
 
 __all__ = ["boundary_frame"]
 
 
-def boundary_frame(planner: OrderedPlanner, op: StateOperator, fold: Fold, readers: bool) -> str:
+def boundary_frame(p: PlanContext, op: StateOperator, fold: Fold, readers: bool) -> str:
     """The frame of scope keys and ``_fold`` for ordered loop ``op``, whose recorded
     strategy is the boundary-position fold; ``readers``: with the loop's readers."""
-    p = planner.p
     keys = p.key_cols(p.frame_key(op.scope))
-    src = planner._fold_source(op, fold, keys)  # noqa: SLF001 - the planner's rows, shared
+    src = fold_source(p, op, fold, keys)
 
     def value_of(e: Any) -> str:
         if isinstance(e, Var) and e.name in fold.free:
@@ -43,7 +43,7 @@ def boundary_frame(planner: OrderedPlanner, op: StateOperator, fold: Fold, reade
         fold = _no_readers(fold)
         reader_types = []
     st, r0, sql = boundary_sql(fold, boundary_of(fold), src.row, init, types, reader_types)
-    grouped = planner._fold_groups(src, keys)  # noqa: SLF001
+    grouped = fold_groups(p, src, keys)
     starts = p.py.fresh("segments")
     first = f".withColumn('_r0', E({r0!r}))" if r0 is not None else ""
     p.emit(f"{starts} = {grouped}.withColumn('_st', E({st!r})){first}"
@@ -54,7 +54,6 @@ def boundary_frame(planner: OrderedPlanner, op: StateOperator, fold: Fold, reade
     p.emit(f"{out} = {starts}.select({', '.join(f'F.col({k!r})' for k in keys)}"
            f"{', ' if keys else ''}E({sql!r}).alias('_fold'))"
            f"  # {what} in the ordered loop at line {line}: boundary-position fold per scope key")  # fmt: skip
-    planner.fold_frames[op.name] = out
     return out
 
 

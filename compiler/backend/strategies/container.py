@@ -32,7 +32,7 @@ from ...operators import StateOperator
 from ..errors import BackendError
 from ..frame import spark_col
 from ..partial import no_partial
-from .ordered import comparator, loop_order
+from .ordered_rows import comparator, loop_order
 from .registry import Reduced, StatePlanner, register
 
 __all__ = ["ContainerPlanner"]
