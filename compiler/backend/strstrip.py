@@ -28,6 +28,7 @@ computes ``x`` once. ``lstrip`` tests ``s``'s first character only (no copy at a
 >>> print(stripped("TRAILING", "W", "`s`"))  # doctest: +ELLIPSIS
 (CASE WHEN substr(CAST(rtrim(`s`) AS BINARY), -1) BETWEEN X'21' AND X'7F' THEN rtrim(`s`) WHEN (substr(CAST(rtrim(`s`) AS BINARY), -1) BETWEEN X'00' AND X'08' OR ...) THEN rtrim(`s`) ELSE trim(TRAILING W FROM `s`) END)
 """
+
 from __future__ import annotations
 
 from looplift.strings import WHITESPACE
@@ -67,8 +68,6 @@ def _byte_in(x: str, ranges: list[tuple[int, int]]) -> str:
 #: last bytes of characters that are not whitespace, besides printable ASCII (other control
 #: characters, and the continuation bytes no whitespace character ends in)
 _OTHER_OK = _ranges(set(range(256)) - WS_LAST_BYTES - set(range(_PRINTABLE[0], _PRINTABLE[1] + 1)))
-#: ASCII whitespace (one byte each)
-_ASCII_WS = _ranges({b for b in WS_LAST_BYTES if b < 0x80})
 
 
 def _lit(cp: int) -> str:
