@@ -5,22 +5,28 @@ Spark's ``trim(s)`` removes spaces only; ``trim(BOTH <the 29 characters> FROM s)
 exact but copies the string and, for its end, builds two position arrays of it (about
 3.5x ``trim(s)``). The forms here take it only where a cheap test cannot decide:
 
+- spaces first: ``t = trim(s)`` (``rtrim(s)`` for ``rstrip``) reads the ends' bytes in
+  place, and returns ``s`` itself when no space is at either end. Python's strip of ``s``
+  is ``t`` whenever ``t`` starts and ends with a character that is not whitespace, so a
+  row ending in spaces (``"end "``) takes the common path too;
 - the first character: string comparisons read the first bytes only (UTF-8 orders as code
-  points), so ``s >= '!' AND s < '\\u0085'`` says "the first character is one of
+  points), so ``t >= '!' AND t < '\\u0085'`` says "the first character is one of
   U+0021..U+0084", none of them whitespace (with two more ranges of non-whitespace);
-- the last character: ``substr(CAST(s AS BINARY), -1)`` is the last byte (the cast copies
+- the last character: ``substr(CAST(t AS BINARY), -1)`` is the last byte (the cast copies
   the bytes, no scan of characters). Whitespace ends in one of 26 bytes
   (:data:`WS_LAST_BYTES`); a string ending in any other byte ends in a character that
-  is not whitespace;
-- one whitespace character of ASCII after a printable one (``"x\\t"``, ``"end "``): the
-  string less its last byte.
+  is not whitespace. (29 ``endswith(t, c)``, which compare in place, cost more: each
+  is a call, and a row that ends in none of them makes all 29; see
+  docs/performance.md.)
 
-Spark evaluates the first condition of a ``CASE`` on every row; ``x BETWEEN a AND b``
-computes ``x`` once, so the last byte is made once on the common path; the other
-conditions (rare rows) compute it again.
+Spark evaluates the first condition of a ``CASE`` on every row and shares its
+subexpressions with the rest (``t`` and its bytes are made once); ``x BETWEEN a AND b``
+computes ``x`` once. ``lstrip`` tests ``s``'s first character only (no copy at all).
 
 >>> print(stripped("LEADING", "W", "`s`"))
 (CASE WHEN (`s` >= '!' AND (`s` < '\\u0085' OR `s` >= '\\u00a1' AND `s` < '\\u1680' OR `s` >= '\\u3001')) THEN `s` ELSE trim(LEADING W FROM `s`) END)
+>>> print(stripped("TRAILING", "W", "`s`"))  # doctest: +ELLIPSIS
+(CASE WHEN substr(CAST(rtrim(`s`) AS BINARY), -1) BETWEEN X'21' AND X'7F' THEN rtrim(`s`) WHEN (substr(CAST(rtrim(`s`) AS BINARY), -1) BETWEEN X'00' AND X'08' OR ...) THEN rtrim(`s`) ELSE trim(TRAILING W FROM `s`) END)
 """
 
 from __future__ import annotations
@@ -62,8 +68,6 @@ def _byte_in(x: str, ranges: list[tuple[int, int]]) -> str:
 #: last bytes of characters that are not whitespace, besides printable ASCII (other control
 #: characters, and the continuation bytes no whitespace character ends in)
 _OTHER_OK = _ranges(set(range(256)) - WS_LAST_BYTES - set(range(_PRINTABLE[0], _PRINTABLE[1] + 1)))
-#: ASCII whitespace (one byte each)
-_ASCII_WS = _ranges({b for b in WS_LAST_BYTES if b < 0x80})
 
 
 def _lit(cp: int) -> str:
@@ -87,14 +91,10 @@ def stripped(where: str, chars: str, s: str) -> str:
     full = f"trim({where} {chars} FROM {s})"
     if where == "LEADING":
         return f"(CASE WHEN {first_ok(s)} THEN {s} ELSE {full} END)"
-    b = f"CAST({s} AS BINARY)"
-    last, prev = f"substr({b}, -1)", f"substr({b}, -2, 1)"
+    t = f"trim({s})" if where == "BOTH" else f"rtrim({s})"
+    last = f"substr(CAST({t} AS BINARY), -1)"
     common = f"{last} BETWEEN X'{_PRINTABLE[0]:02X}' AND X'{_PRINTABLE[1]:02X}'"
+    other = _byte_in(last, _OTHER_OK)  # rarer: a control character, a non-ASCII letter
     if where == "BOTH":
-        head = f"WHEN {common} AND {first_ok(s)} THEN {s} WHEN NOT {first_ok(s)} THEN {full} "
-    else:
-        head = f"WHEN {common} THEN {s} "
-    peel = (f"WHEN {prev} BETWEEN X'{_PRINTABLE[0]:02X}' AND X'{_PRINTABLE[1]:02X}' AND "
-            f"{_byte_in(last, _ASCII_WS)} THEN CAST(substr({b}, 1, octet_length({s}) - 1) AS STRING) ")  # fmt: skip
-    return (f"(CASE {head}WHEN {_byte_in(last, _OTHER_OK)} THEN {s} {peel}"
-            f"ELSE trim(TRAILING {chars} FROM {s}) END)")  # fmt: skip
+        common, other = f"{common} AND {first_ok(t)}", f"{first_ok(t)} AND {other}"
+    return f"(CASE WHEN {common} THEN {t} WHEN {other} THEN {t} ELSE {full} END)"

@@ -70,7 +70,9 @@ def test_methods_on_weird_text(spark: Any) -> None:
 # U+2029 does), control characters, one ASCII whitespace after a printable character
 STRIP_ENDS = ["x\t", "end ", "x \t", "\t\tx", "é", "é\t", "é \t", "中", "€", "\u2029\t",
               "a\u2029", "\x00", "\x00\t", "\x7f\t", "\x84", "\u200b", "\u2030", "\u202f\t",
-              "\u167f", "\u1681x", "\u3001", "😀\t", "a b", " \x1f", "\x1fa\x08"]  # fmt: skip
+              "\u167f", "\u1681x", "\u3001", "😀\t", "a b", " \x1f", "\x1fa\x08", "",
+              "".join(WHITESPACE), " \u0301", "\u0301", "x\u0301 ", "😀", " 😀 ", "\U0010ffff\u3000",
+              " \x85x\xa0 ", "  \u3000", "a\u3000  ", "end  ", " \tend \t ", " x", "  "]  # fmt: skip
 ENDS = "".join(WHITESPACE) + "x\x00\x08\x0e\x7f\x84\x86\xa0\xa1é中€\u200b\u2030\u3001😀"
 
 
@@ -81,6 +83,9 @@ def test_strip_ends(spark: Any) -> None:
         [(e,) for e in STRIP_ENDS]
         + [(c,) for c in WHITESPACE]
         + [(c + "x" + c,) for c in WHITESPACE]
+        # spaces around another whitespace character: the spaces go first (trim(s))
+        + [(f" {c}x{c} ",) for c in WHITESPACE]
+        + [(f"x{c} ",) for c in WHITESPACE]
     )
 
     @_batch(st.text(st.sampled_from(ENDS), max_size=4))

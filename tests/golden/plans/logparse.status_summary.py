@@ -25,19 +25,15 @@ def plan(spark, lines):
     rows_2 = rows.withColumn(
         'm',
         E(
-            "transform(array((CASE WHEN substr(CAST(`line` AS BINARY), -1) BETWEEN X'21' AND X'7F' AND (`line` >= '!' "
-            "AND (`line` < '\\u0085' OR `line` >= '\\u00a1' AND `line` < '\\u1680' OR `line` >= '\\u3001')) THEN "
-            "`line` WHEN NOT (`line` >= '!' AND (`line` < '\\u0085' OR `line` >= '\\u00a1' AND `line` < '\\u1680' OR "
-            "`line` >= '\\u3001')) THEN trim(BOTH '\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u001f "
-            '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f'
-            "\u3000' FROM `line`) WHEN (substr(CAST(`line` AS BINARY), -1) BETWEEN X'00' AND X'08' OR "
-            "substr(CAST(`line` AS BINARY), -1) BETWEEN X'0E' AND X'1B' OR substr(CAST(`line` AS BINARY), -1) BETWEEN "
-            "X'8B' AND X'9E' OR substr(CAST(`line` AS BINARY), -1) BETWEEN X'A1' AND X'A7' OR substr(CAST(`line` AS "
-            "BINARY), -1) BETWEEN X'AA' AND X'AE' OR substr(CAST(`line` AS BINARY), -1) BETWEEN X'B0' AND X'FF') THEN "
-            "`line` WHEN substr(CAST(`line` AS BINARY), -2, 1) BETWEEN X'21' AND X'7F' AND (substr(CAST(`line` AS "
-            "BINARY), -1) BETWEEN X'09' AND X'0D' OR substr(CAST(`line` AS BINARY), -1) BETWEEN X'1C' AND X'20') THEN "
-            'CAST(substr(CAST(`line` AS BINARY), 1, octet_length(`line`) - 1) AS STRING) ELSE trim(TRAILING '
-            "'\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u001f "
+            "transform(array((CASE WHEN substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'21' AND X'7F' AND "
+            "(trim(`line`) >= '!' AND (trim(`line`) < '\\u0085' OR trim(`line`) >= '\\u00a1' AND trim(`line`) < "
+            "'\\u1680' OR trim(`line`) >= '\\u3001')) THEN trim(`line`) WHEN (trim(`line`) >= '!' AND (trim(`line`) < "
+            "'\\u0085' OR trim(`line`) >= '\\u00a1' AND trim(`line`) < '\\u1680' OR trim(`line`) >= '\\u3001')) AND "
+            "(substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'00' AND X'08' OR substr(CAST(trim(`line`) AS "
+            "BINARY), -1) BETWEEN X'0E' AND X'1B' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'8B' AND X'9E' "
+            "OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'A1' AND X'A7' OR substr(CAST(trim(`line`) AS "
+            "BINARY), -1) BETWEEN X'AA' AND X'AE' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'B0' AND "
+            "X'FF') THEN trim(`line`) ELSE trim(BOTH '\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u001f "
             '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f'
             "\u3000' FROM `line`) END)), __v1 -> (CASE WHEN regexp_like(__v1, "
             "'\\\\A(?:([\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{10ffff}&&[\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1"
