@@ -37,6 +37,7 @@ from .passes.fuse_states import fuse_states
 from .passes.inline_dataflow import inline_dataflow
 from .passes.let_normalize import let_normalize
 from .passes.recognize_reductions import recognize_reductions
+from .passes.share_values import share_values
 from .program import Program
 
 __all__ = ["PIPELINE", "STAGES", "Compiled", "compile_dataflow", "frontend"]
@@ -46,6 +47,7 @@ logger = logging.getLogger(__name__)
 PIPELINE: tuple[Callable[[Program], Program], ...] = (
     inline_dataflow,
     let_normalize,
+    share_values,
     float_invariants,
     recognize_reductions,
     fuse_states,

@@ -161,9 +161,9 @@ def plan(spark, lines):
         ),
     )
     rows_8 = rows_7.withColumn(
-        'cond_4',
+        'group',
         E(
-            '(NOT (((CASE WHEN length(`line`) = octet_length(`line`) THEN regexp_extract(`text`, '
+            '(CASE WHEN length(`line`) = octet_length(`line`) THEN regexp_extract(`text`, '
             "'\\\\A(?:([\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{7f}]+)\\\\x{20}[\\\\x{0}-\\\\x{8}\\\\x{e}-"
             '\\\\x{1b}\\\\x{21}-\\\\x{7f}]+\\\\x{20}[\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{7f}]+\\\\x{20}'
             '\\\\x{5b}([^\\\\x{5d}]+)\\\\x{5d}\\\\x{20}\\\\x{22}([A-Z]+)\\\\x{20}([\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}'
@@ -209,100 +209,48 @@ def plan(spark, lines):
             '{118e9}\\\\x{11950}-\\\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\\\x{11da0}-\\\\x{11da'
             '9}\\\\x{16a60}-\\\\x{16a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\'
             '\\x{1e140}-\\\\x{1e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]]+|\\'
-            "\\x{2d})))', 6) END)) IS NOT DISTINCT FROM '-'))"
+            "\\x{2d})))', 6) END)"
         ),
     )
     rows_9 = rows_8.withColumn(
-        'group',
-        E(
-            'CASE WHEN `cond_4` THEN (CASE WHEN length(`line`) = octet_length(`line`) THEN regexp_extract(`text`, '
-            "'\\\\A(?:([\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{7f}]+)\\\\x{20}[\\\\x{0}-\\\\x{8}\\\\x{e}-"
-            '\\\\x{1b}\\\\x{21}-\\\\x{7f}]+\\\\x{20}[\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{7f}]+\\\\x{20}'
-            '\\\\x{5b}([^\\\\x{5d}]+)\\\\x{5d}\\\\x{20}\\\\x{22}([A-Z]+)\\\\x{20}([\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}'
-            "\\\\x{21}-\\\\x{7f}]+)[^\\\\x{22}]*\\\\x{22}\\\\x{20}([0-9]{3})\\\\x{20}((?:[0-9]+|\\\\x{2d})))', 6) "
-            "ELSE regexp_extract(`text`, '\\\\A(?:([\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{10ffff}&&[\\\\x"
-            '{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{84}\\\\x{86}-\\\\x{9f}\\\\x{a1}-\\\\x{167f}\\\\x{1681}-\\\\'
-            'x{1fff}\\\\x{200b}-\\\\x{2027}\\\\x{202a}-\\\\x{202e}\\\\x{2030}-\\\\x{205e}\\\\x{2060}-\\\\x{2fff}\\\\x{'
-            '3001}-\\\\x{10ffff}]]+)\\\\x{20}[\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{10ffff}&&[\\\\x{0}-\\'
-            '\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{84}\\\\x{86}-\\\\x{9f}\\\\x{a1}-\\\\x{167f}\\\\x{1681}-\\\\x{1fff'
-            '}\\\\x{200b}-\\\\x{2027}\\\\x{202a}-\\\\x{202e}\\\\x{2030}-\\\\x{205e}\\\\x{2060}-\\\\x{2fff}\\\\x{3001}-'
-            '\\\\x{10ffff}]]+\\\\x{20}[\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{10ffff}&&[\\\\x{0}-\\\\x{8}'
-            '\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{84}\\\\x{86}-\\\\x{9f}\\\\x{a1}-\\\\x{167f}\\\\x{1681}-\\\\x{1fff}\\\\x'
-            '{200b}-\\\\x{2027}\\\\x{202a}-\\\\x{202e}\\\\x{2030}-\\\\x{205e}\\\\x{2060}-\\\\x{2fff}\\\\x{3001}-\\\\x{'
-            '10ffff}]]+\\\\x{20}\\\\x{5b}([^\\\\x{5d}]+)\\\\x{5d}\\\\x{20}\\\\x{22}([A-Z]+)\\\\x{20}([\\\\x{0}-\\\\x{8'
-            '}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{10ffff}&&[\\\\x{0}-\\\\x{8}\\\\x{e}-\\\\x{1b}\\\\x{21}-\\\\x{84}\\\\x{'
-            '86}-\\\\x{9f}\\\\x{a1}-\\\\x{167f}\\\\x{1681}-\\\\x{1fff}\\\\x{200b}-\\\\x{2027}\\\\x{202a}-\\\\x{202e}\\'
-            '\\x{2030}-\\\\x{205e}\\\\x{2060}-\\\\x{2fff}\\\\x{3001}-\\\\x{10ffff}]]+)[^\\\\x{22}]*\\\\x{22}\\\\x{20}('
-            '[0-9\\\\x{80}-\\\\x{10ffff}&&[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}-\\\\x{7c9}\\\\x{966'
-            '}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}-\\\\x{b6f}\\\\x{be6'
-            '}-\\\\x{bef}\\\\x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\\\x{d6f}\\\\x{de6}-\\\\x{def}\\\\x{e50'
-            '}-\\\\x{e59}\\\\x{ed0}-\\\\x{ed9}\\\\x{f20}-\\\\x{f29}\\\\x{1040}-\\\\x{1049}\\\\x{1090}-\\\\x{1099}\\\\x'
-            '{17e0}-\\\\x{17e9}\\\\x{1810}-\\\\x{1819}\\\\x{1946}-\\\\x{194f}\\\\x{19d0}-\\\\x{19d9}\\\\x{1a80}-\\\\x{'
-            '1a89}\\\\x{1a90}-\\\\x{1a99}\\\\x{1b50}-\\\\x{1b59}\\\\x{1bb0}-\\\\x{1bb9}\\\\x{1c40}-\\\\x{1c49}\\\\x{1c'
-            '50}-\\\\x{1c59}\\\\x{a620}-\\\\x{a629}\\\\x{a8d0}-\\\\x{a8d9}\\\\x{a900}-\\\\x{a909}\\\\x{a9d0}-\\\\x{a9d'
-            '9}\\\\x{a9f0}-\\\\x{a9f9}\\\\x{aa50}-\\\\x{aa59}\\\\x{abf0}-\\\\x{abf9}\\\\x{ff10}-\\\\x{ff19}\\\\x{104a0'
-            '}-\\\\x{104a9}\\\\x{10d30}-\\\\x{10d39}\\\\x{11066}-\\\\x{1106f}\\\\x{110f0}-\\\\x{110f9}\\\\x{11136}-\\'
-            '\\x{1113f}\\\\x{111d0}-\\\\x{111d9}\\\\x{112f0}-\\\\x{112f9}\\\\x{11450}-\\\\x{11459}\\\\x{114d0}-\\\\x{1'
-            '14d9}\\\\x{11650}-\\\\x{11659}\\\\x{116c0}-\\\\x{116c9}\\\\x{11730}-\\\\x{11739}\\\\x{118e0}-\\\\x{118e9}'
-            '\\\\x{11950}-\\\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\\\x{11da0}-\\\\x{11da9}\\\\x'
-            '{16a60}-\\\\x{16a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e14'
-            '0}-\\\\x{1e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]]{3})\\\\x{20}'
-            '((?:[0-9\\\\x{80}-\\\\x{10ffff}&&[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}-\\\\x{7c9}\\\\x'
-            '{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}-\\\\x{b6f}\\\\x'
-            '{be6}-\\\\x{bef}\\\\x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\\\x{d6f}\\\\x{de6}-\\\\x{def}\\\\x'
-            '{e50}-\\\\x{e59}\\\\x{ed0}-\\\\x{ed9}\\\\x{f20}-\\\\x{f29}\\\\x{1040}-\\\\x{1049}\\\\x{1090}-\\\\x{1099}'
-            '\\\\x{17e0}-\\\\x{17e9}\\\\x{1810}-\\\\x{1819}\\\\x{1946}-\\\\x{194f}\\\\x{19d0}-\\\\x{19d9}\\\\x{1a80}-'
-            '\\\\x{1a89}\\\\x{1a90}-\\\\x{1a99}\\\\x{1b50}-\\\\x{1b59}\\\\x{1bb0}-\\\\x{1bb9}\\\\x{1c40}-\\\\x{1c49}\\'
-            '\\x{1c50}-\\\\x{1c59}\\\\x{a620}-\\\\x{a629}\\\\x{a8d0}-\\\\x{a8d9}\\\\x{a900}-\\\\x{a909}\\\\x{a9d0}-\\'
-            '\\x{a9d9}\\\\x{a9f0}-\\\\x{a9f9}\\\\x{aa50}-\\\\x{aa59}\\\\x{abf0}-\\\\x{abf9}\\\\x{ff10}-\\\\x{ff19}\\\\'
-            'x{104a0}-\\\\x{104a9}\\\\x{10d30}-\\\\x{10d39}\\\\x{11066}-\\\\x{1106f}\\\\x{110f0}-\\\\x{110f9}\\\\x{111'
-            '36}-\\\\x{1113f}\\\\x{111d0}-\\\\x{111d9}\\\\x{112f0}-\\\\x{112f9}\\\\x{11450}-\\\\x{11459}\\\\x{114d0}-'
-            '\\\\x{114d9}\\\\x{11650}-\\\\x{11659}\\\\x{116c0}-\\\\x{116c9}\\\\x{11730}-\\\\x{11739}\\\\x{118e0}-\\\\x'
-            '{118e9}\\\\x{11950}-\\\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\\\x{11da0}-\\\\x{11da'
-            '9}\\\\x{16a60}-\\\\x{16a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\'
-            '\\x{1e140}-\\\\x{1e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]]+|\\'
-            "\\x{2d})))', 6) END) END"
-        ),
-    )
-    rows_10 = rows_9.withColumn(
         'whole',
         E(
-            "CASE WHEN `cond_4` THEN (CASE WHEN `group` RLIKE '^[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ "
-            "\\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(`group` AS BIGINT) WHEN `group` IS NULL THEN "
-            "raise_error('TypeError: int() argument must be a string, a bytes-like object or a real number, not "
-            "\\'NoneType\\' (at logparse.py:50 in parse_access)') WHEN NOT (`group` RLIKE "
-            "'^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
-            '\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}'
-            '-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}'
-            '-\\\\x{b6f}\\\\x{be6}-\\\\x{bef}\\\\x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\\\x{d6f}\\\\x{de6}'
-            '-\\\\x{def}\\\\x{e50}-\\\\x{e59}\\\\x{ed0}-\\\\x{ed9}\\\\x{f20}-\\\\x{f29}\\\\x{1040}-\\\\x{1049}\\\\x{10'
-            '90}-\\\\x{1099}\\\\x{17e0}-\\\\x{17e9}\\\\x{1810}-\\\\x{1819}\\\\x{1946}-\\\\x{194f}\\\\x{19d0}-\\\\x{19d'
-            '9}\\\\x{1a80}-\\\\x{1a89}\\\\x{1a90}-\\\\x{1a99}\\\\x{1b50}-\\\\x{1b59}\\\\x{1bb0}-\\\\x{1bb9}\\\\x{1c40}'
-            '-\\\\x{1c49}\\\\x{1c50}-\\\\x{1c59}\\\\x{a620}-\\\\x{a629}\\\\x{a8d0}-\\\\x{a8d9}\\\\x{a900}-\\\\x{a909}'
-            '\\\\x{a9d0}-\\\\x{a9d9}\\\\x{a9f0}-\\\\x{a9f9}\\\\x{aa50}-\\\\x{aa59}\\\\x{abf0}-\\\\x{abf9}\\\\x{ff10}-'
-            '\\\\x{ff19}\\\\x{104a0}-\\\\x{104a9}\\\\x{10d30}-\\\\x{10d39}\\\\x{11066}-\\\\x{1106f}\\\\x{110f0}-\\\\x{'
-            '110f9}\\\\x{11136}-\\\\x{1113f}\\\\x{111d0}-\\\\x{111d9}\\\\x{112f0}-\\\\x{112f9}\\\\x{11450}-\\\\x{11459'
-            '}\\\\x{114d0}-\\\\x{114d9}\\\\x{11650}-\\\\x{11659}\\\\x{116c0}-\\\\x{116c9}\\\\x{11730}-\\\\x{11739}\\\\'
-            'x{118e0}-\\\\x{118e9}\\\\x{11950}-\\\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\\\x{11d'
-            'a0}-\\\\x{11da9}\\\\x{16a60}-\\\\x{16a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-'
-            '\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x'
-            '{1fbf9}]+(?:_[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\'
-            'x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}-\\\\x{b6f}\\\\x{be6}-\\\\x{bef}\\\\'
-            'x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\\\x{d6f}\\\\x{de6}-\\\\x{def}\\\\x{e50}-\\\\x{e59}\\\\'
-            'x{ed0}-\\\\x{ed9}\\\\x{f20}-\\\\x{f29}\\\\x{1040}-\\\\x{1049}\\\\x{1090}-\\\\x{1099}\\\\x{17e0}-\\\\x{17e'
-            '9}\\\\x{1810}-\\\\x{1819}\\\\x{1946}-\\\\x{194f}\\\\x{19d0}-\\\\x{19d9}\\\\x{1a80}-\\\\x{1a89}\\\\x{1a90}'
-            '-\\\\x{1a99}\\\\x{1b50}-\\\\x{1b59}\\\\x{1bb0}-\\\\x{1bb9}\\\\x{1c40}-\\\\x{1c49}\\\\x{1c50}-\\\\x{1c59}'
-            '\\\\x{a620}-\\\\x{a629}\\\\x{a8d0}-\\\\x{a8d9}\\\\x{a900}-\\\\x{a909}\\\\x{a9d0}-\\\\x{a9d9}\\\\x{a9f0}-'
-            '\\\\x{a9f9}\\\\x{aa50}-\\\\x{aa59}\\\\x{abf0}-\\\\x{abf9}\\\\x{ff10}-\\\\x{ff19}\\\\x{104a0}-\\\\x{104a9}'
-            '\\\\x{10d30}-\\\\x{10d39}\\\\x{11066}-\\\\x{1106f}\\\\x{110f0}-\\\\x{110f9}\\\\x{11136}-\\\\x{1113f}\\\\x'
-            '{111d0}-\\\\x{111d9}\\\\x{112f0}-\\\\x{112f9}\\\\x{11450}-\\\\x{11459}\\\\x{114d0}-\\\\x{114d9}\\\\x{1165'
-            '0}-\\\\x{11659}\\\\x{116c0}-\\\\x{116c9}\\\\x{11730}-\\\\x{11739}\\\\x{118e0}-\\\\x{118e9}\\\\x{11950}-\\'
-            '\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\\\x{11da0}-\\\\x{11da9}\\\\x{16a60}-\\\\x{1'
-            '6a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}'
-            '\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9}-\\\\x{d}\\\\x{1c'
-            '}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\\\x{20'
-            "5f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() with base 10: ', "
-            'coalesce(CASE WHEN (instr(`group`, \'\\\'\') > 0 AND instr(`group`, \'"\') = 0) THEN concat(\'"\', '
+            "CASE WHEN (NOT (`group` IS NOT DISTINCT FROM '-')) THEN (CASE WHEN `group` RLIKE '^[ "
+            "\\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(`group` AS "
+            "BIGINT) WHEN `group` IS NULL THEN raise_error('TypeError: int() argument must be a string, a bytes-like "
+            "object or a real number, not \\'NoneType\\' (at logparse.py:50 in parse_access)') WHEN NOT (`group` "
+            "RLIKE '^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{20"
+            '28}-\\\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\'
+            'x{7c0}-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\'
+            'x{b66}-\\\\x{b6f}\\\\x{be6}-\\\\x{bef}\\\\x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\\\x{d6f}\\\\'
+            'x{de6}-\\\\x{def}\\\\x{e50}-\\\\x{e59}\\\\x{ed0}-\\\\x{ed9}\\\\x{f20}-\\\\x{f29}\\\\x{1040}-\\\\x{1049}\\'
+            '\\x{1090}-\\\\x{1099}\\\\x{17e0}-\\\\x{17e9}\\\\x{1810}-\\\\x{1819}\\\\x{1946}-\\\\x{194f}\\\\x{19d0}-\\'
+            '\\x{19d9}\\\\x{1a80}-\\\\x{1a89}\\\\x{1a90}-\\\\x{1a99}\\\\x{1b50}-\\\\x{1b59}\\\\x{1bb0}-\\\\x{1bb9}\\\\'
+            'x{1c40}-\\\\x{1c49}\\\\x{1c50}-\\\\x{1c59}\\\\x{a620}-\\\\x{a629}\\\\x{a8d0}-\\\\x{a8d9}\\\\x{a900}-\\\\x'
+            '{a909}\\\\x{a9d0}-\\\\x{a9d9}\\\\x{a9f0}-\\\\x{a9f9}\\\\x{aa50}-\\\\x{aa59}\\\\x{abf0}-\\\\x{abf9}\\\\x{f'
+            'f10}-\\\\x{ff19}\\\\x{104a0}-\\\\x{104a9}\\\\x{10d30}-\\\\x{10d39}\\\\x{11066}-\\\\x{1106f}\\\\x{110f0}-'
+            '\\\\x{110f9}\\\\x{11136}-\\\\x{1113f}\\\\x{111d0}-\\\\x{111d9}\\\\x{112f0}-\\\\x{112f9}\\\\x{11450}-\\\\x'
+            '{11459}\\\\x{114d0}-\\\\x{114d9}\\\\x{11650}-\\\\x{11659}\\\\x{116c0}-\\\\x{116c9}\\\\x{11730}-\\\\x{1173'
+            '9}\\\\x{118e0}-\\\\x{118e9}\\\\x{11950}-\\\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\'
+            '\\x{11da0}-\\\\x{11da9}\\\\x{16a60}-\\\\x{16a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1'
+            'd7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}'
+            '-\\\\x{1fbf9}]+(?:_[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\\\x{6f9}\\\\x{7c0}-\\\\x{7c9}\\\\x{966}-\\\\x{96'
+            'f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\\\x{aef}\\\\x{b66}-\\\\x{b6f}\\\\x{be6}-\\\\x{be'
+            'f}\\\\x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\\\x{d6f}\\\\x{de6}-\\\\x{def}\\\\x{e50}-\\\\x{e5'
+            '9}\\\\x{ed0}-\\\\x{ed9}\\\\x{f20}-\\\\x{f29}\\\\x{1040}-\\\\x{1049}\\\\x{1090}-\\\\x{1099}\\\\x{17e0}-\\'
+            '\\x{17e9}\\\\x{1810}-\\\\x{1819}\\\\x{1946}-\\\\x{194f}\\\\x{19d0}-\\\\x{19d9}\\\\x{1a80}-\\\\x{1a89}\\\\'
+            'x{1a90}-\\\\x{1a99}\\\\x{1b50}-\\\\x{1b59}\\\\x{1bb0}-\\\\x{1bb9}\\\\x{1c40}-\\\\x{1c49}\\\\x{1c50}-\\\\x'
+            '{1c59}\\\\x{a620}-\\\\x{a629}\\\\x{a8d0}-\\\\x{a8d9}\\\\x{a900}-\\\\x{a909}\\\\x{a9d0}-\\\\x{a9d9}\\\\x{a'
+            '9f0}-\\\\x{a9f9}\\\\x{aa50}-\\\\x{aa59}\\\\x{abf0}-\\\\x{abf9}\\\\x{ff10}-\\\\x{ff19}\\\\x{104a0}-\\\\x{1'
+            '04a9}\\\\x{10d30}-\\\\x{10d39}\\\\x{11066}-\\\\x{1106f}\\\\x{110f0}-\\\\x{110f9}\\\\x{11136}-\\\\x{1113f}'
+            '\\\\x{111d0}-\\\\x{111d9}\\\\x{112f0}-\\\\x{112f9}\\\\x{11450}-\\\\x{11459}\\\\x{114d0}-\\\\x{114d9}\\\\x'
+            '{11650}-\\\\x{11659}\\\\x{116c0}-\\\\x{116c9}\\\\x{11730}-\\\\x{11739}\\\\x{118e0}-\\\\x{118e9}\\\\x{1195'
+            '0}-\\\\x{11959}\\\\x{11c50}-\\\\x{11c59}\\\\x{11d50}-\\\\x{11d59}\\\\x{11da0}-\\\\x{11da9}\\\\x{16a60}-\\'
+            '\\x{16a69}\\\\x{16ac0}-\\\\x{16ac9}\\\\x{16b50}-\\\\x{16b59}\\\\x{1d7ce}-\\\\x{1d7ff}\\\\x{1e140}-\\\\x{1'
+            'e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9}-\\\\x{d}\\'
+            '\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\'
+            "\\x{205f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() with base 10: "
+            '\', coalesce(CASE WHEN (instr(`group`, \'\\\'\') > 0 AND instr(`group`, \'"\') = 0) THEN concat(\'"\', '
             "replace(replace(replace(replace(`group`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', '\\\\r'), "
             '\'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', replace(replace(replace(replace(replace(`group`, '
             "'\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), "
@@ -331,8 +279,11 @@ def plan(spark, lines):
             "parse_access)'))) END) END"
         ),
     )
-    rows_11 = rows_10.withColumn('size', E('(CASE WHEN `cond_4` THEN `whole` ELSE 0L END)'))
-    rows_12 = rows_11.withColumn(
+    rows_10 = rows_9.withColumn(
+        'size',
+        E("(CASE WHEN (NOT (`group` IS NOT DISTINCT FROM '-')) THEN `whole` ELSE 0L END)"),
+    )
+    rows_11 = rows_10.withColumn(
         'stamp',
         E(
             '(CASE WHEN length(`line`) = octet_length(`line`) THEN regexp_extract(`text`, '
@@ -384,26 +335,26 @@ def plan(spark, lines):
             "\\x{2d})))', 2) END)"
         ),
     )
-    rows_13 = rows_12.withColumn(
-        'cond_5',
+    rows_12 = rows_11.withColumn(
+        'cond_4',
         E(
             "(CASE WHEN `stamp` IS NULL THEN raise_error('TypeError: `in` with None (at logparse.py:49 in "
             "parse_access)') ELSE contains(`stamp`, ':') END)"
         ),
     )
-    rows_14 = rows_13.withColumn(
+    rows_13 = rows_12.withColumn(
         'split',
         E(
-            "CASE WHEN `cond_5` THEN (CASE WHEN `stamp` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' "
+            "CASE WHEN `cond_4` THEN (CASE WHEN `stamp` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' "
             "object has no attribute \\'split\\' (at logparse.py:49 in parse_access)') ELSE split(`stamp`, '\\\\:', "
             '-1) END) END'
         ),
     )
-    rows_15 = rows_14.withColumn('item', E('CASE WHEN `cond_5` THEN element_at(`split`, 2) END'))
-    rows_16 = rows_15.withColumn(
+    rows_14 = rows_13.withColumn('item', E('CASE WHEN `cond_4` THEN element_at(`split`, 2) END'))
+    rows_15 = rows_14.withColumn(
         'whole_2',
         E(
-            "CASE WHEN `cond_5` THEN (CASE WHEN `item` RLIKE '^[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ "
+            "CASE WHEN `cond_4` THEN (CASE WHEN `item` RLIKE '^[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ "
             "\\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(`item` AS BIGINT) WHEN `item` IS NULL THEN "
             "raise_error('TypeError: int() argument must be a string, a bytes-like object or a real number, not "
             "\\'NoneType\\' (at logparse.py:49 in parse_access)') WHEN NOT (`item` RLIKE "
@@ -467,12 +418,12 @@ def plan(spark, lines):
             "parse_access)'))) END) END"
         ),
     )
-    rows_17 = rows_16.withColumn('hour', E('(CASE WHEN `cond_5` THEN `whole_2` ELSE -1L END)'))
-    rows_18 = rows_17.withColumn('cond_6', E('(NOT `agent` IS NULL)'))
-    rows_19 = rows_18.withColumn(
+    rows_16 = rows_15.withColumn('hour', E('(CASE WHEN `cond_4` THEN `whole_2` ELSE -1L END)'))
+    rows_17 = rows_16.withColumn('cond_5', E('(NOT `agent` IS NULL)'))
+    rows_18 = rows_17.withColumn(
         'lower',
         E(
-            "CASE WHEN `cond_6` THEN (CASE WHEN `agent` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' "
+            "CASE WHEN `cond_5` THEN (CASE WHEN `agent` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' "
             "object has no attribute \\'lower\\' (at logparse.py:51 in parse_access)') ELSE (CASE WHEN "
             'length(`agent`) <> octet_length(`agent`) AND `agent` RLIKE '
             "'[\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}-\\\\x{a7cf}\\\\x{a7d2}-\\\\x{a7d5}\\\\x{a7da}-\\"
@@ -488,9 +439,9 @@ def plan(spark, lines):
             'lower(`agent`) END) END) END'
         ),
     )
-    rows_20 = rows_19.withColumn('cond_7', E("CASE WHEN `cond_6` THEN contains(`lower`, 'bot') END"))
-    rows_21 = rows_20.withColumn('bot', E('(`cond_6` AND `cond_7`)'))
-    out = rows_21.select(
+    rows_19 = rows_18.withColumn('cond_6', E("CASE WHEN `cond_5` THEN contains(`lower`, 'bot') END"))
+    rows_20 = rows_19.withColumn('bot', E('(`cond_5` AND `cond_6`)'))
+    out = rows_20.select(
         F.col('line_no'),
         E(
             '(CASE WHEN length(`line`) = octet_length(`line`) THEN regexp_extract(`text`, '

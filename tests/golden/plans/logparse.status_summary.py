@@ -397,21 +397,13 @@ def plan(spark, lines):
         E("CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN (NOT (`group_2` IS NOT DISTINCT FROM '-')) END"),
     )
     rows_7 = rows_6.withColumn(
-        'group_3',
-        E(
-            'CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `m` IS NULL THEN '
-            "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'group\\' (at logparse.py:68 in "
-            "status_summary)') ELSE element_at(`m`, 7) END) END"
-        ),
-    )
-    rows_8 = rows_7.withColumn(
         'whole',
         E(
-            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `group_3` RLIKE '^[ "
-            "\\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(`group_3` AS "
-            "BIGINT) WHEN `group_3` IS NULL THEN raise_error('TypeError: int() argument must be a string, a "
+            "CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `group_2` RLIKE '^[ "
+            "\\\\t\\\\n\\\\x0b\\\\f\\\\r]*[+-]?[0-9]{1,18}[ \\\\t\\\\n\\\\x0b\\\\f\\\\r]*$' THEN CAST(`group_2` AS "
+            "BIGINT) WHEN `group_2` IS NULL THEN raise_error('TypeError: int() argument must be a string, a "
             "bytes-like object or a real number, not \\'NoneType\\' (at logparse.py:68 in status_summary)') WHEN NOT "
-            "(`group_3` RLIKE '^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{20"
+            "(`group_2` RLIKE '^[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{20"
             '0a}\\\\x{2028}-\\\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}]*[+-]?[0-9\\\\x{660}-\\\\x{669}\\\\x{6f0}-\\'
             '\\x{6f9}\\\\x{7c0}-\\\\x{7c9}\\\\x{966}-\\\\x{96f}\\\\x{9e6}-\\\\x{9ef}\\\\x{a66}-\\\\x{a6f}\\\\x{ae6}-\\'
             '\\x{aef}\\\\x{b66}-\\\\x{b6f}\\\\x{be6}-\\\\x{bef}\\\\x{c66}-\\\\x{c6f}\\\\x{ce6}-\\\\x{cef}\\\\x{d66}-\\'
@@ -442,12 +434,12 @@ def plan(spark, lines):
             'e140}-\\\\x{1e149}\\\\x{1e2f0}-\\\\x{1e2f9}\\\\x{1e950}-\\\\x{1e959}\\\\x{1fbf0}-\\\\x{1fbf9}]+)*[\\\\x{9'
             '}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\\\x{2029}'
             "\\\\x{202f}\\\\x{205f}\\\\x{3000}]*$') THEN raise_error(concat('ValueError: invalid literal for int() "
-            'with base 10: \', coalesce(CASE WHEN (instr(`group_3`, \'\\\'\') > 0 AND instr(`group_3`, \'"\') = 0) '
-            'THEN concat(\'"\', replace(replace(replace(replace(`group_3`, \'\\\\\', \'\\\\\\\\\'), \'\\u000a\', '
+            'with base 10: \', coalesce(CASE WHEN (instr(`group_2`, \'\\\'\') > 0 AND instr(`group_2`, \'"\') = 0) '
+            'THEN concat(\'"\', replace(replace(replace(replace(`group_2`, \'\\\\\', \'\\\\\\\\\'), \'\\u000a\', '
             '\'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
-            "replace(replace(replace(replace(replace(`group_3`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "replace(replace(replace(replace(replace(`group_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
             "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at logparse.py:68 in "
-            "status_summary)')) ELSE coalesce(try_cast(translate(regexp_replace(`group_3`, "
+            "status_summary)')) ELSE coalesce(try_cast(translate(regexp_replace(`group_2`, "
             "'[\\\\x{9}-\\\\x{d}\\\\x{1c}-\\\\x{20}\\\\x{85}\\\\x{a0}\\\\x{1680}\\\\x{2000}-\\\\x{200a}\\\\x{2028}-\\"
             "\\x{2029}\\\\x{202f}\\\\x{205f}\\\\x{3000}_]', ''), '٠١٢٣٤٥٦٧٨٩۰۱۲۳۴۵۶۷۸۹߀߁߂߃߄߅߆߇߈߉०१२३४५६७८९০১২৩৪৫৬৭৮৯੦੧"
             '੨੩੪੫੬੭੮੯૦૧૨૩૪૫૬૭૮૯୦୧୨୩୪୫୬୭୮୯௦௧௨௩௪௫௬௭௮௯౦౧౨౩౪౫౬౭౮౯೦೧೨೩೪೫೬೭೮೯൦൧൨൩൪൫൬൭൮൯෦෧෨෩෪෫෬෭෮෯๐๑๒๓๔๕๖๗๘๙໐໑໒໓໔໕໖໗໘໙༠༡༢༣༤༥༦'
@@ -463,16 +455,16 @@ def plan(spark, lines):
             '901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123'
             '456789012345678901234567890123456789012345678901234567890123456789012345678901234567890123456789012345678'
             "901234567890123456789') AS BIGINT), raise_error(concat('OverflowError: int() of a string beyond 64 bits "
-            "(Python gives a big int) (int(', coalesce(CASE WHEN (instr(`group_3`, '\\'') > 0 AND instr(`group_3`, "
-            '\'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`group_3`, \'\\\\\', \'\\\\\\\\\'), '
+            "(Python gives a big int) (int(', coalesce(CASE WHEN (instr(`group_2`, '\\'') > 0 AND instr(`group_2`, "
+            '\'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`group_2`, \'\\\\\', \'\\\\\\\\\'), '
             '\'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
-            "replace(replace(replace(replace(replace(`group_3`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
+            "replace(replace(replace(replace(replace(`group_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
             "'\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ') at logparse.py:68 in "
             "status_summary)'))) END) END"
         ),
     )
     # additive errors, parsed, served: native sums per scope key
-    sums = rows_8.agg(
+    sums = rows_7.agg(
         E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond` THEN 1L ELSE 0 END))').alias('errors_n'),
         E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN 1L ELSE 0 END))').alias('parsed_n'),
         E(

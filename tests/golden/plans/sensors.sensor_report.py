@@ -82,29 +82,30 @@ def plan(spark, readings, limit):
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'])
     by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
-    by_sensor_3 = by_sensor_2.withColumn('s', E('(0.0D + `s_value`)'))
-    by_sensor_4 = by_sensor_3.withColumn(
+    by_sensor_3 = by_sensor_2.withColumn('cond_2', E('(`n` > 0L)'))
+    by_sensor_4 = by_sensor_3.withColumn('s', E('(0.0D + `s_value`)'))
+    by_sensor_5 = by_sensor_4.withColumn(
         'ratio',
         E(
-            "CASE WHEN (`n` > 0L) THEN CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division "
-            "by zero (', CAST(`s` AS STRING), ' / ', CAST(`n` AS STRING), ' at sensors.py:61 in sensor_report)')) "
-            'ELSE `s` / CAST(`n` AS DOUBLE) END END'
+            "CASE WHEN `cond_2` THEN CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by "
+            "zero (', CAST(`s` AS STRING), ' / ', CAST(`n` AS STRING), ' at sensors.py:61 in sensor_report)')) ELSE "
+            '`s` / CAST(`n` AS DOUBLE) END END'
         ),
     )
-    by_sensor_5 = by_sensor_4.withColumn('mean', E('(CASE WHEN (`n` > 0L) THEN `ratio` ELSE 0.0D END)'))
-    by_sensor_6 = by_sensor_5.withColumn('squares', E('(0.0D + `squares_value`)'))
-    by_sensor_7 = by_sensor_6.withColumn(
+    by_sensor_6 = by_sensor_5.withColumn('mean', E('(CASE WHEN `cond_2` THEN `ratio` ELSE 0.0D END)'))
+    by_sensor_7 = by_sensor_6.withColumn('squares', E('(0.0D + `squares_value`)'))
+    by_sensor_8 = by_sensor_7.withColumn(
         'ratio_2',
         E(
-            "CASE WHEN (`n` > 0L) THEN CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division "
-            "by zero (', CAST(`squares` AS STRING), ' / ', CAST(`n` AS STRING), ' at sensors.py:62 in "
-            "sensor_report)')) ELSE `squares` / CAST(`n` AS DOUBLE) END END"
+            "CASE WHEN `cond_2` THEN CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by "
+            "zero (', CAST(`squares` AS STRING), ' / ', CAST(`n` AS STRING), ' at sensors.py:62 in sensor_report)')) "
+            'ELSE `squares` / CAST(`n` AS DOUBLE) END END'
         ),
     )
-    by_sensor_8 = by_sensor_7.withColumn(
+    by_sensor_9 = by_sensor_8.withColumn(
         'power',
         E(
-            'CASE WHEN (`n` > 0L) THEN CASE WHEN `mean` = 0 AND CAST(2L AS DOUBLE) < 0 AND abs(CAST(2L AS DOUBLE)) <> '
+            'CASE WHEN `cond_2` THEN CASE WHEN `mean` = 0 AND CAST(2L AS DOUBLE) < 0 AND abs(CAST(2L AS DOUBLE)) <> '
             "CAST('Infinity' AS DOUBLE) THEN raise_error(concat('ZeroDivisionError: 0.0 cannot be raised to a "
             "negative power (', CAST(`mean` AS STRING), ' ** ', CAST(2L AS STRING), ' at sensors.py:62 in "
             "sensor_report)')) WHEN `mean` < 0 AND abs(`mean`) <> CAST('Infinity' AS DOUBLE) AND CAST(2L AS DOUBLE) "
@@ -119,9 +120,9 @@ def plan(spark, readings, limit):
             'DOUBLE)) END END END'
         ),
     )
-    by_sensor_9 = by_sensor_8.withColumn('difference', E('CASE WHEN (`n` > 0L) THEN (`ratio_2` - `power`) END'))
-    by_sensor_10 = by_sensor_9.withColumn('variance', E('(CASE WHEN (`n` > 0L) THEN `difference` ELSE 0.0D END)'))
-    by_sensor_11 = by_sensor_10.withColumn(
+    by_sensor_10 = by_sensor_9.withColumn('difference', E('CASE WHEN `cond_2` THEN (`ratio_2` - `power`) END'))
+    by_sensor_11 = by_sensor_10.withColumn('variance', E('(CASE WHEN `cond_2` THEN `difference` ELSE 0.0D END)'))
+    by_sensor_12 = by_sensor_11.withColumn(
         'stddev',
         E(
             'transform(array(CASE WHEN 0.0D > `variance` THEN 0.0D ELSE `variance` END), __v1 -> CASE WHEN (__v1) < 0 '
@@ -129,7 +130,7 @@ def plan(spark, readings, limit):
             'ELSE sqrt((__v1)) END)[0]'
         ),
     )
-    by_sensor_12 = by_sensor_11.withColumn(
+    by_sensor_13 = by_sensor_12.withColumn(
         'greatest',
         E(
             "CASE WHEN (NOT (`peak_value` IS NULL)) THEN (CASE WHEN `peak_value` IS NULL THEN raise_error('TypeError: "
@@ -137,23 +138,23 @@ def plan(spark, readings, limit):
             'isnan(`peak_value`) THEN `peak_value` ELSE 0.0D END END) END'
         ),
     )
-    by_sensor_13 = by_sensor_12.withColumn(
+    by_sensor_14 = by_sensor_13.withColumn(
         'peak',
         E('(CASE WHEN (`peak_value` IS NULL) THEN 0.0D ELSE `greatest` END)'),
     )
-    by_sensor_14 = by_sensor_13.withColumn(
-        'cond_2',
+    by_sensor_15 = by_sensor_14.withColumn(
+        'cond_3',
         E(
             "CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `peak` IS NULL THEN raise_error('TypeError: comparison `>` "
             "with None (at sensors.py:64 in sensor_report)') ELSE (`peak` > (:limit) AND NOT isnan(`peak`)) END) END"
         ),
     )
-    by_sensor_15 = by_sensor_14.withColumn(
+    by_sensor_16 = by_sensor_15.withColumn(
         'tmp',
-        E("CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `cond_2` THEN 'alarm' ELSE 'ok' END) END"),
+        E("CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN `cond_3` THEN 'alarm' ELSE 'ok' END) END"),
     )
-    by_sensor_16 = by_sensor_15.withColumn('status', E("(CASE WHEN (`n` = 0L) THEN 'no data' ELSE `tmp` END)"))
-    out = by_sensor_16.select(
+    by_sensor_17 = by_sensor_16.withColumn('status', E("(CASE WHEN (`n` = 0L) THEN 'no data' ELSE `tmp` END)"))
+    out = by_sensor_17.select(
         F.col('sensor').alias('sensor_id'),
         F.col('n'),
         E(
