@@ -23,6 +23,5 @@ def plan(spark, rows):
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['key1', 'value1'])
     sums = rows_2.agg(E('sum((1L))').alias('acc_n'))  # additive acc: native sums per scope key
-    agg = sums.select(E('coalesce(`acc_n`, 0)').alias('acc_value'))
-    out = agg.select(F.col('acc_value').alias('count'))
+    out = sums.select(E('coalesce(`acc_n`, 0)').alias('count'))
     return out

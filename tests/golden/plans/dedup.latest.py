@@ -26,11 +26,10 @@ def plan(spark, versions):
     best = rows.groupBy('order_id').agg(
         E("min(named_struct('k0', ~`row_1`, 'f0', `row_2`, 'f1', `row_3`))").alias('best0'),
     )
-    agg = best.select(
+    out = best.select(
         F.col('order_id'),
-        E('CASE WHEN `best0` IS NULL THEN 0.0D ELSE `best0`.`f1` END').alias('amount'),
-        E('CASE WHEN `best0` IS NULL THEN NULL ELSE ~`best0`.`k0` END').alias('newest'),
+        E('CASE WHEN `best0` IS NULL THEN NULL ELSE ~`best0`.`k0` END').alias('updated_at'),
         E('CASE WHEN `best0` IS NULL THEN NULL ELSE `best0`.`f0` END').alias('status'),
+        E('CASE WHEN `best0` IS NULL THEN 0.0D ELSE `best0`.`f1` END').alias('amount'),
     )
-    out = agg.select(F.col('order_id'), F.col('newest').alias('updated_at'), F.col('status'), F.col('amount'))
     return out

@@ -36,6 +36,9 @@ def plan(spark, clicks):
     agg = sums.select(F.col('c_0_1'), F.col('clicks_2'), E('coalesce(`n_n`, 0)').alias('n_value'))
     by_c_0_1_clicks_2 = agg.withColumn('user', E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1`"))
     by_c_0_1_clicks_2_2 = by_c_0_1_clicks_2.withColumn('start', E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2`"))
-    by_c_0_1_clicks_2_3 = by_c_0_1_clicks_2_2.withColumn('n', E('(0L + `n_value`)'))
-    out = by_c_0_1_clicks_2_3.select(F.col('user').alias('user_id'), F.col('start'), F.col('n').alias('clicks'))
+    out = by_c_0_1_clicks_2_2.select(
+        F.col('user').alias('user_id'),
+        F.col('start'),
+        E('(0L + `n_value`)').alias('clicks'),
+    )
     return out

@@ -39,6 +39,9 @@ def plan(spark, events):
         ).alias('_fold'),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('conversions_value'), F.col('_fold.r1').alias('stage'))
-    by_uid = agg.withColumn('conversions', E('(0L + `conversions_value`)'))
-    out = by_uid.select(F.col('uid').alias('user_id'), F.col('conversions'), F.col('stage'))
+    out = agg.select(
+        F.col('uid').alias('user_id'),
+        E('(0L + `conversions_value`)').alias('conversions'),
+        F.col('stage'),
+    )
     return out

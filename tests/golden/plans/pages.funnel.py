@@ -56,23 +56,15 @@ def plan(spark, clicks):
         ),
         E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END))').alias('f_views'),
     )
-    agg = sums.select(
-        F.col('uid'),
-        E('coalesce(`f_entries`, 0)').alias('f_entry_count'),
-        E('coalesce(`f_views`, 0)').alias('f_view_count'),
-        E('coalesce(`f_exits`, 0)').alias('f_exit_count'),
-        E('coalesce(`f_other`, 0)').alias('f_other_count'),
+    out = sums.select(
+        F.col('uid').alias('user_id'),
+        E('coalesce(`f_entries`, 0)').alias('entries'),
+        E('coalesce(`f_views`, 0)').alias('views'),
+        E('coalesce(`f_exits`, 0)').alias('exits'),
+        E('coalesce(`f_other`, 0)').alias('other'),
         E(
             '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) '
             'AS DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END)'
-        ).alias('f_conversion'),
-    )
-    out = agg.select(
-        F.col('uid').alias('user_id'),
-        F.col('f_entry_count').alias('entries'),
-        F.col('f_view_count').alias('views'),
-        F.col('f_exit_count').alias('exits'),
-        F.col('f_other_count').alias('other'),
-        F.col('f_conversion').alias('conversion'),
+        ).alias('conversion'),
     )
     return out

@@ -35,6 +35,5 @@ def plan(spark, events):
         ).alias('_fold'),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('n_value'), F.col('_fold.r1').alias('prev'))
-    by_uid = agg.withColumn('n', E('(0L + `n_value`)'))
-    out = by_uid.select(F.col('uid').alias('user_id'), F.col('n').alias('sessions'))
+    out = agg.select(F.col('uid').alias('user_id'), E('(0L + `n_value`)').alias('sessions'))
     return out

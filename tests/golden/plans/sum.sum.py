@@ -23,6 +23,5 @@ def plan(spark, rows):
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['v', 'r'])
     sums = rows_2.agg(E('sum((`r`))').alias('acc_total'))  # additive acc: native sums per scope key
-    agg = sums.select(E('coalesce(`acc_total`, 0)').alias('acc_value'))
-    out = agg.select(F.col('acc_value').alias('sum'))
+    out = sums.select(E('coalesce(`acc_total`, 0)').alias('sum'))
     return out

@@ -99,14 +99,10 @@ def plan(spark, fixes):
             '> 0.0D AND NOT isnan(`longest_value`) THEN `longest_value` ELSE 0.0D END END) END'
         ),
     )
-    by_vehicle_4 = by_vehicle_3.withColumn(
-        'longest',
-        E('(CASE WHEN (`longest_value` IS NULL) THEN 0.0D ELSE `greatest` END)'),
-    )
-    out = by_vehicle_4.select(
+    out = by_vehicle_3.select(
         F.col('vehicle'),
         F.col('n').alias('fixes'),
         F.col('length').alias('length_m'),
-        F.col('longest').alias('longest_hop_m'),
+        E('(CASE WHEN (`longest_value` IS NULL) THEN 0.0D ELSE `greatest` END)').alias('longest_hop_m'),
     )
     return out

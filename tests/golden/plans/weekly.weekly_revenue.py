@@ -45,10 +45,9 @@ def plan(spark, sales):
         E('coalesce(`rev_count`, 0)').alias('rev_transactions'),
     )
     by_store1_sales_4 = agg.withColumn('store', E("named_struct('_1', `store1`, '_2', `sales_4`).`_1`"))
-    by_store1_sales_4_2 = by_store1_sales_4.withColumn('week', E("named_struct('_1', `store1`, '_2', `sales_4`).`_2`"))
-    out = by_store1_sales_4_2.select(
+    out = by_store1_sales_4.select(
         F.col('store'),
-        F.col('week'),
+        E("named_struct('_1', `store1`, '_2', `sales_4`).`_2`").alias('week'),
         F.col('rev_value').alias('revenue'),
         F.col('rev_transactions').alias('transactions'),
     )

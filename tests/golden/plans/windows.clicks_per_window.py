@@ -38,6 +38,9 @@ def plan(spark, clicks):
         'window',
         E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2`"),
     )
-    by_c_0_1_clicks_2_3 = by_c_0_1_clicks_2_2.withColumn('n', E('(0L + `n_value`)'))
-    out = by_c_0_1_clicks_2_3.select(F.col('user').alias('user_id'), F.col('window'), F.col('n').alias('clicks'))
+    out = by_c_0_1_clicks_2_2.select(
+        F.col('user').alias('user_id'),
+        F.col('window'),
+        E('(0L + `n_value`)').alias('clicks'),
+    )
     return out

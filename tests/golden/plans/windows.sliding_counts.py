@@ -37,6 +37,5 @@ def plan(spark, clicks):
     )
     sums = rows_2.groupBy('window').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
     agg = sums.select(F.col('window'), E('coalesce(`n_n`, 0)').alias('n_value'))
-    by_window = agg.withColumn('n', E('(0L + `n_value`)'))
-    out = by_window.select(F.col('window'), F.col('n').alias('clicks'))
+    out = agg.select(F.col('window'), E('(0L + `n_value`)').alias('clicks'))
     return out
