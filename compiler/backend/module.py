@@ -14,7 +14,7 @@ import textwrap
 from ..analysis import SiteKind
 from ..ir.nodes import CARRY, ParamKind
 from .layout import fit_lines
-from .projections import merge_projections
+from .projections import aggregate_texts, merge_projections, select_texts
 from .shells import render
 
 __all__ = ["ModuleMixin", "doc_text"]
@@ -60,6 +60,8 @@ class ModuleMixin:
     def render_module(self) -> str:
         params = list(self.fn.params)
         steps = merge_projections(self.lines)
+        if not any(p.kind == ParamKind.SCALAR for p in params):
+            steps = aggregate_texts(select_texts(steps))  # `E` is F.expr: see the template
         refs = list(self.module_refs())
         ctx = {
             "name": json.dumps(self.fn.name),

@@ -57,3 +57,22 @@ def test_left_alone():
     assert merged("out = b.select(F.col('k'))", "c = out.select(F.col('k'))")[0].startswith(
         "    out ="
     )
+
+
+def test_select_of_sql_texts():
+    from looplift.compiler.backend.projections import aggregate_texts, select_texts
+
+    out = select_texts(
+        ["    out = best.select(F.col('k'), E('<a>').alias('a'), F.col('x').alias('y'), E('<b>'))"]
+    )
+    assert out == ["    out = best.selectExpr('`k`', '<a> AS `a`', '`x` AS `y`', '<b>')"]
+    # a column that is neither: the select stays
+    kept = [
+        "    out = a.select(F.inline(E('<rows>')))",
+        "    out = a.select(F.col('s._1').alias('p'))",
+    ]
+    assert select_texts(kept) == kept
+    out = aggregate_texts(
+        ["    best = rows.groupBy('k').agg(E('min(`v`)').alias('m'), F.sum('w').alias('s'))"]
+    )
+    assert out == ["    best = rows.groupBy('k').agg(E('min(`v`) AS `m`'), F.sum('w').alias('s'))"]

@@ -49,22 +49,20 @@ def plan(spark, clicks):
     rows_11 = rows_10.withColumn('cond_6', E('CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) THEN (`cls` = 2L) END'))
     # additive f: native sums per scope key
     sums = rows_11.groupBy('uid').agg(
-        E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END))').alias('f_entries'),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND `cond_5` THEN 1L ELSE 0 END))').alias('f_exits'),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND (NOT `cond_6`) THEN 1L ELSE 0 END))').alias(
-            'f_other'
-        ),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END))').alias('f_views'),
+        E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END)) AS `f_entries`'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND `cond_5` THEN 1L ELSE 0 END)) AS `f_exits`'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND (NOT `cond_6`) THEN 1L ELSE 0 END)) AS `f_other`'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END)) AS `f_views`'),
     )
-    out = sums.select(
-        F.col('uid').alias('user_id'),
-        E('coalesce(`f_entries`, 0)').alias('entries'),
-        E('coalesce(`f_views`, 0)').alias('views'),
-        E('coalesce(`f_exits`, 0)').alias('exits'),
-        E('coalesce(`f_other`, 0)').alias('other'),
-        E(
-            '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) '
-            'AS DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END)'
-        ).alias('conversion'),
+    out = sums.selectExpr(
+        '`uid` AS `user_id`',
+        'coalesce(`f_entries`, 0) AS `entries`',
+        'coalesce(`f_views`, 0) AS `views`',
+        'coalesce(`f_exits`, 0) AS `exits`',
+        'coalesce(`f_other`, 0) AS `other`',
+        (
+            '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) AS '
+            'DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END) AS `conversion`'
+        ),
     )
     return out
