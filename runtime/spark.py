@@ -151,14 +151,16 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
             )
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
             value = f"CASE WHEN {ref} IS NULL THEN raise_error({msg}) ELSE {value} END"
-        cols.append(F.expr(value).alias(names[i] if names is not None else f"f{i}"))
+        cols.append(f"{value} AS {quote_ident(names[i] if names is not None else f'f{i}')}")
     if checks:
         # the projection's checks hold for the fields the plan reads (Spark may drop a
         # null row early there, by a filter `isnotnull(f)` it infers from the plan, but it
         # pushes that filter through the projection's check); the filter's checks hold for
         # the fields it does not read, whose projection Spark prunes
         df = df.where(F.expr(f"CASE {' '.join(checks)} ELSE TRUE END"))
-    return df.select(*cols, *[F.col(quote_ident(k)) for k in keep])
+    # SQL text in one selectExpr: building the step costs a few calls of the JVM, where a
+    # Column per field (F.expr, alias) costs about ten each (PySpark's call-site capture)
+    return df.selectExpr(*cols, *[quote_ident(k) for k in keep])
 
 
 def not_null(col: Any, label: str, what: str, t: str) -> Any:

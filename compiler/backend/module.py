@@ -14,6 +14,7 @@ import textwrap
 from ..analysis import SiteKind
 from ..ir.nodes import CARRY, ParamKind
 from .layout import fit_lines
+from .projections import aggregate_texts, merge_projections, select_texts
 from .shells import render
 
 __all__ = ["ModuleMixin", "doc_text"]
@@ -58,6 +59,9 @@ class ModuleMixin:
 
     def render_module(self) -> str:
         params = list(self.fn.params)
+        steps = merge_projections(self.lines)
+        if not any(p.kind == ParamKind.SCALAR for p in params):
+            steps = aggregate_texts(select_texts(steps))  # `E` is F.expr: see the template
         refs = list(self.module_refs())
         ctx = {
             "name": json.dumps(self.fn.name),
@@ -80,8 +84,8 @@ class ModuleMixin:
                  for c in sorted(self.pycalls.values(), key=lambda c: c.name)]  # fmt: skip
             ),
             "refs": json.dumps(refs),
-            "steps": self.lines,
-            "digest": hashlib.sha1("\n".join(self.lines).encode()).hexdigest()[:12],
+            "steps": steps,
+            "digest": hashlib.sha1("\n".join(steps).encode()).hexdigest()[:12],
         }
         return fit_lines(render("plan.py.j2", **ctx)) + "\n"
 

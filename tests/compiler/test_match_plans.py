@@ -31,7 +31,7 @@ def test_parse_log_is_a_filter_then_one_select() -> None:
     body = _body(_plan(algo))
     assert "withColumn" not in body and "array(" not in body
     assert body.count("regexp_like(") == 1
-    where, select = body.index(".where("), body.index(".select(")
+    where, select = body.index(".where("), body.index(".select")  # select or selectExpr
     assert where < select
     reads = re.findall(r"\)\)', (\d)\)", body)  # the group number after each pattern
     assert sorted(reads) == ["1", "2", "3", "4", "5"], reads  # group 0 is not read

@@ -169,6 +169,11 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check-rows", type=int, default=3_000, help="rows of the check table")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
         p.add_argument("--workload", choices=(*WORKLOADS, "both"), default="both")
+        p.add_argument(
+            "--cpu",
+            action="store_true",
+            help="also compare the JVM's CPU seconds (steadier on a loaded machine)",
+        )
 
     args = common.parse_args(
         __doc__.splitlines()[0],
@@ -206,6 +211,10 @@ def main(argv: list[str] | None = None) -> int:
             f"{args.repeats} interleaved runs",
         )
         print_targets(results, compiled)
+        if args.cpu:
+            from tests.perf.ranked import cpu_table
+
+            cpu_table(variants, df, args.repeats, wrong)
         if args.show_plans:
             common.print_plans(variants, [compiled], df)
     return 1 if bad else 0

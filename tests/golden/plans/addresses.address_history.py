@@ -27,41 +27,35 @@ def plan(spark, snapshots):
         ['int', 'int', 'Optional[str]', 'int'],
         names=['cid', 'day', 'new_city', 'new_tier'],
     )
-    ordered_input = rows.select(
-        F.col('cid'),
-        F.col('day').alias('_f1'),
-        F.col('new_city').alias('_f2'),
-        F.col('new_tier').alias('_f3'),
-    )
+    ordered_input = rows.selectExpr('`cid`', '`day` AS `_f1`', '`new_city` AS `_f2`', '`new_tier` AS `_f3`')
     grouped = ordered_input.groupBy('cid').agg(
-        E('sort_array(collect_list(struct(_f1, _f2, _f3)))').alias('_all'),
+        E('sort_array(collect_list(struct(_f1, _f2, _f3))) AS `_all`'),
     ).withColumn('_chunk', E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'))
     # readers and rows yielded in the ordered loop at line 30: native fold per scope key
-    folded = grouped.select(
-        F.col('cid'),
-        E(
-            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, '
-            "_chunk)), named_struct('c0', CAST(NULL AS string), 'c1', CAST(0L AS bigint), 'c2', CAST(0L AS "
-            "bigint), 'c3', CAST(0L AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, o1: "
-            'bigint, o2: string, o3: bigint, o4: bigint, o5: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
-            "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
-            'array<struct<o0: bigint, o1: bigint, o2: string, o3: bigint, o4: bigint, o5: bigint>>)), (_fa, '
-            "_fr) -> named_struct('c0', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT "
-            "FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN _fr._f2 ELSE _fa.c0 END) AS string), 'c1', "
+    folded = grouped.selectExpr(
+        '`cid`',
+        (
+            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, _chunk)), '
+            "named_struct('c0', CAST(NULL AS string), 'c1', CAST(0L AS bigint), 'c2', CAST(0L AS bigint), 'c3', "
+            "CAST(0L AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, o1: bigint, o2: string, "
+            "o3: bigint, o4: bigint, o5: bigint>>>)), (_fc, _fk) -> aggregate(_fk, named_struct('c0', _fc.c0, "
+            "'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS array<struct<o0: bigint, o1: "
+            "bigint, o2: string, o3: bigint, o4: bigint, o5: bigint>>)), (_fa, _fr) -> named_struct('c0', "
             'CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> '
-            "_fa.c2)) THEN _fr._f1 ELSE _fa.c1 END) AS bigint), 'c2', CAST((CASE WHEN (((_fa.c3 = 0L) OR "
-            '(NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN _fr._f3 ELSE _fa.c2 '
-            "END) AS bigint), 'c3', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM "
-            "_fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN (_fa.c3 + 1L) ELSE _fa.c3 END) AS bigint), '_out', (CASE "
-            'WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) '
-            "THEN (CASE WHEN (_fa.c3 > 0L) THEN concat(_fa._out, array(named_struct('o0', CAST(`cid` AS "
-            "bigint), 'o1', CAST(_fa.c3 AS bigint), 'o2', CAST(_fa.c0 AS string), 'o3', CAST(_fa.c2 AS "
-            "bigint), 'o4', CAST(_fa.c1 AS bigint), 'o5', CAST(_fr._f1 AS bigint)))) ELSE _fa._out END) ELSE "
-            "_fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, 'c3', _fa.c3, "
-            "'_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs), "
-            "'r0', CAST(_fc.c0 AS string), 'r1', CAST(_fc.c1 AS bigint), 'r2', CAST(_fc.c2 AS bigint), 'r3', "
-            'CAST(_fc.c3 AS bigint)))'
-        ).alias('_fold'),
+            "_fa.c2)) THEN _fr._f2 ELSE _fa.c0 END) AS string), 'c1', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT "
+            '(_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN _fr._f1 ELSE _fa.c1 END) AS '
+            "bigint), 'c2', CAST((CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR "
+            "(_fr._f3 <> _fa.c2)) THEN _fr._f3 ELSE _fa.c2 END) AS bigint), 'c3', CAST((CASE WHEN (((_fa.c3 = 0L) "
+            'OR (NOT (_fr._f2 IS NOT DISTINCT FROM _fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN (_fa.c3 + 1L) ELSE '
+            "_fa.c3 END) AS bigint), '_out', (CASE WHEN (((_fa.c3 = 0L) OR (NOT (_fr._f2 IS NOT DISTINCT FROM "
+            '_fa.c0))) OR (_fr._f3 <> _fa.c2)) THEN (CASE WHEN (_fa.c3 > 0L) THEN concat(_fa._out, '
+            "array(named_struct('o0', CAST(`cid` AS bigint), 'o1', CAST(_fa.c3 AS bigint), 'o2', CAST(_fa.c0 AS "
+            "string), 'o3', CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c1 AS bigint), 'o5', CAST(_fr._f1 AS bigint)))) "
+            "ELSE _fa._out END) ELSE _fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, "
+            "'c3', _fa.c3, '_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', "
+            "flatten(_fc._outs), 'r0', CAST(_fc.c0 AS string), 'r1', CAST(_fc.c1 AS bigint), 'r2', CAST(_fc.c2 AS "
+            "bigint), 'r3', CAST(_fc.c3 AS bigint))) AS `_fold`"
+        ),
     )
     agg = folded.select(
         F.col('cid'),
@@ -74,20 +68,20 @@ def plan(spark, snapshots):
     out = agg.select(
         F.inline(
             E(
-                "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), 'o1', "
-                "CAST(_y.o1 AS bigint), 'o2', CAST(_y.o2 AS string), 'o3', CAST(_y.o3 AS bigint), 'o4', "
-                "CAST(_y.o4 AS bigint), 'o5', CAST(_y.o5 AS bigint))), CASE WHEN (`version` > 0L) THEN "
-                "array(named_struct('o0', CAST(`cid` AS bigint), 'o1', CAST(`version` AS bigint), 'o2', "
-                "CAST(`city` AS string), 'o3', CAST(`tier` AS bigint), 'o4', CAST(`since` AS bigint), "
-                "'o5', CAST(NULL AS bigint))) ELSE array() END)"
+                "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), "
+                "'o1', CAST(_y.o1 AS bigint), 'o2', CAST(_y.o2 AS string), 'o3', CAST(_y.o3 AS "
+                "bigint), 'o4', CAST(_y.o4 AS bigint), 'o5', CAST(_y.o5 AS bigint))), CASE WHEN "
+                "(`version` > 0L) THEN array(named_struct('o0', CAST(`cid` AS bigint), 'o1', "
+                "CAST(`version` AS bigint), 'o2', CAST(`city` AS string), 'o3', CAST(`tier` AS "
+                "bigint), 'o4', CAST(`since` AS bigint), 'o5', CAST(NULL AS bigint))) ELSE array() END)"
             ),
         ),
-    ).select(
-        F.col('o0').alias('customer'),
-        F.col('o1').alias('version'),
-        F.col('o2').alias('city'),
-        F.col('o3').alias('tier'),
-        F.col('o4').alias('valid_from'),
-        F.col('o5').alias('valid_to'),
+    ).selectExpr(
+        '`o0` AS `customer`',
+        '`o1` AS `version`',
+        '`o2` AS `city`',
+        '`o3` AS `tier`',
+        '`o4` AS `valid_from`',
+        '`o5` AS `valid_to`',
     )
     return out

@@ -109,12 +109,12 @@ def plan(spark, usage):
         ),
     )
     rows_18 = rows_17.withColumn('product', E('CASE WHEN (NOT `cond_2`) THEN (`amount_2` * `table_item_2`) END'))
-    out = rows_18.select(
-        F.col('customer'),
-        F.col('start').alias('period_start'),
-        F.col('end').alias('period_end'),
-        F.col('hours_left'),
-        E('(CASE WHEN `cond` THEN `raise_` ELSE `table_item` END)').alias('fee'),
-        E('(CASE WHEN `cond_2` THEN `raise__2` ELSE `product` END)').alias('eur'),
+    out = rows_18.selectExpr(
+        '`customer`',
+        '`start` AS `period_start`',
+        '`end` AS `period_end`',
+        '`hours_left`',
+        '(CASE WHEN `cond` THEN `raise_` ELSE `table_item` END) AS `fee`',
+        '(CASE WHEN `cond_2` THEN `raise__2` ELSE `product` END) AS `eur`',
     )
     return out

@@ -27,31 +27,31 @@ def plan(spark, clicks):
     events = rows_2.select(
         E('CASE WHEN (`category` = 0L) THEN 0 WHEN `cond` THEN 1 ELSE 2 END').alias('_code0'),
         E('`ts`').alias('_arg1'),
-    ).select(
-        E(
+    ).selectExpr(
+        (
             'CASE WHEN (`_arg1`) BETWEEN -2305843009213693952 AND 2305843009213693951 THEN (`_arg1`) * 4 + '
-            '(`_code0`) END'
-        ).alias('_event2'),
-        E(
+            '(`_code0`) END AS `_event2`'
+        ),
+        (
             'CASE WHEN (`_code0`) IS NOT NULL AND NOT ((`_arg1`) BETWEEN -2305843009213693952 AND '
-            "2305843009213693951) THEN named_struct('t', (`_arg1`), 'c', CAST((`_code0`) AS BIGINT)) END"
-        ).alias('_event3'),
+            "2305843009213693951) THEN named_struct('t', (`_arg1`), 'c', CAST((`_code0`) AS BIGINT)) END AS "
+            '`_event3`'
+        ),
     )
     # seq: native readers over the sorted collected events
     agg = events.agg(
         E(
-            'CAST(IF(size(collect_list(`_event3`)) = 0, transform(array(transform(array(filter(transform(sort'
-            '_array(collect_list(`_event2`)), (e, i) -> IF((e & 3) < 2, i * 2L + (e & 3), -1L)), b -> b >= '
-            '0)), bs -> filter(transform(bs, (b, j) -> IF((b & 1) = 0 AND (get(bs, j + 1) & 1) = 1, '
-            'shiftright(get(bs, j + 1), 1) - shiftright(b, 1) - 1, NULL)), s -> s IS NOT NULL))[0]), s -> '
-            'aggregate(s, 0L, (a, x) -> a + x) / NULLIF(size(s), 0))[0], '
-            "aggregate(array_sort(concat(transform(collect_list(`_event2`), e -> named_struct('t', "
-            "shiftright(e, 2), 'c', e & 3)), collect_list(`_event3`))), named_struct('o', false, 'n', 0L, "
-            "'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN e.c = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n "
-            "+ 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN e.c = 0 THEN named_struct('o', true, 'n', 0L, 'tot', "
-            "a.tot, 'cl', a.cl) WHEN a.o THEN named_struct('o', false, 'n', 0L, 'tot', a.tot + a.n, 'cl', "
-            'a.cl + 1) ELSE a END, a -> IF(a.cl = 0, NULL, a.tot / a.cl))) AS double)'
-        ).alias('seq_average_closed_size'),
+            'CAST(IF(size(collect_list(`_event3`)) = 0, transform(array(transform(array(filter(transform(sort_array(co'
+            'llect_list(`_event2`)), (e, i) -> IF((e & 3) < 2, i * 2L + (e & 3), -1L)), b -> b >= 0)), bs -> '
+            'filter(transform(bs, (b, j) -> IF((b & 1) = 0 AND (get(bs, j + 1) & 1) = 1, shiftright(get(bs, j + 1), '
+            '1) - shiftright(b, 1) - 1, NULL)), s -> s IS NOT NULL))[0]), s -> aggregate(s, 0L, (a, x) -> a + x) / '
+            'NULLIF(size(s), 0))[0], aggregate(array_sort(concat(transform(collect_list(`_event2`), e -> '
+            "named_struct('t', shiftright(e, 2), 'c', e & 3)), collect_list(`_event3`))), named_struct('o', false, "
+            "'n', 0L, 'tot', 0L, 'cl', 0L), (a, e) -> CASE WHEN e.c = 2 THEN IF(a.o, named_struct('o', a.o, 'n', a.n "
+            "+ 1L, 'tot', a.tot, 'cl', a.cl), a) WHEN e.c = 0 THEN named_struct('o', true, 'n', 0L, 'tot', a.tot, "
+            "'cl', a.cl) WHEN a.o THEN named_struct('o', false, 'n', 0L, 'tot', a.tot + a.n, 'cl', a.cl + 1) ELSE a "
+            'END, a -> IF(a.cl = 0, NULL, a.tot / a.cl))) AS double) AS `seq_average_closed_size`'
+        ),
     )
-    out = agg.select(F.col('seq_average_closed_size').alias('avg_path'))
+    out = agg.selectExpr('`seq_average_closed_size` AS `avg_path`')
     return out

@@ -24,11 +24,11 @@ def plan(spark, events):
     rows = ll.entry(events, 'events', ['int', 'int', 'int'], names=['user1', 'cohort', 'month'])
     rows_2 = rows.withColumn('age', E('(`month` - `cohort`)'))
     # counts: the elements added per row
-    elements = rows_2.select(
-        F.col('cohort'),
-        E('CASE WHEN (`age` >= 0L) THEN `age` END').alias('_k'),
-        E('CASE WHEN (`age` >= 0L) THEN 1L END').alias('_v'),
-        E('coalesce((`age` >= 0L), false)').alias('_in'),
+    elements = rows_2.selectExpr(
+        '`cohort`',
+        'CASE WHEN (`age` >= 0L) THEN `age` END AS `_k`',
+        'CASE WHEN (`age` >= 0L) THEN 1L END AS `_v`',
+        'coalesce((`age` >= 0L), false) AS `_in`',
     )
     # one sum per scope key and dict key
     sums = elements.groupBy('cohort', '_k').agg(F.sum('_v').alias('_v'), F.max('_in').alias('_in'))
@@ -38,11 +38,9 @@ def plan(spark, events):
             F.collect_list(F.when(F.col('_in'), F.struct(F.col('_k').alias('_1'), F.col('_v').alias('_2')))),
         ).alias('counts_value'),
     )
-    agg = collected.select(F.col('cohort'), F.col('counts_value').alias('counts_value_2'))
-    out = agg.select(
-        E(
-            "inline(flatten(transform(array_sort(`counts_value_2`), _ce1 -> array((named_struct('_1', "
-            "`cohort`, '_2', (_ce1.`_1`), '_3', (_ce1.`_2`)))))))"
-        ),
+    agg = collected.selectExpr('`cohort`', '`counts_value` AS `counts_value_2`')
+    out = agg.selectExpr(
+        "inline(flatten(transform(array_sort(`counts_value_2`), _ce1 -> array((named_struct('_1', `cohort`, "
+        "'_2', (_ce1.`_1`), '_3', (_ce1.`_2`)))))))"
     ).toDF('cohort', 'months_since_signup', 'events')
     return out

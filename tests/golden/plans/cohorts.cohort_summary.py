@@ -22,8 +22,7 @@ def plan(spark, events):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(events, 'events', ['int', 'int', 'int'], names=['user', 'cohort', 'month'])
-    # per_month: the elements added per row
-    elements = rows.select(F.col('cohort'), F.col('month').alias('_k'), E('1L').alias('_v'))
+    elements = rows.selectExpr('`cohort`', '`month` AS `_k`', '1L AS `_v`')  # per_month: the elements added per row
     sums = elements.groupBy('cohort', '_k').agg(F.sum('_v').alias('_v'))  # one sum per scope key and dict key
     # per_month: a sorted array per scope key, native
     collected = sums.groupBy('cohort').agg(
@@ -31,28 +30,28 @@ def plan(spark, events):
             'per_month_value'
         ),
     )
-    agg = collected.select(
-        F.col('cohort'),
-        F.col('per_month_value').alias('per_month_value_2'),
-        F.col('per_month_value').alias('per_month_value_3'),
+    agg = collected.selectExpr(
+        '`cohort`',
+        '`per_month_value` AS `per_month_value_2`',
+        '`per_month_value` AS `per_month_value_3`',
     )
-    elements_2 = rows.select(F.col('cohort'), F.col('user').alias('_k'))  # users: the elements added per row
+    elements_2 = rows.selectExpr('`cohort`', '`user` AS `_k`')  # users: the elements added per row
     # users: a sorted array per scope key, native
     collected_2 = elements_2.groupBy('cohort').agg(
         F.transform(F.array_sort(F.collect_set(F.struct('_k'))), lambda e: e['_k']).alias('users_value'),
     )
-    agg_2 = collected_2.select(F.col('cohort'), F.col('users_value').alias('users_value_2'))
+    agg_2 = collected_2.selectExpr('`cohort`', '`users_value` AS `users_value_2`')
     by_cohort = ll.join_on_keys(agg, agg_2, ['cohort'])
-    out = by_cohort.select(
-        F.col('cohort'),
-        E('CAST(size(`users_value_2`) AS BIGINT)').alias('users'),
-        E('CAST(size(transform(`per_month_value_2`, _ce1 -> _ce1._1)) AS BIGINT)').alias('active_months'),
-        E(
-            'transform(array(transform(`per_month_value_3`, _ce1 -> _ce1._2)), __v1 -> (CASE WHEN size(__v1) '
-            "= 0 THEN raise_error('ValueError: max() arg is an empty sequence (at cohorts.py:44 in "
-            "cohort_summary)') WHEN size(__v1) > 1 AND exists(__v1, _ce1 -> _ce1 IS NULL) THEN "
-            "raise_error('TypeError: \\'<\\' not supported between instances of \\'NoneType\\' and another "
-            "(at cohorts.py:44 in cohort_summary)') ELSE array_max(__v1) END))[0]"
-        ).alias('busiest_month_events'),
+    out = by_cohort.selectExpr(
+        '`cohort`',
+        'CAST(size(`users_value_2`) AS BIGINT) AS `users`',
+        'CAST(size(transform(`per_month_value_2`, _ce1 -> _ce1._1)) AS BIGINT) AS `active_months`',
+        (
+            'transform(array(transform(`per_month_value_3`, _ce1 -> _ce1._2)), __v1 -> (CASE WHEN size(__v1) = 0 '
+            "THEN raise_error('ValueError: max() arg is an empty sequence (at cohorts.py:44 in cohort_summary)') "
+            "WHEN size(__v1) > 1 AND exists(__v1, _ce1 -> _ce1 IS NULL) THEN raise_error('TypeError: \\'<\\' not "
+            "supported between instances of \\'NoneType\\' and another (at cohorts.py:44 in cohort_summary)') ELSE "
+            'array_max(__v1) END))[0] AS `busiest_month_events`'
+        ),
     )
     return out

@@ -22,7 +22,6 @@ def plan(spark, rows):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['key1', 'value1'])
-    sums = rows_2.agg(E('sum((1L))').alias('acc_n'))  # additive acc: native sums per scope key
-    agg = sums.select(E('coalesce(`acc_n`, 0)').alias('acc_value'))
-    out = agg.select(F.col('acc_value').alias('count'))
+    sums = rows_2.agg(E('sum((1L)) AS `acc_n`'))  # additive acc: native sums per scope key
+    out = sums.selectExpr('coalesce(`acc_n`, 0) AS `count`')
     return out

@@ -23,14 +23,11 @@ def plan(spark, versions):
     E = F.expr
     rows = ll.entry(versions, 'versions', ['int', 'int', 'str', 'float'], names=['order_id', 'row_1', 'row_2', 'row_3'])
     # arg-best amount, newest, status: the best row per scope key, min() of a struct
-    best = rows.groupBy('order_id').agg(
-        E("min(named_struct('k0', ~`row_1`, 'f0', `row_2`, 'f1', `row_3`))").alias('best0'),
+    best = rows.groupBy('order_id').agg(E("min(named_struct('k0', ~`row_1`, 'f0', `row_2`, 'f1', `row_3`)) AS `best0`"))
+    out = best.selectExpr(
+        '`order_id`',
+        'CASE WHEN `best0` IS NULL THEN NULL ELSE ~`best0`.`k0` END AS `updated_at`',
+        'CASE WHEN `best0` IS NULL THEN NULL ELSE `best0`.`f0` END AS `status`',
+        'CASE WHEN `best0` IS NULL THEN 0.0D ELSE `best0`.`f1` END AS `amount`',
     )
-    agg = best.select(
-        F.col('order_id'),
-        E('CASE WHEN `best0` IS NULL THEN 0.0D ELSE `best0`.`f1` END').alias('amount'),
-        E('CASE WHEN `best0` IS NULL THEN NULL ELSE ~`best0`.`k0` END').alias('newest'),
-        E('CASE WHEN `best0` IS NULL THEN NULL ELSE `best0`.`f0` END').alias('status'),
-    )
-    out = agg.select(F.col('order_id'), F.col('newest').alias('updated_at'), F.col('status'), F.col('amount'))
     return out

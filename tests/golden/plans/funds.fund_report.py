@@ -34,31 +34,29 @@ def plan(spark, returns):
     # additive geometric_mean.logs, geometric_mean.n, months: native sums per scope key
     sums = rows.groupBy('fund').agg(
         E(
-            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('ValueError: math domain error (math.log(...) "
-            "at funds.py:25 in geometric_mean)') ELSE ln((1.0D + `r`)) END))"
-        ).alias('logs_total'),
-        E('sum((1L))').alias('months_n'),
-        E('sum((1L))').alias('n_n'),
+            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('ValueError: math domain error (math.log(...) at "
+            "funds.py:25 in geometric_mean)') ELSE ln((1.0D + `r`)) END)) AS `logs_total`"
+        ),
+        E('sum((1L)) AS `months_n`'),
+        E('sum((1L)) AS `n_n`'),
     )
-    agg = sums.select(
-        F.col('fund'),
-        E('coalesce(`logs_total`, 0)').alias('logs_value'),
-        E('coalesce(`n_n`, 0)').alias('n_value'),
-        E('coalesce(`months_n`, 0)').alias('months_value'),
+    agg = sums.selectExpr(
+        '`fund`',
+        'coalesce(`logs_total`, 0) AS `logs_value`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        'coalesce(`months_n`, 0) AS `months_value`',
     )
     # map part native: action code and argument, then each event as one value
     events = rows.select(
         F.col('fund'),
         E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
         E('`r`').alias('_arg1'),
-    ).select(
-        F.col('fund'),
-        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg1`) = 0 THEN 0.0D ELSE (`_arg1`) END) END').alias(
-            '_event2'
-        ),
+    ).selectExpr(
+        '`fund`',
+        'CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg1`) = 0 THEN 0.0D ELSE (`_arg1`) END) END AS `_event2`',
     )
     # worst: native readers over the sorted collected events
-    agg_2 = events.groupBy('fund').agg(E('CAST(min(`_event2`) AS double)').alias('worst_value'))
+    agg_2 = events.groupBy('fund').agg(E('CAST(min(`_event2`) AS double) AS `worst_value`'))
     by_fund = ll.join_on_keys(agg, agg_2, ['fund'])
     by_fund_2 = by_fund.withColumn('months', E('(0L + `months_value`)'))
     by_fund_3 = by_fund_2.withColumn('n', E('(0L + `n_value`)'))
@@ -114,20 +112,20 @@ def plan(spark, returns):
         ),
     )
     by_fund_12 = by_fund_11.withColumn('worst', E('(CASE WHEN (`worst_value` IS NULL) THEN 0.0D ELSE `least` END)'))
-    out = by_fund_12.select(
-        F.col('fund'),
-        F.col('months'),
-        F.col('monthly'),
-        F.col('yearly'),
-        E(
-            "transform(array((CASE WHEN `worst` IS NULL THEN raise_error('TypeError: `*` with None (at "
-            "funds.py:42 in fund_report)') ELSE (`worst` * 100L) END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
+    out = by_fund_12.selectExpr(
+        '`fund`',
+        '`months`',
+        '`monthly`',
+        '`yearly`',
+        (
+            "transform(array((CASE WHEN `worst` IS NULL THEN raise_error('TypeError: `*` with None (at funds.py:42 "
+            "in fund_report)') ELSE (`worst` * 100L) END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
             "raise_error('TypeError: math.floor() with None (at funds.py:42 in fund_report)') ELSE CASE WHEN "
-            "isnan((__v1)) THEN raise_error('ValueError: cannot convert float NaN to integer "
-            "(math.floor(...) at funds.py:42 in fund_report)') WHEN NOT ((__v1) >= -9.223372036854776e+18D "
-            "AND (__v1) < 9.223372036854776e+18D) THEN raise_error('OverflowError: cannot convert float "
-            "infinity to integer, or to 64 bits (math.floor(...) at funds.py:42 in fund_report)') ELSE "
-            'floor((__v1)) END END))[0]'
-        ).alias('worst_pct'),
+            "isnan((__v1)) THEN raise_error('ValueError: cannot convert float NaN to integer (math.floor(...) at "
+            "funds.py:42 in fund_report)') WHEN NOT ((__v1) >= -9.223372036854776e+18D AND (__v1) < "
+            "9.223372036854776e+18D) THEN raise_error('OverflowError: cannot convert float infinity to integer, or "
+            "to 64 bits (math.floor(...) at funds.py:42 in fund_report)') ELSE floor((__v1)) END END))[0] AS "
+            '`worst_pct`'
+        ),
     )
     return out

@@ -25,12 +25,12 @@ def plan(spark, returns):
     # additive logs, n: native sums per scope key
     sums = rows.agg(
         E(
-            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('ValueError: math domain error (math.log(...) "
-            "at funds.py:25 in geometric_mean)') ELSE ln((1.0D + `r`)) END))"
-        ).alias('logs_total'),
-        E('sum((1L))').alias('n_n'),
+            "sum((CASE WHEN (1.0D + `r`) <= 0 THEN raise_error('ValueError: math domain error (math.log(...) at "
+            "funds.py:25 in geometric_mean)') ELSE ln((1.0D + `r`)) END)) AS `logs_total`"
+        ),
+        E('sum((1L)) AS `n_n`'),
     )
-    agg = sums.select(E('coalesce(`logs_total`, 0)').alias('logs_value'), E('coalesce(`n_n`, 0)').alias('n_value'))
+    agg = sums.selectExpr('coalesce(`logs_total`, 0) AS `logs_value`', 'coalesce(`n_n`, 0) AS `n_value`')
     single = agg.withColumn('n', E('(0L + `n_value`)'))
     single_2 = single.withColumn('logs', E('(0.0D + `logs_value`)'))
     single_3 = single_2.withColumn('ratio', E('CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END'))
@@ -54,5 +54,5 @@ def plan(spark, returns):
             '5L).v END) END'
         ),
     )
-    out = single_6.select(E('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END)').alias('geometric_mean'))
+    out = single_6.selectExpr('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END) AS `geometric_mean`')
     return out

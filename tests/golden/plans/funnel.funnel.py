@@ -22,23 +22,21 @@ def plan(spark, events):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(events, 'events', ['int', 'int', 'str'], names=['uid', 'ts1', 'kind'])
-    ordered_input = rows.select(F.col('uid'), F.col('ts1').alias('_f1'), F.col('kind').alias('_f2'))
-    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'))
+    ordered_input = rows.selectExpr('`uid`', '`ts1` AS `_f1`', '`kind` AS `_f2`')
+    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2))) AS `_all`'))
     # ordered loop at line 27: native fold per scope key
-    folded = grouped.select(
-        F.col('uid'),
-        E(
+    folded = grouped.selectExpr(
+        '`uid`',
+        (
             "aggregate(_all, named_struct('c0', CAST(0L AS bigint), 'c1', CAST(0L AS bigint)), (_fa, _fr) -> "
-            "named_struct('c0', CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = 'view')) THEN _fa.c0 ELSE "
-            "(CASE WHEN ((_fa.c1 = 1L) AND (_fr._f2 = 'cart')) THEN _fa.c0 ELSE (CASE WHEN ((_fa.c1 = 2L) "
-            "AND (_fr._f2 = 'purchase')) THEN (_fa.c0 + 1L) ELSE _fa.c0 END) END) END) AS bigint), 'c1', "
-            "CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = 'view')) THEN 1L ELSE (CASE WHEN ((_fa.c1 = 1L) "
-            "AND (_fr._f2 = 'cart')) THEN 2L ELSE (CASE WHEN ((_fa.c1 = 2L) AND (_fr._f2 = 'purchase')) THEN "
-            "0L ELSE _fa.c1 END) END) END) AS bigint)), _fa -> named_struct('r0', CAST(_fa.c0 AS bigint), "
-            "'r1', CAST(_fa.c1 AS bigint)))"
-        ).alias('_fold'),
+            "named_struct('c0', CAST((CASE WHEN ((_fa.c1 = 0L) AND (_fr._f2 = 'view')) THEN _fa.c0 ELSE (CASE WHEN "
+            "((_fa.c1 = 1L) AND (_fr._f2 = 'cart')) THEN _fa.c0 ELSE (CASE WHEN ((_fa.c1 = 2L) AND (_fr._f2 = "
+            "'purchase')) THEN (_fa.c0 + 1L) ELSE _fa.c0 END) END) END) AS bigint), 'c1', CAST((CASE WHEN ((_fa.c1 "
+            "= 0L) AND (_fr._f2 = 'view')) THEN 1L ELSE (CASE WHEN ((_fa.c1 = 1L) AND (_fr._f2 = 'cart')) THEN 2L "
+            "ELSE (CASE WHEN ((_fa.c1 = 2L) AND (_fr._f2 = 'purchase')) THEN 0L ELSE _fa.c1 END) END) END) AS "
+            "bigint)), _fa -> named_struct('r0', CAST(_fa.c0 AS bigint), 'r1', CAST(_fa.c1 AS bigint))) AS `_fold`"
+        ),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('conversions_value'), F.col('_fold.r1').alias('stage'))
-    by_uid = agg.withColumn('conversions', E('(0L + `conversions_value`)'))
-    out = by_uid.select(F.col('uid').alias('user_id'), F.col('conversions'), F.col('stage'))
+    out = agg.selectExpr('`uid` AS `user_id`', '(0L + `conversions_value`) AS `conversions`', '`stage`')
     return out

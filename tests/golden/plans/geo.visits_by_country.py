@@ -23,10 +23,10 @@ def plan(spark, visits):
     E = F.expr
     rows = ll.entry(visits, 'visits', ['str', 'int', 'str'], names=['country', 'uid', 'url1'])
     # additive country_visits: native sums per scope key
-    sums = rows.groupBy('country').agg(E('sum((1L))').alias('country_visits_n'))
-    agg = sums.select(F.col('country'), E('coalesce(`country_visits_n`, 0)').alias('country_visits_value'))
-    sums_2 = rows.groupBy('country', 'uid').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
-    agg_2 = sums_2.select(F.col('country'), F.col('uid'), E('coalesce(`n_n`, 0)').alias('n_value'))
+    sums = rows.groupBy('country').agg(E('sum((1L)) AS `country_visits_n`'))
+    agg = sums.selectExpr('`country`', 'coalesce(`country_visits_n`, 0) AS `country_visits_value`')
+    sums_2 = rows.groupBy('country', 'uid').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
+    agg_2 = sums_2.selectExpr('`country`', '`uid`', 'coalesce(`n_n`, 0) AS `n_value`')
     by_country_uid = agg_2.withColumn('n', E('(0L + `n_value`)'))
     by_country = agg.withColumn('country_visits', E('(0L + `country_visits_value`)'))
     # scope [country] values, joined on its key
@@ -35,17 +35,17 @@ def plan(spark, visits):
         by_country.select('country', 'country_visits_value', 'country_visits'),
         ['country'],
     )
-    out = by_country_uid_2.select(
-        F.col('country'),
-        F.col('uid').alias('user_id'),
-        F.col('n').alias('visits'),
-        E(
+    out = by_country_uid_2.selectExpr(
+        '`country`',
+        '`uid` AS `user_id`',
+        '`n` AS `visits`',
+        (
             'transform(array(looplift_prim_round_4028c947_all(CASE WHEN `country_visits` = 0 THEN '
             "raise_error(concat('ZeroDivisionError: division by zero (', CAST(`n` AS STRING), ' / ', "
-            "CAST(`country_visits` AS STRING), ' at geo.py:27 in visits_by_country)')) ELSE CAST(`n` AS "
-            'DOUBLE) / CAST(`country_visits` AS DOUBLE) END, 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL '
-            "THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, "
-            "concat(__v1.e, ' (at geo.py:27 in visits_by_country)'))) ELSE __v1.v END))[0]"
-        ).alias('share'),
+            "CAST(`country_visits` AS STRING), ' at geo.py:27 in visits_by_country)')) ELSE CAST(`n` AS DOUBLE) / "
+            'CAST(`country_visits` AS DOUBLE) END, 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN '
+            "raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at "
+            "geo.py:27 in visits_by_country)'))) ELSE __v1.v END))[0] AS `share`"
+        ),
     )
     return out

@@ -22,21 +22,21 @@ def plan(spark, visits):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(visits, 'visits', ['str', 'int', 'str'], names=['country1', 'uid1', 'url1'])
-    sums = rows.groupBy('country1', 'uid1').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
-    agg = sums.select(F.col('country1'), F.col('uid1'), E('coalesce(`n_n`, 0)').alias('n_value'))
+    sums = rows.groupBy('country1', 'uid1').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
+    agg = sums.selectExpr('`country1`', '`uid1`', 'coalesce(`n_n`, 0) AS `n_value`')
     by_country1_uid1 = agg.withColumn('tmp', E("named_struct('_1', `country1`, '_2', `uid1`)"))
     by_country1_uid1_2 = by_country1_uid1.withColumn('country', E('`tmp`.`_1`'))
     by_country1_uid1_3 = by_country1_uid1_2.withColumn('uid', E('`tmp`.`_2`'))
     by_country1_uid1_4 = by_country1_uid1_3.withColumn('n', E('(0L + `n_value`)'))
-    out = by_country1_uid1_4.select(
-        F.col('country'),
-        F.col('uid').alias('user_id'),
-        F.col('n').alias('visits'),
-        E(
-            "transform(array((CASE WHEN `country` IS NULL THEN raise_error('TypeError: `+` with None (at "
-            "geo.py:38 in visits_by_pair)') ELSE concat(`country`, '/') END)), __v1 -> (CASE WHEN __v1 IS "
-            "NULL THEN raise_error('TypeError: `+` with None (at geo.py:38 in visits_by_pair)') ELSE "
-            "concat((__v1), coalesce(CAST(`uid` AS STRING), 'None')) END))[0]"
-        ).alias('label'),
+    out = by_country1_uid1_4.selectExpr(
+        '`country`',
+        '`uid` AS `user_id`',
+        '`n` AS `visits`',
+        (
+            "transform(array((CASE WHEN `country` IS NULL THEN raise_error('TypeError: `+` with None (at geo.py:38 "
+            "in visits_by_pair)') ELSE concat(`country`, '/') END)), __v1 -> (CASE WHEN __v1 IS NULL THEN "
+            "raise_error('TypeError: `+` with None (at geo.py:38 in visits_by_pair)') ELSE concat((__v1), "
+            "coalesce(CAST(`uid` AS STRING), 'None')) END))[0] AS `label`"
+        ),
     )
     return out

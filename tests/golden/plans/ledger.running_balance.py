@@ -22,12 +22,12 @@ def plan(spark, txns):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(txns, 'txns', ['str', 'int', 'int', 'Optional[int]'], names=['account', 'day', 'seq', 'amount'])
-    ordered_input = rows.select(
-        F.col('account'),
-        F.col('day').alias('_f1'),
-        F.col('seq').alias('_f2'),
-        F.col('amount').alias('_f3'),
-        F.col('account').alias('_f0'),
+    ordered_input = rows.selectExpr(
+        '`account`',
+        '`day` AS `_f1`',
+        '`seq` AS `_f2`',
+        '`amount` AS `_f3`',
+        '`account` AS `_f0`',
     )
     # rows yielded in the ordered loop at line 25: window functions over each scope's rows in order
     # balance: a running sum of the rows before
@@ -39,15 +39,15 @@ def plan(spark, txns):
             'FIRST, _f3 ASC NULLS FIRST ROWS BETWEEN UNBOUNDED PRECEDING AND 1 PRECEDING), 0) AS bigint)'
         ),
     )
-    yielded = windowed_2.select(
-        E('CAST(`account` AS string)').alias('account'),
-        E('CAST(_f1 AS bigint)').alias('day'),
-        E('CAST(_f2 AS bigint)').alias('seq'),
-        E(
+    yielded = windowed_2.selectExpr(
+        'CAST(`account` AS string) AS `account`',
+        'CAST(_f1 AS bigint) AS `day`',
+        'CAST(_f2 AS bigint) AS `seq`',
+        (
             'CAST((CASE WHEN (NOT _f3 IS NULL) THEN (CASE WHEN _bc0 IS NULL OR _f3 IS NULL THEN '
-            "raise_error('TypeError: `+` with None (at ledger.py:21 in running_balance)') ELSE (_bc0 + _f3) "
-            'END) ELSE _bc0 END) AS bigint)'
-        ).alias('balance'),
+            "raise_error('TypeError: `+` with None (at ledger.py:21 in running_balance)') ELSE (_bc0 + _f3) END) "
+            'ELSE _bc0 END) AS bigint) AS `balance`'
+        ),
     )
     out = yielded
     return out

@@ -465,21 +465,21 @@ def plan(spark, lines):
     )
     # additive errors, parsed, served: native sums per scope key
     sums = rows_7.agg(
-        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond` THEN 1L ELSE 0 END))').alias('errors_n'),
-        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN 1L ELSE 0 END))').alias('parsed_n'),
+        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond` THEN 1L ELSE 0 END)) AS `errors_n`'),
+        E('sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) THEN 1L ELSE 0 END)) AS `parsed_n`'),
         E(
-            'sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `whole` IS NULL '
-            "THEN raise_error('TypeError: served.add(None): a state\\'s += with None (at logparse.py:61 in "
-            "status_summary)') ELSE `whole` END) ELSE 0 END))"
-        ).alias('served_total'),
+            'sum((CASE WHEN coalesce((`m` IS NOT NULL), FALSE) AND `cond_2` THEN (CASE WHEN `whole` IS NULL THEN '
+            "raise_error('TypeError: served.add(None): a state\\'s += with None (at logparse.py:61 in "
+            "status_summary)') ELSE `whole` END) ELSE 0 END)) AS `served_total`"
+        ),
     )
-    agg = sums.select(
-        E('coalesce(`errors_n`, 0)').alias('errors_value'),
-        E('coalesce(`parsed_n`, 0)').alias('parsed_value'),
-        E('coalesce(`served_total`, 0)').alias('served_value'),
+    agg = sums.selectExpr(
+        'coalesce(`errors_n`, 0) AS `errors_value`',
+        'coalesce(`parsed_n`, 0) AS `parsed_value`',
+        'coalesce(`served_total`, 0) AS `served_value`',
     )
     single = agg.withColumn('parsed', E('(0L + `parsed_value`)'))
     single_2 = single.withColumn('errors', E('(0L + `errors_value`)'))
     single_3 = single_2.withColumn('served', E('(0L + `served_value`)'))
-    out = single_3.select(E("named_struct('_1', `parsed`, '_2', `errors`, '_3', `served`)").alias('status_summary'))
+    out = single_3.selectExpr("named_struct('_1', `parsed`, '_2', `errors`, '_3', `served`) AS `status_summary`")
     return out

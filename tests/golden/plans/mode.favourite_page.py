@@ -38,14 +38,9 @@ def plan(spark, clicks):
     reduced = rows.groupBy('uid').agg(
         m_reducer.udf(E('CASE WHEN TRUE THEN 0 END'), F.col('pagetype')).alias('m_reduced'),
     )
-    agg = reduced.select(
-        F.col('uid'),
-        F.col('m_reduced._1').alias('m_value'),
-        F.col('m_reduced._2').alias('m_frequency'),
-    )
-    out = agg.select(
+    out = reduced.select(
         F.col('uid').alias('user_id'),
-        F.col('m_value').alias('page'),
-        F.col('m_frequency').alias('clicks'),
+        F.col('m_reduced._1').alias('page'),
+        F.col('m_reduced._2').alias('clicks'),
     )
     return out

@@ -22,11 +22,11 @@ def plan(spark, orders):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int'], names=['customer', 'ts1', 'cents'])
-    sums = rows.agg(E('sum((`cents`))').alias('grand_total'))  # additive grand: native sums per scope key
-    agg = sums.select(E('coalesce(`grand_total`, 0)').alias('grand_value'))
+    sums = rows.agg(E('sum((`cents`)) AS `grand_total`'))  # additive grand: native sums per scope key
+    agg = sums.selectExpr('coalesce(`grand_total`, 0) AS `grand_value`')
     # additive revenue: native sums per scope key
-    sums_2 = rows.groupBy('customer').agg(E('sum((`cents`))').alias('revenue_total'))
-    agg_2 = sums_2.select(F.col('customer'), E('coalesce(`revenue_total`, 0)').alias('revenue_value'))
+    sums_2 = rows.groupBy('customer').agg(E('sum((`cents`)) AS `revenue_total`'))
+    agg_2 = sums_2.selectExpr('`customer`', 'coalesce(`revenue_total`, 0) AS `revenue_value`')
     by_customer = agg_2.withColumn('revenue', E('(0L + `revenue_value`)'))
     single = agg.withColumn('grand', E('(0L + `grand_value`)'))
     single_2 = single.withColumn('cond', E('(`grand` <> 0L)'))
@@ -40,9 +40,9 @@ def plan(spark, orders):
             'ELSE CAST(`revenue` AS DOUBLE) / CAST(`grand` AS DOUBLE) END END'
         ),
     )
-    out = by_customer_3.select(
-        F.col('customer'),
-        F.col('revenue'),
-        E('(CASE WHEN `cond` THEN `ratio` ELSE 0.0D END)').alias('share'),
+    out = by_customer_3.selectExpr(
+        '`customer`',
+        '`revenue`',
+        '(CASE WHEN `cond` THEN `ratio` ELSE 0.0D END) AS `share`',
     )
     return out

@@ -22,15 +22,15 @@ def plan(spark, orders):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(orders, 'orders', ['int', 'datetime', 'int'], names=['customer', 'ts1', 'cents'])
-    out = rows.select(
-        F.col('customer'),
-        E(
-            'CASE WHEN (`cents` % 1000L) <> 0 AND (`cents` < 0) <> (1000L < 0) THEN (`cents` DIV 1000L) - 1 '
-            'ELSE `cents` DIV 1000L END'
-        ).alias('bucket'),
-        E(
-            'CASE WHEN (`cents` % 1000L) <> 0 AND ((`cents` % 1000L) < 0) <> (1000L < 0) THEN (`cents` % '
-            '1000L) + 1000L ELSE (`cents` % 1000L) END'
-        ).alias('rest'),
+    out = rows.selectExpr(
+        '`customer`',
+        (
+            'CASE WHEN (`cents` % 1000L) <> 0 AND (`cents` < 0) <> (1000L < 0) THEN (`cents` DIV 1000L) - 1 ELSE '
+            '`cents` DIV 1000L END AS `bucket`'
+        ),
+        (
+            'CASE WHEN (`cents` % 1000L) <> 0 AND ((`cents` % 1000L) < 0) <> (1000L < 0) THEN (`cents` % 1000L) + '
+            '1000L ELSE (`cents` % 1000L) END AS `rest`'
+        ),
     )
     return out

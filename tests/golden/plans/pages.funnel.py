@@ -49,30 +49,20 @@ def plan(spark, clicks):
     rows_11 = rows_10.withColumn('cond_6', E('CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) THEN (`cls` = 2L) END'))
     # additive f: native sums per scope key
     sums = rows_11.groupBy('uid').agg(
-        E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END))').alias('f_entries'),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND `cond_5` THEN 1L ELSE 0 END))').alias('f_exits'),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND (NOT `cond_6`) THEN 1L ELSE 0 END))').alias(
-            'f_other'
+        E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END)) AS `f_entries`'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND `cond_5` THEN 1L ELSE 0 END)) AS `f_exits`'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND (NOT `cond_6`) THEN 1L ELSE 0 END)) AS `f_other`'),
+        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END)) AS `f_views`'),
+    )
+    out = sums.selectExpr(
+        '`uid` AS `user_id`',
+        'coalesce(`f_entries`, 0) AS `entries`',
+        'coalesce(`f_views`, 0) AS `views`',
+        'coalesce(`f_exits`, 0) AS `exits`',
+        'coalesce(`f_other`, 0) AS `other`',
+        (
+            '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) AS '
+            'DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END) AS `conversion`'
         ),
-        E('sum((CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) AND `cond_6` THEN 1L ELSE 0 END))').alias('f_views'),
-    )
-    agg = sums.select(
-        F.col('uid'),
-        E('coalesce(`f_entries`, 0)').alias('f_entry_count'),
-        E('coalesce(`f_views`, 0)').alias('f_view_count'),
-        E('coalesce(`f_exits`, 0)').alias('f_exit_count'),
-        E('coalesce(`f_other`, 0)').alias('f_other_count'),
-        E(
-            '(CASE WHEN CAST((coalesce(`f_entries`, 0) > 0L) AS BOOLEAN) THEN (CAST(coalesce(`f_exits`, 0) '
-            'AS DOUBLE) / CAST(coalesce(`f_entries`, 0) AS DOUBLE)) ELSE 0.0D END)'
-        ).alias('f_conversion'),
-    )
-    out = agg.select(
-        F.col('uid').alias('user_id'),
-        F.col('f_entry_count').alias('entries'),
-        F.col('f_view_count').alias('views'),
-        F.col('f_exit_count').alias('exits'),
-        F.col('f_other_count').alias('other'),
-        F.col('f_conversion').alias('conversion'),
     )
     return out

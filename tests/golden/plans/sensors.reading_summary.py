@@ -50,18 +50,18 @@ def plan(spark, readings):
     agg_2 = ll.default_row(spark, agg, [('hi_value', hi_reducer.fresh()[0]), ('lo_value', lo_reducer.fresh()[0])])
     # additive missing, n, total: native sums per scope key
     sums = rows_2.agg(
-        E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END))').alias('missing_n'),
-        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END))').alias('n_n'),
+        E('sum((CASE WHEN (NOT (NOT `x` IS NULL)) THEN 1L ELSE 0 END)) AS `missing_n`'),
+        E('sum((CASE WHEN (NOT `x` IS NULL) THEN 1L ELSE 0 END)) AS `n_n`'),
         E(
             "sum((CASE WHEN (NOT `x` IS NULL) THEN (CASE WHEN `x` IS NULL THEN raise_error('TypeError: "
-            "total.add(None): a state\\'s += with None (at sensors.py:30 in reading_summary)') ELSE `x` END) "
-            'ELSE 0 END))'
-        ).alias('total_total'),
+            "total.add(None): a state\\'s += with None (at sensors.py:30 in reading_summary)') ELSE `x` END) ELSE 0 "
+            'END)) AS `total_total`'
+        ),
     )
-    agg_3 = sums.select(
-        E('coalesce(`missing_n`, 0)').alias('missing_value'),
-        E('coalesce(`n_n`, 0)').alias('n_value'),
-        E('coalesce(`total_total`, 0)').alias('total_value'),
+    agg_3 = sums.selectExpr(
+        'coalesce(`missing_n`, 0) AS `missing_value`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        'coalesce(`total_total`, 0) AS `total_value`',
     )
     single = agg_2.crossJoin(agg_3)
     single_2 = single.withColumn('n', E('(0L + `n_value`)'))
@@ -103,5 +103,5 @@ def plan(spark, readings):
             "'_5', `hi`) END"
         ),
     )
-    out = single_11.select(E('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END)').alias('reading_summary'))
+    out = single_11.selectExpr('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END) AS `reading_summary`')
     return out

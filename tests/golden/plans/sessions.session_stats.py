@@ -70,11 +70,10 @@ def plan(spark, events, max_gap):
             '`longest_value`) END) END'
         ),
     )
-    by_uid_3 = by_uid_2.withColumn('longest', E('(CASE WHEN (`longest_value` IS NULL) THEN 0L ELSE `greatest` END)'))
-    out = by_uid_3.select(
+    out = by_uid_2.select(
         F.col('uid').alias('user_id'),
         F.col('n').alias('sessions'),
-        F.col('longest').alias('longest_s'),
+        E('(CASE WHEN (`longest_value` IS NULL) THEN 0L ELSE `greatest` END)').alias('longest_s'),
         F.col('first').alias('first_seen'),
     )
     return out

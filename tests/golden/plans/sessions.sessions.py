@@ -22,19 +22,18 @@ def plan(spark, events):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(events, 'events', ['int', 'int'], names=['uid', 'ts'])
-    ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'))
-    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(_f1))').alias('_all'))
+    ordered_input = rows.selectExpr('`uid`', '`ts` AS `_f1`')
+    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(_f1)) AS `_all`'))
     # ordered loop at line 34: native fold per scope key
-    folded = grouped.select(
-        F.col('uid'),
-        E(
-            "aggregate(_all, named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint)), (_fa, _fr) "
-            "-> named_struct('c0', CAST((CASE WHEN ((_fa.c1 IS NULL) OR ((_fr - _fa.c1) > 30L)) THEN (_fa.c0 "
-            "+ 1L) ELSE _fa.c0 END) AS bigint), 'c1', CAST(_fr AS bigint)), _fa -> named_struct('r0', "
-            "CAST(_fa.c0 AS bigint), 'r1', CAST(_fa.c1 AS bigint)))"
-        ).alias('_fold'),
+    folded = grouped.selectExpr(
+        '`uid`',
+        (
+            "aggregate(_all, named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint)), (_fa, _fr) -> "
+            "named_struct('c0', CAST((CASE WHEN ((_fa.c1 IS NULL) OR ((_fr - _fa.c1) > 30L)) THEN (_fa.c0 + 1L) "
+            "ELSE _fa.c0 END) AS bigint), 'c1', CAST(_fr AS bigint)), _fa -> named_struct('r0', CAST(_fa.c0 AS "
+            "bigint), 'r1', CAST(_fa.c1 AS bigint))) AS `_fold`"
+        ),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('n_value'), F.col('_fold.r1').alias('prev'))
-    by_uid = agg.withColumn('n', E('(0L + `n_value`)'))
-    out = by_uid.select(F.col('uid').alias('user_id'), F.col('n').alias('sessions'))
+    out = agg.selectExpr('`uid` AS `user_id`', '(0L + `n_value`) AS `sessions`')
     return out

@@ -28,25 +28,22 @@ def plan(spark, sales):
         E('`customer`').alias('_arg1'),
         E('`product`').alias('_arg3'),
         E('`price`').alias('_arg5'),
-    ).select(
-        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END').alias('_event2'),
-        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg3`) END').alias('_event4'),
-        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg5`) = 0 THEN 0.0D ELSE (`_arg5`) END) END').alias(
-            '_event6'
-        ),
+    ).selectExpr(
+        'CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END AS `_event2`',
+        'CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg3`) END AS `_event4`',
+        'CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg5`) = 0 THEN 0.0D ELSE (`_arg5`) END) END AS `_event6`',
     )
     # customers, products, prices: native readers over the sorted collected events
     agg = events.agg(
-        E('CAST(size(collect_set(`_event2`)) AS bigint)').alias('customers_count'),
-        E('CAST(size(collect_set(`_event4`)) AS bigint)').alias('products_count'),
+        E('CAST(size(collect_set(`_event2`)) AS bigint) AS `customers_count`'),
+        E('CAST(size(collect_set(`_event4`)) AS bigint) AS `products_count`'),
         E(
-            'CAST(element_at(transform(array(array_sort(collect_list(`_event6`))), s -> CASE WHEN size(s) = '
-            '0 THEN NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE '
-            '(CAST(s[size(s) div 2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS '
-            'double)'
-        ).alias('prices_value'),
+            'CAST(element_at(transform(array(array_sort(collect_list(`_event6`))), s -> CASE WHEN size(s) = 0 THEN '
+            'NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE (CAST(s[size(s) div 2 - 1] AS '
+            'DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS double) AS `prices_value`'
+        ),
     )
-    out = agg.select(
-        E("named_struct('_1', `products_count`, '_2', `customers_count`, '_3', `prices_value`)").alias('market'),
+    out = agg.selectExpr(
+        "named_struct('_1', `products_count`, '_2', `customers_count`, '_3', `prices_value`) AS `market`"
     )
     return out

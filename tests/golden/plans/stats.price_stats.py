@@ -37,64 +37,59 @@ def plan(spark, sales):
         E('CASE WHEN TRUE THEN 0 END').alias('_code0'),
         E('`customer`').alias('_arg1'),
         E('`price`').alias('_arg3'),
-    ).select(
-        F.col('product'),
-        E('CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END').alias('_event2'),
-        E('CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg3`) = 0 THEN 0.0D ELSE (`_arg3`) END) END').alias(
-            '_event4'
-        ),
+    ).selectExpr(
+        '`product`',
+        'CASE WHEN (`_code0`) IS NOT NULL THEN (`_arg1`) END AS `_event2`',
+        'CASE WHEN (`_code0`) IS NOT NULL THEN (CASE WHEN (`_arg3`) = 0 THEN 0.0D ELSE (`_arg3`) END) END AS `_event4`',
     )
     # buyers, lo, med, hi, top: native readers over the sorted collected events
     agg = events.groupBy('product').agg(
-        E('CAST(size(collect_set(`_event2`)) AS bigint)').alias('buyers_count'),
-        E('CAST(min(`_event4`) AS double)').alias('lo_value'),
+        E('CAST(size(collect_set(`_event2`)) AS bigint) AS `buyers_count`'),
+        E('CAST(min(`_event4`) AS double) AS `lo_value`'),
         E(
-            'CAST(element_at(transform(array(array_sort(collect_list(`_event4`))), s -> CASE WHEN size(s) = '
-            '0 THEN NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE '
-            '(CAST(s[size(s) div 2 - 1] AS DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS '
-            'double)'
-        ).alias('med_value'),
-        E('CAST(max(`_event4`) AS double)').alias('hi_value'),
+            'CAST(element_at(transform(array(array_sort(collect_list(`_event4`))), s -> CASE WHEN size(s) = 0 THEN '
+            'NULL WHEN size(s) % 2 = 1 THEN CAST(s[(size(s) - 1) div 2] AS DOUBLE) ELSE (CAST(s[size(s) div 2 - 1] AS '
+            'DOUBLE) + CAST(s[size(s) div 2] AS DOUBLE)) / 2 END), 1) AS double) AS `med_value`'
+        ),
+        E('CAST(max(`_event4`) AS double) AS `hi_value`'),
         E(
-            'CAST(slice(sort_array(collect_list(`_event4`), false), 1, CAST(least((3L), 2147483647) AS INT)) '
-            'AS array<double>)'
-        ).alias('top_values'),
+            'CAST(slice(sort_array(collect_list(`_event4`), false), 1, CAST(least((3L), 2147483647) AS INT)) AS '
+            'array<double>) AS `top_values`'
+        ),
     )
     # additive n, var: native sums per scope key
     sums = rows.groupBy('product').agg(
-        E('sum((1L))').alias('n_n'),
-        E('sum((1L))').alias('var_n'),
-        E('sum((`price`))').alias('var_s'),
-        E('sum(((`price` * `price`)))').alias('var_ss'),
+        E('sum((1L)) AS `n_n`'),
+        E('sum((1L)) AS `var_n`'),
+        E('sum((`price`)) AS `var_s`'),
+        E('sum(((`price` * `price`))) AS `var_ss`'),
     )
-    agg_2 = sums.select(
-        F.col('product'),
-        E('coalesce(`n_n`, 0)').alias('n_value'),
-        E(
+    agg_2 = sums.selectExpr(
+        '`product`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        (
             '(CASE WHEN CAST((coalesce(`var_n`, 0) > 0L) AS BOOLEAN) THEN '
-            'transform(array((CAST(((coalesce(`var_ss`, 0) - ((CAST(((coalesce(`var_s`, 0) * '
-            'coalesce(`var_s`, 0))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS DOUBLE))))) AS DOUBLE) / '
-            'CAST(coalesce(`var_n`, 0) AS DOUBLE))), __v1 -> CASE WHEN 0.0D > (__v1) THEN 0.0D ELSE (__v1) '
-            'END)[0] ELSE NULL END)'
-        ).alias('var_value'),
+            'transform(array((CAST(((coalesce(`var_ss`, 0) - ((CAST(((coalesce(`var_s`, 0) * coalesce(`var_s`, '
+            '0))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS DOUBLE))))) AS DOUBLE) / CAST(coalesce(`var_n`, 0) AS '
+            'DOUBLE))), __v1 -> CASE WHEN 0.0D > (__v1) THEN 0.0D ELSE (__v1) END)[0] ELSE NULL END) AS `var_value`'
+        ),
     )
     by_product = ll.join_on_keys(agg, agg_2, ['product'])
-    out = by_product.select(
-        F.col('product'),
-        F.col('n_value').alias('sales'),
-        F.col('buyers_count').alias('buyers'),
-        F.col('lo_value').alias('low'),
-        F.col('med_value').alias('median'),
-        F.col('hi_value').alias('high'),
-        E(
+    out = by_product.selectExpr(
+        '`product`',
+        '`n_value` AS `sales`',
+        '`buyers_count` AS `buyers`',
+        '`lo_value` AS `low`',
+        '`med_value` AS `median`',
+        '`hi_value` AS `high`',
+        (
             'transform(array(looplift_prim_round_4028c947_all((CASE WHEN `var_value` IS NULL THEN '
             "raise_error('TypeError: math.sqrt() with None (at stats.py:50 in price_stats)') ELSE CASE WHEN "
-            "`var_value` < 0 THEN raise_error(concat('ValueError: math domain error (math.sqrt(', "
-            "CAST(`var_value` AS STRING), ') at stats.py:50 in price_stats)')) ELSE sqrt(`var_value`) END "
-            "END), 3L)), __v1 -> (CASE WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at "
-            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', __v1.e, concat(__v1.e, ' (at stats.py:50 in price_stats)'))) "
-            'ELSE __v1.v END))[0]'
-        ).alias('stddev'),
-        F.col('top_values').alias('top3'),
+            "`var_value` < 0 THEN raise_error(concat('ValueError: math domain error (math.sqrt(', CAST(`var_value` "
+            "AS STRING), ') at stats.py:50 in price_stats)')) ELSE sqrt(`var_value`) END END), 3L)), __v1 -> (CASE "
+            "WHEN __v1.e IS NOT NULL THEN raise_error(IF(__v1.e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', "
+            "__v1.e, concat(__v1.e, ' (at stats.py:50 in price_stats)'))) ELSE __v1.v END))[0] AS `stddev`"
+        ),
+        '`top_values` AS `top3`',
     )
     return out

@@ -22,35 +22,35 @@ def plan(spark, moves):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(moves, 'moves', ['str', 'int', 'float'], names=['item', 'ts', 'qty'])
-    ordered_input = rows.select(F.col('item'), F.col('ts').alias('_f1'), F.col('qty').alias('_f2'))
-    grouped = ordered_input.groupBy('item').agg(
-        E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'),
-    ).withColumn('_chunk', E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'))
-    # rows yielded in the ordered loop at line 22: native fold per scope key
-    folded = grouped.select(
-        F.col('item'),
-        E(
-            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, '
-            "_chunk)), named_struct('c0', CAST(0.0D AS double), '_outs', CAST(array() AS "
-            'array<array<struct<o0: string, o1: bigint, o2: double, o3: double>>>)), (_fc, _fk) -> '
-            "aggregate(_fk, named_struct('c0', _fc.c0, '_out', CAST(array() AS array<struct<o0: string, o1: "
-            "bigint, o2: double, o3: double>>)), (_fa, _fr) -> named_struct('c0', CAST(CASE WHEN (_fa.c0 + "
-            '_fr._f2) > 0.0D AND NOT isnan((_fa.c0 + _fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS '
-            "double), '_out', concat(_fa._out, array(named_struct('o0', CAST(`item` AS string), 'o1', "
-            "CAST(_fr._f1 AS bigint), 'o2', CAST(CASE WHEN (_fa.c0 + _fr._f2) > 0.0D AND NOT isnan((_fa.c0 + "
-            "_fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS double), 'o3', CAST((CASE WHEN "
-            "(transform(array(named_struct('i', 0L, 'f', (_fa.c0 + _fr._f2))), __c -> CASE WHEN isnan(__c.f) "
-            'THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN FALSE WHEN __c.f < -9.223372036854776e+18D '
-            "THEN TRUE ELSE __c.i > floor(__c.f) END)[0]) THEN named_struct('_1', (-(_fa.c0 + _fr._f2))) "
-            "ELSE named_struct('_1', 0.0D) END).`_1` AS double))))), _fa -> named_struct('c0', _fa.c0, "
-            "'_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs)))"
-        ).alias('_fold'),
+    ordered_input = rows.selectExpr('`item`', '`ts` AS `_f1`', '`qty` AS `_f2`')
+    grouped = ordered_input.groupBy('item').agg(E('sort_array(collect_list(struct(_f1, _f2))) AS `_all`')).withColumn(
+        '_chunk',
+        E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'),
     )
-    yielded = folded.select(F.inline('_fold._rows')).select(
-        F.col('o0').alias('item'),
-        F.col('o1').alias('ts'),
-        F.col('o2').alias('level'),
-        F.col('o3').alias('short'),
+    # rows yielded in the ordered loop at line 22: native fold per scope key
+    folded = grouped.selectExpr(
+        '`item`',
+        (
+            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, _chunk)), '
+            "named_struct('c0', CAST(0.0D AS double), '_outs', CAST(array() AS array<array<struct<o0: string, o1: "
+            "bigint, o2: double, o3: double>>>)), (_fc, _fk) -> aggregate(_fk, named_struct('c0', _fc.c0, '_out', "
+            'CAST(array() AS array<struct<o0: string, o1: bigint, o2: double, o3: double>>)), (_fa, _fr) -> '
+            "named_struct('c0', CAST(CASE WHEN (_fa.c0 + _fr._f2) > 0.0D AND NOT isnan((_fa.c0 + _fr._f2)) THEN "
+            "(_fa.c0 + _fr._f2) ELSE 0.0D END AS double), '_out', concat(_fa._out, array(named_struct('o0', "
+            "CAST(`item` AS string), 'o1', CAST(_fr._f1 AS bigint), 'o2', CAST(CASE WHEN (_fa.c0 + _fr._f2) > 0.0D "
+            "AND NOT isnan((_fa.c0 + _fr._f2)) THEN (_fa.c0 + _fr._f2) ELSE 0.0D END AS double), 'o3', CAST((CASE "
+            "WHEN (transform(array(named_struct('i', 0L, 'f', (_fa.c0 + _fr._f2))), __c -> CASE WHEN isnan(__c.f) "
+            'THEN FALSE WHEN __c.f >= 9.223372036854776e+18D THEN FALSE WHEN __c.f < -9.223372036854776e+18D THEN '
+            "TRUE ELSE __c.i > floor(__c.f) END)[0]) THEN named_struct('_1', (-(_fa.c0 + _fr._f2))) ELSE "
+            "named_struct('_1', 0.0D) END).`_1` AS double))))), _fa -> named_struct('c0', _fa.c0, '_outs', "
+            "concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs))) AS `_fold`"
+        ),
+    )
+    yielded = folded.select(F.inline('_fold._rows')).selectExpr(
+        '`o0` AS `item`',
+        '`o1` AS `ts`',
+        '`o2` AS `level`',
+        '`o3` AS `short`',
     )
     out = yielded
     return out

@@ -22,7 +22,6 @@ def plan(spark, rows):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['v', 'r'])
-    sums = rows_2.agg(E('sum((`r`))').alias('acc_total'))  # additive acc: native sums per scope key
-    agg = sums.select(E('coalesce(`acc_total`, 0)').alias('acc_value'))
-    out = agg.select(F.col('acc_value').alias('sum'))
+    sums = rows_2.agg(E('sum((`r`)) AS `acc_total`'))  # additive acc: native sums per scope key
+    out = sums.selectExpr('coalesce(`acc_total`, 0) AS `sum`')
     return out

@@ -46,7 +46,7 @@ def plan(spark, items):
     )
     out = ll.union_all(
         [
-            agg.select(F.col('category'), F.col('top_largest').alias('price'), E('1L').alias('rank')),
+            agg.selectExpr('`category`', '`top_largest` AS `price`', '1L AS `rank`'),
             agg.where(E('(NOT `top_runner_up` IS NULL)')).select(
                 F.col('category'),
                 F.col('top_runner_up_2').alias('price'),

@@ -29,10 +29,5 @@ def plan(spark, sales):
     )
     rows_3 = rows_2.where(E('(`rank` <= 2L)'))  # the rows the yield keeps, before its values are computed
     rows_4 = rows_3.withColumn('i', E('(`rank` - 1L)'))
-    out = rows_4.select(
-        F.col('category'),
-        E('(`i` + 1L)').alias('rank'),
-        F.col('row_1').alias('product'),
-        F.col('row_2').alias('units'),
-    )
+    out = rows_4.selectExpr('`category`', '(`i` + 1L) AS `rank`', '`row_1` AS `product`', '`row_2` AS `units`')
     return out

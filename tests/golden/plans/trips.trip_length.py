@@ -32,54 +32,47 @@ def plan(spark, fixes):
         ['str', 'int', 'Optional[float]', 'Optional[float]'],
         names=['vehicle', 'ts1', 'x', 'y'],
     )
-    ordered_input = rows.select(
-        F.col('vehicle'),
-        F.col('ts1').alias('_f1'),
-        F.col('x').alias('_f2'),
-        F.col('y').alias('_f3'),
-    )
-    grouped = ordered_input.groupBy('vehicle').agg(E('sort_array(collect_list(struct(_f1, _f2, _f3)))').alias('_all'))
+    ordered_input = rows.selectExpr('`vehicle`', '`ts1` AS `_f1`', '`x` AS `_f2`', '`y` AS `_f3`')
+    grouped = ordered_input.groupBy('vehicle').agg(E('sort_array(collect_list(struct(_f1, _f2, _f3))) AS `_all`'))
     # ordered loop at line 30: native fold per scope key
-    folded = grouped.select(
-        F.col('vehicle'),
-        E(
-            "aggregate(_all, named_struct('c0', CAST(0L AS double), 'c1', CAST(NULL AS double), 'c2', "
-            "CAST(0L AS bigint), 'c3', CAST(NULL AS double), 'c4', CAST(NULL AS double)), (_fa, _fr) -> "
-            "named_struct('c0', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE "
-            'WHEN (NOT _fa.c3 IS NULL) THEN (_fa.c0 + (CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL THEN '
+    folded = grouped.selectExpr(
+        '`vehicle`',
+        (
+            "aggregate(_all, named_struct('c0', CAST(0L AS double), 'c1', CAST(NULL AS double), 'c2', CAST(0L AS "
+            "bigint), 'c3', CAST(NULL AS double), 'c4', CAST(NULL AS double)), (_fa, _fr) -> named_struct('c0', "
+            'CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE WHEN (NOT _fa.c3 IS '
+            "NULL) THEN (_fa.c0 + (CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('TypeError: `-` "
+            "with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS "
+            "NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') "
+            "ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN raise_error('TypeError: length.add(None): a state\\'s += "
+            "with None (at trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN "
             "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
-            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None "
-            "(at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN "
-            "raise_error('TypeError: length.add(None): a state\\'s += with None (at trips.py:39 in "
-            "trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('TypeError: `-` with "
-            "None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS "
-            "NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in "
-            "trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END)) ELSE _fa.c0 END) ELSE _fa.c0 END) AS "
-            "double), 'c1', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE "
-            'WHEN (NOT _fa.c3 IS NULL) THEN (CASE WHEN _fa.c1 IS NULL THEN (CASE WHEN hypot(((CASE WHEN '
-            "_fr._f2 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') "
-            'ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN '
-            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) "
-            "END))) IS NULL THEN raise_error('TypeError: longest: None compared with a number (at "
-            "trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN "
-            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
-            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None "
-            "(at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END) ELSE greatest(_fa.c1, "
+            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at "
+            "trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END)) ELSE _fa.c0 END) ELSE _fa.c0 END) "
+            "AS double), 'c1', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (CASE WHEN "
+            '(NOT _fa.c3 IS NULL) THEN (CASE WHEN _fa.c1 IS NULL THEN (CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL '
+            "THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
+            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at "
+            "trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN raise_error('TypeError: "
+            "longest: None compared with a number (at trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 "
+            "IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - "
+            "_fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with "
+            "None (at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END) ELSE greatest(_fa.c1, "
             "(CASE WHEN hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('TypeError: `-` with None (at "
-            "trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR "
-            "_fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') "
-            "ELSE (_fr._f3 - _fa.c4) END))) IS NULL THEN raise_error('TypeError: longest: None compared with "
-            "a number (at trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN "
-            "raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) "
-            "END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None "
-            "(at trips.py:33 in trip_length)') ELSE (_fr._f3 - _fa.c4) END))) END)) END) ELSE _fa.c1 END) "
-            "ELSE _fa.c1 END) AS double), 'c2', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS "
-            "NULL)) THEN (_fa.c2 + 1L) ELSE _fa.c2 END) AS bigint), 'c3', CAST((CASE WHEN ((NOT _fr._f2 IS "
-            "NULL) AND (NOT _fr._f3 IS NULL)) THEN _fr._f2 ELSE _fa.c3 END) AS double), 'c4', CAST((CASE "
-            'WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN _fr._f3 ELSE _fa.c4 END) AS '
-            "double)), _fa -> named_struct('r0', CAST(_fa.c0 AS double), 'r1', CAST(_fa.c1 AS double), 'r2', "
-            "CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS double), 'r4', CAST(_fa.c4 AS double)))"
-        ).alias('_fold'),
+            "trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS NULL OR _fa.c4 IS "
+            "NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') ELSE (_fr._f3 - "
+            "_fa.c4) END))) IS NULL THEN raise_error('TypeError: longest: None compared with a number (at "
+            "trips.py:39 in trip_length)') ELSE hypot(((CASE WHEN _fr._f2 IS NULL THEN raise_error('TypeError: `-` "
+            "with None (at trips.py:33 in trip_length)') ELSE (_fr._f2 - _fa.c3) END)), ((CASE WHEN _fr._f3 IS "
+            "NULL OR _fa.c4 IS NULL THEN raise_error('TypeError: `-` with None (at trips.py:33 in trip_length)') "
+            "ELSE (_fr._f3 - _fa.c4) END))) END)) END) ELSE _fa.c1 END) ELSE _fa.c1 END) AS double), 'c2', "
+            'CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN (_fa.c2 + 1L) ELSE _fa.c2 END) '
+            "AS bigint), 'c3', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN _fr._f2 ELSE "
+            "_fa.c3 END) AS double), 'c4', CAST((CASE WHEN ((NOT _fr._f2 IS NULL) AND (NOT _fr._f3 IS NULL)) THEN "
+            "_fr._f3 ELSE _fa.c4 END) AS double)), _fa -> named_struct('r0', CAST(_fa.c0 AS double), 'r1', "
+            "CAST(_fa.c1 AS double), 'r2', CAST(_fa.c2 AS bigint), 'r3', CAST(_fa.c3 AS double), 'r4', CAST(_fa.c4 "
+            'AS double))) AS `_fold`'
+        ),
     )
     agg = folded.select(
         F.col('vehicle'),
@@ -99,14 +92,10 @@ def plan(spark, fixes):
             '> 0.0D AND NOT isnan(`longest_value`) THEN `longest_value` ELSE 0.0D END END) END'
         ),
     )
-    by_vehicle_4 = by_vehicle_3.withColumn(
-        'longest',
-        E('(CASE WHEN (`longest_value` IS NULL) THEN 0.0D ELSE `greatest` END)'),
-    )
-    out = by_vehicle_4.select(
-        F.col('vehicle'),
-        F.col('n').alias('fixes'),
-        F.col('length').alias('length_m'),
-        F.col('longest').alias('longest_hop_m'),
+    out = by_vehicle_3.selectExpr(
+        '`vehicle`',
+        '`n` AS `fixes`',
+        '`length` AS `length_m`',
+        '(CASE WHEN (`longest_value` IS NULL) THEN 0.0D ELSE `greatest` END) AS `longest_hop_m`',
     )
     return out

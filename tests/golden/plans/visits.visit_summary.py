@@ -22,35 +22,35 @@ def plan(spark, events):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(events, 'events', ['int', 'int', 'str'], names=['uid', 'ts', 'kind'])
-    ordered_input = rows.select(F.col('uid'), F.col('ts').alias('_f1'), F.col('kind').alias('_f2'))
-    grouped = ordered_input.groupBy('uid').agg(
-        E('sort_array(collect_list(struct(_f1, _f2)))').alias('_all'),
-    ).withColumn('_chunk', E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'))
+    ordered_input = rows.selectExpr('`uid`', '`ts` AS `_f1`', '`kind` AS `_f2`')
+    grouped = ordered_input.groupBy('uid').agg(E('sort_array(collect_list(struct(_f1, _f2))) AS `_all`')).withColumn(
+        '_chunk',
+        E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'),
+    )
     # readers and rows yielded in the ordered loop at line 28: native fold per scope key
-    folded = grouped.select(
-        F.col('uid'),
-        E(
-            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, '
-            "_chunk)), named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS "
-            "bigint), 'c3', CAST(NULL AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, "
-            'o1: bigint, o2: bigint, o3: bigint, o4: bigint>>>)), (_fc, _fk) -> aggregate(_fk, '
-            "named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS "
-            'array<struct<o0: bigint, o1: bigint, o2: bigint, o3: bigint, o4: bigint>>)), (_fa, _fr) -> '
-            "named_struct('c0', CAST((CASE WHEN (_fr._f2 = 'buy') THEN (((CASE WHEN ((NOT _fa.c1 IS NULL) "
-            'AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END)) + 1L) ELSE (CASE WHEN ((NOT _fa.c1 '
-            "IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) END) AS bigint), 'c1', "
-            "CAST(_fr._f1 AS bigint), 'c2', CAST((((CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) "
-            "> 1800L)) THEN 0L ELSE _fa.c2 END)) + 1L) AS bigint), 'c3', CAST((CASE WHEN (((CASE WHEN ((NOT "
-            '_fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 END)) IS NULL) THEN '
-            '_fr._f1 ELSE (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE '
-            "_fa.c3 END) END) AS bigint), '_out', (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > "
-            "1800L)) THEN concat(_fa._out, array(named_struct('o0', CAST(`uid` AS bigint), 'o1', CAST(_fa.c3 "
-            "AS bigint), 'o2', CAST(_fa.c1 AS bigint), 'o3', CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c0 AS "
-            "bigint)))) ELSE _fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, "
-            "'c3', _fa.c3, '_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', "
-            "flatten(_fc._outs), 'r0', CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS bigint), 'r2', "
-            "CAST(_fc.c2 AS bigint), 'r3', CAST(_fc.c3 AS bigint)))"
-        ).alias('_fold'),
+    folded = grouped.selectExpr(
+        '`uid`',
+        (
+            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, _chunk)), '
+            "named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS bigint), 'c2', CAST(0L AS bigint), 'c3', "
+            "CAST(NULL AS bigint), '_outs', CAST(array() AS array<array<struct<o0: bigint, o1: bigint, o2: bigint, "
+            "o3: bigint, o4: bigint>>>)), (_fc, _fk) -> aggregate(_fk, named_struct('c0', _fc.c0, 'c1', _fc.c1, "
+            "'c2', _fc.c2, 'c3', _fc.c3, '_out', CAST(array() AS array<struct<o0: bigint, o1: bigint, o2: bigint, "
+            "o3: bigint, o4: bigint>>)), (_fa, _fr) -> named_struct('c0', CAST((CASE WHEN (_fr._f2 = 'buy') THEN "
+            '(((CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END)) + 1L) '
+            'ELSE (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c0 END) END) '
+            "AS bigint), 'c1', CAST(_fr._f1 AS bigint), 'c2', CAST((((CASE WHEN ((NOT _fa.c1 IS NULL) AND "
+            "((_fr._f1 - _fa.c1) > 1800L)) THEN 0L ELSE _fa.c2 END)) + 1L) AS bigint), 'c3', CAST((CASE WHEN "
+            '(((CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL ELSE _fa.c3 END)) IS '
+            'NULL) THEN _fr._f1 ELSE (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > 1800L)) THEN NULL '
+            "ELSE _fa.c3 END) END) AS bigint), '_out', (CASE WHEN ((NOT _fa.c1 IS NULL) AND ((_fr._f1 - _fa.c1) > "
+            "1800L)) THEN concat(_fa._out, array(named_struct('o0', CAST(`uid` AS bigint), 'o1', CAST(_fa.c3 AS "
+            "bigint), 'o2', CAST(_fa.c1 AS bigint), 'o3', CAST(_fa.c2 AS bigint), 'o4', CAST(_fa.c0 AS bigint)))) "
+            "ELSE _fa._out END)), _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, 'c3', _fa.c3, "
+            "'_outs', concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs), 'r0', "
+            "CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS bigint), 'r2', CAST(_fc.c2 AS bigint), 'r3', CAST(_fc.c3 "
+            'AS bigint))) AS `_fold`'
+        ),
     )
     agg = folded.select(
         F.col('uid'),
@@ -63,18 +63,13 @@ def plan(spark, events):
     out = agg.select(
         F.inline(
             E(
-                "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), 'o1', "
-                "CAST(_y.o1 AS bigint), 'o2', CAST(_y.o2 AS bigint), 'o3', CAST(_y.o3 AS bigint), 'o4', "
-                "CAST(_y.o4 AS bigint))), CASE WHEN (NOT `start` IS NULL) THEN array(named_struct('o0', "
-                "CAST(`uid` AS bigint), 'o1', CAST(`start` AS bigint), 'o2', CAST(`end` AS bigint), 'o3', "
-                "CAST(`n` AS bigint), 'o4', CAST(`buys` AS bigint))) ELSE array() END)"
+                "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), "
+                "'o1', CAST(_y.o1 AS bigint), 'o2', CAST(_y.o2 AS bigint), 'o3', CAST(_y.o3 AS "
+                "bigint), 'o4', CAST(_y.o4 AS bigint))), CASE WHEN (NOT `start` IS NULL) THEN "
+                "array(named_struct('o0', CAST(`uid` AS bigint), 'o1', CAST(`start` AS bigint), 'o2', "
+                "CAST(`end` AS bigint), 'o3', CAST(`n` AS bigint), 'o4', CAST(`buys` AS bigint))) ELSE "
+                'array() END)'
             ),
         ),
-    ).select(
-        F.col('o0').alias('user_id'),
-        F.col('o1').alias('start'),
-        F.col('o2').alias('end'),
-        F.col('o3').alias('events'),
-        F.col('o4').alias('purchases'),
-    )
+    ).selectExpr('`o0` AS `user_id`', '`o1` AS `start`', '`o2` AS `end`', '`o3` AS `events`', '`o4` AS `purchases`')
     return out

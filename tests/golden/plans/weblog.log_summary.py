@@ -24,14 +24,14 @@ def plan(spark, hits):
     rows = ll.entry(hits, 'hits', ['int', 'str', 'int'], names=['uid1', 'url', 'status'])
     # additive chars, errors, n: native sums per scope key
     sums = rows.agg(
-        E('sum((CAST(char_length(`url`) AS BIGINT)))').alias('chars_total'),
-        E('sum((CASE WHEN (`status` >= 400L) THEN 1L ELSE 0 END))').alias('errors_n'),
-        E('sum((1L))').alias('n_n'),
+        E('sum((CAST(char_length(`url`) AS BIGINT))) AS `chars_total`'),
+        E('sum((CASE WHEN (`status` >= 400L) THEN 1L ELSE 0 END)) AS `errors_n`'),
+        E('sum((1L)) AS `n_n`'),
     )
-    agg = sums.select(
-        E('coalesce(`chars_total`, 0)').alias('chars_value'),
-        E('coalesce(`errors_n`, 0)').alias('errors_value'),
-        E('coalesce(`n_n`, 0)').alias('n_value'),
+    agg = sums.selectExpr(
+        'coalesce(`chars_total`, 0) AS `chars_value`',
+        'coalesce(`errors_n`, 0) AS `errors_value`',
+        'coalesce(`n_n`, 0) AS `n_value`',
     )
     single = agg.withColumn('n', E('(0L + `n_value`)'))
     single_2 = single.withColumn(
@@ -52,5 +52,5 @@ def plan(spark, hits):
         'pair_2',
         E("CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `ratio`, '_3', `ratio_2`) END"),
     )
-    out = single_7.select(E('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END)').alias('log_summary'))
+    out = single_7.selectExpr('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END) AS `log_summary`')
     return out

@@ -66,11 +66,7 @@ def plan(spark, hits):
     )
     out = ll.union_all(
         [
-            rows_8.where(E('(`status` < 400L)')).select(
-                F.col('uid').alias('user_id'),
-                F.col('page'),
-                E("'ok'").alias('kind'),
-            ),
+            rows_8.where(E('(`status` < 400L)')).selectExpr('`uid` AS `user_id`', '`page`', "'ok' AS `kind`"),
             rows_8.where(E('(NOT (`status` < 400L)) AND `cond`')).select(
                 F.col('uid').alias('user_id'),
                 F.col('page'),

@@ -30,26 +30,25 @@ def plan(spark, sales):
     # additive rev: native sums per scope key
     sums = rows_2.groupBy('store1', 'sales_4').agg(
         E(
-            "sum((CASE WHEN (`kind` = 'refund') THEN 1L ELSE 0 END) + (CASE WHEN (NOT (`kind` = 'refund')) "
-            'THEN 1L ELSE 0 END))'
-        ).alias('rev_count'),
+            "sum((CASE WHEN (`kind` = 'refund') THEN 1L ELSE 0 END) + (CASE WHEN (NOT (`kind` = 'refund')) THEN 1L "
+            'ELSE 0 END)) AS `rev_count`'
+        ),
         E(
-            "sum((CASE WHEN (`kind` = 'refund') THEN (- `amount`) ELSE 0 END) + (CASE WHEN (NOT (`kind` = "
-            "'refund')) THEN `amount` ELSE 0 END))"
-        ).alias('rev_net'),
+            "sum((CASE WHEN (`kind` = 'refund') THEN (- `amount`) ELSE 0 END) + (CASE WHEN (NOT (`kind` = 'refund')) "
+            'THEN `amount` ELSE 0 END)) AS `rev_net`'
+        ),
     )
-    agg = sums.select(
-        F.col('store1'),
-        F.col('sales_4'),
-        E('(0.0D + coalesce(`rev_net`, 0))').alias('rev_value'),
-        E('coalesce(`rev_count`, 0)').alias('rev_transactions'),
+    agg = sums.selectExpr(
+        '`store1`',
+        '`sales_4`',
+        '(0.0D + coalesce(`rev_net`, 0)) AS `rev_value`',
+        'coalesce(`rev_count`, 0) AS `rev_transactions`',
     )
     by_store1_sales_4 = agg.withColumn('store', E("named_struct('_1', `store1`, '_2', `sales_4`).`_1`"))
-    by_store1_sales_4_2 = by_store1_sales_4.withColumn('week', E("named_struct('_1', `store1`, '_2', `sales_4`).`_2`"))
-    out = by_store1_sales_4_2.select(
-        F.col('store'),
-        F.col('week'),
-        F.col('rev_value').alias('revenue'),
-        F.col('rev_transactions').alias('transactions'),
+    out = by_store1_sales_4.selectExpr(
+        '`store`',
+        "named_struct('_1', `store1`, '_2', `sales_4`).`_2` AS `week`",
+        '`rev_value` AS `revenue`',
+        '`rev_transactions` AS `transactions`',
     )
     return out

@@ -31,13 +31,12 @@ def plan(spark, clicks):
             'timestamp_micros(unix_micros(`c_1_1`) - pmod(unix_micros(`c_1_1`), 300000000L)) END)'
         ),
     )
-    sums = rows_2.groupBy('c_0_1', 'clicks_2').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
-    agg = sums.select(F.col('c_0_1'), F.col('clicks_2'), E('coalesce(`n_n`, 0)').alias('n_value'))
+    sums = rows_2.groupBy('c_0_1', 'clicks_2').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
+    agg = sums.selectExpr('`c_0_1`', '`clicks_2`', 'coalesce(`n_n`, 0) AS `n_value`')
     by_c_0_1_clicks_2 = agg.withColumn('user', E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1`"))
     by_c_0_1_clicks_2_2 = by_c_0_1_clicks_2.withColumn(
         'window',
         E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2`"),
     )
-    by_c_0_1_clicks_2_3 = by_c_0_1_clicks_2_2.withColumn('n', E('(0L + `n_value`)'))
-    out = by_c_0_1_clicks_2_3.select(F.col('user').alias('user_id'), F.col('window'), F.col('n').alias('clicks'))
+    out = by_c_0_1_clicks_2_2.selectExpr('`user` AS `user_id`', '`window`', '(0L + `n_value`) AS `clicks`')
     return out

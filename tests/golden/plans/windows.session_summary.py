@@ -22,35 +22,34 @@ def plan(spark, clicks):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(clicks, 'clicks', ['int', 'datetime'], names=['user', 'ts'])
-    ordered_input = rows.select(F.col('user'), F.col('ts').alias('_f1'))
-    grouped = ordered_input.groupBy('user').agg(E('sort_array(collect_list(_f1))').alias('_all')).withColumn(
+    ordered_input = rows.selectExpr('`user`', '`ts` AS `_f1`')
+    grouped = ordered_input.groupBy('user').agg(E('sort_array(collect_list(_f1)) AS `_all`')).withColumn(
         '_chunk',
         E('greatest(32, CAST(ceil(sqrt(size(_all))) AS INT))'),
     )
     # readers and rows yielded in the ordered loop at line 67: native fold per scope key
-    folded = grouped.select(
-        F.col('user'),
-        E(
-            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, '
-            "_chunk)), named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS timestamp), 'c2', CAST(NULL "
-            "AS timestamp), '_outs', CAST(array() AS array<array<struct<o0: bigint, o1: timestamp, o2: "
-            "timestamp, o3: bigint>>>)), (_fc, _fk) -> aggregate(_fk, named_struct('c0', _fc.c0, 'c1', "
-            "_fc.c1, 'c2', _fc.c2, '_out', CAST(array() AS array<struct<o0: bigint, o1: timestamp, o2: "
-            'timestamp, o3: bigint>>)), (_fa, _fr) -> transform(array(((NOT _fa.c1 IS NULL) AND ((_fr - '
-            "_fa.c1) >= (((CAST(1800L AS BIGINT) * 1000000L) * INTERVAL '0 00:00:00.000001' DAY TO "
-            "SECOND))))), _l0 -> named_struct('c0', CAST((((CASE WHEN (((CASE WHEN _l0 THEN NULL ELSE _fa.c2 "
-            "END)) IS NULL) THEN 0L ELSE _fa.c0 END)) + 1L) AS bigint), 'c1', CAST(_fr AS timestamp), 'c2', "
-            'CAST((CASE WHEN (((CASE WHEN _l0 THEN NULL ELSE _fa.c2 END)) IS NULL) THEN _fr ELSE (CASE WHEN '
-            "_l0 THEN NULL ELSE _fa.c2 END) END) AS timestamp), '_out', (CASE WHEN _l0 THEN concat(_fa._out, "
-            "array(named_struct('o0', CAST(`user` AS bigint), 'o1', CAST(_fa.c2 AS timestamp), 'o2', "
-            "CAST(transform(array(((CAST(1800L AS BIGINT) * 1000000L) * INTERVAL '0 00:00:00.000001' DAY TO "
-            'SECOND)), __v1 -> (CASE WHEN year((_fa.c1 + __v1)) < 1 OR year((_fa.c1 + __v1)) > 9999 THEN '
-            "raise_error('OverflowError: date value out of range (at windows.py:69 in session_summary)') "
-            "ELSE (_fa.c1 + __v1) END))[0] AS timestamp), 'o3', CAST(_fa.c0 AS bigint)))) ELSE _fa._out "
-            "END)))[0], _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, '_outs', "
+    folded = grouped.selectExpr(
+        '`user`',
+        (
+            'aggregate(transform(sequence(1, greatest(size(_all), 1), _chunk), _i -> slice(_all, _i, _chunk)), '
+            "named_struct('c0', CAST(0L AS bigint), 'c1', CAST(NULL AS timestamp), 'c2', CAST(NULL AS timestamp), "
+            "'_outs', CAST(array() AS array<array<struct<o0: bigint, o1: timestamp, o2: timestamp, o3: "
+            "bigint>>>)), (_fc, _fk) -> aggregate(_fk, named_struct('c0', _fc.c0, 'c1', _fc.c1, 'c2', _fc.c2, "
+            "'_out', CAST(array() AS array<struct<o0: bigint, o1: timestamp, o2: timestamp, o3: bigint>>)), (_fa, "
+            '_fr) -> transform(array(((NOT _fa.c1 IS NULL) AND ((_fr - _fa.c1) >= (((CAST(1800L AS BIGINT) * '
+            "1000000L) * INTERVAL '0 00:00:00.000001' DAY TO SECOND))))), _l0 -> named_struct('c0', CAST((((CASE "
+            'WHEN (((CASE WHEN _l0 THEN NULL ELSE _fa.c2 END)) IS NULL) THEN 0L ELSE _fa.c0 END)) + 1L) AS '
+            "bigint), 'c1', CAST(_fr AS timestamp), 'c2', CAST((CASE WHEN (((CASE WHEN _l0 THEN NULL ELSE _fa.c2 "
+            "END)) IS NULL) THEN _fr ELSE (CASE WHEN _l0 THEN NULL ELSE _fa.c2 END) END) AS timestamp), '_out', "
+            "(CASE WHEN _l0 THEN concat(_fa._out, array(named_struct('o0', CAST(`user` AS bigint), 'o1', "
+            "CAST(_fa.c2 AS timestamp), 'o2', CAST(transform(array(((CAST(1800L AS BIGINT) * 1000000L) * INTERVAL "
+            "'0 00:00:00.000001' DAY TO SECOND)), __v1 -> (CASE WHEN year((_fa.c1 + __v1)) < 1 OR year((_fa.c1 + "
+            "__v1)) > 9999 THEN raise_error('OverflowError: date value out of range (at windows.py:69 in "
+            "session_summary)') ELSE (_fa.c1 + __v1) END))[0] AS timestamp), 'o3', CAST(_fa.c0 AS bigint)))) ELSE "
+            "_fa._out END)))[0], _fa -> named_struct('c0', _fa.c0, 'c1', _fa.c1, 'c2', _fa.c2, '_outs', "
             "concat(_fc._outs, array(_fa._out)))), _fc -> named_struct('_rows', flatten(_fc._outs), 'r0', "
-            "CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS timestamp), 'r2', CAST(_fc.c2 AS timestamp)))"
-        ).alias('_fold'),
+            "CAST(_fc.c0 AS bigint), 'r1', CAST(_fc.c1 AS timestamp), 'r2', CAST(_fc.c2 AS timestamp))) AS `_fold`"
+        ),
     )
     agg = folded.select(
         F.col('user'),
@@ -62,21 +61,17 @@ def plan(spark, clicks):
     out = agg.select(
         F.inline(
             E(
-                "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), 'o1', "
-                "CAST(_y.o1 AS timestamp), 'o2', CAST(_y.o2 AS timestamp), 'o3', CAST(_y.o3 AS bigint))), "
-                "array(named_struct('o0', CAST(`user` AS bigint), 'o1', CAST(`start` AS timestamp), 'o2', "
-                "CAST(transform(array(((CAST(1800L AS BIGINT) * 1000000L) * INTERVAL '0 00:00:00.000001' "
-                "DAY TO SECOND)), __v1 -> (CASE WHEN `prev` IS NULL THEN raise_error('TypeError: `add` "
-                "with None (at windows.py:76 in session_summary)') ELSE (CASE WHEN year((`prev` + __v1)) < "
-                "1 OR year((`prev` + __v1)) > 9999 THEN raise_error('OverflowError: date value out of "
-                "range (at windows.py:76 in session_summary)') ELSE (`prev` + __v1) END) END))[0] AS "
-                "timestamp), 'o3', CAST(`n` AS bigint))))"
+                "concat(transform(`yielded_rows`, _y -> named_struct('o0', CAST(_y.o0 AS bigint), "
+                "'o1', CAST(_y.o1 AS timestamp), 'o2', CAST(_y.o2 AS timestamp), 'o3', CAST(_y.o3 AS "
+                "bigint))), array(named_struct('o0', CAST(`user` AS bigint), 'o1', CAST(`start` AS "
+                "timestamp), 'o2', CAST(transform(array(((CAST(1800L AS BIGINT) * 1000000L) * INTERVAL "
+                "'0 00:00:00.000001' DAY TO SECOND)), __v1 -> (CASE WHEN `prev` IS NULL THEN "
+                "raise_error('TypeError: `add` with None (at windows.py:76 in session_summary)') ELSE "
+                '(CASE WHEN year((`prev` + __v1)) < 1 OR year((`prev` + __v1)) > 9999 THEN '
+                "raise_error('OverflowError: date value out of range (at windows.py:76 in "
+                "session_summary)') ELSE (`prev` + __v1) END) END))[0] AS timestamp), 'o3', CAST(`n` "
+                'AS bigint))))'
             ),
         ),
-    ).select(
-        F.col('o0').alias('user_id'),
-        F.col('o1').alias('start'),
-        F.col('o2').alias('end'),
-        F.col('o3').alias('clicks'),
-    )
+    ).selectExpr('`o0` AS `user_id`', '`o1` AS `start`', '`o2` AS `end`', '`o3` AS `clicks`')
     return out

@@ -35,8 +35,7 @@ def plan(spark, clicks):
             'pmod(unix_micros(`c_1_1`), 300000000L)), 300000000L), _w1 -> timestamp_micros(_w1)) END))'
         ),
     )
-    sums = rows_2.groupBy('window').agg(E('sum((1L))').alias('n_n'))  # additive n: native sums per scope key
-    agg = sums.select(F.col('window'), E('coalesce(`n_n`, 0)').alias('n_value'))
-    by_window = agg.withColumn('n', E('(0L + `n_value`)'))
-    out = by_window.select(F.col('window'), F.col('n').alias('clicks'))
+    sums = rows_2.groupBy('window').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
+    agg = sums.selectExpr('`window`', 'coalesce(`n_n`, 0) AS `n_value`')
+    out = agg.selectExpr('`window`', '(0L + `n_value`) AS `clicks`')
     return out
