@@ -114,7 +114,7 @@ def test_native_windows_equal_cpython(spark: Any, tmp_path_factory: Any, name: s
 def test_native_plan_has_no_python(spark: Any, tmp_path: Path) -> None:
     """The additive windowed stream is Spark's own streaming aggregation in append mode,
     with the watermark: StateStoreSave over HashAggregate, no Python node."""
-    from looplift.api import _PYTHON_NODES
+    from looplift.physplan import _PYTHON_NODES
 
     files = arrivals(12, 30, 60, 4)
     run, want = check(spark, tmp_path, "clicks_per_window", "append", files)
@@ -445,7 +445,7 @@ def test_session_keys_stream_natively(spark: Any, tmp_path_factory: Any, seed: i
     (``session_model``), once, and where no row came after its session was emitted, the
     appended rows are the batch result over the rows in time (its final sessions); late
     rows dropped and counted; the state holds the open sessions only."""
-    from looplift.api import _PYTHON_NODES
+    from looplift.physplan import _PYTHON_NODES
     from looplift.eventtime import explain_line
 
     algo = et_samples.sessions_per_user

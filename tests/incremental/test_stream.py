@@ -344,7 +344,7 @@ def test_native_stream_restarts_from_its_checkpoint(spark: Any, tmp_path: Path, 
     """The thesis ``average`` (and the global ``mean``): no Python operator in the executed
     streaming plan; the upserted rows equal the reference on the net input after each run
     (keys emptied by deletes included) and after a restart from the checkpoint."""
-    from looplift.api import _PYTHON_NODES
+    from looplift.physplan import _PYTHON_NODES
 
     run = NativeRun(spark, name, tmp_path)
     algo, scalars = run.case.algo, run.scalars
