@@ -36,7 +36,11 @@ def test_classes_with_categories_are_code_point_ranges() -> None:
     assert java_pattern(r"[^\W\d_]+", re.ASCII) == "[A-Za-z]+"
     assert java_pattern(r"[^\s\d]", re.ASCII) == "[\\x{0}-\\x{8}\\x{e}-\\x{1f}\\x{21}-\\x{2f}\\x{3a}-\\x{10ffff}]"
     # many ranges with non-ASCII ones: behind an ASCII guard
-    assert java_pattern(r"\d").startswith("[0-9\\x{80}-\\x{10ffff}&&[0-9\\x{660}-")
+    assert java_pattern(r"\d").startswith("[\\d\\x{80}-\\x{10ffff}&&[\\d\\x{660}-")
+    # Java's own ASCII classes where a class holds them (one lookup, not a range each)
+    assert java_pattern(r"[\w.]+", re.ASCII) == "[\\w\\x{2e}]+"
+    assert java_pattern(r"\d\d", re.ASCII) == "\\d\\d"
+    assert java_pattern(r"[0-9a-f]", re.ASCII) == "[0-9a-f]"  # (no category: as written)
     assert java_pattern(r"[^\s\S]x") == "(?!)x"
 
 
