@@ -445,8 +445,8 @@ def test_session_keys_stream_natively(spark: Any, tmp_path_factory: Any, seed: i
     (``session_model``), once, and where no row came after its session was emitted, the
     appended rows are the batch result over the rows in time (its final sessions); late
     rows dropped and counted; the state holds the open sessions only."""
-    from looplift.physplan import _PYTHON_NODES
     from looplift.eventtime import explain_line
+    from looplift.physplan import _PYTHON_NODES
 
     algo = et_samples.sessions_per_user
     assert "session_window" in explain_line(algo)
