@@ -32,6 +32,7 @@ calls of the JVM per ``selectExpr``, about ten per ``F.col``, ``F.expr`` or ``al
 from __future__ import annotations
 
 import ast
+from collections.abc import Callable
 
 __all__ = ["merge_projections"]
 
@@ -237,6 +238,61 @@ def select_texts(lines: list[str]) -> list[str]:
     each call the JVM several times (its call-site capture), about 14 calls for an aliased
     expression; ``selectExpr`` sends all the texts in one call.
     """
+
+    def edit(stmt: ast.stmt, phys: list[str]) -> list[tuple[int, int, int, str]]:
+        for node in ast.walk(stmt):
+            if not (_method_call(node, "select") and node.args):
+                continue
+            texts = [_sql_text(arg) for arg in node.args]
+            if any(t is None for t in texts):
+                continue
+            line = phys[node.lineno - 1]
+            base = line[node.func.value.col_offset : node.func.value.end_col_offset]
+            new = f"{base}.selectExpr({', '.join(repr(t) for t in texts)})"
+            # one select per statement (an outer one would overlap)
+            return [(node.lineno - 1, node.col_offset, node.end_col_offset, new)]
+        return []
+
+    return _edit_one_line_steps(lines, edit)
+
+
+def aggregate_texts(lines: list[str]) -> list[str]:
+    """Each ``E('<sql>').alias('n')`` column of a one-line ``agg(...)`` written as
+    ``E('<sql> AS `n`')``: the same column, one call of ``alias`` (about ten of the JVM)
+    fewer to build (``E`` is ``F.expr``, as for :func:`select_texts`)."""
+
+    def edit(stmt: ast.stmt, phys: list[str]) -> list[tuple[int, int, int, str]]:
+        out = []
+        for node in ast.walk(stmt):
+            if not _method_call(node, "agg"):
+                continue
+            for arg in node.args:
+                al = _aliased(arg)
+                if al is None or _sql_text(al[0]) is None or _fcol(al[0]) is not None:
+                    continue
+                out.append(
+                    (arg.lineno - 1, arg.col_offset, arg.end_col_offset, f"E({_sql_text(arg)!r})")
+                )
+        return out
+
+    return _edit_one_line_steps(lines, edit)
+
+
+def _method_call(node: ast.AST, attr: str) -> bool:
+    """``x.attr(...)`` without keywords."""
+    return (
+        isinstance(node, ast.Call)
+        and isinstance(node.func, ast.Attribute)
+        and node.func.attr == attr
+        and not node.keywords
+    )
+
+
+def _edit_one_line_steps(
+    lines: list[str], edit: Callable[[ast.stmt, list[str]], list[tuple[int, int, int, str]]]
+) -> list[str]:
+    """``lines`` with the text edits ``edit`` gives for each one-line step (``(line, start
+    column, end column, new text)``, in the lines of the parsed ``def _plan():``)."""
     src = "def _plan():\n" + "\n".join(lines) + "\n"
     try:
         tree = ast.parse(src)
@@ -245,27 +301,7 @@ def select_texts(lines: list[str]) -> list[str]:
     phys = src.split("\n")
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
-    edits: list[tuple[int, int, int, str]] = []  # line, start col, end col, new text
-    for stmt in fn.body:
-        if stmt.lineno != stmt.end_lineno:
-            continue
-        for node in ast.walk(stmt):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "select"
-                and node.args
-                and not node.keywords
-            ):
-                continue
-            texts = [_sql_text(arg) for arg in node.args]
-            if any(t is None for t in texts):
-                continue
-            line = phys[node.lineno - 1]
-            base = line[node.func.value.col_offset : node.func.value.end_col_offset]
-            new = f"{base}.selectExpr({', '.join(repr(t) for t in texts)})"
-            edits.append((node.lineno - 1, node.col_offset, node.end_col_offset, new))
-            break  # one select per statement (an outer one would overlap)
+    edits = [e for stmt in fn.body if stmt.lineno == stmt.end_lineno for e in edit(stmt, phys)]
     for row, start, end, new in sorted(edits, reverse=True):
         phys[row] = phys[row][:start] + new + phys[row][end:]
     return phys[1:-1] if edits else lines
@@ -298,38 +334,3 @@ def _sql_text(node: ast.expr) -> str | None:
 
 def _ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"
-
-
-def aggregate_texts(lines: list[str]) -> list[str]:
-    """Each ``E('<sql>').alias('n')`` column of a one-line ``agg(...)`` written as
-    ``E('<sql> AS `n`')``: the same column, one call of ``alias`` (about ten of the JVM)
-    fewer to build (``E`` is ``F.expr``, as for :func:`select_texts`)."""
-    src = "def _plan():\n" + "\n".join(lines) + "\n"
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
-        return lines
-    phys = src.split("\n")
-    fn = tree.body[0]
-    assert isinstance(fn, ast.FunctionDef)
-    edits: list[tuple[int, int, int, str]] = []
-    for stmt in fn.body:
-        if stmt.lineno != stmt.end_lineno:
-            continue
-        for node in ast.walk(stmt):
-            if not (
-                isinstance(node, ast.Call)
-                and isinstance(node.func, ast.Attribute)
-                and node.func.attr == "agg"
-                and not node.keywords
-            ):
-                continue
-            for arg in node.args:
-                al = _aliased(arg)
-                if al is None or _sql_text(al[0]) is None or _fcol(al[0]) is not None:
-                    continue
-                text = _sql_text(arg)
-                edits.append((arg.lineno - 1, arg.col_offset, arg.end_col_offset, f"E({text!r})"))
-    for row, start, end, new in sorted(edits, reverse=True):
-        phys[row] = phys[row][:start] + new + phys[row][end:]
-    return phys[1:-1] if edits else lines
