@@ -131,8 +131,9 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
     those names, in any order, other columns ignored; else the columns by position.
 
     A null in a field that is not ``Optional`` raises at run time with a message
-    naming the column; a column of the wrong type is refused before running. The
-    columns named in ``keep`` (a signed plan's ``_sign``) follow the fields as they are.
+    naming the column (one filter, :func:`null_checks`, over the nullable columns only);
+    a column of the wrong type is refused before running. The columns named in ``keep``
+    (a signed plan's ``_sign``) follow the fields as they are.
     """
     from pyspark.sql import functions as F
 
@@ -142,7 +143,6 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
         optional, base = is_optional(t), base_type(t)
         ft = FIELD_TYPES[base]
         ref = quote_ident(f.name)
-        value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
         if not optional and f.nullable:
             field = repr(by_name[i]) if by_name is not None else i
             msg = sql_string(
@@ -150,17 +150,28 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
                 f"declare the field Optional[{base}] to allow nulls"
             )
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
-            value = f"CASE WHEN {ref} IS NULL THEN raise_error({msg}) ELSE {value} END"
+        value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
         cols.append(f"{value} AS {quote_ident(names[i] if names is not None else f'f{i}')}")
     if checks:
-        # the projection's checks hold for the fields the plan reads (Spark may drop a
-        # null row early there, by a filter `isnotnull(f)` it infers from the plan, but it
-        # pushes that filter through the projection's check); the filter's checks hold for
-        # the fields it does not read, whose projection Spark prunes
-        df = df.where(F.expr(f"CASE {' '.join(checks)} ELSE TRUE END"))
+        df = df.where(F.expr(null_checks(checks)))
     # SQL text in one selectExpr: building the step costs a few calls of the JVM, where a
     # Column per field (F.expr, alias) costs about ten each (PySpark's call-site capture)
     return df.selectExpr(*cols, *[quote_ident(k) for k in keep])
+
+
+def null_checks(checks: Sequence[str]) -> str:
+    """The entry's filter: each ``WHEN <field> IS NULL THEN raise_error(...)`` of
+    ``checks``, else keep the row.
+
+    The filter is the one place the checks run, for the fields the plan reads and those
+    it does not (a projection's check is pruned with its unread column). Its ``ELSE`` is
+    nondeterministic (``spark_partition_id() >= 0``, true and about free), which makes it
+    a barrier: Spark neither merges a filter of the plan into it nor pushes one below it.
+    Without it, a null-rejecting predicate above the entry (an ``isnotnull(f)`` Spark
+    infers from a join on ``f`` or from ``f > 0``) would join this filter's conjunction
+    and run first, dropping a null row before its check raises.
+    """
+    return f"CASE {' '.join(checks)} ELSE spark_partition_id() >= 0 END"
 
 
 def not_null(col: Any, label: str, what: str, t: str) -> Any:
