@@ -37,7 +37,7 @@ __all__ = [
 ]
 
 #: ``int(s)`` that a plain CAST reads as Python does: ASCII whitespace, a sign, 1-18 digits
-INT_FAST = "^[ \\t\\n\\x0b\\f\\r]*[+-]?[0-9]{1,18}[ \\t\\n\\x0b\\f\\r]*$"
+INT_FAST = "^[ \\t\\n\\x0b\\f\\r]*[+-]?[0-9]{1,18}[ \\t\\n\\x0b\\f\\r]*\\z"  # \\z: see grammar.py
 
 
 def case_mapped(m: str, s: str, guard: str, rare: str) -> str:

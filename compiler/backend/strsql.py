@@ -588,8 +588,11 @@ def render_int(s: str) -> str:
     big = raise_sql("OverflowError", "int() of a string beyond 64 bits (Python gives a big int)",
                     detail=["int(", Sql(py_repr_sql(s)), ")"])  # fmt: skip
     num = _normalized_number(s)
-    return (  # fits in 64 bits: a plain CAST (which trims the ASCII whitespace itself)
-        f"(CASE WHEN {s} RLIKE {sql_string(INT_FAST)} THEN CAST({s} AS BIGINT) "
+    v = f"try_cast({s} AS BIGINT)"
+    return (  # a number written as Python and Spark both print it (no regex to test); else
+        # one that fits in 64 bits: a plain CAST (which trims the ASCII whitespace itself)
+        f"(CASE WHEN CAST({v} AS STRING) = {s} THEN {v} "
+        f"WHEN {s} RLIKE {sql_string(INT_FAST)} THEN CAST({s} AS BIGINT) "
         f"WHEN {s} IS NULL THEN {_raise(_INT_NONE, 'TypeError')} "
         f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
         f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"
@@ -602,7 +605,7 @@ def render_float(s: str) -> str:
     # Spark reads inf, +inf, -inf, infinity and nan, but not a signed nan
     num = f"regexp_replace({_normalized_number(s)}, '^[+-](?=[nN])', '')"
     ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
-    fast = f"^{ascii_ws}*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?{ascii_ws}*$"
+    fast = f"^{ascii_ws}*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?{ascii_ws}*\\z"
     return (
         f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
         f"FROM {s}) AS DOUBLE) "

@@ -1,7 +1,9 @@
 """Python's grammar of ``int(s)`` and ``float(s)`` of a string, as Java regexes (Spark's
 ``RLIKE``): Unicode whitespace, every Unicode decimal digit CPython accepts, underscores
-between digits. The string primitives' lowering (``backend/strsql.py``) and their
-partiality's native tests (a ``try``'s test, ``strmethods.py``) read them."""
+between digits. Each ends in ``\\z``, the end of the text: Java's ``$`` also matches
+before a last line terminator (``"1\\u2028"``, ``"1\\x85"``). The string primitives'
+lowering (``backend/strsql.py``) and their partiality's native tests (a ``try``'s test,
+``strmethods.py``) read them."""
 
 from __future__ import annotations
 
@@ -39,13 +41,17 @@ def _python_digits() -> tuple[str, str]:
 
 
 _WS = _char_class(WHITESPACE)
+#: the whitespace int() and float() strip: CPython keeps an ASCII character as it is and
+#: strips only " \t\n\v\f\r" of them (U+001C..U+001F, whitespace to ``str.isspace``,
+#: are refused), and reads every non-ASCII whitespace character as a space
+_NUM_WS = _char_class("".join(c for c in WHITESPACE if not c.isascii() or c in " \t\n\x0b\f\r"))
 _UDIGITS, _UDIGIT_VALUES = _python_digits()
 _D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
 _DIGITS = f"{_D}+(?:_{_D}+)*"
-_INT_RE = f"^{_WS}*[+-]?{_DIGITS}{_WS}*$"
+_INT_RE = f"^{_NUM_WS}*[+-]?{_DIGITS}{_NUM_WS}*\\z"
 INT_RE = _INT_RE  # Python's int() grammar, for a try's test
 _FLOAT_RE = (
-    f"^{_WS}*[+-]?(?:(?:{_DIGITS}(?:\\.(?:{_DIGITS})?)?|\\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
-    f"|(?i:inf|infinity|nan)){_WS}*$"
+    f"^{_NUM_WS}*[+-]?(?:(?:{_DIGITS}(?:\\.(?:{_DIGITS})?)?|\\.{_DIGITS})(?:[eE][+-]?{_DIGITS})?"
+    f"|(?i:inf|infinity|nan)){_NUM_WS}*\\z"
 )
 FLOAT_RE = _FLOAT_RE  # Python's float() grammar, for a try's test

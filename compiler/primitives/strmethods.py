@@ -82,6 +82,7 @@ STRINGS: tuple[str, ...] = (
     "", " ", "a", "abc", "Hello World", "hello wORLD", "a,b,,c", ",", "x\ny\r\nz", "ab" * 3,
     " 12 ", "+1_000", "1__0", "-12", "0012", "1e5", "-1.5", ".5", "nan", "-nan", "inf",
     "-Infinity", "0x1f", "٣", "²", "½", "١٢", "１２", "😀", "a😀b", "\x1c\x1d", "\u0085x",
+    "\x1c5", "5\x1f", "\u00857", "\u3000-7\u2028",
     "a" + WHITESPACE + "b", *_CASE_EXCEPTIONS, *WHITESPACE,
 )  # fmt: skip
 """The receivers every string entry is tested on (None too, where it is Optional): the
