@@ -17,8 +17,8 @@ from sqlglot import exp
 from ..ir.nodes import Expr, Lit
 from ..ir.prims import PRIMS
 from ..primitives import PRIMITIVES, Primitive
-from ..primitives.base import handler_code
 from ..primitives.containers import TABLE_ITEM
+from ..primitives.partiality import handler_code
 from ..primitives.strmethods import element_type
 from .arithsql import literals
 from .errors import BackendError

@@ -1,5 +1,6 @@
 """The table of primitives: for each, its type rule, CPython reference, partiality and
-native lowering (see :mod:`.base`; operators and builtins: :mod:`.operator`). The typer,
+native lowering (see :mod:`.base`, the condition language of partiality :mod:`.partiality`, the
+lowering's operand trees :mod:`.sqltree`; operators and builtins: :mod:`.operator`). The typer,
 the expression renderer, ``runs_python`` (``--explain``) and the IR's table of
 primitives read it; nothing else decides.
 
@@ -16,7 +17,7 @@ True
 from __future__ import annotations
 
 from .arith import ARITH
-from .base import NOT_LIT, Primitive, Raises, Site, TypeRefused
+from .base import NOT_LIT, Primitive, Site, TypeRefused
 from .bitwise import BITWISE
 from .combinatorics import COMBINATORICS
 from .compare import COMPARE
@@ -25,6 +26,7 @@ from .convert import CONVERT
 from .datetimes import DATETIMES
 from .mathfuncs import MATH
 from .operator import Operator
+from .partiality import Raises
 from .strmethods import STRING_NAMES, STRING_PRIMS
 from .windows import WINDOWS
 

@@ -47,24 +47,11 @@ from typing import Any
 from sqlglot import exp
 
 from ..errtext import raise_tree
-from .base import (
-    NOT_LIT,
-    All,
-    Arg,
-    Cmp,
-    IsInf,
-    IsNan,
-    NonInteger,
-    Not,
-    Num,
-    Operands,
-    Raises,
-    Result,
-    call,
-    num,
-)
+from .base import NOT_LIT
 from .mathfuncs import _copysign, _np, _pow
 from .operator import INT64_MAX, INT64_MIN, NumPred, Operator, beyond64, none
+from .partiality import All, Arg, Cmp, IsInf, IsNan, NonInteger, Not, Num, Raises, Result
+from .sqltree import Operands, call, num
 from .typerules import numeric
 
 __all__ = ["ARITH", "ints", "number"]

@@ -31,8 +31,10 @@ from typing import Any
 from sqlglot import exp
 
 from .arith import number
-from .base import Operands, Raises, TypeRefused, call
+from .base import TypeRefused
 from .operator import INT64_MAX, INT64_MIN, NumPred, Operator, none
+from .partiality import Raises
+from .sqltree import Operands, call
 
 __all__ = ["BITWISE"]
 

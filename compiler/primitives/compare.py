@@ -35,8 +35,10 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import NOT_LIT, Operands, Raises, call, num
+from .base import NOT_LIT
 from .operator import INT64_MAX, INT64_MIN, IsNone, NumPred, Operator, none
+from .partiality import Raises
+from .sqltree import Operands, call, num
 from .typerules import unify
 
 __all__ = ["COMPARE", "compare", "truthy"]

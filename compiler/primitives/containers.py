@@ -34,7 +34,8 @@ from typing import Any
 
 from looplift.pyprims import merge_sums, unpacked
 
-from .base import Pred, Primitive, Raises, TypeRefused
+from .base import Primitive, TypeRefused
+from .partiality import Pred, Raises
 from .typerules import unify
 
 __all__ = ["CONTAINERS", "TABLE_ITEM", "element_type", "lists_only"]
@@ -355,7 +356,7 @@ def _table_missing(o: Any) -> Any:
     in the renderer (``backend/sql.py``) that reaches its ELSE."""
     from sqlglot import exp
 
-    from .base import num
+    from .sqltree import num
 
     kt, pairs = o.ts[0], o.lits[2]
     kind = "str" if kt == "str" else "number"

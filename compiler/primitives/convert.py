@@ -30,9 +30,11 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import NOT_LIT, All, Arg, Cmp, IsInf, IsNan, Not, Num, Operands, Raises, call
+from .base import NOT_LIT
 from .compare import truthy
 from .operator import Arity, NumPred, Operator, beyond64, none
+from .partiality import All, Arg, Cmp, IsInf, IsNan, Not, Num, Raises
+from .sqltree import Operands, call
 
 __all__ = ["CONVERT"]
 

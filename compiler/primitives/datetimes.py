@@ -45,7 +45,9 @@ from typing import Any
 from looplift.pyprims import strftime, strptime
 from sqlglot import exp
 
-from .base import Operands, Pred, Primitive, Raises
+from .base import Primitive
+from .partiality import Pred, Raises
+from .sqltree import Operands
 
 __all__ = ["DATETIMES", "DATETIME_KINDS", "TD_MAX_DAYS", "SPARK_TD_MAX_US", "arith_type",
            "native_strptime_format"]

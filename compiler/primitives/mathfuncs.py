@@ -37,25 +37,9 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import (
-    INF,
-    Abs,
-    All,
-    Any_,
-    Arg,
-    Cmp,
-    IsInf,
-    IsNan,
-    NonInteger,
-    Not,
-    Num,
-    Operands,
-    Primitive,
-    Raises,
-    Result,
-    call,
-    num,
-)
+from .base import Primitive
+from .partiality import Abs, All, Any_, Arg, Cmp, IsInf, IsNan, NonInteger, Not, Num, Raises, Result
+from .sqltree import INF, Operands, call, num
 
 __all__ = ["MATH"]
 

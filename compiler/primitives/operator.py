@@ -13,7 +13,7 @@ argument types and literals where a math entry carries constants:
   checks, the result is None only where an argument may be), ``"total"`` (a None
   argument is an ordinary value, the result is never None: ``==``, ``str``, ``bool``).
 
-Partiality is :class:`~.base.Raises` data as for the math entries; conditions that
+Partiality is :class:`~.partiality.Raises` data as for the math entries; conditions that
 need exact integers or CPython's own result (64-bit overflow) are :class:`NumPred`, whose
 native check is, where ``sql`` is None, Spark's (ANSI mode raises
 ``ARITHMETIC_OVERFLOW``, ``DIVIDE_BY_ZERO``, ``REMAINDER_BY_ZERO``, ``CAST_OVERFLOW``
@@ -38,7 +38,9 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import NOT_LIT, Cond, Env, IsNan, Operands, Pred, Primitive, Raises
+from .base import NOT_LIT, Primitive
+from .partiality import Cond, Env, IsNan, Pred, Raises
+from .sqltree import Operands
 
 __all__ = [
     "INT64_MAX",
@@ -72,7 +74,7 @@ class IsNone(Cond):
 
 @dataclass(frozen=True, slots=True)
 class NumPred(Pred):
-    """A :class:`~.base.Pred` on the exact numbers: it does not hold where an argument is
+    """A :class:`~.partiality.Pred` on the exact numbers: it does not hold where an argument is
     None (an :class:`IsNone` clause says that) or where ``test`` cannot take the arguments;
     ``sql`` is its native check, or None where the native expression raises by itself
     (Spark's ANSI checks: ``text`` says which)."""

@@ -9,7 +9,7 @@ from typing import Any
 
 from sqlglot import exp
 
-from .base import Operands
+from .sqltree import Operands
 
 __all__ = ["Native_", "bounds_typed", "equals", "is_null", "not_matching", "out_of_range", "typed"]
 

@@ -46,8 +46,10 @@ from typing import Any
 from looplift.strings import IMPLS, STR_METHODS, WHITESPACE, parses
 from sqlglot import exp
 
-from .base import NOT_LIT, Operands, Pred, Primitive, Raises, Site
+from .base import NOT_LIT, Primitive, Site
 from .grammar import FLOAT_RE, INT_RE
+from .partiality import Pred, Raises
+from .sqltree import Operands
 from .strchecks import (
     Native_,
     bounds_typed,

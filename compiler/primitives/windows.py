@@ -39,7 +39,8 @@ from typing import Any
 
 from looplift.windows import EPOCH, hop_prim, tumble_prim
 
-from .base import Pred, Primitive, Raises
+from .base import Primitive
+from .partiality import Pred, Raises
 
 __all__ = ["WINDOWS", "NATIVE_MAX", "native_window", "window_call"]
 

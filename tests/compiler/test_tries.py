@@ -12,7 +12,7 @@ from looplift.compiler.backend import backend_for
 from looplift.compiler.errors import CompilerError
 from looplift.compiler.ir.prims import PRIMS
 from looplift.compiler.pipeline import compile_dataflow
-from looplift.compiler.primitives.base import handler_code
+from looplift.compiler.primitives.partiality import handler_code
 
 from tests.helpers import import_path
 

@@ -179,7 +179,7 @@ def _table_cases() -> dict[str, tuple[list[Any], list[tuple]]]:
 
 def _cpython_code(entry: Any, args: tuple) -> int | None:
     """The code of CPython's outcome (None: an int beyond 64 bits, which the plan refuses)."""
-    from looplift.compiler.primitives.base import handler_code
+    from looplift.compiler.primitives.partiality import handler_code
 
     try:
         got = entry.reference(*args)
@@ -195,7 +195,7 @@ def test_native_test_agrees_with_cpython(spark: Any, name: str) -> None:
     """``Primitive.raise_test`` of the entry, on Spark, gives the handler CPython's
     exception goes to (its class through the handlers' hierarchy), input by input."""
     from looplift.compiler.primitives import PRIMITIVES
-    from looplift.compiler.primitives.base import handler_code
+    from looplift.compiler.primitives.partiality import handler_code
     from pyspark.sql import types as PT
 
     entry = PRIMITIVES[name]
