@@ -86,14 +86,7 @@ class Dataflow(Generic[P, R]):
             return self._call_dataframe(*args, **kwargs)
         if spark_kind == "column":
             return self._call_columns(*args, **kwargs)
-        shape = self.__dict__.get("_call_shape")
-        if shape is None:  # which parameters are RowStreams, and whether all are positional
-            params = self.signature.parameters.values()
-            shape = self._call_shape = (
-                tuple(stream_kind(p.annotation, self.fn) for p in params),
-                all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
-            )
-        streams, positional = shape
+        streams, positional = self.call_shape()
         plain = positional and not kwargs and len(args) == len(streams)
         if plain:  # (every argument by position: no binding, e.g. replay's calls)
             args = tuple(as_rows(v, rs) if rs and not isinstance(v, Rows) else v
@@ -110,6 +103,23 @@ class Dataflow(Generic[P, R]):
         if inspect.isgenerator(result):
             return [r if isinstance(r, tuple) else _row_tuple(r) for r in result]
         return result
+
+    def call_shape(self) -> tuple[tuple[Any, ...], bool]:
+        """Which parameters are RowStreams (each one's row class, True for plain tuples,
+        False for a scalar), and whether all are positional; computed once.
+
+        Resolve it before the function is shipped to Spark's workers (a UDTF or UDAF of
+        ``looplift.register``): a function pickled by value keeps only the globals its code
+        reads, and a row class named only in a string annotation is not among them, so the
+        worker would read a ``RowStream[Click]`` as plain tuples."""
+        shape = self.__dict__.get("_call_shape")
+        if shape is None:
+            params = self.signature.parameters.values()
+            shape = self._call_shape = (
+                tuple(stream_kind(p.annotation, self.fn) for p in params),
+                all(p.kind in (p.POSITIONAL_ONLY, p.POSITIONAL_OR_KEYWORD) for p in params),
+            )
+        return shape
 
     # -- compilation -----------------------------------------------------------
     def compile(self) -> Any:

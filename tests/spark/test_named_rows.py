@@ -183,6 +183,29 @@ def test_sql_table_argument_binds_by_name(spark: Any) -> None:
     assert sorted(tuple(r) for r in plain.collect()) == want
 
 
+
+def test_registered_reference_keeps_its_row_class_when_shipped(spark: Any) -> None:
+    """Spark's workers get the reference function pickled by value when its module is not
+    importable there; its globals then hold only what its code reads, not a row class
+    named in a string annotation. ``register`` resolves the class first, so the copy the
+    worker gets still reads ``RowStream[Click]`` rows by name (plain ``spark.sql`` failed
+    with "row has no field 'user_id'" in a fresh session)."""
+    import pickle
+
+    from pyspark import cloudpickle
+
+    rows = [(1, 2, 10), (1, 3, 5), (2, 7, 1)]
+    A.per_user.__dict__.pop("_call_shape", None)  # as in a fresh session
+    looplift.register(spark, A.per_user)
+    cloudpickle.register_pickle_by_value(A)
+    try:
+        shipped = pickle.loads(cloudpickle.dumps(A.per_user))
+    finally:
+        cloudpickle.unregister_pickle_by_value(A)
+    assert "Click" not in shipped.fn.__globals__
+    assert sorted(shipped(rows)) == sorted(A.per_user(rows))
+
+
 # -- incremental ----------------------------------------------------------------------------
 
 
