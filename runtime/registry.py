@@ -73,10 +73,14 @@ class Algorithm:
         return importlib.import_module(self.plan_module)
 
     def reference(self) -> Any:
-        """The ``@dataflow`` object (callable as plain Python)."""
+        """The ``@dataflow`` object (callable as plain Python), its RowStream parameters'
+        row classes resolved (:meth:`~looplift.api.Dataflow.call_shape`): the UDTFs and
+        UDAFs of ``register`` ship it to workers that may not resolve them."""
         from .spark import import_ref
 
-        return import_ref(self.ref)
+        ref = import_ref(self.ref)
+        ref.call_shape()
+        return ref
 
     # -- manifest -----------------------------------------------------------------------------
     def to_json(self) -> dict[str, Any]:

@@ -48,12 +48,21 @@ def merge_projections(lines: list[str]) -> list[str]:
         out = merged
 
 
-def _merge_once(lines: list[str]) -> list[str] | None:
-    src = "def _plan():\n" + "\n".join(lines) + "\n    return out\n"
+def _parse_steps(lines: list[str], tail: str = "") -> tuple[str, ast.Module] | None:
+    """The steps parsed as the body of ``def _plan():`` (``tail`` after them), with the
+    source text; None where they do not parse."""
+    src = "def _plan():\n" + "\n".join(lines) + "\n" + tail
     try:
-        tree = ast.parse(src)
+        return src, ast.parse(src)
     except SyntaxError:
         return None
+
+
+def _merge_once(lines: list[str]) -> list[str] | None:
+    parsed = _parse_steps(lines, "    return out\n")
+    if parsed is None:
+        return None
+    src, tree = parsed
     phys = src.split("\n")
     uses: dict[str, int] = {}
     for n in ast.walk(tree):
@@ -293,11 +302,10 @@ def _edit_one_line_steps(
 ) -> list[str]:
     """``lines`` with the text edits ``edit`` gives for each one-line step (``(line, start
     column, end column, new text)``, in the lines of the parsed ``def _plan():``)."""
-    src = "def _plan():\n" + "\n".join(lines) + "\n"
-    try:
-        tree = ast.parse(src)
-    except SyntaxError:
+    parsed = _parse_steps(lines)
+    if parsed is None:
         return lines
+    src, tree = parsed
     phys = src.split("\n")
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)

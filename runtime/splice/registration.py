@@ -126,7 +126,6 @@ def _reference_udaf(alg: Algorithm) -> Any:
     from ..spark import _out, _pylist
 
     ref, nfields, rtype = alg.reference(), len(alg.fields), alg.output[0][1]
-    ref.call_shape()  # the row class resolved here, not in the worker
     order = param_order(alg)
 
     labels = [f"argument {i + 1}" for i in range(nfields)]
@@ -151,7 +150,6 @@ def _reference_udtf(spark: Any, alg: Algorithm) -> Any:
 
     schema = _output_schema(spark, alg)
     ref, order = alg.reference(), param_order(alg)
-    ref.call_shape()  # the row class resolved here, not in the worker
     ftypes = [f.dataType.simpleString() for f in schema.fields]
 
     class ReferenceTable:

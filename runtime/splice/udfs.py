@@ -97,7 +97,6 @@ def reference_list_udf(alg: Algorithm) -> Any:
     from ..spark import _arrow_schema, _out, _pylist
 
     fn, rtype, order = alg.reference(), alg.output[0][1], param_order(alg)
-    fn.call_shape()  # the row class resolved here, not in the worker
     nfields = len(alg.fields)
     out_type = _arrow_schema(f"r {rtype}").field("r").type
 
