@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from .. import groupform
 from .analysis import LoopKind
 from .dataflow.exprs import render, render_guards, render_name
 from .dataflow.payloads import NodeKind
@@ -248,6 +249,8 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
                 f"      reduce part (Python): a fresh {cls} per scope key applies "
                 "(action code, argument, sign) in one vectorized Arrow reducer"
             )
+        if n.strategy.by_statistics:
+            out.append(JOINED_BY_STATISTICS)
         if op.actions:  # (backend/partial.py)
             out.append(f"      partial aggregation: {n.strategy.partial or 'none'}")
         for r in op.reads:
@@ -356,4 +359,12 @@ def _user(name: str) -> str:
     return user_name(name)
 
 
+#: what a window over the rows whose scope key is made of input fields gives way to
+JOINED_BY_STATISTICS = (
+    "      at run time: an aggregate per key joined back instead (broadcast: the rows are "
+    "neither shuffled nor sorted) when Spark's statistics of the input show few large groups "
+    f"(at least {groupform.MIN_ROWS:,} rows, {groupform.MIN_ROWS_PER_KEY} rows a key; ANALYZE "
+    "TABLE <view> COMPUTE STATISTICS FOR COLUMNS <key> gives the keys), or when "
+    f"{groupform.CONF} is 'join'"
+)
 _OTHER = {NodeKind.SCALAR: "1:1 scalar", NodeKind.HOST: "host call", NodeKind.YIELD: "emit"}

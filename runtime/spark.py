@@ -17,6 +17,7 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from .fieldtypes import FIELD_TYPES, base_type, is_optional
+from .groupform import few_large_groups
 from .pycalls import register_pycalls
 from .pyprims import IMPLS as PY_IMPLS
 from .pyvalues import _out, _pylist, _split_schema
@@ -32,6 +33,7 @@ __all__ = [
     "active_session",
     "entry",
     "join_on_keys",
+    "few_large_groups",
     "union_all",
     "default_row",
     "ActionReducer",
@@ -123,7 +125,8 @@ def check_fields(
 
 
 def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
-          names: Sequence[str] | None = None, by_name: Sequence[str] | None = None) -> Any:  # fmt: skip
+          names: Sequence[str] | None = None, by_name: Sequence[str] | None = None,
+          checked: bool = True) -> Any:  # fmt: skip
     """The entry projection: the fields named ``names`` (by default ``f0..fn``), in order,
     types checked, nulls refused.
 
@@ -134,6 +137,10 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
     naming the column (one filter, :func:`null_checks`, over the nullable columns only);
     a column of the wrong type is refused before running. The columns named in ``keep``
     (a signed plan's ``_sign``) follow the fields as they are.
+
+    ``checked=False``: the same projection without the null checks, for the rows of a plan
+    that also reads them checked where every row is read (the aggregate a plan broadcasts
+    and joins back to its rows: its job runs first, and fails on a null).
     """
     from pyspark.sql import functions as F
 
@@ -152,7 +159,7 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
         value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
         cols.append(f"{value} AS {quote_ident(names[i] if names is not None else f'f{i}')}")
-    if checks:
+    if checks and checked:
         df = df.where(F.expr(null_checks(checks)))
     # SQL text in one selectExpr: building the step costs a few calls of the JVM, where a
     # Column per field (F.expr, alias) costs about ten each (PySpark's call-site capture)
@@ -219,14 +226,22 @@ def refuse_nulls(name: str, types: Sequence[str], rows: Sequence[Sequence[Any]],
                 )
 
 
-def join_on_keys(left: Any, right: Any, keys: list[str]) -> Any:
-    """Join on scope-key columns; a key may be None (group_by groups None too)."""
+def join_on_keys(left: Any, right: Any, keys: list[str], not_null: Sequence[str] = (),
+                 broadcast: bool = False) -> Any:  # fmt: skip
+    """Join on scope-key columns. A key may be None (group_by groups None too), so the
+    keys compare null-safely, except those in ``not_null`` (no row has null there), which
+    compare with ``=``: Spark then hashes the column itself, not ``coalesce(k, 0)`` and
+    ``isnull(k)``. With ``broadcast``, ``right`` (known small) is broadcast: ``left`` is
+    neither shuffled nor sorted."""
+    from pyspark.sql import functions as F
+
     if not keys:
         return left.crossJoin(right)
-    renamed = right
+    renamed = F.broadcast(right) if broadcast else right
     for k in keys:
         renamed = renamed.withColumnRenamed(k, f"__r_{k}")
-    cond = [left[k].eqNullSafe(renamed[f"__r_{k}"]) for k in keys]
+    cond = [left[k] == renamed[f"__r_{k}"] if k in not_null else left[k].eqNullSafe(renamed[f"__r_{k}"])
+            for k in keys]  # fmt: skip
     out = left.join(renamed, on=cond, how="inner")
     return out.drop(*[f"__r_{k}" for k in keys])
 

@@ -255,11 +255,17 @@ class FramesMixin:
         cols = sorted(c for c in src.cols if c not in fr.cols)
         names = [self.col_for(c) for c in cols]
         sel = ", ".join(repr(c) for c in (*src.keys, *names))
+        if fk == ROWS and home in self.broadcast_frames and fr.var == self.entry_var:
+            # the broadcast aggregate reads every row after the entry's null checks; the
+            # rows it joins back to need not run them again
+            unchecked = self.py.fresh(self.frame_base(fk))
+            self.emit(f"{unchecked} = {self.entry}, checked=False)  # null checks: once, in the broadcast aggregate")
+            fr.var = unchecked
         if home == GLOBAL:
             self.step(fk, f"{SRC}.crossJoin(F.broadcast({src.var}.select({sel})))",
                       f"global values into scope {self.scope_text(fk)}")  # fmt: skip
         else:
-            self.step(fk, f"ll.join_on_keys({SRC}, {src.var}.select({sel}), {list(src.keys)!r})",
+            self.step(fk, f"ll.join_on_keys({SRC}, {src.var}.select({sel}), {self.join_keys(src.keys, home)})",
                       f"scope {self.scope_text(home)} values, joined on its key")  # fmt: skip
         self.frames[fk].cols.update(cols)
 

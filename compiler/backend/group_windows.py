@@ -47,7 +47,7 @@ if TYPE_CHECKING:
     from ..operators import StateOperator
     from ..program import Program
 
-__all__ = ["window_check"]
+__all__ = ["window_check", "statistics_key"]
 
 
 def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
@@ -96,6 +96,24 @@ def window_check(prog: Program, op: StateOperator) -> tuple[bool, str | None]:
         if here not in (ROWS, fk) and a.deps.get(n, frozenset()) & at_scope:
             return False, f"the scope's values are used outside it (line {b.span.line})"
     return True, "its values are read only per row of the scope's rows"
+
+
+def statistics_key(prog: Program, op: StateOperator) -> tuple[int, ...] | None:
+    """The input fields of ``op``'s scope key, when each is a field of the input (Spark's
+    statistics of the input can then count its keys, and the plan also holds the aggregate
+    joined back, chosen at run time by ``looplift.spark.few_large_groups``); None for a
+    computed key part, and where an ordered loop of the scope sorts the rows by the key
+    anyway (a join would save no shuffle)."""
+    a = prog.analysis
+    fk = frame_key(a, op.scope)
+    if not isinstance(fk, GroupFrame):
+        return None
+    fields = tuple(f for loop in fk.loops for f in a.loops[loop].key)
+    if not fields or any(f in a.virtual for f in fields):
+        return None
+    if any(o.kind == OperatorKind.ORDERED for o in prog.operators if frame_key(a, o.scope) == fk):
+        return None  # an ordered loop of the scope shuffles and sorts the rows by key anyway
+    return fields
 
 
 def _min_max(prog: Program, op: StateOperator) -> bool:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
+from typing import Any
 
 from ..analysis import SiteKind
 from ..ir.nodes import CARRY, ParamKind
@@ -57,11 +58,19 @@ class ModuleMixin:
         """The module's ``REFS``: the user's code (and state classes) it imports."""
         return tuple(sorted({*self.refs, self.fn.ref}))
 
-    def render_module(self) -> str:
+    def render_module(self, joined: Any = None) -> str:
+        """The plan module's text; with ``joined`` (a :class:`~.plan.JoinedVariant`), a
+        second plan function of the group values joined back, which ``plan`` builds
+        instead where Spark's statistics of the input say so."""
         params = list(self.fn.params)
-        steps = merge_projections(self.lines)
-        if not any(p.kind == ParamKind.SCALAR for p in params):
-            steps = aggregate_texts(select_texts(steps))  # `E` is F.expr: see the template
+        scalars = any(p.kind == ParamKind.SCALAR for p in params)
+
+        def finish(lines: list[str]) -> list[str]:
+            steps = merge_projections(lines)
+            return steps if scalars else aggregate_texts(select_texts(steps))  # `E`: F.expr
+
+        steps = finish(self.lines)
+        joined_steps = finish(joined.lines) if joined is not None else []
         refs = list(self.module_refs())
         ctx = {
             "name": json.dumps(self.fn.name),
@@ -85,7 +94,10 @@ class ModuleMixin:
             ),
             "refs": json.dumps(refs),
             "steps": steps,
-            "digest": hashlib.sha1("\n".join(steps).encode()).hexdigest()[:12],
+            "joined_steps": joined_steps,
+            "joined_source": joined.source if joined is not None else None,
+            "joined_keys": repr(joined.keys) if joined is not None else None,
+            "digest": hashlib.sha1("\n".join(steps + joined_steps).encode()).hexdigest()[:12],
         }
         return fit_lines(render("plan.py.j2", **ctx)) + "\n"
 

@@ -49,6 +49,7 @@ from .context import Compiled
 from .errors import BackendError
 from .frame import SRC, Frame
 from .frames import FramesMixin
+from .group_windows import statistics_key
 from .loops import LoopsMixin
 from .module import ModuleMixin
 from .naming import ColumnNames, Namer, identifier
@@ -66,7 +67,17 @@ __all__ = ["generate_plan", "planned_or", "PlanModule", "Planner"]
 
 # names the generated module and its ``plan`` function use for themselves
 _RESERVED = {"F", "ll", "math", "E", "out", "spark", "plan", "NAME", "KIND", "COLUMNS", "PARAMS",
-             "PYCALLS", "REFS"}  # fmt: skip
+             "PYCALLS", "REFS", "plan_joined"}  # fmt: skip
+
+
+@dataclass(frozen=True)
+class JoinedVariant:
+    """The plan's other form (its group values aggregated per key and joined back) and
+    the windowed scopes' keys as fields of the input ``source`` that choose it."""
+
+    source: str
+    keys: list[list[int | str]]
+    lines: list[str]
 
 
 @dataclass
@@ -156,21 +167,56 @@ class Planner(FramesMixin, LoopsMixin, SessionsMixin, OutputsMixin, ModuleMixin)
         self.field_of_col: dict[str, int] = {}
         self.known: dict[FrameKey, frozenset[Any]] = {}  # (backend/filter_first.py)
         self.known_sql: dict[FrameKey, list[str]] = {}
+        self.entry = ""  # the entry's call, without its closing parenthesis
+        self.entry_var = ""  # the rows frame's variable the entry made
 
     # -- the visit ----------------------------------------------------------------
     def run(self) -> PlanModule:
         if self.prog.kind == AlgorithmKind.SCALAR:
             raise BackendError("scalar algorithms compile to SQL functions, not plans")
-        live = nx.ancestors(self.graph.g, "return") if "return" in self.graph.g else set()
-        for node in self.graph.nodes():
-            self.live = node.id in live and bool(self.graph.g.out_degree(node.id))
-            self.visit(node.op)
-        source = self.render_module()
+        self.visit_graph()
+        source = self.render_module(self.joined_variant())
         return PlanModule(self.fn.name, self.prog.kind, source, self.columns_out,
                           tuple(self.pycalls.values()), tuple(self.python_ops),
                           self.output_types, self.module_refs(), tuple(self.python_states),
                           tuple(sorted(self.fold_reasons.items())),
                           tuple(sorted(self.made.items())))  # fmt: skip
+
+    def visit_graph(self) -> None:
+        live = nx.ancestors(self.graph.g, "return") if "return" in self.graph.g else set()
+        for node in self.graph.nodes():
+            self.live = node.id in live and bool(self.graph.g.out_degree(node.id))
+            self.visit(node.op)
+
+    def joined_variant(self) -> JoinedVariant | None:
+        """Where group values are windows over the rows (``backend/group_windows.py``) and
+        each windowed scope's key is made of input fields, the same plan with those values
+        aggregated per key and joined back: the module builds it instead when Spark's
+        statistics of the input show few large groups (``ll.few_large_groups``)."""
+        scopes = [o for o in self.ops
+                  if o.name in self.made and self.windowed(self.frame_key(o.scope))]  # fmt: skip
+        keys: list[list[int | str]] = []
+        for o in scopes:
+            choice = self.strategy_of(o)
+            fields = statistics_key(self.prog, o)
+            if not choice.by_statistics or fields is None:
+                return None
+            named = self.source.fields if self.source is not None else ()
+            key = [named[f] if named else f for f in fields]
+            if key not in keys:
+                keys.append(key)
+        if not keys:
+            return None
+        alt = type(self)(self.prog, self.graph)
+        alt.group_windows = False
+        alt.broadcast_frames = frozenset(self.frame_key(o.scope) for o in scopes)
+        alt.visit_graph()
+        def parts(p: Planner) -> tuple[Any, ...]:
+            return p.imports, p.reducers, p.pycalls.keys(), p.columns_out, p.output_types
+
+        if parts(alt) != parts(self):
+            return None  # (both forms are built of the same parts; never seen to differ)
+        return JoinedVariant(self.source.name, keys, alt.lines)
 
     def visit(self, op: Op) -> None:
         method = getattr(self, f"visit_{type(op).__name__}", None)
@@ -194,8 +240,10 @@ class Planner(FramesMixin, LoopsMixin, SessionsMixin, OutputsMixin, ModuleMixin)
         keep = f", keep={list(self.keep)!r}" if self.keep else ""
         if self.source.fields:  # a named row type: its fields bind to columns by name
             keep += f", by_name={list(self.source.fields)!r}"
-        self.emit(f"{var} = ll.entry({op.name}, {op.name!r}, {list(op.types)!r}{keep}, names={names!r})")
+        self.entry = f"ll.entry({op.name}, {op.name!r}, {list(op.types)!r}{keep}, names={names!r}"
+        self.emit(f"{var} = {self.entry})")
         self.frames[ROWS] = Frame(var, ())
+        self.entry_var = var
 
     def visit_Param(self, op: Param) -> None:
         """A scalar parameter: a named Python value of ``plan``, bound into SQL by name."""
@@ -317,7 +365,7 @@ class Planner(FramesMixin, LoopsMixin, SessionsMixin, OutputsMixin, ModuleMixin)
         if fk == GLOBAL:
             self.step(fk, f"{SRC}.crossJoin({result})")
         else:
-            self.step(fk, f"ll.join_on_keys({SRC}, {result}, {list(keys)!r})")
+            self.step(fk, f"ll.join_on_keys({SRC}, {result}, {self.join_keys(keys)})")
         self.frames[fk].cols.update(reads)
 
     #: aggregate mergeable states partially before the shuffle where the graph records a
@@ -444,6 +492,21 @@ class Planner(FramesMixin, LoopsMixin, SessionsMixin, OutputsMixin, ModuleMixin)
         if isinstance(t, str) and t.startswith("Optional["):
             t = t[len("Optional[") : -1]
         return f"_nan_{self.field_col(f)}" if t == "float" else None
+
+    #: group frames whose aggregate is known small (the joined form of a plan whose group
+    #: values are windows otherwise, chosen by statistics): joined back by a broadcast
+    broadcast_frames: frozenset[FrameKey] = frozenset()
+
+    def join_keys(self, keys: tuple[str, ...], home: FrameKey | None = None) -> str:
+        """``keys, not_null=[...]`` of ``ll.join_on_keys``: the key columns, and those of
+        them no row has null (an input field that is not ``Optional``: the entry refuses
+        its nulls), which join on plain equality (Spark hashes the column itself, where a
+        null-safe key hashes ``coalesce(k, 0)`` and ``isnull(k)``)."""
+        n = len(self.source.types) if self.source is not None else 0
+        plain = [k for k in keys if k in self.field_of_col and self.field_of_col[k] < n
+                 and not self.source.types[self.field_of_col[k]].startswith("Optional[")]  # fmt: skip
+        return (f"{list(keys)!r}" + (f", not_null={plain!r}" if plain else "")
+                + (", broadcast=True" if home in self.broadcast_frames else ""))  # fmt: skip
 
     def field_col(self, i: int) -> str:
         """The column of source field ``i`` (named after the variable that binds it)."""

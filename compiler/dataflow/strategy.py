@@ -92,6 +92,9 @@ class Choice:
         over_rows: native sums computed as window aggregates over the rows
             (``sum(...) OVER (PARTITION BY key)``, ``backend/group_windows.py``), not an
             aggregate per key joined back; ``form_why`` says why either way.
+        by_statistics: the plan also holds the aggregate joined back, and builds it
+            instead of the windows when Spark's statistics of the input show few large
+            groups (``looplift.spark.few_large_groups``).
         partial: what a state operator aggregates before the shuffle, merged after it
             (``backend/partial.py``), or None when every row of a scope key goes to its
             key's task.
@@ -103,6 +106,7 @@ class Choice:
     detail: str | None = None  # what a native reducer computes (sequence readers)
     over_rows: bool = False
     form_why: str | None = None
+    by_statistics: bool = False
     partial: str | None = None
 
     @property

@@ -20,7 +20,7 @@ from typing import Any
 from ..analysis import Analysis
 from ..backend.boundary import boundary_check
 from ..backend.fold import fold_check
-from ..backend.group_windows import window_check
+from ..backend.group_windows import statistics_key, window_check
 from ..backend.ordered_cost import ordered_strategy
 from ..backend.partial import partial_form
 from ..backend.sequence import OVER_ROWS, native_sequence, window_text
@@ -127,7 +127,8 @@ def _reduce_choice(
         return Choice(Strategy.FRESH_READERS)
     if op.kind == OperatorKind.ADDITIVE:
         over_rows, why = window_check(prog, op)
-        return Choice(Strategy.NATIVE_SUMS, over_rows=over_rows, form_why=why)
+        joined = over_rows and statistics_key(prog, op) is not None
+        return Choice(Strategy.NATIVE_SUMS, over_rows=over_rows, form_why=why, by_statistics=joined)
     if op.kind == OperatorKind.ORDERED:
         why, window = fold_check(prog, op)
         if why is not None:
@@ -144,7 +145,9 @@ def _reduce_choice(
     if seq is not None:
         over_rows, why = window_check(prog, op) if seq.cls_name in OVER_ROWS else (False, None)
         detail = window_text(seq) if over_rows else seq.describe()
-        return Choice(Strategy.SEQUENCE, detail=detail, over_rows=over_rows, form_why=why)
+        joined = over_rows and statistics_key(prog, op) is not None
+        return Choice(Strategy.SEQUENCE, detail=detail, over_rows=over_rows, form_why=why,
+                      by_statistics=joined)
     # arg-best operators fused with an operator that is not are reduced with it, in Python
     mates = [ops[m] for m in op.fusable_with if m in ops and ops[m].kind == op.kind]
     group = [op, *(m for m in mates if native_sequence(m, prog.analysis, prog.refs) is None)]

@@ -2,14 +2,15 @@
 
     python -m tests.perf.pergroup --rows 1000000 --users 10000
 
-On a cached table ``t(k bigint, id bigint, v double, w bigint)``: per-group centering
-(``v - mean(v)`` per key, ``centered`` of tests/spark/pergroup_algos.py, the programs the
-differential tests check) and a share of the group total (``w / sum(w)`` per key,
-``share``), each compiled and next to the same
-computation hand-written as a window (``avg(v) OVER (PARTITION BY k)``), as an
-aggregate joined back on the key, and as ``groupBy(k).applyInPandas``; and compiled in
-the form before issue 27 (an aggregate per key joined back), for the ratio of the two
-forms in the same run.
+On a cached table ``t(k bigint, id bigint, v double, w bigint)`` (its key analyzed:
+``ANALYZE TABLE t COMPUTE STATISTICS FOR COLUMNS k``, unless ``--no-analyze``): per-group
+centering (``v - mean(v)`` per key, ``centered`` of tests/spark/pergroup_algos.py, the
+programs the differential tests check) and a share of the group total (``w / sum(w)`` per
+key, ``share``). Each is compiled, as the plan chooses its form from Spark's statistics
+(``looplift.groupform``), and in each form set by ``spark.looplift.groupValues`` (window
+aggregates over the rows; an aggregate per key broadcast and joined back); and
+hand-written as a window (``avg(v) OVER (PARTITION BY k)``), as an aggregate joined back
+on the key (with and without a broadcast hint), and as ``groupBy(k).applyInPandas``.
 
 The target (issue 27): each compiled variant at most 1.1x the fastest hand-written
 native query of the same run. Every variant is checked against Python on a small
@@ -18,7 +19,6 @@ table first.
 
 from __future__ import annotations
 
-import contextlib
 import math
 import sys
 from typing import Any
@@ -59,16 +59,27 @@ def _share_pandas(pdf: Any) -> Any:
     return out
 
 
-@contextlib.contextmanager
-def _aggregate_join_form() -> Any:
-    """Compile (the first call builds the plan) as before issue 27: aggregate + join."""
-    from looplift.compiler.backend.plan import Planner
+def _form(form: str, fn: Any) -> Any:
+    """``fn`` built with the group values' form set (``spark.looplift.groupValues``: the
+    plan reads it when it is built, so the setting holds for the build only)."""
+    from looplift.groupform import CONF
 
-    Planner.group_windows = False
-    try:
-        yield
-    finally:
-        Planner.group_windows = True
+    def run(df: Any) -> Any:
+        spark = df.sparkSession
+        old = spark.conf.get(CONF, "auto")
+        spark.conf.set(CONF, form)
+        try:
+            return fn(df)
+        finally:
+            spark.conf.set(CONF, old)
+
+    return run
+
+
+def analyze(spark: Any, view: str) -> None:
+    """``ANALYZE TABLE`` the cached view's key: its distinct keys, which the compiled plan
+    reads from Spark's statistics to choose its form."""
+    spark.sql(f"ANALYZE TABLE {view} COMPUTE STATISTICS FOR COLUMNS k")
 
 
 def make_variants(workload: str) -> tuple[dict[str, Any], Any]:
@@ -78,37 +89,37 @@ def make_variants(workload: str) -> tuple[dict[str, Any], Any]:
 
     path = common.ROOT / "tests" / "spark" / "pergroup_algos.py"
     algos = common.load_path(path, "perf_pergroup_algos")
-    before = common.load_path(path, "perf_pergroup_algos_joined")  # its own compiled plans
-
-    def joined(fn: Any) -> Any:
-        def run(df: Any) -> Any:
-            with _aggregate_join_form():
-                return fn(df)
-
-        return run
 
     by_k = Window.partitionBy("k")
     if workload == "centered":
+        centered = lambda df: algos.centered(df.select("k", "id", "v"))  # noqa: E731
         return {
-            "compiled centered(df)": lambda df: algos.centered(df.select("k", "id", "v")),
-            "compiled, aggregate + join form": joined(
-                lambda df: before.centered(df.select("k", "id", "v"))
-            ),
+            "compiled centered(df)": centered,
+            "compiled, window form": _form("window", centered),
+            "compiled, aggregate + join form": _form("join", centered),
             "native window": lambda df: df.select(
                 "k", "id", (F.col("v") - F.avg("v").over(by_k)).alias("centered")),
             "native aggregate + join": lambda df: df.join(
                 df.groupBy("k").agg(F.avg("v").alias("m")), "k").select(
                 "k", "id", (F.col("v") - F.col("m")).alias("centered")),
+            "native aggregate + broadcast join": lambda df: df.join(
+                F.broadcast(df.groupBy("k").agg(F.avg("v").alias("m"))), "k").select(
+                "k", "id", (F.col("v") - F.col("m")).alias("centered")),
             "applyInPandas": lambda df: df.select("k", "id", "v").groupBy("k").applyInPandas(
                 _centered_pandas, "k long, id long, centered double"),
         }, lambda rows: algos.centered([(k, i, v) for k, i, v, _w in rows])  # fmt: skip
+    share = lambda df: algos.share(df.select("k", "id", "w"))  # noqa: E731
     return {
-        "compiled share(df)": lambda df: algos.share(df.select("k", "id", "w")),
-        "compiled, aggregate + join form": joined(lambda df: before.share(df.select("k", "id", "w"))),
+        "compiled share(df)": share,
+        "compiled, window form": _form("window", share),
+        "compiled, aggregate + join form": _form("join", share),
         "native window": lambda df: df.select(
             "k", "id", (F.col("w") / F.sum("w").over(by_k)).alias("share")),
         "native aggregate + join": lambda df: df.join(
             df.groupBy("k").agg(F.sum("w").alias("s")), "k").select(
+            "k", "id", (F.col("w") / F.col("s")).alias("share")),
+        "native aggregate + broadcast join": lambda df: df.join(
+            F.broadcast(df.groupBy("k").agg(F.sum("w").alias("s"))), "k").select(
             "k", "id", (F.col("w") / F.col("s")).alias("share")),
         "applyInPandas": lambda df: df.select("k", "id", "w").groupBy("k").applyInPandas(
             _share_pandas, "k long, id long, share double"),
@@ -169,6 +180,9 @@ def main(argv: list[str] | None = None) -> int:
         p.add_argument("--check-rows", type=int, default=3_000, help="rows of the check table")
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
         p.add_argument("--workload", choices=(*WORKLOADS, "both"), default="both")
+        p.add_argument("--no-analyze", action="store_true",
+                       help="no ANALYZE TABLE of the input: the compiled plan has no key count "
+                       "and keeps the window form")  # fmt: skip
         p.add_argument(
             "--cpu",
             action="store_true",
@@ -199,6 +213,8 @@ def main(argv: list[str] | None = None) -> int:
             bad = bad or bool(wrong)
         if df is None:
             df = gen_table(spark, args.rows, args.users)
+            if not args.no_analyze:
+                analyze(spark, "t")
         compiled = next(n for n in variants if n.startswith("compiled"))
         results = common.bench(
             variants,

@@ -10,8 +10,11 @@ aggregate + join where they are not.
 
 from __future__ import annotations
 
+import contextlib
+
 import pytest
 from hypothesis import HealthCheck, Phase, given, settings
+from looplift.groupform import CONF
 
 from tests.spark import pergroup_algos as algos
 from tests.spark.harness import compiled_frame, expect_same_or_both_raise, table_inputs
@@ -76,6 +79,11 @@ WINDOWED = {
     "spread",
 }
 
+#: the algorithms whose plan also holds the aggregate joined back, built where Spark's
+#: statistics show few large groups (not rank_share: its ordered loop sorts the rows by
+#: key anyway; nested: its inner scope is windowed)
+JOINED_TOO = WINDOWED - {"rank_share"} | {"nested"}
+
 
 @pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
 def test_pergroup_algos_match_python(spark, algo) -> None:  # noqa: ANN001
@@ -92,6 +100,34 @@ def test_pergroup_algos_match_python(spark, algo) -> None:  # noqa: ANN001
     run()
 
 
+@contextlib.contextmanager
+def group_values(spark, form: str):  # noqa: ANN001, ANN201
+    """Plans built here take the group values' ``form`` (``spark.looplift.groupValues``)."""
+    spark.conf.set(CONF, form)
+    try:
+        yield
+    finally:
+        spark.conf.unset(CONF)
+
+
+@pytest.mark.parametrize("algo", [a for a in ALGOS if a.name in JOINED_TOO], ids=lambda a: a.name)
+def test_joined_form_matches_python(spark, algo) -> None:  # noqa: ANN001
+    """The other form of a windowed plan (the aggregate per key, broadcast and joined
+    back), which a plan builds where Spark's statistics show few large groups."""
+    with group_values(spark, "join"):
+        for rows in EDGES.get(algo.name, []):
+            expect_same_or_both_raise(spark, algo, rows, ())
+
+        @settings(max_examples=2, deadline=None, derandomize=True, database=None,
+                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+        @given(table_inputs(algo, max_size=12))
+        def run(inp) -> None:  # noqa: ANN001
+            rows, scalars = inp
+            expect_same_or_both_raise(spark, algo, rows, scalars)
+
+        run()
+
+
 def _plan(out) -> str:  # noqa: ANN001
     return out._jdf.queryExecution().executedPlan().toString()
 
@@ -104,3 +140,7 @@ def test_group_values_per_row_form(spark, algo) -> None:  # noqa: ANN001
         assert "Window" in plan and "Join" not in plan, plan
     else:
         assert "Join" in plan, plan
+    if algo.name in JOINED_TOO:
+        with group_values(spark, "join"):
+            joined = _plan(compiled_frame(spark, algo, next(r for r in EDGES[algo.name] if r)))
+        assert "BroadcastHashJoin" in joined and "Window" not in joined, joined

@@ -41,7 +41,7 @@ def plan(spark, events):
         F.transform(F.array_sort(F.collect_set(F.struct('_k'))), lambda e: e['_k']).alias('users_value'),
     )
     agg_2 = collected_2.selectExpr('`cohort`', '`users_value` AS `users_value_2`')
-    by_cohort = ll.join_on_keys(agg, agg_2, ['cohort'])
+    by_cohort = ll.join_on_keys(agg, agg_2, ['cohort'], not_null=['cohort'])
     out = by_cohort.selectExpr(
         '`cohort`',
         'CAST(size(`users_value_2`) AS BIGINT) AS `users`',

@@ -39,6 +39,7 @@ def plan(spark, clicks):
         rows_2,
         by_user1_clicks_2_3.select('user1', 'clicks_2', 'day', 'user'),
         ['user1', 'clicks_2'],
+        not_null=['user1'],
     )
     ordered_input = rows_3.selectExpr('`user1`', '`clicks_2`', '`ts` AS `_f1`', '`day` AS `_v0`', '`user` AS `_v1`')
     grouped = ordered_input.groupBy('user1', 'clicks_2').agg(
@@ -80,7 +81,7 @@ def plan(spark, clicks):
         F.col('_fold.r2').alias('start'),
         F.col('_fold._rows').alias('yielded_rows'),
     )
-    by_user1_clicks_2_4 = ll.join_on_keys(by_user1_clicks_2_3, agg, ['user1', 'clicks_2'])
+    by_user1_clicks_2_4 = ll.join_on_keys(by_user1_clicks_2_3, agg, ['user1', 'clicks_2'], not_null=['user1'])
     out = by_user1_clicks_2_4.select(
         F.inline(
             E(

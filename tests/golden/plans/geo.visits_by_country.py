@@ -34,6 +34,7 @@ def plan(spark, visits):
         by_country_uid,
         by_country.select('country', 'country_visits_value', 'country_visits'),
         ['country'],
+        not_null=['country'],
     )
     out = by_country_uid_2.selectExpr(
         '`country`',

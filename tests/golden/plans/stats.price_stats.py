@@ -74,7 +74,7 @@ def plan(spark, sales):
             'DOUBLE))), __v1 -> CASE WHEN 0.0D > (__v1) THEN 0.0D ELSE (__v1) END)[0] ELSE NULL END) AS `var_value`'
         ),
     )
-    by_product = ll.join_on_keys(agg, agg_2, ['product'])
+    by_product = ll.join_on_keys(agg, agg_2, ['product'], not_null=['product'])
     out = by_product.selectExpr(
         '`product`',
         '`n_value` AS `sales`',
