@@ -237,7 +237,10 @@ def join_on_keys(left: Any, right: Any, keys: list[str], not_null: Sequence[str]
 
     if not keys:
         return left.crossJoin(right)
-    renamed = F.broadcast(right) if broadcast else right
+    right = F.broadcast(right) if broadcast else right
+    if all(k in not_null for k in keys):  # one step: Spark keeps the left side's keys
+        return left.join(right, on=list(keys), how="inner")
+    renamed = right
     for k in keys:
         renamed = renamed.withColumnRenamed(k, f"__r_{k}")
     cond = [left[k] == renamed[f"__r_{k}"] if k in not_null else left[k].eqNullSafe(renamed[f"__r_{k}"])
