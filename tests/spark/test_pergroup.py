@@ -85,12 +85,13 @@ WINDOWED = {
 JOINED_TOO = WINDOWED - {"rank_share"} | {"nested"}
 
 
-@pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
-def test_pergroup_algos_match_python(spark, algo) -> None:  # noqa: ANN001
+def match_python(spark, algo, examples: int) -> None:  # noqa: ANN001
+    """The algorithm's edge rows and ``examples`` hypothesis tables: CPython's rows, or
+    an error where Python raises."""
     for rows in EDGES.get(algo.name, []):
         expect_same_or_both_raise(spark, algo, rows, ())
 
-    @settings(max_examples=3, deadline=None, derandomize=True, database=None,
+    @settings(max_examples=examples, deadline=None, derandomize=True, database=None,
               phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
     @given(table_inputs(algo, max_size=12))
     def run(inp) -> None:  # noqa: ANN001
@@ -98,6 +99,11 @@ def test_pergroup_algos_match_python(spark, algo) -> None:  # noqa: ANN001
         expect_same_or_both_raise(spark, algo, rows, scalars)
 
     run()
+
+
+@pytest.mark.parametrize("algo", ALGOS, ids=lambda a: a.name)
+def test_pergroup_algos_match_python(spark, algo) -> None:  # noqa: ANN001
+    match_python(spark, algo, 3)
 
 
 @contextlib.contextmanager
@@ -115,17 +121,7 @@ def test_joined_form_matches_python(spark, algo) -> None:  # noqa: ANN001
     """The other form of a windowed plan (the aggregate per key, broadcast and joined
     back), which a plan builds where Spark's statistics show few large groups."""
     with group_values(spark, "join"):
-        for rows in EDGES.get(algo.name, []):
-            expect_same_or_both_raise(spark, algo, rows, ())
-
-        @settings(max_examples=2, deadline=None, derandomize=True, database=None,
-                  phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
-        @given(table_inputs(algo, max_size=12))
-        def run(inp) -> None:  # noqa: ANN001
-            rows, scalars = inp
-            expect_same_or_both_raise(spark, algo, rows, scalars)
-
-        run()
+        match_python(spark, algo, 2)
 
 
 def _plan(out) -> str:  # noqa: ANN001
