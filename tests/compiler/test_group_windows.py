@@ -11,6 +11,7 @@ from looplift.compiler.backend.signed import NotSigned, signed_plan
 from looplift.compiler.dataflow.strategy import Strategy
 from looplift.compiler.pipeline import compile_dataflow
 
+from tests.helpers import GOLDEN, check_golden
 from tests.spark import pergroup_algos as algos
 from tests.spark.named_algos import Click
 from tests.spark.test_pergroup import ALGOS, JOINED_TOO, WINDOWED
@@ -100,3 +101,12 @@ def test_the_other_form_needs_a_key_of_input_fields() -> None:
     assert "spark.looplift.groupValues" not in computed.explain()
     named = backend_for(compile_dataflow(share_named)).source
     assert "if ll.few_large_groups(clicks, [['user_id']]):" in named
+
+
+@pytest.mark.parametrize("algo", [algos.centered, algos.share], ids=lambda a: a.name)
+def test_plan_with_both_forms_as_generated(algo) -> None:  # noqa: ANN001
+    """The generated module (product output) of a plan that holds both forms, and its
+    explanation: snapshots, reviewed when they change."""
+    compiled = compile_dataflow(algo)
+    check_golden(GOLDEN / "plans" / f"pergroup.{algo.name}.py", backend_for(compiled).source)
+    check_golden(GOLDEN / "explain" / f"pergroup.{algo.name}.txt", compiled.explain())
