@@ -123,14 +123,12 @@ def few_large_groups(df: Any, keys: Sequence[Sequence[int | str]]) -> bool:
         return setting == "join"
     if setting != "auto":
         raise ValueError(f"looplift: {CONF} is {setting!r}; expected 'auto', 'window' or 'join'")
-    if getattr(df, "_jdf", None) is None:  # Spark Connect: no statistics reach the client
-        return False
-    limit = _broadcast_limit(spark)
     for key in keys:
         columns = [df.columns[f] if isinstance(f, int) else f for f in key]
-        st = group_statistics(df, columns)
+        st = group_statistics(df, columns)  # (none on Spark Connect: the windows)
         ok = (st.rows is not None and st.keys is not None and st.rows >= MIN_ROWS
-              and st.rows >= MIN_ROWS_PER_KEY * st.keys and st.keys * BYTES_PER_KEY <= limit)  # fmt: skip
+              and st.rows >= MIN_ROWS_PER_KEY * st.keys
+              and st.keys * BYTES_PER_KEY <= _broadcast_limit(spark))  # fmt: skip
         form = "an aggregate joined back" if ok else "windows over the rows"
         log.info("looplift: group values by %s (key %s: %s rows, %s keys by Spark's statistics)",
                  form, columns, st.rows, st.keys)  # fmt: skip

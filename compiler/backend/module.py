@@ -10,13 +10,16 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from typing import Any
+from typing import TYPE_CHECKING
 
 from ..analysis import SiteKind
 from ..ir.nodes import CARRY, ParamKind
 from .layout import fit_lines
 from .projections import aggregate_texts, merge_projections, select_texts
 from .shells import render
+
+if TYPE_CHECKING:
+    from .plan import JoinedVariant
 
 __all__ = ["ModuleMixin", "doc_text"]
 
@@ -58,8 +61,8 @@ class ModuleMixin:
         """The module's ``REFS``: the user's code (and state classes) it imports."""
         return tuple(sorted({*self.refs, self.fn.ref}))
 
-    def render_module(self, joined: Any = None) -> str:
-        """The plan module's text; with ``joined`` (a :class:`~.plan.JoinedVariant`), a
+    def render_module(self, joined: JoinedVariant | None = None) -> str:
+        """The plan module's text; with ``joined``, a
         second plan function of the group values joined back, which ``plan`` builds
         instead where Spark's statistics of the input say so."""
         params = list(self.fn.params)

@@ -195,13 +195,12 @@ class Planner(FramesMixin, LoopsMixin, SessionsMixin, OutputsMixin, ModuleMixin)
         statistics of the input show few large groups (``ll.few_large_groups``)."""
         scopes = [o for o in self.ops
                   if o.name in self.made and self.windowed(self.frame_key(o.scope))]  # fmt: skip
+        named = self.source.fields if self.source is not None else ()
         keys: list[list[int | str]] = []
         for o in scopes:
-            choice = self.strategy_of(o)
             fields = statistics_key(self.prog, o)
-            if not choice.by_statistics or fields is None:
+            if not self.strategy_of(o).by_statistics or fields is None:
                 return None
-            named = self.source.fields if self.source is not None else ()
             key = [named[f] if named else f for f in fields]
             if key not in keys:
                 keys.append(key)
