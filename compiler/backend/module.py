@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 import json
 import textwrap
-from typing import TYPE_CHECKING
+from dataclasses import dataclass
 
 from ..analysis import SiteKind
 from ..ir.nodes import CARRY, ParamKind
@@ -18,10 +18,18 @@ from .layout import fit_lines
 from .projections import aggregate_texts, merge_projections, select_texts
 from .shells import render
 
-if TYPE_CHECKING:
-    from .plan import JoinedVariant
+__all__ = ["ModuleMixin", "JoinedVariant", "doc_text"]
 
-__all__ = ["ModuleMixin", "doc_text"]
+
+@dataclass(frozen=True)
+class JoinedVariant:
+    """A plan's other form (its group values aggregated per key and joined back), rendered
+    as ``plan_joined``, and the windowed scopes' keys as fields of the input ``source``
+    that choose it."""
+
+    source: str
+    keys: list[list[int | str]]
+    lines: list[str]
 
 
 def doc_text(name: str) -> str:

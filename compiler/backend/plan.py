@@ -51,7 +51,7 @@ from .frame import SRC, Frame
 from .frames import FramesMixin
 from .group_windows import statistics_key
 from .loops import LoopsMixin
-from .module import ModuleMixin
+from .module import JoinedVariant, ModuleMixin
 from .naming import ColumnNames, Namer, identifier
 from .outputs import Outputs, OutputsMixin
 from .sessions import SessionsMixin, is_session
@@ -68,16 +68,6 @@ __all__ = ["generate_plan", "planned_or", "PlanModule", "Planner"]
 # names the generated module and its ``plan`` function use for themselves
 _RESERVED = {"F", "ll", "math", "E", "out", "spark", "plan", "NAME", "KIND", "COLUMNS", "PARAMS",
              "PYCALLS", "REFS", "plan_joined"}  # fmt: skip
-
-
-@dataclass(frozen=True)
-class JoinedVariant:
-    """The plan's other form (its group values aggregated per key and joined back) and
-    the windowed scopes' keys as fields of the input ``source`` that choose it."""
-
-    source: str
-    keys: list[list[int | str]]
-    lines: list[str]
 
 
 @dataclass
