@@ -14,6 +14,7 @@ from dataclasses import dataclass
 
 from ..analysis import SiteKind
 from ..ir.nodes import CARRY, ParamKind
+from .lateral import merge_added_columns
 from .layout import fit_lines
 from .projections import aggregate_texts, merge_projections, select_texts
 from .shells import render
@@ -78,7 +79,9 @@ class ModuleMixin:
 
         def finish(lines: list[str]) -> list[str]:
             steps = merge_projections(lines)
-            return steps if scalars else aggregate_texts(select_texts(steps))  # `E`: F.expr
+            if scalars:  # `E` binds the parameters: the steps keep it
+                return steps
+            return merge_added_columns(aggregate_texts(select_texts(steps)))  # `E`: F.expr
 
         steps = finish(self.lines)
         joined_steps = finish(joined.lines) if joined is not None else []

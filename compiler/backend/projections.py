@@ -34,7 +34,8 @@ from __future__ import annotations
 import ast
 from collections.abc import Callable
 
-__all__ = ["merge_projections"]
+__all__ = ["merge_projections", "select_texts", "aggregate_texts", "parse_steps", "assign_of",
+           "str_const", "sql_ident"]
 
 
 def merge_projections(lines: list[str]) -> list[str]:
@@ -48,7 +49,7 @@ def merge_projections(lines: list[str]) -> list[str]:
         out = merged
 
 
-def _parse_steps(lines: list[str], tail: str = "") -> tuple[str, ast.Module] | None:
+def parse_steps(lines: list[str], tail: str = "") -> tuple[str, ast.Module] | None:
     """The steps parsed as the body of ``def _plan():`` (``tail`` after them), with the
     source text; None where they do not parse."""
     src = "def _plan():\n" + "\n".join(lines) + "\n" + tail
@@ -59,7 +60,7 @@ def _parse_steps(lines: list[str], tail: str = "") -> tuple[str, ast.Module] | N
 
 
 def _merge_once(lines: list[str]) -> list[str] | None:
-    parsed = _parse_steps(lines, "    return out\n")
+    parsed = parse_steps(lines, "    return out\n")
     if parsed is None:
         return None
     src, tree = parsed
@@ -89,8 +90,8 @@ def _merge_once(lines: list[str]) -> list[str] | None:
 
 def _merge_pair(first: ast.stmt, second: ast.stmt, src: str, uses: dict[str, int]) -> str | None:
     """The merged statement's text, or None when the pair is not mergeable."""
-    a = _assign(first)
-    b = _assign(second)
+    a = assign_of(first)
+    b = assign_of(second)
     if a is None or b is None:
         return None
     a_var, a_call = a
@@ -118,7 +119,7 @@ def _merge_pair(first: ast.stmt, second: ast.stmt, src: str, uses: dict[str, int
             return None
         passthrough = False
     elif func.attr == "withColumn" and len(a_call.args) == 2:
-        name = _str(a_call.args[0])
+        name = str_const(a_call.args[0])
         expr = ast.get_source_segment(src, a_call.args[1])
         if name is None or expr is None or "`" in name or "." in name:
             return None
@@ -151,7 +152,7 @@ def _merge_pair(first: ast.stmt, second: ast.stmt, src: str, uses: dict[str, int
     return f"{b_var} = {base}.select({', '.join(sel)})"
 
 
-def _assign(stmt: ast.stmt) -> tuple[str, ast.Call] | None:
+def assign_of(stmt: ast.stmt) -> tuple[str, ast.Call] | None:
     if not isinstance(stmt, ast.Assign) or len(stmt.targets) != 1:
         return None
     target = stmt.targets[0]
@@ -160,7 +161,7 @@ def _assign(stmt: ast.stmt) -> tuple[str, ast.Call] | None:
     return target.id, stmt.value
 
 
-def _str(node: ast.expr) -> str | None:
+def str_const(node: ast.expr) -> str | None:
     return node.value if isinstance(node, ast.Constant) and isinstance(node.value, str) else None
 
 
@@ -175,7 +176,7 @@ def _fcol(node: ast.expr) -> str | None:
         and len(node.args) == 1
         and not node.keywords
     ):
-        name = _str(node.args[0])
+        name = str_const(node.args[0])
         if name is not None and name and "`" not in name and "." not in name:
             return name
     return None
@@ -190,7 +191,7 @@ def _aliased(node: ast.expr) -> tuple[ast.expr, str] | None:
         and len(node.args) == 1
         and not node.keywords
     ):
-        name = _str(node.args[0])
+        name = str_const(node.args[0])
         if name is not None and name and "`" not in name and "." not in name:
             return node.func.value, name
     return None
@@ -302,7 +303,7 @@ def _edit_one_line_steps(
 ) -> list[str]:
     """``lines`` with the text edits ``edit`` gives for each one-line step (``(line, start
     column, end column, new text)``, in the lines of the parsed ``def _plan():``)."""
-    parsed = _parse_steps(lines)
+    parsed = parse_steps(lines)
     if parsed is None:
         return lines
     src, tree = parsed
@@ -324,21 +325,21 @@ def _sql_text(node: ast.expr) -> str | None:
         node, alias = al
     name = _fcol(node)
     if name is not None:
-        text = _ident(name)
+        text = sql_ident(name)
     elif (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "E"
         and len(node.args) == 1
         and not node.keywords
-        and _str(node.args[0]) is not None
+        and str_const(node.args[0]) is not None
     ):
-        text = _str(node.args[0])
+        text = str_const(node.args[0])
     else:
         return None
     assert text is not None
-    return text if alias is None else f"{text} AS {_ident(alias)}"
+    return text if alias is None else f"{text} AS {sql_ident(alias)}"
 
 
-def _ident(name: str) -> str:
+def sql_ident(name: str) -> str:
     return "`" + name.replace("`", "``") + "`"

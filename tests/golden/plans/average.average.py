@@ -31,10 +31,11 @@ def plan(spark, rows):
     rows_2 = ll.entry(rows, 'rows', ['int', 'int'], names=['k_2', 'value'])
     # additive count.acc, sum.acc: native sums per scope key
     sums = rows_2.groupBy('k_2').agg(E('sum((1L)) AS `acc_n`'), E('sum((`value`)) AS `acc_total`'))
-    agg = sums.selectExpr('`k_2`', 'coalesce(`acc_n`, 0) AS `n`', 'coalesce(`acc_total`, 0) AS `total`')
-    by_k_2 = agg.withColumn(
-        'ratio',
-        E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`total` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
+    by_k_2 = sums.selectExpr(
+        '`k_2`',
+        'coalesce(`acc_n`, 0) AS `n`',
+        'coalesce(`acc_total`, 0) AS `total`',
+        'CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`total` AS DOUBLE) / CAST(`n` AS DOUBLE)) END AS `ratio`',
     )
     out = by_k_2.selectExpr('`k_2` AS `k`', '(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `ratio` END) AS `avg`')
     return out

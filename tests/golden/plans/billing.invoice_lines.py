@@ -27,88 +27,74 @@ def plan(spark, usage):
         ['int', 'str', 'str', 'float', 'datetime'],
         names=['customer', 'plan', 'currency', 'amount', 'ts'],
     )
-    rows_2 = rows.withColumn('year', E('CAST(year(`ts`) AS BIGINT)'))
-    rows_3 = rows_2.withColumn('month', E('CAST(month(`ts`) AS BIGINT)'))
-    rows_4 = rows_3.withColumn(
-        'start',
-        E(
-            '(CASE WHEN `year` > 2147483647 OR `year` < -2147483648 OR `month` > 2147483647 OR `month` < -2147483648 '
-            "THEN raise_error('OverflowError: signed integer is greater than maximum (at billing.py:48 in "
-            "invoice_lines)') WHEN `year` < 1 OR `year` > 9999 THEN raise_error('ValueError: year is out of range (at "
-            "billing.py:48 in invoice_lines)') WHEN `month` < 1 OR `month` > 12 THEN raise_error('ValueError: month "
-            "must be in 1..12 (at billing.py:48 in invoice_lines)') WHEN 1L < 1 OR 1L > "
-            "dayofmonth(last_day(make_date(`year`, `month`, 1))) THEN raise_error('ValueError: day is out of range "
-            "for month (at billing.py:48 in invoice_lines)') ELSE make_timestamp(`year`, `month`, 1L, 0L, 0L, CAST(0L "
-            'AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END)'
+    rows_18 = rows.selectExpr(
+        '`customer`',
+        '`plan`',
+        '`currency`',
+        '`amount`',
+        '`ts`',
+        'CAST(year(`ts`) AS BIGINT) AS `year`',
+        'CAST(month(`ts`) AS BIGINT) AS `month`',
+        (
+            '(CASE WHEN `year` > 2147483647 OR `year` < -2147483648 OR `month` > 2147483647 OR `month` < '
+            "-2147483648 THEN raise_error('OverflowError: signed integer is greater than maximum (at billing.py:48 "
+            "in invoice_lines)') WHEN `year` < 1 OR `year` > 9999 THEN raise_error('ValueError: year is out of "
+            "range (at billing.py:48 in invoice_lines)') WHEN `month` < 1 OR `month` > 12 THEN "
+            "raise_error('ValueError: month must be in 1..12 (at billing.py:48 in invoice_lines)') WHEN 1L < 1 OR "
+            "1L > dayofmonth(last_day(make_date(`year`, `month`, 1))) THEN raise_error('ValueError: day is out of "
+            "range for month (at billing.py:48 in invoice_lines)') ELSE make_timestamp(`year`, `month`, 1L, 0L, "
+            '0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END) AS `start`'
         ),
-    )
-    rows_5 = rows_4.withColumn(
-        'end',
-        E(
-            "transform(array(named_struct('_0', (`year` + (CASE WHEN (`month` % 12L) <> 0 AND (`month` < 0) <> (12L < "
-            "0) THEN (`month` DIV 12L) - 1 ELSE `month` DIV 12L END)), '_1', ((CASE WHEN (`month` % 12L) <> 0 AND "
-            '((`month` % 12L) < 0) <> (12L < 0) THEN (`month` % 12L) + 12L ELSE (`month` % 12L) END) + 1L))), __v1 -> '
-            '(CASE WHEN __v1._0 > 2147483647 OR __v1._0 < -2147483648 OR __v1._1 > 2147483647 OR __v1._1 < '
-            "-2147483648 THEN raise_error('OverflowError: signed integer is greater than maximum (at billing.py:49 in "
-            "invoice_lines)') WHEN __v1._0 < 1 OR __v1._0 > 9999 THEN raise_error('ValueError: year is out of range "
-            "(at billing.py:49 in invoice_lines)') WHEN __v1._1 < 1 OR __v1._1 > 12 THEN raise_error('ValueError: "
-            "month must be in 1..12 (at billing.py:49 in invoice_lines)') WHEN 1L < 1 OR 1L > "
-            "dayofmonth(last_day(make_date(__v1._0, __v1._1, 1))) THEN raise_error('ValueError: day is out of range "
-            "for month (at billing.py:49 in invoice_lines)') ELSE make_timestamp(__v1._0, __v1._1, 1L, 0L, 0L, "
-            'CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END))[0]'
+        (
+            "transform(array(named_struct('_0', (`year` + (CASE WHEN (`month` % 12L) <> 0 AND (`month` < 0) <> "
+            "(12L < 0) THEN (`month` DIV 12L) - 1 ELSE `month` DIV 12L END)), '_1', ((CASE WHEN (`month` % 12L) <> "
+            '0 AND ((`month` % 12L) < 0) <> (12L < 0) THEN (`month` % 12L) + 12L ELSE (`month` % 12L) END) + '
+            '1L))), __v1 -> (CASE WHEN __v1._0 > 2147483647 OR __v1._0 < -2147483648 OR __v1._1 > 2147483647 OR '
+            "__v1._1 < -2147483648 THEN raise_error('OverflowError: signed integer is greater than maximum (at "
+            "billing.py:49 in invoice_lines)') WHEN __v1._0 < 1 OR __v1._0 > 9999 THEN raise_error('ValueError: "
+            "year is out of range (at billing.py:49 in invoice_lines)') WHEN __v1._1 < 1 OR __v1._1 > 12 THEN "
+            "raise_error('ValueError: month must be in 1..12 (at billing.py:49 in invoice_lines)') WHEN 1L < 1 OR "
+            "1L > dayofmonth(last_day(make_date(__v1._0, __v1._1, 1))) THEN raise_error('ValueError: day is out of "
+            "range for month (at billing.py:49 in invoice_lines)') ELSE make_timestamp(__v1._0, __v1._1, 1L, 0L, "
+            '0L, CAST(0L AS DECIMAL(16, 6)) + CAST(0L AS DECIMAL(16, 6)) / 1000000) END))[0] AS `end`'
         ),
-    )
-    rows_6 = rows_5.withColumn(
-        'hours_left',
-        E('((CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE)) / CAST(3600L AS DOUBLE))'),
-    )
-    rows_7 = rows_6.withColumn('plan_2', E('`plan`'))
-    rows_8 = rows_7.withColumn('cond', E("(NOT (`plan_2` IN ('free', 'basic', 'pro')))"))
-    rows_9 = rows_8.withColumn('total', E("CASE WHEN `cond` THEN concat('unknown plan ', `plan_2`) END"))
-    rows_10 = rows_9.withColumn(
-        'raise_',
-        E(
-            "CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'), ' (at billing.py:40 "
-            "in plan_fee)')) END"
+        '((CAST(CAST((`end` - `ts`) AS DECIMAL(24, 6)) AS DOUBLE)) / CAST(3600L AS DOUBLE)) AS `hours_left`',
+        '`plan` AS `plan_2`',
+        "(NOT (`plan_2` IN ('free', 'basic', 'pro'))) AS `cond`",
+        "CASE WHEN `cond` THEN concat('unknown plan ', `plan_2`) END AS `total`",
+        (
+            "CASE WHEN `cond` THEN raise_error(concat('ValueError: ', coalesce(`total`, 'None'), ' (at "
+            "billing.py:40 in plan_fee)')) END AS `raise_`"
         ),
-    )
-    rows_11 = rows_10.withColumn(
-        'table_item',
-        E(
-            "CASE WHEN (NOT `cond`) THEN (CASE `plan_2` WHEN 'free' THEN 0.0D WHEN 'basic' THEN 9.0D WHEN 'pro' THEN "
-            "29.0D ELSE raise_error(concat('KeyError: ', coalesce(CASE WHEN (instr(`plan_2`, '\\'') > 0 AND "
+        (
+            "CASE WHEN (NOT `cond`) THEN (CASE `plan_2` WHEN 'free' THEN 0.0D WHEN 'basic' THEN 9.0D WHEN 'pro' "
+            "THEN 29.0D ELSE raise_error(concat('KeyError: ', coalesce(CASE WHEN (instr(`plan_2`, '\\'') > 0 AND "
             'instr(`plan_2`, \'"\') = 0) THEN concat(\'"\', replace(replace(replace(replace(`plan_2`, \'\\\\\', '
             '\'\\\\\\\\\'), \'\\u000a\', \'\\\\n\'), \'\\u000d\', \'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE '
             "concat('\\'', replace(replace(replace(replace(replace(`plan_2`, '\\\\', '\\\\\\\\'), '\\u000a', "
             "'\\\\n'), '\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at "
-            "billing.py:41 in plan_fee)')) END) END"
+            "billing.py:41 in plan_fee)')) END) END AS `table_item`"
         ),
-    )
-    rows_12 = rows_11.withColumn('currency_2', E('`currency`'))
-    rows_13 = rows_12.withColumn('cond_2', E("(NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF')))"))
-    rows_14 = rows_13.withColumn('total_2', E("CASE WHEN `cond_2` THEN concat('unknown currency ', `currency_2`) END"))
-    rows_15 = rows_14.withColumn(
-        'raise__2',
-        E(
+        '`currency` AS `currency_2`',
+        "(NOT (`currency_2` IN ('EUR', 'USD', 'GBP', 'CHF'))) AS `cond_2`",
+        "CASE WHEN `cond_2` THEN concat('unknown currency ', `currency_2`) END AS `total_2`",
+        (
             "CASE WHEN `cond_2` THEN raise_error(concat('ValueError: ', coalesce(`total_2`, 'None'), ' (at "
-            "billing.py:32 in to_eur)')) END"
+            "billing.py:32 in to_eur)')) END AS `raise__2`"
         ),
-    )
-    rows_16 = rows_15.withColumn('amount_2', E('`amount`'))
-    rows_17 = rows_16.withColumn(
-        'table_item_2',
-        E(
-            "CASE WHEN (NOT `cond_2`) THEN (CASE `currency_2` WHEN 'EUR' THEN 1.0D WHEN 'USD' THEN 0.92D WHEN 'GBP' "
-            "THEN 1.17D WHEN 'CHF' THEN 1.04D ELSE raise_error(concat('KeyError: ', coalesce(CASE WHEN "
+        '`amount` AS `amount_2`',
+        (
+            "CASE WHEN (NOT `cond_2`) THEN (CASE `currency_2` WHEN 'EUR' THEN 1.0D WHEN 'USD' THEN 0.92D WHEN "
+            "'GBP' THEN 1.17D WHEN 'CHF' THEN 1.04D ELSE raise_error(concat('KeyError: ', coalesce(CASE WHEN "
             '(instr(`currency_2`, \'\\\'\') > 0 AND instr(`currency_2`, \'"\') = 0) THEN concat(\'"\', '
             "replace(replace(replace(replace(`currency_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), '\\u000d', "
             '\'\\\\r\'), \'\\u0009\', \'\\\\t\'), \'"\') ELSE concat(\'\\\'\', '
             "replace(replace(replace(replace(replace(`currency_2`, '\\\\', '\\\\\\\\'), '\\u000a', '\\\\n'), "
-            "'\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at billing.py:33 in "
-            "to_eur)')) END) END"
+            "'\\u000d', '\\\\r'), '\\u0009', '\\\\t'), '\\'', '\\\\\\''), '\\'') END, 'None'), ' (at billing.py:33 "
+            "in to_eur)')) END) END AS `table_item_2`"
         ),
+        'CASE WHEN (NOT `cond_2`) THEN (`amount_2` * `table_item_2`) END AS `product`',
     )
-    rows_18 = rows_17.withColumn('product', E('CASE WHEN (NOT `cond_2`) THEN (`amount_2` * `table_item_2`) END'))
     out = rows_18.selectExpr(
         '`customer`',
         '`start` AS `period_start`',

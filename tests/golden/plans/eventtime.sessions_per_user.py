@@ -33,8 +33,12 @@ def plan(spark, clicks):
     # each row's session start: the last start at or before its time (window)
     rows_3 = rows_2.withColumn('clicks_2', E('max(`clicks_2`) OVER (PARTITION BY `c_0_1` ORDER BY `c_1_1`)'))
     sums = rows_3.groupBy('c_0_1', 'clicks_2').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
-    agg = sums.selectExpr('`c_0_1`', '`clicks_2`', 'coalesce(`n_n`, 0) AS `n_value`')
-    by_c_0_1_clicks_2 = agg.withColumn('user', E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1`"))
-    by_c_0_1_clicks_2_2 = by_c_0_1_clicks_2.withColumn('start', E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2`"))
+    by_c_0_1_clicks_2_2 = sums.selectExpr(
+        '`c_0_1`',
+        '`clicks_2`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        "named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1` AS `user`",
+        "named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2` AS `start`",
+    )
     out = by_c_0_1_clicks_2_2.selectExpr('`user` AS `user_id`', '`start`', '(0L + `n_value`) AS `clicks`')
     return out

@@ -31,27 +31,26 @@ def plan(spark, returns):
         E('sum((1L)) AS `n_n`'),
     )
     agg = sums.selectExpr('coalesce(`logs_total`, 0) AS `logs_value`', 'coalesce(`n_n`, 0) AS `n_value`')
-    single = agg.withColumn('n', E('(0L + `n_value`)'))
-    single_2 = single.withColumn('logs', E('(0.0D + `logs_value`)'))
-    single_3 = single_2.withColumn('ratio', E('CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END'))
-    single_4 = single_3.withColumn(
-        'exp',
-        E(
-            "CASE WHEN (NOT (`n` = 0L)) THEN CASE WHEN `ratio` > 709.782712893384D AND `ratio` < CAST('Infinity' AS "
-            "DOUBLE) THEN raise_error(concat('OverflowError: math range error (math.exp(', CAST(`ratio` AS STRING), "
-            "') at funds.py:28 in geometric_mean)')) ELSE exp(`ratio`) END END"
+    single_6 = agg.selectExpr(
+        '`logs_value`',
+        '`n_value`',
+        '(0L + `n_value`) AS `n`',
+        '(0.0D + `logs_value`) AS `logs`',
+        'CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END AS `ratio`',
+        (
+            "CASE WHEN (NOT (`n` = 0L)) THEN CASE WHEN `ratio` > 709.782712893384D AND `ratio` < CAST('Infinity' "
+            "AS DOUBLE) THEN raise_error(concat('OverflowError: math range error (math.exp(', CAST(`ratio` AS "
+            "STRING), ') at funds.py:28 in geometric_mean)')) ELSE exp(`ratio`) END END AS `exp`"
         ),
-    )
-    single_5 = single_4.withColumn('difference', E('CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END'))
-    single_6 = single_5.withColumn(
-        'rounded',
-        E(
-            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, '
-            '5L).e IS NOT NULL THEN raise_error(IF(looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).e '
-            "RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_prim_round_74ef0543((NOT (`n` = 0L)), "
-            "`difference`, 5L).e, concat(looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).e, ' (at "
-            "funds.py:28 in geometric_mean)'))) ELSE looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, "
-            '5L).v END) END'
+        'CASE WHEN (NOT (`n` = 0L)) THEN (`exp` - 1.0D) END AS `difference`',
+        (
+            'CASE WHEN (NOT (`n` = 0L)) THEN (CASE WHEN looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
+            '`difference`, 5L).e IS NOT NULL THEN raise_error(IF(looplift_prim_round_74ef0543((NOT (`n` = 0L)), '
+            "`difference`, 5L).e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', "
+            'looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).e, '
+            "concat(looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).e, ' (at funds.py:28 in "
+            "geometric_mean)'))) ELSE looplift_prim_round_74ef0543((NOT (`n` = 0L)), `difference`, 5L).v END) END "
+            'AS `rounded`'
         ),
     )
     out = single_6.selectExpr('(CASE WHEN (`n` = 0L) THEN 0.0D ELSE `rounded` END) AS `geometric_mean`')

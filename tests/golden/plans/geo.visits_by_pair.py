@@ -23,11 +23,15 @@ def plan(spark, visits):
     E = F.expr
     rows = ll.entry(visits, 'visits', ['str', 'int', 'str'], names=['country1', 'uid1', 'url1'])
     sums = rows.groupBy('country1', 'uid1').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
-    agg = sums.selectExpr('`country1`', '`uid1`', 'coalesce(`n_n`, 0) AS `n_value`')
-    by_country1_uid1 = agg.withColumn('tmp', E("named_struct('_1', `country1`, '_2', `uid1`)"))
-    by_country1_uid1_2 = by_country1_uid1.withColumn('country', E('`tmp`.`_1`'))
-    by_country1_uid1_3 = by_country1_uid1_2.withColumn('uid', E('`tmp`.`_2`'))
-    by_country1_uid1_4 = by_country1_uid1_3.withColumn('n', E('(0L + `n_value`)'))
+    by_country1_uid1_4 = sums.selectExpr(
+        '`country1`',
+        '`uid1`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        "named_struct('_1', `country1`, '_2', `uid1`) AS `tmp`",
+        '`tmp`.`_1` AS `country`',
+        '`tmp`.`_2` AS `uid`',
+        '(0L + `n_value`) AS `n`',
+    )
     out = by_country1_uid1_4.selectExpr(
         '`country`',
         '`uid` AS `user_id`',

@@ -22,16 +22,16 @@ def plan(spark, txns):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(txns, 'txns', ['str', 'int', 'int', 'Optional[int]'], names=['account', 'day', 'seq', 'amount'])
-    ordered_input = rows.selectExpr(
+    # rows yielded in the ordered loop at line 25: window functions over each scope's rows in order
+    # balance: a running sum of the rows before
+    windowed = rows.selectExpr(
         '`account`',
         '`day` AS `_f1`',
         '`seq` AS `_f2`',
         '`amount` AS `_f3`',
         '`account` AS `_f0`',
+        '(CASE WHEN (NOT _f3 IS NULL) THEN _f3 ELSE 0 END) AS `_dc0`',
     )
-    # rows yielded in the ordered loop at line 25: window functions over each scope's rows in order
-    # balance: a running sum of the rows before
-    windowed = ordered_input.withColumn('_dc0', E('(CASE WHEN (NOT _f3 IS NULL) THEN _f3 ELSE 0 END)'))
     windowed_2 = windowed.withColumn(
         '_bc0',
         E(

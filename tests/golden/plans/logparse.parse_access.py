@@ -22,25 +22,27 @@ def plan(spark, lines):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(lines, 'lines', ['int', 'str', 'Optional[str]'], names=['line_no', 'line', 'agent'])
-    rows_2 = rows.withColumn(
-        'text',
-        E(
-            "(CASE WHEN substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'21' AND X'7F' AND (trim(`line`) >= '!' AND "
-            "(trim(`line`) < '\\u0085' OR trim(`line`) >= '\\u00a1' AND trim(`line`) < '\\u1680' OR trim(`line`) >= "
-            "'\\u3001')) THEN trim(`line`) WHEN (trim(`line`) >= '!' AND (trim(`line`) < '\\u0085' OR trim(`line`) >= "
-            "'\\u00a1' AND trim(`line`) < '\\u1680' OR trim(`line`) >= '\\u3001')) AND (substr(CAST(trim(`line`) AS "
-            "BINARY), -1) BETWEEN X'00' AND X'08' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'0E' AND X'1B' "
-            "OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'8B' AND X'9E' OR substr(CAST(trim(`line`) AS "
-            "BINARY), -1) BETWEEN X'A1' AND X'A7' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'AA' AND X'AE' "
-            "OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'B0' AND X'FF') THEN trim(`line`) ELSE trim(BOTH "
-            "'\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u001f "
-            '\x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f'
-            "\u3000' FROM `line`) END)"
+    rows_5 = rows.selectExpr(
+        '`line_no`',
+        '`line`',
+        '`agent`',
+        (
+            "(CASE WHEN substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'21' AND X'7F' AND (trim(`line`) >= '!' "
+            "AND (trim(`line`) < '\\u0085' OR trim(`line`) >= '\\u00a1' AND trim(`line`) < '\\u1680' OR "
+            "trim(`line`) >= '\\u3001')) THEN trim(`line`) WHEN (trim(`line`) >= '!' AND (trim(`line`) < '\\u0085' "
+            "OR trim(`line`) >= '\\u00a1' AND trim(`line`) < '\\u1680' OR trim(`line`) >= '\\u3001')) AND "
+            "(substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'00' AND X'08' OR substr(CAST(trim(`line`) AS "
+            "BINARY), -1) BETWEEN X'0E' AND X'1B' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'8B' AND "
+            "X'9E' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'A1' AND X'A7' OR substr(CAST(trim(`line`) "
+            "AS BINARY), -1) BETWEEN X'AA' AND X'AE' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'B0' AND "
+            "X'FF') THEN trim(`line`) ELSE trim(BOTH '\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u00"
+            '1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f'
+            "\u205f\u3000' FROM `line`) END) AS `text`"
         ),
+        "(`text` <> '') AS `cond`",
+        "CASE WHEN `cond` THEN startswith(`text`, '#') END AS `cond_2`",
+        'CASE WHEN `cond` THEN (NOT `cond_2`) END AS `cond_3`',
     )
-    rows_3 = rows_2.withColumn('cond', E("(`text` <> '')"))
-    rows_4 = rows_3.withColumn('cond_2', E("CASE WHEN `cond` THEN startswith(`text`, '#') END"))
-    rows_5 = rows_4.withColumn('cond_3', E('CASE WHEN `cond` THEN (NOT `cond_2`) END'))
     # the rows the yield keeps, before its values are computed
     rows_6 = rows_5.where(
         E(

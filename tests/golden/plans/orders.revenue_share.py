@@ -26,10 +26,12 @@ def plan(spark, orders):
     agg = sums.selectExpr('coalesce(`grand_total`, 0) AS `grand_value`')
     # additive revenue: native sums per scope key
     sums_2 = rows.groupBy('customer').agg(E('sum((`cents`)) AS `revenue_total`'))
-    agg_2 = sums_2.selectExpr('`customer`', 'coalesce(`revenue_total`, 0) AS `revenue_value`')
-    by_customer = agg_2.withColumn('revenue', E('(0L + `revenue_value`)'))
-    single = agg.withColumn('grand', E('(0L + `grand_value`)'))
-    single_2 = single.withColumn('cond', E('(`grand` <> 0L)'))
+    by_customer = sums_2.selectExpr(
+        '`customer`',
+        'coalesce(`revenue_total`, 0) AS `revenue_value`',
+        '(0L + `revenue_value`) AS `revenue`',
+    )
+    single_2 = agg.selectExpr('`grand_value`', '(0L + `grand_value`) AS `grand`', '(`grand` <> 0L) AS `cond`')
     # global values into scope [customer]
     by_customer_2 = by_customer.crossJoin(F.broadcast(single_2.select('grand_value', 'cond', 'grand')))
     by_customer_3 = by_customer_2.withColumn(

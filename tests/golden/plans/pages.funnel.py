@@ -22,31 +22,24 @@ def plan(spark, clicks):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(clicks, 'clicks', ['int', 'int', 'int'], names=['uid', 'pagetype', 'ts1'])
-    rows_2 = rows.withColumn('pagetype_2', E('`pagetype`'))
-    rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`pagetype_2` = 0L)) THEN (`pagetype_2` = 1L) END'))
-    rows_4 = rows_3.withColumn(
-        'cond_2',
-        E('CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) THEN (2L <= `pagetype_2`) END'),
+    rows_11 = rows.selectExpr(
+        '`uid`',
+        '`pagetype`',
+        '`ts1`',
+        '`pagetype` AS `pagetype_2`',
+        'CASE WHEN (NOT (`pagetype_2` = 0L)) THEN (`pagetype_2` = 1L) END AS `cond`',
+        'CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) THEN (2L <= `pagetype_2`) END AS `cond_2`',
+        'CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) AND `cond_2` THEN (`pagetype_2` <= 9L) END AS `cond_3`',
+        'CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) THEN (`cond_2` AND `cond_3`) END AS `cond_4`',
+        (
+            'CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) THEN (CASE WHEN `cond_4` THEN 2L ELSE 3L END) '
+            'END AS `tmp`'
+        ),
+        'CASE WHEN (NOT (`pagetype_2` = 0L)) THEN (CASE WHEN `cond` THEN 1L ELSE `tmp` END) END AS `tmp_2`',
+        '(CASE WHEN (`pagetype_2` = 0L) THEN 0L ELSE `tmp_2` END) AS `cls`',
+        'CASE WHEN (NOT (`cls` = 0L)) THEN (`cls` = 1L) END AS `cond_5`',
+        'CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) THEN (`cls` = 2L) END AS `cond_6`',
     )
-    rows_5 = rows_4.withColumn(
-        'cond_3',
-        E('CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) AND `cond_2` THEN (`pagetype_2` <= 9L) END'),
-    )
-    rows_6 = rows_5.withColumn(
-        'cond_4',
-        E('CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) THEN (`cond_2` AND `cond_3`) END'),
-    )
-    rows_7 = rows_6.withColumn(
-        'tmp',
-        E('CASE WHEN (NOT (`pagetype_2` = 0L)) AND (NOT `cond`) THEN (CASE WHEN `cond_4` THEN 2L ELSE 3L END) END'),
-    )
-    rows_8 = rows_7.withColumn(
-        'tmp_2',
-        E('CASE WHEN (NOT (`pagetype_2` = 0L)) THEN (CASE WHEN `cond` THEN 1L ELSE `tmp` END) END'),
-    )
-    rows_9 = rows_8.withColumn('cls', E('(CASE WHEN (`pagetype_2` = 0L) THEN 0L ELSE `tmp_2` END)'))
-    rows_10 = rows_9.withColumn('cond_5', E('CASE WHEN (NOT (`cls` = 0L)) THEN (`cls` = 1L) END'))
-    rows_11 = rows_10.withColumn('cond_6', E('CASE WHEN (NOT (`cls` = 0L)) AND (NOT `cond_5`) THEN (`cls` = 2L) END'))
     # additive f: native sums per scope key
     sums = rows_11.groupBy('uid').agg(
         E('sum((CASE WHEN (`cls` = 0L) THEN 1L ELSE 0 END)) AS `f_entries`'),

@@ -26,18 +26,20 @@ def plan(spark, rows):
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int', 'float'], names=['k_2', 'i1', 'v'])
     # additive n, total: native sums per scope key, on every row
-    rows_3 = rows_2.withColumns(
-        {'n_n': E('sum((1L)) OVER (PARTITION BY `k_2`)'), 'total_total': E('sum((`v`)) OVER (PARTITION BY `k_2`)')},
-    )
-    rows_4 = rows_3.withColumns({'n_value': E('coalesce(`n_n`, 0)'), 'total_value': E('coalesce(`total_total`, 0)')})
-    rows_5 = rows_4.withColumn('total', E('(0.0D + `total_value`)'))
-    rows_6 = rows_5.withColumn('n', E('(0L + `n_value`)'))
-    rows_7 = rows_6.withColumn(
-        'mean',
-        E(
-            "CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by zero (', CAST(`total` AS "
-            "STRING), ' / ', CAST(`n` AS STRING), ' at pergroup_algos.py:25 in centered)')) ELSE `total` / CAST(`n` "
-            'AS DOUBLE) END'
+    rows_7 = rows_2.selectExpr(
+        '`k_2`',
+        '`i1`',
+        '`v`',
+        'sum((1L)) OVER (PARTITION BY `k_2`) AS `n_n`',
+        'sum((`v`)) OVER (PARTITION BY `k_2`) AS `total_total`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        'coalesce(`total_total`, 0) AS `total_value`',
+        '(0.0D + `total_value`) AS `total`',
+        '(0L + `n_value`) AS `n`',
+        (
+            "CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by zero (', CAST(`total` "
+            "AS STRING), ' / ', CAST(`n` AS STRING), ' at pergroup_algos.py:25 in centered)')) ELSE `total` / "
+            'CAST(`n` AS DOUBLE) END AS `mean`'
         ),
     )
     out = rows_7.selectExpr('`k_2` AS `k`', '`i1` AS `id`', '(`v` - `mean`) AS `centered`')
@@ -51,15 +53,16 @@ def plan_joined(spark, rows):
     rows_2 = ll.entry(rows, 'rows', ['int', 'int', 'float'], names=['k_2', 'i1', 'v'])
     # additive n, total: native sums per scope key
     sums = rows_2.groupBy('k_2').agg(E('sum((1L)) AS `n_n`'), E('sum((`v`)) AS `total_total`'))
-    agg = sums.selectExpr('`k_2`', 'coalesce(`n_n`, 0) AS `n_value`', 'coalesce(`total_total`, 0) AS `total_value`')
-    by_k_2 = agg.withColumn('total', E('(0.0D + `total_value`)'))
-    by_k_2_2 = by_k_2.withColumn('n', E('(0L + `n_value`)'))
-    by_k_2_3 = by_k_2_2.withColumn(
-        'mean',
-        E(
-            "CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by zero (', CAST(`total` AS "
-            "STRING), ' / ', CAST(`n` AS STRING), ' at pergroup_algos.py:25 in centered)')) ELSE `total` / CAST(`n` "
-            'AS DOUBLE) END'
+    by_k_2_3 = sums.selectExpr(
+        '`k_2`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        'coalesce(`total_total`, 0) AS `total_value`',
+        '(0.0D + `total_value`) AS `total`',
+        '(0L + `n_value`) AS `n`',
+        (
+            "CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by zero (', CAST(`total` "
+            "AS STRING), ' / ', CAST(`n` AS STRING), ' at pergroup_algos.py:25 in centered)')) ELSE `total` / "
+            'CAST(`n` AS DOUBLE) END AS `mean`'
         ),
     )
     # null checks: once, in the broadcast aggregate

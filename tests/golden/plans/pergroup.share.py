@@ -26,9 +26,14 @@ def plan(spark, rows):
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int', 'int'], names=['k_2', 'i1', 'v'])
     # additive total: native sums per scope key, on every row
-    rows_3 = rows_2.withColumns({'total_total': E('sum((`v`)) OVER (PARTITION BY `k_2`)')})
-    rows_4 = rows_3.withColumns({'total_value': E('coalesce(`total_total`, 0)')})
-    rows_5 = rows_4.withColumn('total', E('(0L + `total_value`)'))
+    rows_5 = rows_2.selectExpr(
+        '`k_2`',
+        '`i1`',
+        '`v`',
+        'sum((`v`)) OVER (PARTITION BY `k_2`) AS `total_total`',
+        'coalesce(`total_total`, 0) AS `total_value`',
+        '(0L + `total_value`) AS `total`',
+    )
     out = rows_5.selectExpr(
         '`k_2` AS `k`',
         '`i1` AS `id`',
@@ -47,8 +52,7 @@ def plan_joined(spark, rows):
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int', 'int'], names=['k_2', 'i1', 'v'])
     sums = rows_2.groupBy('k_2').agg(E('sum((`v`)) AS `total_total`'))  # additive total: native sums per scope key
-    agg = sums.selectExpr('`k_2`', 'coalesce(`total_total`, 0) AS `total_value`')
-    by_k_2 = agg.withColumn('total', E('(0L + `total_value`)'))
+    by_k_2 = sums.selectExpr('`k_2`', 'coalesce(`total_total`, 0) AS `total_value`', '(0L + `total_value`) AS `total`')
     # null checks: once, in the broadcast aggregate
     rows_3 = ll.entry(rows, 'rows', ['int', 'int', 'int'], names=['k_2', 'i1', 'v'], checked=False)
     # scope [k_2] values, joined on its key

@@ -33,24 +33,17 @@ def plan(spark, hits):
         'coalesce(`errors_n`, 0) AS `errors_value`',
         'coalesce(`n_n`, 0) AS `n_value`',
     )
-    single = agg.withColumn('n', E('(0L + `n_value`)'))
-    single_2 = single.withColumn(
-        'pair',
-        E("CASE WHEN (`n` = 0L) THEN named_struct('_1', 0L, '_2', 0.0D, '_3', 0.0D) END"),
-    )
-    single_3 = single_2.withColumn('chars', E('(0L + `chars_value`)'))
-    single_4 = single_3.withColumn(
-        'ratio',
-        E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`chars` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
-    single_5 = single_4.withColumn('errors', E('(0L + `errors_value`)'))
-    single_6 = single_5.withColumn(
-        'ratio_2',
-        E('CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`errors` AS DOUBLE) / CAST(`n` AS DOUBLE)) END'),
-    )
-    single_7 = single_6.withColumn(
-        'pair_2',
-        E("CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `ratio`, '_3', `ratio_2`) END"),
+    single_7 = agg.selectExpr(
+        '`chars_value`',
+        '`errors_value`',
+        '`n_value`',
+        '(0L + `n_value`) AS `n`',
+        "CASE WHEN (`n` = 0L) THEN named_struct('_1', 0L, '_2', 0.0D, '_3', 0.0D) END AS `pair`",
+        '(0L + `chars_value`) AS `chars`',
+        'CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`chars` AS DOUBLE) / CAST(`n` AS DOUBLE)) END AS `ratio`',
+        '(0L + `errors_value`) AS `errors`',
+        'CASE WHEN (NOT (`n` = 0L)) THEN (CAST(`errors` AS DOUBLE) / CAST(`n` AS DOUBLE)) END AS `ratio_2`',
+        "CASE WHEN (NOT (`n` = 0L)) THEN named_struct('_1', `n`, '_2', `ratio`, '_3', `ratio_2`) END AS `pair_2`",
     )
     out = single_7.selectExpr('(CASE WHEN (`n` = 0L) THEN `pair` ELSE `pair_2` END) AS `log_summary`')
     return out

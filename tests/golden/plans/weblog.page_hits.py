@@ -25,43 +25,34 @@ def plan(spark, hits):
     ll.register_pycalls(spark, PYCALLS)
     E = F.expr
     rows = ll.entry(hits, 'hits', ['int', 'str', 'int'], names=['uid', 'url', 'status'])
-    rows_2 = rows.withColumn(
-        'page',
-        E(
+    rows_8 = rows.selectExpr(
+        '`uid`',
+        '`url`',
+        '`status`',
+        (
             '(CASE WHEN looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e IS NOT NULL THEN '
-            "raise_error(IF(looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e RLIKE ' \\\\(at [^()]*:[0-9]+( "
-            "in [^()]*)?\\\\)$', looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e, "
-            "concat(looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e, ' (at weblog.py:25 in page_hits)'))) "
-            'ELSE looplift_host_hostlib_normalize_url_8c3db061_all(`url`).v END)'
+            "raise_error(IF(looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e RLIKE ' \\\\(at "
+            "[^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e, "
+            "concat(looplift_host_hostlib_normalize_url_8c3db061_all(`url`).e, ' (at weblog.py:25 in "
+            "page_hits)'))) ELSE looplift_host_hostlib_normalize_url_8c3db061_all(`url`).v END) AS `page`"
         ),
-    )
-    rows_3 = rows_2.withColumn('cond', E('CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END'))
-    rows_4 = rows_3.withColumn(
-        'text',
-        E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN coalesce(CAST(`status` AS STRING), 'None') END"),
-    )
-    rows_5 = rows_4.withColumn(
-        'total',
-        E("CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN concat('client error ', `text`) END"),
-    )
-    rows_6 = rows_5.withColumn(
-        'text_2',
-        E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN coalesce(CAST(`status` AS STRING), 'None') END"),
-    )
-    rows_7 = rows_6.withColumn(
-        'total_2',
-        E("CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN concat('error ', `text_2`) END"),
-    )
-    rows_8 = rows_7.withColumn(
-        'site_of',
-        E(
+        'CASE WHEN (NOT (`status` < 400L)) THEN (`status` < 500L) END AS `cond`',
+        "CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN coalesce(CAST(`status` AS STRING), 'None') END AS `text`",
+        "CASE WHEN (NOT (`status` < 400L)) AND `cond` THEN concat('client error ', `text`) END AS `total`",
+        (
+            "CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN coalesce(CAST(`status` AS STRING), 'None') "
+            'END AS `text_2`'
+        ),
+        "CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN concat('error ', `text_2`) END AS `total_2`",
+        (
             'CASE WHEN (NOT (`status` < 400L)) AND (NOT `cond`) THEN (CASE WHEN '
-            'looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).e IS NOT NULL '
-            'THEN raise_error(IF(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), '
-            "`page`).e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', looplift_host_hostlib_site_of_aa94ec3f((NOT "
-            '(`status` < 400L)) AND (NOT `cond`), `page`).e, concat(looplift_host_hostlib_site_of_aa94ec3f((NOT '
-            "(`status` < 400L)) AND (NOT `cond`), `page`).e, ' (at weblog.py:32 in page_hits)'))) ELSE "
-            'looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).v END) END'
+            'looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).e IS NOT '
+            'NULL THEN raise_error(IF(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT '
+            "`cond`), `page`).e RLIKE ' \\\\(at [^()]*:[0-9]+( in [^()]*)?\\\\)$', "
+            'looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).e, '
+            "concat(looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < 400L)) AND (NOT `cond`), `page`).e, ' "
+            "(at weblog.py:32 in page_hits)'))) ELSE looplift_host_hostlib_site_of_aa94ec3f((NOT (`status` < "
+            '400L)) AND (NOT `cond`), `page`).v END) END AS `site_of`'
         ),
     )
     out = ll.union_all(

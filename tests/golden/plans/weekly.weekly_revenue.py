@@ -38,13 +38,13 @@ def plan(spark, sales):
             'THEN `amount` ELSE 0 END)) AS `rev_net`'
         ),
     )
-    agg = sums.selectExpr(
+    by_store1_sales_4 = sums.selectExpr(
         '`store1`',
         '`sales_4`',
         '(0.0D + coalesce(`rev_net`, 0)) AS `rev_value`',
         'coalesce(`rev_count`, 0) AS `rev_transactions`',
+        "named_struct('_1', `store1`, '_2', `sales_4`).`_1` AS `store`",
     )
-    by_store1_sales_4 = agg.withColumn('store', E("named_struct('_1', `store1`, '_2', `sales_4`).`_1`"))
     out = by_store1_sales_4.selectExpr(
         '`store`',
         "named_struct('_1', `store1`, '_2', `sales_4`).`_2` AS `week`",

@@ -32,11 +32,12 @@ def plan(spark, clicks):
         ),
     )
     sums = rows_2.groupBy('c_0_1', 'clicks_2').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
-    agg = sums.selectExpr('`c_0_1`', '`clicks_2`', 'coalesce(`n_n`, 0) AS `n_value`')
-    by_c_0_1_clicks_2 = agg.withColumn('user', E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1`"))
-    by_c_0_1_clicks_2_2 = by_c_0_1_clicks_2.withColumn(
-        'window',
-        E("named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2`"),
+    by_c_0_1_clicks_2_2 = sums.selectExpr(
+        '`c_0_1`',
+        '`clicks_2`',
+        'coalesce(`n_n`, 0) AS `n_value`',
+        "named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1` AS `user`",
+        "named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2` AS `window`",
     )
     out = by_c_0_1_clicks_2_2.selectExpr('`user` AS `user_id`', '`window`', '(0L + `n_value`) AS `clicks`')
     return out
