@@ -25,6 +25,7 @@ class FieldType:
     accepts: frozenset[str]  # Spark types (simpleString) a column or argument may have
     zero: Any  # a value of the type (probing a plan's schema)
     check: Callable[[Any], bool] | None  # is a Python value of the type (None: unchecked)
+    sql_zero: str | None  # a SQL literal of the cast type (an operand never reached)
 
     @property
     def spark(self) -> str:
@@ -37,14 +38,16 @@ _INTS = frozenset({"bigint", "int", "smallint", "tinyint"})
 FIELD_TYPES: dict[str, FieldType] = {
     t.name: t
     for t in (
-        FieldType("int", "BIGINT", _INTS, 0, _is_int),
+        FieldType("int", "BIGINT", _INTS, 0, _is_int, "0L"),
         FieldType("float", "DOUBLE", _INTS | {"double", "float"}, 0.0,
-                  lambda v: isinstance(v, (int, float)) and not isinstance(v, bool)),
-        FieldType("str", "STRING", frozenset({"string"}), "", lambda v: isinstance(v, str)),
+                  lambda v: isinstance(v, (int, float)) and not isinstance(v, bool), "0D"),
+        FieldType("str", "STRING", frozenset({"string"}), "", lambda v: isinstance(v, str), "''"),
         FieldType("bool", "BOOLEAN", frozenset({"boolean"}), False,
-                  lambda v: isinstance(v, bool)),
-        FieldType("datetime", "TIMESTAMP", frozenset({"timestamp", "timestamp_ntz"}), None, None),
-        FieldType("date", "DATE", frozenset({"date"}), None, None),
+                  lambda v: isinstance(v, bool), "false"),
+        # (no literal: `TIMESTAMP` is either kind, by spark.sql.timestampType)
+        FieldType("datetime", "TIMESTAMP", frozenset({"timestamp", "timestamp_ntz"}), None, None,
+                  None),
+        FieldType("date", "DATE", frozenset({"date"}), None, None, "DATE'1970-01-01'"),
     )
 }  # fmt: skip
 

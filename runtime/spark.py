@@ -141,9 +141,13 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
     ``checked=False``: the same projection without the null checks, for the rows of a plan
     that also reads them checked where every row is read (the aggregate a plan broadcasts
     and joins back to its rows: its job runs first, and fails on a null).
-    """
-    from pyspark.sql import functions as F
 
+    A checked field is not nullable for Spark after the entry (``coalesce(f, raise_error(...),
+    0L)``, its last operand never reached): Spark infers no ``isnotnull`` filter from a
+    join on it (which, above the checks' filter, stops a cached scan's column pruning) and
+    drops null handling downstream. (Not for ``datetime``: ``TIMESTAMP`` has no literal of
+    both kinds.)
+    """
     fields = [f for f in df.schema.fields if f.name not in keep]
     cols, checks = [], []
     for i, (f, t, actual) in enumerate(check_fields(fields, name, types, by_name)):
@@ -158,9 +162,13 @@ def entry(df: Any, name: str, types: Sequence[str], keep: Sequence[str] = (),
             )
             checks.append(f"WHEN {ref} IS NULL THEN raise_error({msg})")
         value = ref if actual == ft.spark else f"CAST({ref} AS {ft.cast})"
+        if checked and not optional and f.nullable and ft.sql_zero is not None:
+            # the filter below raised on a null; the check again (should Spark ever evaluate
+            # this first), then a last operand never reached: not nullable for Spark
+            value = f"coalesce({value}, raise_error({msg}), {ft.sql_zero})"
         cols.append(f"{value} AS {quote_ident(names[i] if names is not None else f'f{i}')}")
     if checks and checked:
-        df = df.where(F.expr(null_checks(checks)))
+        df = df.where(null_checks(checks))  # (SQL text: one call of the JVM, F.expr three)
     # SQL text in one selectExpr: building the step costs a few calls of the JVM, where a
     # Column per field (F.expr, alias) costs about ten each (PySpark's call-site capture)
     return df.selectExpr(*cols, *[quote_ident(k) for k in keep])
