@@ -18,6 +18,7 @@ would. Checked:
 from __future__ import annotations
 
 import json
+import os
 import signal
 import threading
 from collections import Counter
@@ -36,6 +37,9 @@ moto_server = pytest.importorskip("moto.server", reason="the S3 tests need moto[
 pytest.importorskip("boto3", reason="views on S3 need boto3 (looplift[s3])")
 
 BUCKET = "looplift-views"
+#: the stream killed on S3 at both of its points (a Spark child more, ~18 s); the reduced
+#: run kills it after a manifest only
+STREAM_KILLS_ALL = os.environ.get("LOOPLIFT_OBJSTORE_ALL") == "1"
 
 
 @pytest.fixture(scope="module")
@@ -441,10 +445,10 @@ def test_helpers_on_s3(s3: str, monkeypatch: pytest.MonkeyPatch) -> None:
 def test_stream_into_a_view_on_s3_killed_mid_commit(s3: str, tmp_path: Path) -> None:
     """A stream whose sink applies each micro-batch to a view on S3 (Spark's own
     checkpoint on a local path: no hadoop-aws), killed inside a batch's apply (before
-    the view's manifest) and right after the manifest (before Spark marks the batch
-    done, so Spark replays it): the view's version tells the sink which batches are in,
-    and the result equals the reference, nothing lost or applied twice."""
-    import os
+    the view's manifest; with ``LOOPLIFT_OBJSTORE_ALL=1``: a Spark child more) and right
+    after the manifest (before Spark marks the batch done, so Spark replays it): the
+    view's version tells the sink which batches are in, and the result equals the
+    reference, nothing lost or applied twice."""
 
     import pyarrow as pa
     import pyarrow.parquet as pq
@@ -469,12 +473,15 @@ def test_stream_into_a_view_on_s3_killed_mid_commit(s3: str, tmp_path: Path) -> 
         _start_stream_child(c, src, ckpt, where, crash, tmp_path)
         return c
 
-    a = child("apply:3")  # (batches 0 and 1 in; killed inside batch 2's apply)
-    assert a.wait() == -signal.SIGKILL
-    assert [m["batch"] for m in a.messages if m.get("applied")] == [0, 1], a.messages
+    first = 0
+    if STREAM_KILLS_ALL:  # (an apply killed on S3: test_killed_mid_commit_on_s3's child b)
+        a = child("apply:3")  # (batches 0 and 1 in; killed inside batch 2's apply)
+        assert a.wait() == -signal.SIGKILL
+        assert [m["batch"] for m in a.messages if m.get("applied")] == [0, 1], a.messages
+        first = 2
     b = child("commit:5")  # (batch 2 again, 3; killed after batch 4's manifest)
     assert b.wait() == -signal.SIGKILL
-    assert [m["batch"] for m in b.messages if m.get("applied")] == [2, 3], b.messages
+    assert [m["batch"] for m in b.messages if m.get("applied")] == list(range(first, 4)), b.messages
     c = child()  # (Spark replays batch 4: skipped; then the rest)
     final = c.read_until(lambda m: "results" in m)
     assert c.wait() == 0
