@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .projections import assign_of, parse_steps, sql_ident, str_const
+from .projections import assign_of, read_steps, replace_pair, sql_ident, str_const
 
 __all__ = ["merge_added_columns", "known_columns"]
 
@@ -175,34 +175,19 @@ def _distinct(names: list[str]) -> bool:
 
 
 def _merge_once(lines: list[str]) -> list[str] | None:
-    parsed = parse_steps(lines, "    return out\n")
-    if parsed is None:
+    steps = read_steps(lines)
+    if steps is None:
         return None
-    src, tree = parsed
-    phys = src.split("\n")
-    uses: dict[str, int] = {}
-    for n in ast.walk(tree):
-        if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
-            uses[n.id] = uses.get(n.id, 0) + 1
-    fn = tree.body[0]
-    assert isinstance(fn, ast.FunctionDef)
-    stmts = fn.body[:-1]
     cols: dict[str, list[str]] = {}
-    for i, stmt in enumerate(stmts):
+    for stmt, nxt in zip(steps.stmts, [*steps.stmts[1:], None], strict=True):
         a = assign_of(stmt)
         if a is None:
             continue
         var, call = a
-        nxt = stmts[i + 1] if i + 1 < len(stmts) else None
-        new = _merged(stmt, nxt, call, var, cols, uses) if nxt is not None else None
+        new = _merged(stmt, nxt, call, var, cols, steps.uses) if nxt is not None else None
         if new is not None:
-            assert nxt is not None and nxt.end_lineno is not None
-            lead = phys[stmt.lineno - 1][: stmt.col_offset]
-            notes = [phys[s.lineno - 1][s.end_col_offset :].strip() for s in (stmt, nxt)]
-            note = "; ".join(n.lstrip("#").strip() for n in notes if n.startswith("#"))
-            new += f"  # {note}" if note else ""
-            between = phys[stmt.end_lineno : nxt.lineno - 1]  # type: ignore[misc]
-            return phys[1 : stmt.lineno - 1] + between + [lead + new] + phys[nxt.end_lineno : -2]
+            assert nxt is not None
+            return replace_pair(steps, stmt, nxt, new)
         known = known_columns(call, cols)
         if known is not None and _distinct(known):
             cols[var] = known

@@ -33,9 +33,13 @@ from __future__ import annotations
 
 import ast
 from collections.abc import Callable
+from dataclasses import dataclass
 
-__all__ = ["merge_projections", "select_texts", "aggregate_texts", "parse_steps", "assign_of",
-           "str_const", "sql_ident"]
+__all__ = [
+    "merge_projections", "select_texts", "aggregate_texts",
+    # shared with the other passes over the steps (.lateral)
+    "Steps", "read_steps", "replace_pair", "parse_steps", "assign_of", "str_const", "sql_ident",
+]  # fmt: skip
 
 
 def merge_projections(lines: list[str]) -> list[str]:
@@ -59,32 +63,53 @@ def parse_steps(lines: list[str], tail: str = "") -> tuple[str, ast.Module] | No
         return None
 
 
-def _merge_once(lines: list[str]) -> list[str] | None:
+@dataclass(frozen=True)
+class Steps:
+    """A plan's steps parsed (the body of ``def _plan():`` ending in ``return out``): the
+    source and its lines, the statements, and how often each name is read."""
+
+    src: str
+    phys: list[str]
+    stmts: list[ast.stmt]
+    uses: dict[str, int]
+
+
+def read_steps(lines: list[str]) -> Steps | None:
     parsed = parse_steps(lines, "    return out\n")
     if parsed is None:
         return None
     src, tree = parsed
-    phys = src.split("\n")
     uses: dict[str, int] = {}
     for n in ast.walk(tree):
         if isinstance(n, ast.Name) and isinstance(n.ctx, ast.Load):
             uses[n.id] = uses.get(n.id, 0) + 1
     fn = tree.body[0]
     assert isinstance(fn, ast.FunctionDef)
-    stmts = fn.body[:-1]
-    for first, second in zip(stmts, stmts[1:], strict=False):
-        new = _merge_pair(first, second, src, uses)
-        if new is None:
-            continue
-        # the merged statement takes the first's place (comment lines between stay above)
-        lead = phys[first.lineno - 1][: first.col_offset]
-        notes = [phys[st.lineno - 1][st.end_col_offset :].strip() for st in (first, second)]
-        note = "; ".join(n.lstrip("#").strip() for n in notes if n.startswith("#"))
-        new += f"  # {note}" if note else ""
-        between = phys[first.end_lineno : second.lineno - 1]
-        assert second.end_lineno is not None
-        kept = phys[1 : first.lineno - 1] + between + [lead + new] + phys[second.end_lineno : -2]
-        return kept
+    return Steps(src, src.split("\n"), fn.body[:-1], uses)
+
+
+def replace_pair(steps: Steps, first: ast.stmt, second: ast.stmt, new: str) -> list[str]:
+    """The steps' lines with ``first`` and ``second`` replaced by the one statement ``new``,
+    in the first's place (comment lines between stay above it; their trailing comments
+    join)."""
+    phys = steps.phys
+    lead = phys[first.lineno - 1][: first.col_offset]
+    notes = [phys[st.lineno - 1][st.end_col_offset :].strip() for st in (first, second)]
+    note = "; ".join(n.lstrip("#").strip() for n in notes if n.startswith("#"))
+    new += f"  # {note}" if note else ""
+    between = phys[first.end_lineno : second.lineno - 1]
+    assert second.end_lineno is not None
+    return phys[1 : first.lineno - 1] + between + [lead + new] + phys[second.end_lineno : -2]
+
+
+def _merge_once(lines: list[str]) -> list[str] | None:
+    steps = read_steps(lines)
+    if steps is None:
+        return None
+    for first, second in zip(steps.stmts, steps.stmts[1:], strict=False):
+        new = _merge_pair(first, second, steps.src, steps.uses)
+        if new is not None:
+            return replace_pair(steps, first, second, new)
     return None
 
 
