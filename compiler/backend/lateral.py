@@ -39,7 +39,7 @@ from __future__ import annotations
 import ast
 import re
 
-from .projections import assign_of, read_steps, replace_pair, sql_ident, str_const
+from .projections import assign_of, read_steps, replace_pair, sql_ident, str_const, until_fixed
 
 __all__ = ["merge_added_columns", "known_columns"]
 
@@ -52,12 +52,7 @@ _WINDOW = re.compile(r"\bOVER\s*\(", re.I)
 def merge_added_columns(lines: list[str]) -> list[str]:
     """The plan's steps (one level indented, ``E`` being ``F.expr``) with every chain of
     added columns over a frame of known columns merged into one ``selectExpr``."""
-    out = list(lines)
-    while True:
-        merged = _merge_once(out)
-        if merged is None:
-            return out
-        out = merged
+    return until_fixed(_merge_once, lines)
 
 
 def _unquote(ident: str) -> str:

@@ -38,19 +38,23 @@ from dataclasses import dataclass
 __all__ = [
     "merge_projections", "select_texts", "aggregate_texts",
     # shared with the other passes over the steps (.lateral)
-    "Steps", "read_steps", "replace_pair", "parse_steps", "assign_of", "str_const", "sql_ident",
+    "Steps", "read_steps", "replace_pair", "until_fixed", "parse_steps", "assign_of", "str_const", "sql_ident",
 ]  # fmt: skip
 
 
 def merge_projections(lines: list[str]) -> list[str]:
     """The plan's steps (indented one level, as ``Planner.emit`` makes them) with every
     mergeable pair of adjacent projections merged into one step."""
+    return until_fixed(_merge_once, lines)
+
+
+def until_fixed(rewrite: Callable[[list[str]], list[str] | None], lines: list[str]) -> list[str]:
+    """``lines`` rewritten by ``rewrite`` (one change at a time; None: nothing left to do)
+    until nothing changes."""
     out = list(lines)
-    while True:
-        merged = _merge_once(out)
-        if merged is None:
-            return out
-        out = merged
+    while (changed := rewrite(out)) is not None:
+        out = changed
+    return out
 
 
 def parse_steps(lines: list[str], tail: str = "") -> tuple[str, ast.Module] | None:
