@@ -145,9 +145,19 @@ def prepare_session(spark: Any) -> None:
     (``UnevaluableAggregateFunc.aggBufferAttributes``), which looplift plans do
     whenever a native and a Python reducer share one scope: the rule is excluded (under
     both of its class names; Spark ignores the one it does not have).
+
+    A plan's projection reads a column it adds by name (``selectExpr('... AS `n`', '`n` + 1
+    AS `m`')``: Spark's lateral column aliases, ``compiler/backend/lateral.py``). A session
+    that turned them off gets them back: resolving one cannot change a query that resolves
+    without them (a name reads the projection's input first).
     """
     current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
     missing = [r for r in _MERGE_SUBPLANS if r not in current.split(",")]
     if missing:
         rules = ",".join(x for x in (current, *missing) if x)
         spark.conf.set("spark.sql.optimizer.excludedRules", rules)
+    if (spark.conf.get(_LATERAL_ALIASES, "true") or "true").lower() == "false":
+        spark.conf.set(_LATERAL_ALIASES, "true")
+
+
+_LATERAL_ALIASES = "spark.sql.lateralColumnAlias.enableImplicitResolution"

@@ -113,3 +113,21 @@ def test_a_generated_chain_merges(spark):
     merged = merge_added_columns(["    " + ln for ln in lines])
     assert len(merged) == 3
     assert run(spark, merged) == run(spark, ["    " + ln for ln in lines])
+
+
+def test_a_session_without_lateral_aliases_gets_them_back(spark):
+    """A compiled plan whose added columns read each other (a merged chain) runs in a
+    session that turned lateral column aliases off (``prepare_session`` turns them on)."""
+    from tests.helpers import SAMPLES, import_path
+
+    average = import_path(SAMPLES / "average.py").average
+    key = "spark.sql.lateralColumnAlias.enableImplicitResolution"
+    rows = [(1, 4), (1, 6), (2, 3)]
+    df = spark.createDataFrame(rows, "k long, value long")
+    spark.conf.set(key, "false")
+    try:
+        got = sorted(tuple(r) for r in average(df).collect())
+        assert spark.conf.get(key) == "true"
+    finally:
+        spark.conf.unset(key)
+    assert got == sorted(average(rows))
