@@ -39,7 +39,15 @@ from __future__ import annotations
 import ast
 import re
 
-from .projections import assign_of, read_steps, replace_pair, sql_ident, str_const, until_fixed
+from .projections import (
+    assign_of,
+    e_text,
+    read_steps,
+    replace_pair,
+    sql_ident,
+    str_const,
+    until_fixed,
+)
 
 __all__ = ["merge_added_columns", "known_columns"]
 
@@ -77,19 +85,6 @@ def _list_of_str(node: ast.expr) -> list[str] | None:
     return None if any(s is None for s in out) else out  # type: ignore[return-value]
 
 
-def _e_text(node: ast.expr) -> str | None:
-    """``<sql>`` of ``E('<sql>')``."""
-    if (
-        isinstance(node, ast.Call)
-        and isinstance(node.func, ast.Name)
-        and node.func.id == "E"
-        and len(node.args) == 1
-        and not node.keywords
-    ):
-        return str_const(node.args[0])
-    return None
-
-
 def _added(call: ast.Call, frame: str) -> list[tuple[str, str]] | None:
     """``[(name, sql)]`` of ``frame.withColumn('n', E('<sql>'))`` or ``frame.withColumns({'n':
     E('<sql>'), ...})``; None for any other step."""
@@ -108,7 +103,7 @@ def _added(call: ast.Call, frame: str) -> list[tuple[str, str]] | None:
     out = []
     for k, v in pairs:
         name = str_const(k) if k is not None else None
-        sql = _e_text(v)
+        sql = e_text(v)
         if name is None or sql is None:
             return None
         out.append((name, sql))
@@ -142,7 +137,7 @@ def known_columns(call: ast.Call, cols: dict[str, list[str]]) -> list[str] | Non
         ):
             return None
         keys = [str_const(a) for a in group.args]
-        aggs = [_e_text(a) for a in call.args]
+        aggs = [e_text(a) for a in call.args]
         if any(k is None for k in keys) or any(a is None for a in aggs):
             return None
         names = [_text_name(a) for a in aggs]  # type: ignore[arg-type]

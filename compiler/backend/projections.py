@@ -38,7 +38,8 @@ from dataclasses import dataclass
 __all__ = [
     "merge_projections", "select_texts", "aggregate_texts",
     # shared with the other passes over the steps (.lateral)
-    "Steps", "read_steps", "replace_pair", "until_fixed", "parse_steps", "assign_of", "str_const", "sql_ident",
+    "Steps", "read_steps", "replace_pair", "until_fixed", "parse_steps", "assign_of",
+    "str_const", "e_text", "sql_ident",
 ]  # fmt: skip
 
 
@@ -353,21 +354,23 @@ def _sql_text(node: ast.expr) -> str | None:
     if al is not None:
         node, alias = al
     name = _fcol(node)
-    if name is not None:
-        text = sql_ident(name)
-    elif (
+    text = sql_ident(name) if name is not None else e_text(node)
+    if text is None:
+        return None
+    return text if alias is None else f"{text} AS {sql_ident(alias)}"
+
+
+def e_text(node: ast.expr) -> str | None:
+    """``<sql>`` of ``E('<sql>')``; None for any other expression."""
+    if (
         isinstance(node, ast.Call)
         and isinstance(node.func, ast.Name)
         and node.func.id == "E"
         and len(node.args) == 1
         and not node.keywords
-        and str_const(node.args[0]) is not None
     ):
-        text = str_const(node.args[0])
-    else:
-        return None
-    assert text is not None
-    return text if alias is None else f"{text} AS {sql_ident(alias)}"
+        return str_const(node.args[0])
+    return None
 
 
 def sql_ident(name: str) -> str:
