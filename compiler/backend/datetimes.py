@@ -22,6 +22,7 @@ from ..errtext import Sql, py_repr_sql, raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import DATETIMES, PRIMITIVES
 from ..primitives.base import NOT_LIT
+from ..primitives.charclass import java_class
 from ..primitives.datetimes import DATETIME_KINDS, TD_UNITS
 from .guarded import PyCallKind
 from .rules import Emitter, overload, rule
@@ -173,19 +174,6 @@ def _make(op: str, ts: list[Any], x: list[str]) -> str:
     return f"(CASE {cases} ELSE {body} END)"
 
 
-def _code_class(chars: str) -> str:
-    """A Java regex character class of exactly these characters (code point ranges)."""
-    cps = sorted({ord(c) for c in chars})
-    ranges: list[tuple[int, int]] = []
-    for c in cps:
-        if ranges and c == ranges[-1][1] + 1:
-            ranges[-1] = (ranges[-1][0], c)
-        else:
-            ranges.append((c, c))
-    return "[" + "".join(f"\\x{{{a:X}}}" + (f"-\\x{{{b:X}}}" if b > a else "")
-                         for a, b in ranges) + "]"
-
-
 # re's \d beyond ASCII, each standing in for its value as a private-use character
 # (U+E000 + value), so that a regex over the stand-ins reads every script's digits
 _DIGITS = "".join(chr(c) for c in range(0x80, 0x110000) if chr(c).isdecimal())
@@ -206,14 +194,14 @@ def _strptime(r: Emitter, args: tuple[Expr, ...], x: list[str], fmt: str) -> str
 
     pattern = cpython._TimeRE_cache.pattern(fmt)
     groups = re.compile(pattern).groupindex
-    digit = "[0-9" + _code_class(_TENS)[1:]
+    digit = java_class("0123456789" + _TENS)
     java = (pattern.replace("(?P<", "(?<").replace("\\d", digit)
-            .replace("\\s", _code_class(WHITESPACE)))  # fmt: skip
+            .replace("\\s", java_class(WHITESPACE)))  # fmt: skip
     rx = sql_string("^(?:" + java + ")")
     bad = raise_sql("ValueError", "time data ", Sql(py_repr_sql(x[0])),
                     f" does not match format {fmt!r}")
     # a stand-in in the text itself is no digit to CPython, and nothing else matches it
-    clash = f"{x[0]} RLIKE {sql_string(_code_class(_TENS))}"
+    clash = f"{x[0]} RLIKE {sql_string(java_class(_TENS))}"
     u = f"translate({x[0]}, {sql_string(_DIGITS)}, {sql_string(_STAND_INS)})"
 
     def build(v: list[str]) -> str:

@@ -40,6 +40,7 @@ from looplift.strings import WHITESPACE
 from ..errtext import Sql, py_repr_sql, raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
+from ..primitives.charclass import java_class
 from ..primitives.grammar import (
     _FLOAT_RE,
     _INT_RE,
@@ -48,7 +49,6 @@ from ..primitives.grammar import (
     _WS,
     FLOAT_RE,
     INT_RE,
-    _char_class,
 )  # noqa: F401
 from ..primitives.regex import ascii_java_pattern, group_reads, java_pattern, java_replacement
 from ..primitives.strmethods import accepts_none, raises_only_on_none
@@ -82,7 +82,7 @@ _CASE_DIFF = (
 
 
 #: str.splitlines' boundaries (``\r\n`` first: one boundary)
-_LINE_BREAK = "\\r\\n|" + _char_class("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
+_LINE_BREAK = "\\r\\n|" + java_class("\n\r\x0b\x0c\x1c\x1d\x1e\x85\u2028\u2029")
 _CLASS_TESTS = ("isdigit", "isdecimal", "isnumeric", "isspace")
 
 
@@ -90,8 +90,8 @@ _CLASS_TESTS = ("isdigit", "isdecimal", "isnumeric", "isspace")
 def _class_test(m: str) -> str:
     """``s.isdigit()`` ... as a Java regex over the characters CPython's tables put in the
     class (``\\z``: Java's ``$`` would also match before a final newline)."""
-    return "\\A" + _char_class([c for c in range(sys.maxunicode + 1) if getattr(chr(c), m)()]) + "+\\z"
-_CASE_GUARD = _char_class(_CASE_DIFF)
+    return "\\A" + java_class([c for c in range(sys.maxunicode + 1) if getattr(chr(c), m)()]) + "+\\z"
+_CASE_GUARD = java_class(_CASE_DIFF)
 _INT_SPEC = INT_SPEC  # the specs format() renders natively (the table decides)
 _STR_SPEC = STR_SPEC
 
@@ -208,7 +208,7 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
     if m in ("lower", "upper"):
         # the characters whose mapping differs keep themselves, as in CPython: only strings
         # holding one are split around them (rare; the common path is one RLIKE and lower)
-        piece = f"({_CASE_GUARD}|[^{_CASE_GUARD[1:-1]}]+)"  # matched by code point
+        piece = f"({_CASE_GUARD}|{java_class(_CASE_DIFF, negate=True)}+)"  # matched by code point
         rare = (f"array_join(transform(regexp_extract_all({s}, {sql_string(piece)}, 1), _c -> CASE WHEN _c RLIKE "
                 f"{sql_string('^' + _CASE_GUARD + '$')} THEN _c ELSE {m}(_c) END), '')")  # fmt: skip
         return case_mapped(m, s, _CASE_GUARD, rare)
@@ -573,7 +573,7 @@ def truthy(sql: str, t: Any) -> str | None:
 
 def _normalized_number(s: str) -> str:
     """``s`` without whitespace and underscores, other digits as ASCII ones."""
-    stripped = f"regexp_replace({s}, {sql_string(_WS[:-1] + '_]')}, '')"
+    stripped = f"regexp_replace({s}, {sql_string(java_class(WHITESPACE + '_'))}, '')"
     return f"translate({stripped}, {sql_string(_UDIGITS)}, {sql_string(_UDIGIT_VALUES)})"
 
 

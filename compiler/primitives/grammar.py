@@ -12,21 +12,9 @@ import unicodedata
 
 from looplift.strings import WHITESPACE
 
+from .charclass import java_class
+
 __all__ = ["FLOAT_RE", "INT_RE"]
-
-
-def _char_class(chars: str | list[int]) -> str:
-    """A Java regex character class of the given characters (ranges merged, escaped)."""
-    cps = sorted({ord(c) for c in chars} if isinstance(chars, str) else set(chars))
-    out, i = [], 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        lo, hi = cps[i], cps[j]
-        out.append(f"\\x{{{lo:x}}}" + (f"-\\x{{{hi:x}}}" if hi > lo else ""))
-        i = j + 1
-    return "[" + "".join(out) + "]"
 
 
 def _python_digits() -> tuple[str, str]:
@@ -40,13 +28,13 @@ def _python_digits() -> tuple[str, str]:
     return "".join(src), "".join(dst)
 
 
-_WS = _char_class(WHITESPACE)
+_WS = java_class(WHITESPACE)
 #: the whitespace int() and float() strip: CPython keeps an ASCII character as it is and
 #: strips only " \t\n\v\f\r" of them (U+001C..U+001F, whitespace to ``str.isspace``,
 #: are refused), and reads every non-ASCII whitespace character as a space
-_NUM_WS = _char_class("".join(c for c in WHITESPACE if not c.isascii() or c in " \t\n\x0b\f\r"))
+_NUM_WS = java_class("".join(c for c in WHITESPACE if not c.isascii() or c in " \t\n\x0b\f\r"))
 _UDIGITS, _UDIGIT_VALUES = _python_digits()
-_D = "[0-9" + _char_class(_UDIGITS)[1:]  # a digit, ASCII or other
+_D = java_class("0123456789" + _UDIGITS)  # a digit, ASCII or other
 _DIGITS = f"{_D}+(?:_{_D}+)*"
 _INT_RE = f"^{_NUM_WS}*[+-]?{_DIGITS}{_NUM_WS}*\\z"
 INT_RE = _INT_RE  # Python's int() grammar, for a try's test

@@ -35,6 +35,8 @@ import re
 import sys
 from functools import cache
 
+from .charclass import complement, java_class, merge_ranges
+
 __all__ = ["ascii_java_pattern", "group_reads", "java_pattern", "java_replacement", "refusal"]
 
 try:  # CPython 3.11+
@@ -281,96 +283,11 @@ def _class(items: list, a: bool) -> str:
             ivs.append((av[0], av[1]))
         elif op is C.CATEGORY:
             ivs.extend(_category(av, a))
-    ivs = _merge(ivs)
-    out = _complement(ivs) if negate else ivs
+    ivs = merge_ranges(ivs)
+    out = complement(ivs) if negate else ivs
     if a == 2:  # an ASCII subject: the class's ASCII characters decide
         out = [(lo, min(hi, 0x7F)) for lo, hi in out if lo <= 0x7F]
-    return _java_class(out)
-
-
-def _merge(ivs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out: list[tuple[int, int]] = []
-    for lo, hi in sorted(ivs):
-        if out and lo <= out[-1][1] + 1:
-            out[-1] = (out[-1][0], max(hi, out[-1][1]))
-        else:
-            out.append((lo, hi))
-    return out
-
-
-def _complement(ivs: list[tuple[int, int]]) -> list[tuple[int, int]]:
-    out, at = [], 0
-    for lo, hi in ivs:
-        if lo > at:
-            out.append((at, lo - 1))
-        at = hi + 1
-    if at <= sys.maxunicode:
-        out.append((at, sys.maxunicode))
-    return out
-
-
-#: Java's predefined ASCII classes (no ``UNICODE_CHARACTER_CLASS`` flag: Spark compiles
-#: patterns without flags), as code point ranges: a class holding all of one is written
-#: with it, which Java tests with one table lookup instead of one test per range
-_JAVA_WORD = ((0x30, 0x39), (0x41, 0x5A), (0x5F, 0x5F), (0x61, 0x7A))
-_JAVA_DIGIT = ((0x30, 0x39),)
-
-
-def _java_class(ivs: list[tuple[int, int]]) -> str:
-    """Code point ranges as a Java class. Java tests a class's ranges one by one: a class
-    of many ranges with non-ASCII ones is written as ``[G&&[ranges]]``, ``G`` its ASCII
-    ranges and ``\\x{80}-\\x{10ffff}``, so that an ASCII character is decided by a few;
-    the ASCII word characters or digits are written ``\\w`` / ``\\d`` (exactly
-    ``[a-zA-Z_0-9]`` / ``[0-9]`` in Java without flags; measured on the log parser's
-    ``[\\w.]+``: the five ranges took 1.36x the hand-written pattern's time, ``\\w``
-    1.06x).
-
-    >>> _java_class([(48, 57), (0x660, 0x669)])
-    '[\\\\d\\\\x{660}-\\\\x{669}]'
-    >>> _java_class([(0x2E, 0x2E), (48, 57), (65, 90), (95, 95), (97, 122)])
-    '[\\\\w\\\\x{2e}]'
-    """
-    if not ivs:
-        return "(?!)"
-    body = _ranges(ivs)
-    if body in ("\\w", "\\d"):
-        return body
-    if len(ivs) <= 4 or ivs[-1][1] < 0x80:
-        return f"[{body}]"
-    guard = _merge([(lo, min(hi, 0x7F)) for lo, hi in ivs if lo < 0x80] + [(0x80, sys.maxunicode)])
-    return f"[{_ranges(guard)}&&[{body}]]"
-
-
-def _ranges(ivs: list[tuple[int, int]]) -> str:
-    """Ranges as the body of a Java class: ``\\w`` or ``\\d`` for the ranges they hold,
-    where that leaves fewer ranges to test."""
-    for name, known in (("\\w", _JAVA_WORD), ("\\d", _JAVA_DIGIT)):
-        if all(any(lo <= a and b <= hi for lo, hi in ivs) for a, b in known):
-            rest = _minus(ivs, known)
-            if len(rest) < len(ivs):  # (``\\S`` holds ``\\w`` too, in fewer ranges)
-                return name + _plain_ranges(rest)
-    return _plain_ranges(ivs)
-
-
-def _minus(ivs: list[tuple[int, int]], cut: tuple[tuple[int, int], ...]) -> list[tuple[int, int]]:
-    """``ivs`` less the code points of ``cut``."""
-    out = list(ivs)
-    for a, b in cut:
-        nxt = []
-        for lo, hi in out:
-            if hi < a or lo > b:
-                nxt.append((lo, hi))
-                continue
-            if lo < a:
-                nxt.append((lo, a - 1))
-            if hi > b:
-                nxt.append((b + 1, hi))
-        out = nxt
-    return out
-
-
-def _plain_ranges(ivs: list[tuple[int, int]]) -> str:
-    return "".join(_esc(lo) + (f"-{_esc(hi)}" if hi > lo else "") for lo, hi in ivs)
+    return java_class(out)
 
 
 def _category(cat: object, a: bool) -> list[tuple[int, int]]:
@@ -380,7 +297,7 @@ def _category(cat: object, a: bool) -> list[tuple[int, int]]:
     if name is None:
         raise _Refused(f"the category {cat}")
     ivs = list(_category_ranges(name.lower(), bool(a) and a != 2))  # (2: Unicode, clipped later)
-    return _complement(ivs) if name.isupper() else ivs
+    return complement(ivs) if name.isupper() else ivs
 
 
 @cache
