@@ -97,8 +97,11 @@ def _tree(ivs: Ranges) -> str:
     if len(ivs) <= LEAF:
         return _plain(ivs)
     k = math.isqrt(len(ivs) - 1) + 1
-    runs = [ivs[i:i + k] for i in range(0, len(ivs), k)]
-    return "".join(f"[{_esc(r[0][0])}-{_esc(r[-1][1])}&&{_plain(r)}]" if len(r) > 1 else _plain(r) for r in runs)
+    runs = [ivs[i : i + k] for i in range(0, len(ivs), k)]
+    return "".join(
+        f"[{_esc(r[0][0])}-{_esc(r[-1][1])}&&{_plain(r)}]" if len(r) > 1 else _plain(r)
+        for r in runs
+    )
 
 
 def _plain(ivs: Ranges) -> str:

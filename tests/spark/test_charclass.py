@@ -35,7 +35,10 @@ def _check(spark, classes: list[tuple[str, set[int], bool]], seed: int = 0) -> N
     other one where negated)."""
     probes = sorted(set().union(*(_probes(cps, seed) for _, cps, _ in classes)))
     df = spark.createDataFrame([(c, chr(c)) for c in probes], "c int, s string")
-    exprs = [f"s RLIKE {sql_string('^' + cls + chr(92) + 'z')} AS m{i}" for i, (cls, _, _) in enumerate(classes)]
+    exprs = [
+        f"s RLIKE {sql_string('^' + cls + chr(92) + 'z')} AS m{i}"
+        for i, (cls, _, _) in enumerate(classes)
+    ]
     for row in df.selectExpr("c", *exprs).collect():
         for i, (cls, cps, negated) in enumerate(classes):
             assert row[f"m{i}"] == ((row.c in cps) != negated), (hex(row.c), cls[:200])
@@ -59,7 +62,9 @@ def code_sets(draw: st.DrawFn) -> list[tuple[bool, set[int]]]:
 @settings(max_examples=25, deadline=None, suppress_health_check=list(HealthCheck))
 @given(sets=code_sets(), seed=st.integers(0, 99))
 def test_generated_classes_hold_their_characters(spark, sets, seed) -> None:
-    _check(spark, [(java_class(sorted(cps), negate=negate), cps, negate) for negate, cps in sets], seed)
+    _check(
+        spark, [(java_class(sorted(cps), negate=negate), cps, negate) for negate, cps in sets], seed
+    )
 
 
 def test_the_compilers_classes_hold_their_characters(spark) -> None:
