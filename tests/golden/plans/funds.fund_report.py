@@ -58,8 +58,8 @@ def plan(spark, returns):
     # worst: native readers over the sorted collected events
     agg_2 = events.groupBy('fund').agg(E('CAST(min(`_event2`) AS double) AS `worst_value`'))
     by_fund = ll.join_on_keys(agg, agg_2, ['fund'], not_null=['fund'])
-    by_fund_2 = by_fund.withColumn('months', E('(0L + `months_value`)'))
-    by_fund_3 = by_fund_2.withColumn('n', E('(0L + `n_value`)'))
+    by_fund_2 = by_fund.withColumn('months', E('`months_value`'))
+    by_fund_3 = by_fund_2.withColumn('n', E('`n_value`'))
     by_fund_4 = by_fund_3.withColumn('logs', E('(0.0D + `logs_value`)'))
     by_fund_5 = by_fund_4.withColumn('ratio', E('CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END'))
     by_fund_6 = by_fund_5.withColumn(

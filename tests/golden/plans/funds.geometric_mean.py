@@ -34,7 +34,7 @@ def plan(spark, returns):
     single_6 = agg.selectExpr(
         '`logs_value`',
         '`n_value`',
-        '(0L + `n_value`) AS `n`',
+        '`n_value` AS `n`',
         '(0.0D + `logs_value`) AS `logs`',
         'CASE WHEN (NOT (`n` = 0L)) THEN (`logs` / CAST(`n` AS DOUBLE)) END AS `ratio`',
         (

@@ -38,5 +38,5 @@ def plan(spark, events):
         ),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('conversions_value'), F.col('_fold.r1').alias('stage'))
-    out = agg.selectExpr('`uid` AS `user_id`', '(0L + `conversions_value`) AS `conversions`', '`stage`')
+    out = agg.selectExpr('`uid` AS `user_id`', '`conversions_value` AS `conversions`', '`stage`')
     return out

@@ -26,13 +26,8 @@ def plan(spark, visits):
     sums = rows.groupBy('country').agg(E('sum((1L)) AS `country_visits_n`'))
     agg = sums.selectExpr('`country`', 'coalesce(`country_visits_n`, 0) AS `country_visits_value`')
     sums_2 = rows.groupBy('country', 'uid').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
-    by_country_uid = sums_2.selectExpr(
-        '`country`',
-        '`uid`',
-        'coalesce(`n_n`, 0) AS `n_value`',
-        '(0L + `n_value`) AS `n`',
-    )
-    by_country = agg.withColumn('country_visits', E('(0L + `country_visits_value`)'))
+    by_country_uid = sums_2.selectExpr('`country`', '`uid`', 'coalesce(`n_n`, 0) AS `n_value`', '`n_value` AS `n`')
+    by_country = agg.withColumn('country_visits', E('`country_visits_value`'))
     # scope [country] values, joined on its key
     by_country_uid_2 = ll.join_on_keys(
         by_country_uid,

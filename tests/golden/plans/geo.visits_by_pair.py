@@ -30,7 +30,7 @@ def plan(spark, visits):
         "named_struct('_1', `country1`, '_2', `uid1`) AS `tmp`",
         '`tmp`.`_1` AS `country`',
         '`tmp`.`_2` AS `uid`',
-        '(0L + `n_value`) AS `n`',
+        '`n_value` AS `n`',
     )
     out = by_country1_uid1_4.selectExpr(
         '`country`',

@@ -525,9 +525,9 @@ def plan(spark, lines):
         '`errors_value`',
         '`parsed_value`',
         '`served_value`',
-        '(0L + `parsed_value`) AS `parsed`',
-        '(0L + `errors_value`) AS `errors`',
-        '(0L + `served_value`) AS `served`',
+        '`parsed_value` AS `parsed`',
+        '`errors_value` AS `errors`',
+        '`served_value` AS `served`',
     )
     out = single_3.selectExpr("named_struct('_1', `parsed`, '_2', `errors`, '_3', `served`) AS `status_summary`")
     return out

@@ -57,10 +57,10 @@ def plan(spark, orders, threshold):
         E('coalesce(`net_total`, 0)').alias('net_value'),
         E('coalesce(`night_n`, 0)').alias('night_value'),
     )
-    by_customer = agg.withColumn('n', E('(0L + `n_value`)'))
-    by_customer_2 = by_customer.withColumn('big', E('(0L + `big_value`)'))
-    by_customer_3 = by_customer_2.withColumn('night', E('(0L + `night_value`)'))
-    by_customer_4 = by_customer_3.withColumn('net', E('(0L + `net_value`)'))
+    by_customer = agg.withColumn('n', E('`n_value`'))
+    by_customer_2 = by_customer.withColumn('big', E('`big_value`'))
+    by_customer_3 = by_customer_2.withColumn('night', E('`night_value`'))
+    by_customer_4 = by_customer_3.withColumn('net', E('`net_value`'))
     by_customer_5 = by_customer_4.withColumn('cents_2', E('`net`'))
     by_customer_6 = by_customer_5.withColumn('sign', E("(CASE WHEN (`cents_2` < 0L) THEN '-' ELSE '' END)"))
     by_customer_7 = by_customer_6.withColumn('a_2', E('abs(`cents_2`)'))

@@ -29,9 +29,9 @@ def plan(spark, orders):
     by_customer = sums_2.selectExpr(
         '`customer`',
         'coalesce(`revenue_total`, 0) AS `revenue_value`',
-        '(0L + `revenue_value`) AS `revenue`',
+        '`revenue_value` AS `revenue`',
     )
-    single_2 = agg.selectExpr('`grand_value`', '(0L + `grand_value`) AS `grand`', '(`grand` <> 0L) AS `cond`')
+    single_2 = agg.selectExpr('`grand_value`', '`grand_value` AS `grand`', '(`grand` <> 0L) AS `cond`')
     # global values into scope [customer]
     by_customer_2 = by_customer.crossJoin(F.broadcast(single_2.select('grand_value', 'cond', 'grand')))
     by_customer_3 = by_customer_2.withColumn(

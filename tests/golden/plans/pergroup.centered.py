@@ -35,7 +35,7 @@ def plan(spark, rows):
         'coalesce(`n_n`, 0) AS `n_value`',
         'coalesce(`total_total`, 0) AS `total_value`',
         '(0.0D + `total_value`) AS `total`',
-        '(0L + `n_value`) AS `n`',
+        '`n_value` AS `n`',
         (
             "CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by zero (', CAST(`total` "
             "AS STRING), ' / ', CAST(`n` AS STRING), ' at pergroup_algos.py:25 in centered)')) ELSE `total` / "
@@ -58,7 +58,7 @@ def plan_joined(spark, rows):
         'coalesce(`n_n`, 0) AS `n_value`',
         'coalesce(`total_total`, 0) AS `total_value`',
         '(0.0D + `total_value`) AS `total`',
-        '(0L + `n_value`) AS `n`',
+        '`n_value` AS `n`',
         (
             "CASE WHEN `n` = 0 THEN raise_error(concat('ZeroDivisionError: float division by zero (', CAST(`total` "
             "AS STRING), ' / ', CAST(`n` AS STRING), ' at pergroup_algos.py:25 in centered)')) ELSE `total` / "

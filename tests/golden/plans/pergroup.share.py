@@ -32,7 +32,7 @@ def plan(spark, rows):
         '`v`',
         'sum((`v`)) OVER (PARTITION BY `k_2`) AS `total_total`',
         'coalesce(`total_total`, 0) AS `total_value`',
-        '(0L + `total_value`) AS `total`',
+        '`total_value` AS `total`',
     )
     out = rows_5.selectExpr(
         '`k_2` AS `k`',
@@ -52,7 +52,7 @@ def plan_joined(spark, rows):
     E = F.expr
     rows_2 = ll.entry(rows, 'rows', ['int', 'int', 'int'], names=['k_2', 'i1', 'v'])
     sums = rows_2.groupBy('k_2').agg(E('sum((`v`)) AS `total_total`'))  # additive total: native sums per scope key
-    by_k_2 = sums.selectExpr('`k_2`', 'coalesce(`total_total`, 0) AS `total_value`', '(0L + `total_value`) AS `total`')
+    by_k_2 = sums.selectExpr('`k_2`', 'coalesce(`total_total`, 0) AS `total_value`', '`total_value` AS `total`')
     # null checks: once, in the broadcast aggregate
     rows_3 = ll.entry(rows, 'rows', ['int', 'int', 'int'], names=['k_2', 'i1', 'v'], checked=False)
     # scope [k_2] values, joined on its key

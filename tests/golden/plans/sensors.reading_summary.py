@@ -64,8 +64,8 @@ def plan(spark, readings):
         'coalesce(`total_total`, 0) AS `total_value`',
     )
     single = agg_2.crossJoin(agg_3)
-    single_2 = single.withColumn('n', E('(0L + `n_value`)'))
-    single_3 = single_2.withColumn('missing', E('(0L + `missing_value`)'))
+    single_2 = single.withColumn('n', E('`n_value`'))
+    single_3 = single_2.withColumn('missing', E('`missing_value`'))
     single_4 = single_3.withColumn(
         'pair',
         E("CASE WHEN (`n` = 0L) THEN named_struct('_1', 0L, '_2', `missing`, '_3', 0.0D, '_4', 0.0D, '_5', 0.0D) END"),

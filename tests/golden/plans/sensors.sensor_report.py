@@ -81,7 +81,7 @@ def plan(spark, readings, limit):
     reduced = partial.groupBy('sensor').agg(pair.udf(F.col('_st')).alias('peak_reduced'))
     agg_2 = reduced.select(F.col('sensor'), F.col('peak_reduced._1').alias('peak_value'))
     by_sensor = ll.join_on_keys(agg, agg_2, ['sensor'], not_null=['sensor'])
-    by_sensor_2 = by_sensor.withColumn('n', E('(0L + `n_value`)'))
+    by_sensor_2 = by_sensor.withColumn('n', E('`n_value`'))
     by_sensor_3 = by_sensor_2.withColumn('cond_2', E('(`n` > 0L)'))
     by_sensor_4 = by_sensor_3.withColumn('s', E('(0.0D + `s_value`)'))
     by_sensor_5 = by_sensor_4.withColumn(

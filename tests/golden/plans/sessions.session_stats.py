@@ -61,7 +61,7 @@ def plan(spark, events, max_gap):
         F.col('_fold.r3').alias('prev'),
         F.col('_fold.r4').alias('start'),
     )
-    by_uid = agg.withColumn('n', E('(0L + `n_value`)'))
+    by_uid = agg.withColumn('n', E('`n_value`'))
     by_uid_2 = by_uid.withColumn(
         'greatest',
         E(

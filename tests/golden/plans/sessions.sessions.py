@@ -35,5 +35,5 @@ def plan(spark, events):
         ),
     )
     agg = folded.select(F.col('uid'), F.col('_fold.r0').alias('n_value'), F.col('_fold.r1').alias('prev'))
-    out = agg.selectExpr('`uid` AS `user_id`', '(0L + `n_value`) AS `sessions`')
+    out = agg.selectExpr('`uid` AS `user_id`', '`n_value` AS `sessions`')
     return out

@@ -82,7 +82,7 @@ def plan(spark, fixes):
         F.col('_fold.r3').alias('px'),
         F.col('_fold.r4').alias('py'),
     )
-    by_vehicle = agg.withColumn('n', E('(0L + `n_value`)'))
+    by_vehicle = agg.withColumn('n', E('`n_value`'))
     by_vehicle_2 = by_vehicle.withColumn('length', E('(0.0D + `length_value`)'))
     by_vehicle_3 = by_vehicle_2.withColumn(
         'greatest',

@@ -39,5 +39,5 @@ def plan(spark, clicks):
         "named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_1` AS `user`",
         "named_struct('_1', `c_0_1`, '_2', `clicks_2`).`_2` AS `window`",
     )
-    out = by_c_0_1_clicks_2_2.selectExpr('`user` AS `user_id`', '`window`', '(0L + `n_value`) AS `clicks`')
+    out = by_c_0_1_clicks_2_2.selectExpr('`user` AS `user_id`', '`window`', '`n_value` AS `clicks`')
     return out

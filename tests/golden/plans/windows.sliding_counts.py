@@ -37,5 +37,5 @@ def plan(spark, clicks):
     )
     sums = rows_2.groupBy('window').agg(E('sum((1L)) AS `n_n`'))  # additive n: native sums per scope key
     agg = sums.selectExpr('`window`', 'coalesce(`n_n`, 0) AS `n_value`')
-    out = agg.selectExpr('`window`', '(0L + `n_value`) AS `clicks`')
+    out = agg.selectExpr('`window`', '`n_value` AS `clicks`')
     return out
