@@ -29,7 +29,7 @@ import math
 import sys
 from collections.abc import Iterable
 
-__all__ = ["java_class", "code_ranges", "merge_ranges", "complement", "LEAF"]
+__all__ = ["java_class", "code_ranges", "merge_ranges", "complement", "esc", "LEAF"]
 
 Ranges = list[tuple[int, int]]
 
@@ -99,13 +99,12 @@ def _tree(ivs: Ranges) -> str:
     k = math.isqrt(len(ivs) - 1) + 1
     runs = [ivs[i : i + k] for i in range(0, len(ivs), k)]
     return "".join(
-        f"[{_esc(r[0][0])}-{_esc(r[-1][1])}&&{_plain(r)}]" if len(r) > 1 else _plain(r)
-        for r in runs
+        f"[{esc(r[0][0])}-{esc(r[-1][1])}&&{_plain(r)}]" if len(r) > 1 else _plain(r) for r in runs
     )
 
 
 def _plain(ivs: Ranges) -> str:
-    return "".join(_esc(lo) + (f"-{_esc(hi)}" if hi > lo else "") for lo, hi in ivs)
+    return "".join(esc(lo) + (f"-{esc(hi)}" if hi > lo else "") for lo, hi in ivs)
 
 
 def _minus(ivs: Ranges, cut: tuple[tuple[int, int], ...]) -> Ranges:
@@ -125,7 +124,7 @@ def _minus(ivs: Ranges, cut: tuple[tuple[int, int], ...]) -> Ranges:
     return out
 
 
-def _esc(c: int) -> str:
+def esc(c: int) -> str:
     """A code point inside a class: ASCII letters and digits as they are, else ``\\x{h}``."""
     ch = chr(c)
     if ch.isascii() and ch.isalnum():

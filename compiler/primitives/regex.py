@@ -36,6 +36,7 @@ import sys
 from functools import cache
 
 from .charclass import complement, java_class, merge_ranges
+from .charclass import esc as _esc
 
 __all__ = ["ascii_java_pattern", "group_reads", "java_pattern", "java_replacement", "refusal"]
 
@@ -193,13 +194,6 @@ def _repl_lit(s: str) -> str:
 
 
 _AT_NAMES = {C.AT_BOUNDARY: "\\b", C.AT_NON_BOUNDARY: "\\B"}
-
-
-def _esc(c: int) -> str:
-    ch = chr(c)
-    if ch.isascii() and ch.isalnum():
-        return ch
-    return f"\\x{{{c:x}}}"
 
 
 def _seq(items: object, a: bool, dot: bool) -> str:
