@@ -116,7 +116,7 @@ def test_the_programs_that_exploded_stay_small() -> None:
     from tests.spark import guarded_algos as G
 
     assert len(G.subs.backend().body) < 2_000  # was 78 KB
-    assert len(G.tail.backend().body) < 7_000  # was 14 KB
+    assert len(G.tail.backend().body) < 7_500  # was 14 KB (int()'s grammar is 3 KB of it)
     assert len(G.key_of.backend().body) < 6_000  # was 192 KB
     # values shared by Python calls: the whole function is one Python call (it used to
     # render without end), written where its value and its error are read (Spark runs
