@@ -13,6 +13,10 @@ hand-written ones are not (``trim`` removes only spaces), which the check report
 
 Every variant is checked against CPython on 2,000 generated rows plus hand-picked ones
 before timing. Target (issue 27): compiled <= 1.3x the native expression.
+
+``--java-udf`` adds ``s.strip()`` as a Java UDF (``tests/perf/jvm/PyStrip.java``, compiled
+with the JDK's ``javac`` into a jar the session loads): what an exact strip inside the JVM
+costs, with its conversions to and from Java strings. It is a measurement, not a lowering.
 """
 
 from __future__ import annotations
@@ -46,6 +50,7 @@ PAIRS = {  # compiled -> (native, the Python reference)
     "compiled s.strip()": ("native trim(s)", strip_s),
     "compiled int(s.split(',')[1])": ("native CAST(split(s, ',')[1] AS BIGINT)", second_int),
 }
+JAVA_STRIP = "java udf s.strip() (PyStrip.java)"
 KNOWN = {"native trim(s)": "Spark's trim removes spaces only, not tabs or other whitespace"}
 CURATED = ["", " ", "A,1,x", "Straße,2,y", "İstanbul,3,z", "\tTab,4,\t", "ǅ,5,", "x, 6 ,y",
            "ꟊ,7", "a\u3000,8,b\u3000", "\x85edge,9,\x85", "é", "DEL\x7f", "\x84"]  # fmt: skip
@@ -70,7 +75,28 @@ def gen_strs(spark: Any, rows: int, seed: int = 5, view: str | None = "strs") ->
     return common.cache(df, view)
 
 
-def make_variants() -> dict[str, Any]:
+def java_udf_jar() -> str | None:
+    """``PyStrip.java`` compiled into a jar (a temporary folder), or None without ``javac``."""
+    import shutil
+    import subprocess
+    import tempfile
+    from pathlib import Path
+
+    import pyspark
+
+    javac, jar = shutil.which("javac"), shutil.which("jar")
+    if javac is None or jar is None:
+        print("--java-udf: no javac/jar on PATH; the Java UDF is skipped")
+        return None
+    out = Path(tempfile.mkdtemp(prefix="looplift-jvm-"))
+    src = Path(__file__).parent / "jvm" / "PyStrip.java"
+    jars = Path(pyspark.__file__).parent / "jars"
+    subprocess.run([javac, "--release", "17", "-cp", f"{jars}/*", "-d", str(out), str(src)], check=True)
+    subprocess.run([jar, "cf", str(out / "pystrip.jar"), "-C", str(out), "PyStrip.class"], check=True)
+    return str(out / "pystrip.jar")
+
+
+def make_variants(java_udf: bool = False) -> dict[str, Any]:
     from pyspark.sql import functions as F
 
     s = F.col("s")
@@ -83,6 +109,8 @@ def make_variants() -> dict[str, Any]:
     for compiled, (native, fn) in PAIRS.items():
         out[native] = lambda df, e=natives[native]: df.select("id", e.alias("c"))
         out[compiled] = lambda df, f=fn: df.select("id", f(F.col("s")).alias("c"))
+    if java_udf:
+        out[JAVA_STRIP] = lambda df: df.selectExpr("id", "py_strip(s) AS c")
     return out
 
 
@@ -99,7 +127,8 @@ def check(variants: dict[str, Any], df: Any) -> set[str]:
             except Exception as e:  # noqa: BLE001 - the row is left out of the comparison
                 want[k] = type(e).__name__
         ok_rows = {k for k, v in want.items() if v not in ("IndexError", "ValueError")}
-        for name in (native, compiled):
+        extra = [JAVA_STRIP] if fn is strip_s and JAVA_STRIP in variants else []
+        for name in (native, compiled, *extra):
             if isinstance(variants[name], common.Skip):
                 continue
             sub = df.where(df.id.isin(sorted(ok_rows)))
@@ -120,6 +149,8 @@ def check(variants: dict[str, Any], df: Any) -> set[str]:
 def main(argv: list[str] | None = None) -> int:
     def extra(p: Any) -> None:
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
+        p.add_argument("--java-udf", action="store_true",
+                       help="also time s.strip() as a Java UDF (tests/perf/jvm/PyStrip.java; needs javac)")  # fmt: skip
         p.add_argument("--cpu", action="store_true",
                        help="also time every pair by the JVM's CPU seconds (steadier on a busy machine)")  # fmt: skip
 
@@ -127,9 +158,14 @@ def main(argv: list[str] | None = None) -> int:
         __doc__.splitlines()[0], rows=1_000_000, users=1, repeats=5, users_help="unused",
         extra=extra, argv=argv,
     )  # fmt: skip
-    spark = common.session()
+    jar = java_udf_jar() if args.java_udf else None
+    spark = common.session(**({"spark.jars": jar} if jar else {}))
+    if jar:
+        from pyspark.sql.types import StringType
+
+        spark.udf.registerJavaFunction("py_strip", "PyStrip", StringType())
     common.header("strscalars", args, spark)
-    variants = common.apply_skips(make_variants(), args.skip)
+    variants = common.apply_skips(make_variants(java_udf=jar is not None), args.skip)
     wrong: set[str] = set()
     if not args.no_check:
         small = gen_strs(spark, 2_000, seed=9, view=None)
@@ -140,7 +176,8 @@ def main(argv: list[str] | None = None) -> int:
     df = gen_strs(spark, args.rows)
     notes = {name: "WRONG RESULT in the check" for name in wrong}
     results = common.bench(variants, df, args.repeats, plans=True, notes=notes,
-                           pairs={c: n for c, (n, _) in PAIRS.items()},
+                           pairs={c: n for c, (n, _) in PAIRS.items()}
+                           | ({JAVA_STRIP: "native trim(s)"} if jar else {}),
                            title=f"string scalars, {args.rows:,} rows, medians of {args.repeats} "
                            "interleaved runs")  # fmt: skip
     common.check_targets(results, [(c, n, LIMIT) for c, (n, _) in PAIRS.items()])
@@ -159,7 +196,8 @@ def cpu_table(variants: dict[str, Any], df: Any, repeats: int) -> None:
     live = {n: fn for n, fn in variants.items() if not isinstance(fn, common.Skip)}
     med = {n: statistics.median(v) for n, v in cpu_runs(live, df, repeats).items()}
     print(f"JVM CPU seconds, medians of {repeats} interleaved runs:")
-    for compiled, (native, _) in PAIRS.items():
+    rows = [*PAIRS.items()] + ([(JAVA_STRIP, ("native trim(s)", None))] if JAVA_STRIP in med else [])
+    for compiled, (native, _) in rows:
         if compiled in med and native in med:
             x = med[compiled] / med[native]
             print(f"  {compiled:<32} {med[compiled]:6.2f}  {native:<42} {med[native]:6.2f}  "
