@@ -92,6 +92,7 @@ def _class_test(m: str) -> str:
     class (``\\z``: Java's ``$`` would also match before a final newline)."""
     return "\\A" + java_class([c for c in range(sys.maxunicode + 1) if getattr(chr(c), m)()]) + "+\\z"
 _CASE_GUARD = java_class(_CASE_DIFF)
+_NOT_CASE_GUARD = java_class(_CASE_DIFF, negate=True)
 _INT_SPEC = INT_SPEC  # the specs format() renders natively (the table decides)
 _STR_SPEC = STR_SPEC
 
@@ -208,7 +209,7 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
     if m in ("lower", "upper"):
         # the characters whose mapping differs keep themselves, as in CPython: only strings
         # holding one are split around them (rare; the common path is one RLIKE and lower)
-        piece = f"({_CASE_GUARD}|{java_class(_CASE_DIFF, negate=True)}+)"  # matched by code point
+        piece = f"({_CASE_GUARD}|{_NOT_CASE_GUARD}+)"  # matched by code point
         rare = (f"array_join(transform(regexp_extract_all({s}, {sql_string(piece)}, 1), _c -> CASE WHEN _c RLIKE "
                 f"{sql_string('^' + _CASE_GUARD + '$')} THEN _c ELSE {m}(_c) END), '')")  # fmt: skip
         return case_mapped(m, s, _CASE_GUARD, rare)

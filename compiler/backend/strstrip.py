@@ -33,6 +33,8 @@ from __future__ import annotations
 
 from looplift.strings import WHITESPACE
 
+from ..primitives.charclass import code_ranges
+
 __all__ = ["stripped", "WS_LAST_BYTES", "FIRST_OK_RANGES"]
 
 #: the last byte of each whitespace character's UTF-8 form
@@ -47,17 +49,6 @@ _PRINTABLE = (0x21, 0x7F)
 assert not any(_PRINTABLE[0] <= b <= _PRINTABLE[1] for b in WS_LAST_BYTES)
 
 
-def _ranges(bytes_: set[int]) -> list[tuple[int, int]]:
-    """``bytes_`` as sorted inclusive ranges."""
-    out: list[tuple[int, int]] = []
-    for b in sorted(bytes_):
-        if out and out[-1][1] == b - 1:
-            out[-1] = (out[-1][0], b)
-        else:
-            out.append((b, b))
-    return out
-
-
 def _byte_in(x: str, ranges: list[tuple[int, int]]) -> str:
     """``x`` (a one-byte binary) in one of ``ranges``, in SQL."""
     parts = [f"{x} = X'{lo:02X}'" if lo == hi else f"{x} BETWEEN X'{lo:02X}' AND X'{hi:02X}'"
@@ -67,7 +58,7 @@ def _byte_in(x: str, ranges: list[tuple[int, int]]) -> str:
 
 #: last bytes of characters that are not whitespace, besides printable ASCII (other control
 #: characters, and the continuation bytes no whitespace character ends in)
-_OTHER_OK = _ranges(set(range(256)) - WS_LAST_BYTES - set(range(_PRINTABLE[0], _PRINTABLE[1] + 1)))
+_OTHER_OK = code_ranges(set(range(256)) - WS_LAST_BYTES - set(range(_PRINTABLE[0], _PRINTABLE[1] + 1)))
 
 
 def _lit(cp: int) -> str:

@@ -29,11 +29,11 @@ import math
 import sys
 from collections.abc import Iterable
 
-__all__ = ["java_class", "code_ranges", "merge_ranges", "complement", "esc", "LEAF"]
+__all__ = ["java_class", "ranges_class", "code_ranges", "merge_ranges", "complement", "esc", "LEAF"]
 
 Ranges = list[tuple[int, int]]
 
-#: ranges tested one by one in a leaf of the tree
+#: a class of at most this many ranges is written with them in a row
 LEAF = 4
 
 #: Java's predefined ASCII classes as code point ranges (no ``UNICODE_CHARACTER_CLASS``)
@@ -70,25 +70,27 @@ def complement(ivs: Ranges) -> Ranges:
     return out
 
 
-def java_class(chars: str | Iterable[int] | Ranges, negate: bool = False) -> str:
-    """A Java regex class of exactly these characters (of every other one with
-    ``negate``): a string, code points, or ``(lo, hi)`` ranges. ``(?!)`` (matches
+def java_class(chars: str | Iterable[int], negate: bool = False) -> str:
+    """A Java regex class of exactly these characters (a string, or code points); of every
+    other one with ``negate``."""
+    ivs = code_ranges(chars)
+    return ranges_class(complement(ivs) if negate else ivs)
+
+
+def ranges_class(ivs: Ranges) -> str:
+    """A Java regex class of the code points of these (merged) ranges; ``(?!)`` (matches
     nothing) for none."""
-    items = list(chars) if not isinstance(chars, str) else chars
-    ivs = merge_ranges(items) if items and isinstance(items[0], tuple) else code_ranges(items)  # type: ignore[arg-type]
-    if negate:
-        ivs = complement(ivs)
     if not ivs:
         return "(?!)"
     for name, known in (("\\w", _JAVA_WORD), ("\\d", _JAVA_DIGIT)):
         if all(any(lo <= a and b <= hi for lo, hi in ivs) for a, b in known):
             rest = _minus(ivs, known)
             if len(rest) < len(ivs):  # (``\\S`` holds ``\\w`` too, in fewer ranges)
-                return name if not rest else f"[{name}{_tree(rest)}]"
-    return f"[{_tree(ivs)}]"
+                return name if not rest else f"[{name}{_runs(rest)}]"
+    return f"[{_runs(ivs)}]"
 
 
-def _tree(ivs: Ranges) -> str:
+def _runs(ivs: Ranges) -> str:
     """The body of a class of these ranges: in a row up to :data:`LEAF`, else in about
     ``sqrt(n)`` runs of about ``sqrt(n)`` ranges, each under its span (``&&`` binds last:
     ``[a-z&&bc]`` is a-z and (b or c)): a character is decided in about ``2 sqrt(n)``

@@ -35,7 +35,7 @@ import re
 import sys
 from functools import cache
 
-from .charclass import complement, java_class, merge_ranges
+from .charclass import code_ranges, complement, merge_ranges, ranges_class
 from .charclass import esc as _esc
 
 __all__ = ["ascii_java_pattern", "group_reads", "java_pattern", "java_replacement", "refusal"]
@@ -281,7 +281,7 @@ def _class(items: list, a: bool) -> str:
     out = complement(ivs) if negate else ivs
     if a == 2:  # an ASCII subject: the class's ASCII characters decide
         out = [(lo, min(hi, 0x7F)) for lo, hi in out if lo <= 0x7F]
-    return java_class(out)
+    return ranges_class(out)
 
 
 def _category(cat: object, a: bool) -> list[tuple[int, int]]:
@@ -299,12 +299,4 @@ def _category_ranges(name: str, a: bool) -> tuple[tuple[int, int], ...]:
     """The ranges of ``\\d``/``\\s``/``\\w`` as CPython's ``re`` has them."""
     top = 0x7F if a else sys.maxunicode
     pat = re.compile(f"\\{name}", re.ASCII if a else 0)
-    cps = [c for c in range(top + 1) if pat.fullmatch(chr(c))]
-    out, i = [], 0
-    while i < len(cps):
-        j = i
-        while j + 1 < len(cps) and cps[j + 1] == cps[j] + 1:
-            j += 1
-        out.append((cps[i], cps[j]))
-        i = j + 1
-    return tuple(out)
+    return tuple(code_ranges(c for c in range(top + 1) if pat.fullmatch(chr(c))))
