@@ -34,7 +34,7 @@ test: $(STAMP)
 	$(BIN)/pytest -q -m "slow or not slow" --durations=20 -n 2 --dist loadfile
 
 check: $(STAMP)
-	$(BIN)/ruff check compiler runtime states shells tests samples
+	$(BIN)/ruff check compiler runtime states shells tests samples jvm
 	$(MAKE) test
 
 docs: $(STAMP)

@@ -16,6 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import groupform
+from ..kernels import METHODS
 from .analysis import LoopKind
 from .dataflow.exprs import render, render_guards, render_name
 from .dataflow.payloads import NodeKind
@@ -297,6 +298,10 @@ def explain(prog: Program, g: DataflowGraph, made: Any = None, failure: Any = No
     reasons |= _made_reasons(g, made, hosted_refs, islands)
     # "the Python function re.search" is said once, with the construct that keeps it there
     reasons -= {r.split(" (", 1)[0] for r in reasons if " (" in r}
+    used = _kernels_of(made)
+    if used:
+        out.append(f"  kernels: {', '.join(used)} (looplift's JVM functions in Spark's generated "
+                   "code; Java UDFs or SQL forms where the session cannot load the jar)")  # fmt: skip
     if failure is not None:
         why = "; ".join(d.message for d in failure.diagnostics)
         out.append(f"  runs: cannot be built for Spark ({why})")
@@ -333,6 +338,12 @@ def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str],
         if node is None or node.native:
             out.add(f"the {node.op.operator.kind if node else 'Python'} reducer {name}")
     return out
+
+
+def _kernels_of(made: Any) -> list[str]:
+    """The kernels (``looplift.kernels``) the backend's artifact calls."""
+    text = " ".join(str(getattr(made, f, "") or "") for f in ("source", "body", "sql"))
+    return [k for k in METHODS if f"{k}(" in text]
 
 
 def _host_ref(n) -> str | None:  # noqa: ANN001

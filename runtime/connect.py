@@ -10,7 +10,8 @@ The server is pyspark's own ``bin/spark-submit`` running
 ``org.apache.spark.sql.connect.service.SparkConnectServer`` (the ``spark-connect``
 jar ships in pyspark's ``jars/``), master ``local[2]``, with the confs of
 :func:`looplift.spark.local_session` (ANSI on, UTC, few shuffle partitions, no UI) and
-``PYSPARK_PYTHON`` the running interpreter. It runs in its own session and process
+``PYSPARK_PYTHON`` the running interpreter, and looplift's JVM kernels in every session
+(``looplift.kernels``: the jar and its ``spark.sql.extensions``). It runs in its own session and process
 group (stopping it also ends its Python workers), logs to ``root/connect.log``, and
 ``start`` returns once the gRPC port accepts connections; a failed start stops what it
 started and raises :class:`ConnectServerError` with the log's tail.
@@ -29,6 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from .kernels import EXTENSIONS, JAR
 from .processes import HOST, free_port, kill_group, spark_home
 
 __all__ = ["ConnectServer", "ConnectServerError", "start", "stop", "connect_server", "CONFS"]
@@ -107,6 +109,9 @@ def command(port: int, confs: dict[str, str] | None = None) -> list[str]:
         "spark.connect.grpc.binding.port": str(port),
         **(confs or {}),
     }
+    if JAR.exists():  # looplift's JVM kernels in every session of the server
+        for k, v in (("spark.jars", str(JAR)), ("spark.sql.extensions", EXTENSIONS)):
+            merged[k] = ",".join(x for x in (merged.get(k), v) if x)
     for k, v in merged.items():
         cmd += ["--conf", f"{k}={v}"]
     return [*cmd, str(connect_jar())]

@@ -30,7 +30,8 @@ def local_session(
     Spark's UI and console progress bar off and sets the JVM's log level to FATAL for the
     whole process (tests raise expected errors by the thousand). On a session you make
     yourself looplift changes none of these; the one setting its plans change is
-    :func:`prepare_session`'s.
+    :func:`prepare_session`'s. looplift's JVM kernels (:mod:`looplift.kernels`) are put on
+    the classpath (``spark.jars``, after the caller's).
     """
     os.environ.setdefault("PYSPARK_PYTHON", sys.executable)
     os.environ.setdefault("PYSPARK_DRIVER_PYTHON", sys.executable)
@@ -48,6 +49,10 @@ def local_session(
         .config("spark.driver.memory", conf.pop("driver_memory", "4g"))
         .config("spark.sql.session.timeZone", "UTC")
     )
+    from .kernels import JAR
+
+    if JAR.exists():  # looplift's JVM kernels (looplift.kernels), beside the caller's jars
+        conf["spark.jars"] = ",".join(j for j in (conf.get("spark.jars"), str(JAR)) if j)
     for k, v in conf.items():
         builder = builder.config(k, v)
     session = builder.getOrCreate()
@@ -150,6 +155,10 @@ def prepare_session(spark: Any) -> None:
     AS `m`')``: Spark's lateral column aliases, ``compiler/backend/lateral.py``). A session
     that turned them off gets them back: resolving one cannot change a query that resolves
     without them (a name reads the projection's input first).
+
+    The SQL functions plans call for ``str.strip()`` and ASCII case mapping are defined
+    (:func:`looplift.kernels.install`: JVM expressions where the session has looplift's
+    jar, else their SQL forms).
     """
     current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
     missing = [r for r in _MERGE_SUBPLANS if r not in current.split(",")]
@@ -158,6 +167,9 @@ def prepare_session(spark: Any) -> None:
         spark.conf.set("spark.sql.optimizer.excludedRules", rules)
     if (spark.conf.get(_LATERAL_ALIASES, "true") or "true").lower() == "false":
         spark.conf.set(_LATERAL_ALIASES, "true")
+    from .kernels import install
+
+    install(spark)
 
 
 _LATERAL_ALIASES = "spark.sql.lateralColumnAlias.enableImplicitResolution"

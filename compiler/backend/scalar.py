@@ -10,6 +10,8 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
+from looplift.kernels import METHODS
+
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
 from ..program import Program
@@ -33,6 +35,12 @@ class ScalarFunction:
     #: why the whole function runs as one Python call ("": its body is native SQL with
     #: the Python calls its primitives need)
     in_python: str = ""
+
+    @property
+    def kernels(self) -> tuple[str, ...]:
+        """looplift's kernels the body calls (SQL functions the runtime defines per session:
+        :mod:`looplift.kernels`)."""
+        return tuple(k for k in METHODS if f"{k}(" in self.body)
 
     def create_sql(self, name: str | None = None) -> str:
         from .shells import render

@@ -6,10 +6,11 @@ answer, which the test proves for that row. The operand is written so that Spark
 evaluates it once (it appears in the first condition of a ``CASE`` and in every other
 condition, where Spark's subexpression elimination computes it once per row).
 
-- ``lower``/``upper``: an ASCII string (``length(s) = octet_length(s)``: one character a
-  byte) has no character whose case mapping differs between CPython and Spark, so the
-  plain ``lower(s)`` is exact; other strings are tested for those characters first;
-- ``strip``/``lstrip``/``rstrip``: ``strstrip.py``;
+- ``lower``/``upper``: an ASCII string has no character whose case mapping differs
+  between CPython and Spark: looplift's kernel maps it (``looplift_lower_ascii``, null on
+  other strings; :mod:`looplift.kernels`); other strings are tested for those characters,
+  and take Spark's ``lower(s)`` where they hold none;
+- ``strip``/``lstrip``/``rstrip``: looplift's kernels (:mod:`looplift.kernels`);
 - ``int(s)``: a string of ASCII whitespace, a sign and at most 18 ASCII digits is a plain
   ``CAST`` (Spark trims those whitespace characters itself); others go through Python's
   full grammar;
@@ -18,13 +19,14 @@ condition, where Spark's subexpression elimination computes it once per row).
   characters (``regex.ascii_java_pattern``), tested on the column the text comes from.
 
 >>> print(case_mapped("lower", "`s`", "[\\\\x{19b}]", "RARE"))
-(CASE WHEN length(`s`) <> octet_length(`s`) AND `s` RLIKE '[\\\\x{19b}]' THEN RARE ELSE lower(`s`) END)
+coalesce(looplift_lower_ascii(`s`), CASE WHEN `s` RLIKE '[\\\\x{19b}]' THEN RARE ELSE lower(`s`) END)
 """
 
 from __future__ import annotations
 
 from typing import Any
 
+from looplift.kernels import LOWER_ASCII
 from looplift.sqltext import sql_string
 
 from ..ir.nodes import Apply, Expr, Lit, Prim, Var
@@ -41,9 +43,10 @@ INT_FAST = "^[ \\t\\n\\x0b\\f\\r]*[+-]?[0-9]{1,18}[ \\t\\n\\x0b\\f\\r]*\\z"  # \
 
 
 def case_mapped(m: str, s: str, guard: str, rare: str) -> str:
-    """``s.lower()`` / ``s.upper()``: ``rare`` (the split around the characters whose
-    mapping differs) only for non-ASCII strings holding one of them (``guard``)."""
-    return (f"(CASE WHEN length({s}) <> octet_length({s}) AND {s} RLIKE {sql_string(guard)} "
+    """``s.lower()`` / ``s.upper()``: an ASCII string by looplift's kernel (null on other
+    strings, which go on), ``rare`` (the split around the characters whose mapping differs)
+    only for strings holding one of them (``guard``)."""
+    return (f"coalesce({LOWER_ASCII[m]}({s}), CASE WHEN {s} RLIKE {sql_string(guard)} "
             f"THEN {rare} ELSE {m}({s}) END)")  # fmt: skip
 
 

@@ -34,6 +34,7 @@ import sys
 from functools import cache
 from typing import Any
 
+from looplift.kernels import STRIP
 from looplift.sqltext import sql_string
 from looplift.strings import WHITESPACE
 
@@ -57,7 +58,6 @@ from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule
 from .strfast import INT_FAST, ascii_first, ascii_root, case_mapped
-from .strstrip import stripped
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 
@@ -198,7 +198,7 @@ def _method(r: Emitter, m: str, args: tuple[Expr, ...], ts: list[Any], x: list[s
     if m in ("strip", "lstrip", "rstrip"):
         where = {"strip": "BOTH", "lstrip": "LEADING", "rstrip": "TRAILING"}[m]
         if n == 1 or (isinstance(args[1], Lit) and args[1].value is None):
-            return stripped(where, sql_string(WHITESPACE), s)  # the end trimmed only if needed
+            return f"{STRIP[m]}({s})"  # a JVM kernel, or its SQL form (looplift.kernels)
         if ts[1] == "str" and not r.ty.may_be_null(args[1]):
             chars = x[1]
         elif ts[1] == "str":  # s.strip(None) strips whitespace

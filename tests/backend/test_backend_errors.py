@@ -83,8 +83,9 @@ def test_an_operator_without_a_rule_is_named_with_its_span() -> None:
 def test_backend_doctests() -> None:
     import doctest
 
-    from looplift.compiler.backend import frame, host_reader, layout, naming, strstrip
+    from looplift import kernels
+    from looplift.compiler.backend import frame, host_reader, layout, naming, strfast
 
-    for module in (frame, host_reader, layout, naming, strstrip):
+    for module in (frame, host_reader, layout, naming, strfast, kernels):
         result = doctest.testmod(module)
         assert result.attempted and not result.failed, module.__name__

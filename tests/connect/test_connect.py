@@ -320,3 +320,28 @@ def test_errors_name_the_source_line(connect: Any) -> None:
     text = str(e.value)
     assert "invalid literal for int() with base 10: 'x'" in text, text
     assert f"errors_prog.py:{line_of('int')} in parse_counts" in text, text
+
+
+def test_string_kernels(connect: Any) -> None:
+    """The server ``looplift.connect`` starts has looplift's JVM kernels in every session
+    (its extension): ``strip`` and ASCII ``lower`` on Spark Connect call them, exactly;
+    a session of a server without the extension registers them as Java UDFs instead."""
+    from looplift import kernels
+    from pyspark.sql import functions as F
+
+    from tests.spark.test_kernels import EDGES, plain
+
+    df = connect.createDataFrame([(s,) for s in EDGES], "s string")
+    rows = df.select("s", plain(F.col("s")).alias("r")).collect()
+    assert kernels.mode(connect) == "jvm"
+    assert [r.s for r in rows if tuple(r.r) != plain(r.s)] == []
+    # the path of a server without the extension, on a session of its own
+    other = connect.newSession()
+    assert kernels._connect_udfs(other) == "udf"
+    kernels._MODE[other] = "udf"
+    got = other.createDataFrame([(s,) for s in EDGES], "s string").selectExpr(
+        "s", *[f"{name}(s) AS `{name}`" for name in kernels.METHODS]).collect()  # fmt: skip
+    for r in got:
+        assert (r.looplift_strip, r.looplift_lstrip, r.looplift_rstrip) == (
+            r.s.strip(), r.s.lstrip(), r.s.rstrip()), r.s  # fmt: skip
+        assert r.looplift_lower_ascii == (r.s.lower() if r.s.isascii() else None), r.s

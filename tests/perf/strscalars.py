@@ -14,9 +14,10 @@ hand-written ones are not (``trim`` removes only spaces), which the check report
 Every variant is checked against CPython on 2,000 generated rows plus hand-picked ones
 before timing. Target (issue 27): compiled <= 1.3x the native expression.
 
-``--java-udf`` adds ``s.strip()`` as a Java UDF (``tests/perf/jvm/PyStrip.java``, compiled
-with the JDK's ``javac`` into a jar the session loads): what an exact strip inside the JVM
-costs, with its conversions to and from Java strings. It is a measurement, not a lowering.
+The compiled ``strip`` and ``lower`` call looplift's JVM kernels (``looplift.kernels``).
+``--java-udf`` adds ``s.strip()`` as the kernel jar's Java UDF (``looplift.kernels.Udfs``,
+what a Spark Connect server without looplift's extension runs): the same code with each
+value converted to a Java ``String`` and back.
 """
 
 from __future__ import annotations
@@ -50,7 +51,7 @@ PAIRS = {  # compiled -> (native, the Python reference)
     "compiled s.strip()": ("native trim(s)", strip_s),
     "compiled int(s.split(',')[1])": ("native CAST(split(s, ',')[1] AS BIGINT)", second_int),
 }
-JAVA_STRIP = "java udf s.strip() (PyStrip.java)"
+JAVA_STRIP = "java udf s.strip() (kernels.Udfs)"
 KNOWN = {"native trim(s)": "Spark's trim removes spaces only, not tabs or other whitespace"}
 CURATED = ["", " ", "A,1,x", "Straße,2,y", "İstanbul,3,z", "\tTab,4,\t", "ǅ,5,", "x, 6 ,y",
            "ꟊ,7", "a\u3000,8,b\u3000", "\x85edge,9,\x85", "é", "DEL\x7f", "\x84"]  # fmt: skip
@@ -73,27 +74,6 @@ def gen_strs(spark: Any, rows: int, seed: int = 5, view: str | None = "strs") ->
     s = F.concat(word, F.lit(","), h(3, 100_000).cast("string"), F.lit(","), tail)
     df = spark.range(0, rows, 1, common.INPUT_PARTITIONS).select(rid, s.alias("s"))
     return common.cache(df, view)
-
-
-def java_udf_jar() -> str | None:
-    """``PyStrip.java`` compiled into a jar (a temporary folder), or None without ``javac``."""
-    import shutil
-    import subprocess
-    import tempfile
-    from pathlib import Path
-
-    import pyspark
-
-    javac, jar = shutil.which("javac"), shutil.which("jar")
-    if javac is None or jar is None:
-        print("--java-udf: no javac/jar on PATH; the Java UDF is skipped")
-        return None
-    out = Path(tempfile.mkdtemp(prefix="looplift-jvm-"))
-    src = Path(__file__).parent / "jvm" / "PyStrip.java"
-    jars = Path(pyspark.__file__).parent / "jars"
-    subprocess.run([javac, "--release", "17", "-cp", f"{jars}/*", "-d", str(out), str(src)], check=True)
-    subprocess.run([jar, "cf", str(out / "pystrip.jar"), "-C", str(out), "PyStrip.class"], check=True)
-    return str(out / "pystrip.jar")
 
 
 def make_variants(java_udf: bool = False) -> dict[str, Any]:
@@ -150,7 +130,7 @@ def main(argv: list[str] | None = None) -> int:
     def extra(p: Any) -> None:
         p.add_argument("--no-check", action="store_true", help="skip the correctness check")
         p.add_argument("--java-udf", action="store_true",
-                       help="also time s.strip() as a Java UDF (tests/perf/jvm/PyStrip.java; needs javac)")  # fmt: skip
+                       help="also time s.strip() as a Java UDF (looplift.kernels.Udfs$Strip)")  # fmt: skip
         p.add_argument("--cpu", action="store_true",
                        help="also time every pair by the JVM's CPU seconds (steadier on a busy machine)")  # fmt: skip
 
@@ -158,14 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         __doc__.splitlines()[0], rows=1_000_000, users=1, repeats=5, users_help="unused",
         extra=extra, argv=argv,
     )  # fmt: skip
-    jar = java_udf_jar() if args.java_udf else None
-    spark = common.session(**({"spark.jars": jar} if jar else {}))
+    jar = bool(args.java_udf)  # the kernel jar's Java UDF (on local_session's classpath)
+    spark = common.session()
     if jar:
-        from pyspark.sql.types import StringType
+        from looplift.kernels import udf_class
 
-        spark.udf.registerJavaFunction("py_strip", "PyStrip", StringType())
+        spark.udf.registerJavaFunction("py_strip", udf_class("looplift_strip"), "string")
     common.header("strscalars", args, spark)
-    variants = common.apply_skips(make_variants(java_udf=jar is not None), args.skip)
+    variants = common.apply_skips(make_variants(java_udf=jar), args.skip)
     wrong: set[str] = set()
     if not args.no_check:
         small = gen_strs(spark, 2_000, seed=9, view=None)

@@ -65,7 +65,7 @@ def test_methods_on_weird_text(spark: Any) -> None:
     check()
 
 
-# the ends strip's fast paths read (compiler/backend/strstrip.py): every whitespace
+# the ends strip's kernel and its SQL form read (looplift.kernels): every whitespace
 # character, bytes a whitespace character ends in ending other characters (é ends in A9 as
 # U+2029 does), control characters, one ASCII whitespace after a printable character
 STRIP_ENDS = ["x\t", "end ", "x \t", "\t\tx", "é", "é\t", "é \t", "中", "€", "\u2029\t",

@@ -26,19 +26,7 @@ def plan(spark, lines):
         '`line_no`',
         '`line`',
         '`agent`',
-        (
-            "(CASE WHEN substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'21' AND X'7F' AND (trim(`line`) >= '!' "
-            "AND (trim(`line`) < '\\u0085' OR trim(`line`) >= '\\u00a1' AND trim(`line`) < '\\u1680' OR "
-            "trim(`line`) >= '\\u3001')) THEN trim(`line`) WHEN (trim(`line`) >= '!' AND (trim(`line`) < '\\u0085' "
-            "OR trim(`line`) >= '\\u00a1' AND trim(`line`) < '\\u1680' OR trim(`line`) >= '\\u3001')) AND "
-            "(substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'00' AND X'08' OR substr(CAST(trim(`line`) AS "
-            "BINARY), -1) BETWEEN X'0E' AND X'1B' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'8B' AND "
-            "X'9E' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'A1' AND X'A7' OR substr(CAST(trim(`line`) "
-            "AS BINARY), -1) BETWEEN X'AA' AND X'AE' OR substr(CAST(trim(`line`) AS BINARY), -1) BETWEEN X'B0' AND "
-            "X'FF') THEN trim(`line`) ELSE trim(BOTH '\\u0009\\u000a\\u000b\\u000c\\u000d\\u001c\\u001d\\u001e\\u00"
-            '1f \x85\xa0\u1680\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f'
-            "\u205f\u3000' FROM `line`) END) AS `text`"
-        ),
+        'looplift_strip(`line`) AS `text`',
         "(`text` <> '') AS `cond`",
         "CASE WHEN `cond` THEN startswith(`text`, '#') END AS `cond_2`",
         'CASE WHEN `cond` THEN (NOT `cond_2`) END AS `cond_3`',
@@ -156,7 +144,7 @@ def plan(spark, lines):
             "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'split\\' (at logparse.py:47 in "
             "parse_access)') ELSE split(__v1, '\\\\?', -1) END))[0], 1)), __v2 -> (CASE WHEN __v2 IS NULL THEN "
             "raise_error('AttributeError: \\'NoneType\\' object has no attribute \\'lower\\' (at logparse.py:47 in "
-            "parse_access)') ELSE (CASE WHEN length(__v2) <> octet_length(__v2) AND __v2 RLIKE "
+            "parse_access)') ELSE coalesce(looplift_lower_ascii(__v2), CASE WHEN __v2 RLIKE "
             "'[[\\\\x{19b}-\\\\x{a7cf}&&\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}-\\\\x{a7cf}][\\\\x{a7d2"
             '}-\\\\x{10d85}&&\\\\x{a7d2}-\\\\x{a7d5}\\\\x{a7da}-\\\\x{a7dc}\\\\x{10d50}-\\\\x{10d65}\\\\x{10d70}-\\\\x'
             "{10d85}][\\\\x{16ea0}-\\\\x{16ed3}&&\\\\x{16ea0}-\\\\x{16eb8}\\\\x{16ebb}-\\\\x{16ed3}]]' THEN "
@@ -461,8 +449,8 @@ def plan(spark, lines):
         'lower',
         E(
             "CASE WHEN `cond_5` THEN (CASE WHEN `agent` IS NULL THEN raise_error('AttributeError: \\'NoneType\\' "
-            "object has no attribute \\'lower\\' (at logparse.py:51 in parse_access)') ELSE (CASE WHEN "
-            'length(`agent`) <> octet_length(`agent`) AND `agent` RLIKE '
+            "object has no attribute \\'lower\\' (at logparse.py:51 in parse_access)') ELSE "
+            'coalesce(looplift_lower_ascii(`agent`), CASE WHEN `agent` RLIKE '
             "'[[\\\\x{19b}-\\\\x{a7cf}&&\\\\x{19b}\\\\x{264}\\\\x{1c89}-\\\\x{1c8a}\\\\x{a7cb}-\\\\x{a7cf}][\\\\x{a7d2"
             '}-\\\\x{10d85}&&\\\\x{a7d2}-\\\\x{a7d5}\\\\x{a7da}-\\\\x{a7dc}\\\\x{10d50}-\\\\x{10d65}\\\\x{10d70}-\\\\x'
             "{10d85}][\\\\x{16ea0}-\\\\x{16ed3}&&\\\\x{16ea0}-\\\\x{16eb8}\\\\x{16ebb}-\\\\x{16ed3}]]' THEN "

@@ -1,0 +1,164 @@
+"""looplift's JVM kernels (``looplift.kernels``, ``jvm/looplift/kernels``) against CPython,
+and their SQL forms against the same strings (issue 27, item 4).
+
+The test session has the jar (``local_session`` puts it on the classpath), so its plans
+call the kernels as JVM expressions; a second session of the same SparkContext is given
+the SQL forms, and the string algorithms run there too. The kernels' whitespace is
+compared with CPython's ``str.isspace`` over every code point, and the committed jar with
+one built from the sources (where a JDK is installed).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import strategies as st
+from looplift import dataflow, kernels
+from looplift.strings import WHITESPACE
+
+from tests.helpers import ROOT
+from tests.spark import str_algos as A
+from tests.spark.harness import check_scalar_batch
+from tests.spark.test_strings import STRIP_ENDS, TRICKY, WORDS, text
+
+pytestmark = pytest.mark.spark
+
+#: each kernel's CPython meaning (None: the kernel does not decide the string)
+REFERENCE = {
+    "looplift_strip": str.strip,
+    "looplift_lstrip": str.lstrip,
+    "looplift_rstrip": str.rstrip,
+    "looplift_lower_ascii": lambda s: s.lower() if s.isascii() else None,
+    "looplift_upper_ascii": lambda s: s.upper() if s.isascii() else None,
+}
+EDGES = (
+    ["", "\x00", "\x7f", "\x80", "ÀZ", "İ", "ß", "ſ", "K", "ǅ", "Σ", "aΣ", "\U0001f600A"]
+    + STRIP_ENDS + WORDS + list(WHITESPACE)
+    + [c + "Ab" + c for c in WHITESPACE] + [f" {c}x{c} " for c in WHITESPACE]
+    + ["".join(WHITESPACE) + "x" + "".join(reversed(WHITESPACE))]
+)  # fmt: skip
+
+
+def _batch(strategy: st.SearchStrategy, n: int) -> Any:
+    return lambda check: settings(
+        max_examples=1, derandomize=True, database=None, deadline=None,
+        phases=[Phase.generate], suppress_health_check=list(HealthCheck),
+    )(given(st.lists(strategy, min_size=n, max_size=n))(check))  # fmt: skip
+
+
+@pytest.mark.skipif(shutil.which("javac") is None, reason="building the jar needs a JDK")
+def test_committed_jar_is_built_from_the_sources() -> None:
+    from jvm import build_jar
+
+    assert build_jar.main(["--check"]) == 0
+
+
+def test_the_tables_agree(spark: Any) -> None:
+    """The JVM's kernel names are the runtime's, and the kernels' whitespace is CPython's
+    ``str.isspace()`` (every code point)."""
+    jvm = spark._jvm.looplift.kernels
+    assert dict(e.split(":") for e in jvm.Functions.table()) == kernels.METHODS
+    assert sorted(kernels.SQL_FORMS) == sorted(kernels.METHODS) == sorted(REFERENCE)
+    assert [*jvm.PyStrings.spaces()] == [c for c in range(0x110000) if chr(c).isspace()]
+
+
+def test_the_test_session_runs_them_in_the_jvm(spark: Any) -> None:
+    """``local_session`` sessions call the kernels as JVM expressions, in the generated code."""
+    from pyspark.sql import functions as F
+
+    df = spark.createDataFrame([(" a ",)], "s string")
+    out = df.select(A.strips(F.col("s")).alias("r"))  # (prepares the session)
+    assert kernels.mode(spark) == "jvm"
+    plan = out._jdf.queryExecution().executedPlan().toString()
+    assert "static_invoke(looplift.kernels.PyStrings.strip(" in plan, plan
+
+
+def _kernels_vs_python(spark: Any, strings: list[str | None]) -> None:
+    """Every kernel and every SQL form on ``strings``, in one job, against CPython."""
+    df = spark.createDataFrame([(i, s) for i, s in enumerate(strings)], "i int, s string")
+    cols = [f"{name}(s) AS `k_{name}`" for name in REFERENCE]
+    cols += [f"{kernels.SQL_FORMS[name]} AS `q_{name}`" for name in REFERENCE]
+    rows = df.selectExpr("i", "s", *cols).collect()
+    assert len(rows) == len(strings)
+    for r in rows:
+        for name, ref in REFERENCE.items():
+            want = None if r.s is None else ref(r.s)
+            assert r[f"k_{name}"] == want, (name, "JVM", r.s, r[f"k_{name}"], want)
+            assert r[f"q_{name}"] == want, (name, "SQL", r.s, r[f"q_{name}"], want)
+
+
+def test_kernels_and_sql_forms_agree_with_cpython(spark: Any) -> None:
+    """Each kernel (JVM) and each SQL form on hand-picked strings (every whitespace
+    character at each end, bytes other characters end in, case mappings that differ,
+    non-ASCII strings for the ASCII-only kernels, None) and generated ones."""
+    kernels.install(spark)
+    chars = st.sampled_from(TRICKY + "".join(WHITESPACE) + "AZaz@[`{\x00\x7f\x80\xff")
+
+    @_batch(st.one_of(text, st.text(chars, max_size=10)), 400)
+    def check(rows: list) -> None:
+        _kernels_vs_python(spark, [None, *EDGES, *rows])
+
+    check()
+
+
+@dataflow
+def plain(s: str) -> tuple:
+    return s.strip(), s.lstrip(), s.rstrip(), s.lower(), s.upper()
+
+
+def test_plans_in_a_session_with_the_sql_forms(spark: Any) -> None:
+    """A session where neither the jar nor Java UDFs can be had gets the kernels' SQL
+    forms; a plan that calls them outside lambdas agrees with CPython there too."""
+    other = spark.newSession()
+    kernels._MODE[other] = kernels._sql_kernels(other)  # as install() does then
+    described = "".join(str(r[0]) for r in other.sql("DESCRIBE FUNCTION looplift_strip").collect())
+    assert "looplift.kernels" not in described
+    check_scalar_batch(other, plain, [(s,) for s in EDGES], max_raise_checks=0)
+
+
+def test_plans_in_a_session_with_java_udfs(spark: Any) -> None:
+    """The Java UDFs (a Spark Connect server without the extension registers these) on
+    the string algorithms, lambdas included."""
+    other = spark.newSession()
+    for name in kernels.METHODS:
+        other.udf.registerJavaFunction(name, kernels.udf_class(name), "string")
+    kernels._MODE[other] = "udf"
+    plan = other.sql("SELECT looplift_strip(' a ')")._jdf.queryExecution().analyzed().toString()
+    assert "UDF:looplift_strip" in plan or "looplift_strip(" in plan, plan
+    rows = [(s,) for s in EDGES]
+    check_scalar_batch(other, A.strips, rows, max_raise_checks=0)
+    check_scalar_batch(other, A.methods, [(s, "a") for s in EDGES[:60]], max_raise_checks=0)
+
+
+_WITHOUT_JAR = """
+import json, os, sys
+os.environ["PYSPARK_PYTHON"] = sys.executable
+from pyspark.sql import SparkSession, functions as F
+from looplift import dataflow, kernels
+from tests.spark.test_kernels import EDGES, plain
+spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+         .config("spark.sql.shuffle.partitions", "2").getOrCreate())
+spark.sparkContext.setLogLevel("FATAL")
+df = spark.createDataFrame([(s,) for s in EDGES], "s string")
+rows = df.select("s", plain(F.col("s")).alias("r")).collect()
+bad = [r.s for r in rows if tuple(r.r) != plain(r.s)]
+print(json.dumps({"mode": kernels.mode(spark), "rows": len(rows), "bad": bad}))
+"""
+
+
+def test_a_session_made_without_the_jar_gets_it(tmp_path: Any) -> None:
+    """A session the user made without looplift's jar: the first plan adds it (``ADD
+    JAR``) and calls the JVM kernels (a process of its own: one SparkContext a process)."""
+    env = {**os.environ, "PYTHONPATH": str(ROOT)}
+    done = subprocess.run([sys.executable, "-c", _WITHOUT_JAR], capture_output=True, text=True,
+                          env=env, cwd=tmp_path, timeout=300)  # fmt: skip
+    assert done.returncode == 0, done.stderr[-3000:]
+    got = json.loads(done.stdout.strip().splitlines()[-1])
+    assert got == {"mode": "jvm", "rows": len(EDGES), "bad": []}, got
