@@ -13,46 +13,36 @@ import org.apache.spark.unsafe.types.UTF8String;
 public final class Udfs {
     private Udfs() {}
 
-    private static String str(UTF8String s) {
-        return s == null ? null : s.toString();
-    }
+    /** A kernel over Java strings: null in, null out. (Spark reads the UDF interface off
+     * the registered class itself, so each subclass names it again.) */
+    abstract static class Kernel implements UDF1<String, String> {
+        abstract UTF8String apply(UTF8String s);
 
-    private static UTF8String utf8(String s) {
-        return UTF8String.fromString(s);
-    }
-
-    public static final class Strip implements UDF1<String, String> {
         @Override
         public String call(String s) {
-            return s == null ? null : str(PyStrings.strip(utf8(s)));
+            if (s == null) return null;
+            UTF8String out = apply(UTF8String.fromString(s));
+            return out == null ? null : out.toString();
         }
     }
 
-    public static final class Lstrip implements UDF1<String, String> {
-        @Override
-        public String call(String s) {
-            return s == null ? null : str(PyStrings.lstrip(utf8(s)));
-        }
+    public static final class Strip extends Kernel implements UDF1<String, String> {
+        UTF8String apply(UTF8String s) { return PyStrings.strip(s); }
     }
 
-    public static final class Rstrip implements UDF1<String, String> {
-        @Override
-        public String call(String s) {
-            return s == null ? null : str(PyStrings.rstrip(utf8(s)));
-        }
+    public static final class Lstrip extends Kernel implements UDF1<String, String> {
+        UTF8String apply(UTF8String s) { return PyStrings.lstrip(s); }
     }
 
-    public static final class LowerAscii implements UDF1<String, String> {
-        @Override
-        public String call(String s) {
-            return s == null ? null : str(PyStrings.lowerAscii(utf8(s)));
-        }
+    public static final class Rstrip extends Kernel implements UDF1<String, String> {
+        UTF8String apply(UTF8String s) { return PyStrings.rstrip(s); }
     }
 
-    public static final class UpperAscii implements UDF1<String, String> {
-        @Override
-        public String call(String s) {
-            return s == null ? null : str(PyStrings.upperAscii(utf8(s)));
-        }
+    public static final class LowerAscii extends Kernel implements UDF1<String, String> {
+        UTF8String apply(UTF8String s) { return PyStrings.lowerAscii(s); }
+    }
+
+    public static final class UpperAscii extends Kernel implements UDF1<String, String> {
+        UTF8String apply(UTF8String s) { return PyStrings.upperAscii(s); }
     }
 }
