@@ -22,8 +22,8 @@ datetime arithmetic does.
 >>> t = d.datetime(2024, 5, 1, 9, 7, 30)
 >>> tumble(t, minutes=5)
 datetime.datetime(2024, 5, 1, 9, 5)
->>> [w.strftime("%H:%M") for w in hop(t, size=d.timedelta(minutes=10), slide=d.timedelta(minutes=5))]
-['09:00', '09:05']
+>>> " ".join(w.strftime("%H:%M") for w in hop(t, size=d.timedelta(minutes=10), slide=d.timedelta(minutes=5)))
+'09:00 09:05'
 >>> tumble(-1, size=10), hop(7, size=10, slide=5)
 (-10, [0, 5])
 >>> session_windows([0, 3, 20, 21], gap=5)
