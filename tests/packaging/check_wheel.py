@@ -20,7 +20,8 @@ is checked:
   the plain CPython call; so does a NamedTuple program (``visits.py``) on a DataFrame
   with an extra column and its columns in another order; and ``int('x')`` in a compiled
   scalar raises ValueError (under ``looplift.python_errors()``) naming ``visits.py`` and
-  the line;
+  the line; the kernel jar is installed, and a session made without it (a plain
+  ``SparkSession.builder``) gets it and runs ``s.strip().lower()`` by the JVM kernels;
 - ``--tests``: those tests of the checkout, run by the venv's interpreter (pytest and
   hypothesis installed there) against the installed wheel, not the checkout's sources.
 
@@ -87,6 +88,29 @@ SPARK_RUN = textwrap.dedent(
     """
 )
 
+# a session the user makes without looplift's jar: the first plan adds it (ADD JAR) and
+# calls the JVM kernels (the jar in the wheel, linked against this pyspark's Spark)
+KERNELS_RUN = textwrap.dedent(
+    """
+    from pyspark.sql import SparkSession
+    from looplift import kernels
+    import visits
+
+    spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
+             .getOrCreate())
+    spark.sparkContext.setLogLevel("FATAL")
+    assert "looplift" not in (spark.sparkContext.getConf().get("spark.jars") or "")
+    words = [" Ab\u3000", "x\t", "ÀB", "\u2029 a\u00a0b \x1c", "ß"]
+    df = spark.createDataFrame([(w,) for w in words], "s string")
+    got = [r[0] for r in df.select(visits.tidy(df.s)).collect()]
+    want = [visits.tidy(w) for w in words]
+    assert got == want, (got, want)
+    assert kernels.mode(spark) == "jvm", kernels.mode(spark)
+    spark.stop()
+    print(f"strip().lower() by the JVM kernels in a session made without the jar: {got}")
+    """
+)
+
 VISITS = textwrap.dedent(
     """
     from typing import NamedTuple
@@ -120,6 +144,11 @@ VISITS = textwrap.dedent(
     @dataflow
     def parse(s: str) -> int:
         return int(s) * 2
+
+
+    @dataflow
+    def tidy(s: str) -> str:
+        return s.strip().lower()
     """
 )
 
@@ -139,6 +168,7 @@ METADATA = textwrap.dedent(
         assert need in names, (need, reqs)
     assert files("looplift").joinpath("py.typed").is_file(), "py.typed is not installed"
     assert files("looplift.shells").joinpath("plan.py.j2").is_file(), "templates missing"
+    assert files("looplift").joinpath("jars/looplift-kernels.jar").is_file(), "kernel jar missing"
     spark_pin = [r for r in reqs if r.startswith("pyspark")][0]
     print(f"metadata OK: License {lic}, {len(classifiers)} classifiers, {spark_pin}, py.typed")
     """
@@ -272,6 +302,8 @@ def _check_venv(work: Path, wheel: Path, pyspark: str | None, python: str,
     env["PATH"] = f"{bin_}{os.pathsep}{env.get('PATH', '')}"
     _step(f"{name}: clickstream, named rows and a placed ValueError on a local Spark",
           lambda: _run([py, "-c", SPARK_RUN], cwd=sample, env=env, show=True))  # fmt: skip
+    _step(f"{name}: looplift's JVM kernels in a session made without the jar",
+          lambda: _run([py, "-c", KERNELS_RUN], cwd=sample, env=env, show=True))  # fmt: skip
     if tests:
         cmd = [py, "-m", "pytest", "-q", "-p", "no:cacheprovider", *shlex.split(tests)]
         _step(f"{name}: {shlex.join(cmd[1:])}",

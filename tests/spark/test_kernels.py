@@ -5,16 +5,14 @@ The test session has the jar (``local_session`` puts it on the classpath), so it
 call the kernels as JVM expressions; a second session of the same SparkContext is given
 the SQL forms, and the string algorithms run there too. The kernels' whitespace is
 compared with CPython's ``str.isspace`` over every code point, and the committed jar with
-one built from the sources (where a JDK is installed).
+one built from the sources (where a JDK is installed). A session made without the jar
+(which gets it with ``ADD JAR``) is checked by tests/packaging/check_wheel.py, outside
+``make test``'s time.
 """
 
 from __future__ import annotations
 
-import json
-import os
 import shutil
-import subprocess
-import sys
 from typing import Any
 
 import pytest
@@ -23,7 +21,6 @@ from hypothesis import strategies as st
 from looplift import dataflow, kernels
 from looplift.strings import WHITESPACE
 
-from tests.helpers import ROOT
 from tests.spark import str_algos as A
 from tests.spark.harness import check_scalar_batch
 from tests.spark.test_strings import STRIP_ENDS, TRICKY, WORDS, text
@@ -135,30 +132,3 @@ def test_plans_in_a_session_with_java_udfs(spark: Any) -> None:
     rows = [(s,) for s in EDGES]
     check_scalar_batch(other, A.strips, rows, max_raise_checks=0)
     check_scalar_batch(other, A.methods, [(s, "a") for s in EDGES[:60]], max_raise_checks=0)
-
-
-_WITHOUT_JAR = """
-import json, os, sys
-os.environ["PYSPARK_PYTHON"] = sys.executable
-from pyspark.sql import SparkSession, functions as F
-from looplift import dataflow, kernels
-from tests.spark.test_kernels import EDGES, plain
-spark = (SparkSession.builder.master("local[1]").config("spark.ui.enabled", "false")
-         .config("spark.sql.shuffle.partitions", "2").getOrCreate())
-spark.sparkContext.setLogLevel("FATAL")
-df = spark.createDataFrame([(s,) for s in EDGES], "s string")
-rows = df.select("s", plain(F.col("s")).alias("r")).collect()
-bad = [r.s for r in rows if tuple(r.r) != plain(r.s)]
-print(json.dumps({"mode": kernels.mode(spark), "rows": len(rows), "bad": bad}))
-"""
-
-
-def test_a_session_made_without_the_jar_gets_it(tmp_path: Any) -> None:
-    """A session the user made without looplift's jar: the first plan adds it (``ADD
-    JAR``) and calls the JVM kernels (a process of its own: one SparkContext a process)."""
-    env = {**os.environ, "PYTHONPATH": str(ROOT)}
-    done = subprocess.run([sys.executable, "-c", _WITHOUT_JAR], capture_output=True, text=True,
-                          env=env, cwd=tmp_path, timeout=300)  # fmt: skip
-    assert done.returncode == 0, done.stderr[-3000:]
-    got = json.loads(done.stdout.strip().splitlines()[-1])
-    assert got == {"mode": "jvm", "rows": len(EDGES), "bad": []}, got
