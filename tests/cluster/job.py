@@ -16,7 +16,8 @@ With ``--view CHECKPOINT`` it then keeps the clickstream as an incremental view 
 Spark-backed store (``store="spark"``) in ``CHECKPOINT``: the clicks are its first batch
 (the bulk load), then one delta deletes the first 40 clicks and inserts 40 new ones.
 ``run.json`` gets the delta and the tasks each executor completed during the load and
-during the apply; ``OUTPUT_DIR/view/`` the view's result (parquet).
+during the apply; ``OUTPUT_DIR/view/`` the view's result (parquet). ``run.json``'s
+``kernels``: looplift's JVM kernels (``looplift_strip`` ...) run on the executors.
 
 It waits until ``--executors`` executors have registered before running anything,
 and exits 3 if fewer than that many completed tasks. The job imports nothing from
@@ -141,6 +142,19 @@ def run_view(spark: Any, clicks: Any, checkpoint: str, output: str) -> dict[str,
     }
 
 
+def run_kernels(spark: Any) -> dict[str, Any]:
+    """looplift's JVM kernels on the executors: the session was made without the jar, so
+    ``register`` added it (``ADD JAR``) and the executors fetch it."""
+    from looplift import kernels
+
+    rows = spark.range(0, 2000, 1, 4).selectExpr(
+        "id", "looplift_strip(concat('\\u3000 x', id, '\\t\\u2029')) AS s",
+        "looplift_lower_ascii(concat('AbC', id)) AS l",
+    ).collect()  # fmt: skip
+    wrong = [r.id for r in rows if (r.s, r.l) != (f"x{r.id}", f"abc{r.id}")]
+    return {"mode": kernels.mode(spark), "rows": len(rows), "wrong": wrong[:5]}
+
+
 def main(argv: list[str] | None = None) -> int:
     p = argparse.ArgumentParser(description="looplift's clickstream on a Spark cluster")
     p.add_argument("input", help="parquet dir of clicks(user_id, pagetype, ts)")
@@ -192,6 +206,7 @@ def main(argv: list[str] | None = None) -> int:
             break
         time.sleep(0.2)
     view_run = run_view(spark, clicks, args.view, args.output) if args.view else None
+    kernel_run = run_kernels(spark)
     timings["job"] = round(time.perf_counter() - t0, 3)
     run = {
         "master": sc.master,
@@ -208,6 +223,7 @@ def main(argv: list[str] | None = None) -> int:
         "timings": timings,
         "queries": {"clickstream": TABLE_SQL, "avg_path": AGG_SQL},
         "view": view_run,
+        "kernels": kernel_run,
     }
     os.makedirs(args.output, exist_ok=True)
     with open(os.path.join(args.output, "run.json"), "w", encoding="utf-8") as f:

@@ -75,6 +75,9 @@ def test_clickstream_on_standalone_cluster(tmp_path, cluster):
     assert workload.compare(table, table_ref) == []
     assert workload.compare(agg, agg_ref) == []
 
+    # looplift's JVM kernels: the job's session had no jar; it was added and shipped
+    assert run["kernels"] == {"mode": "jvm", "rows": 2000, "wrong": []}, run["kernels"]
+
     # the incremental view in the Spark store: per-key work on both executors
     view = run["view"]
     assert view["store"] == "spark" and view["version"] == 2, view
