@@ -218,17 +218,15 @@ def _classic(spark: Any) -> str:
             spark.sql(f"ADD JAR {sql_string(str(JAR))}")
             _JAR_ADDED.add(sc)
     try:
-        for name in METHODS:
-            spark.udf.registerJavaFunction(name, udf_class(name), "string")
-        return "udf"
+        return _java_udfs(spark)
     except Exception:  # noqa: BLE001 - no jar at all
         return _sql_kernels(spark)
 
 
 def _connect(spark: Any) -> str:
-    if spark.catalog.functionExists(STRIP["strip"]):  # the server's extension
-        described = spark.sql(f"DESCRIBE FUNCTION {STRIP['strip']}").collect()
-        return "jvm" if any("looplift.kernels" in str(r[0]) for r in described) else "sql"
+    if spark.catalog.functionExists(STRIP["strip"]):  # the server's extension (or a call before)
+        described = " ".join(str(r[0]) for r in spark.sql(f"DESCRIBE FUNCTION {STRIP['strip']}").collect())
+        return "jvm" if "PyStrings" in described else "udf" if "Udfs" in described else "sql"
     try:
         return _connect_udfs(spark)
     except Exception:  # noqa: BLE001 - a server that takes no artifacts
@@ -239,6 +237,10 @@ def _connect_udfs(spark: Any) -> str:
     """The jar uploaded to the session (its class loader on the server), each kernel
     registered as a Java UDF."""
     spark.addArtifacts(str(JAR))
+    return _java_udfs(spark)
+
+
+def _java_udfs(spark: Any) -> str:
     for name in METHODS:
         spark.udf.registerJavaFunction(name, udf_class(name), "string")
     return "udf"
