@@ -58,6 +58,22 @@ def test_statistics_of_an_analyzed_cached_view(tables) -> None:  # noqa: ANN001
     assert group_statistics(tables["gf_plain"], ["k"]).keys is None
 
 
+def test_the_jars_statistics_are_the_walks(tables) -> None:  # noqa: ANN001
+    """``looplift.kernels.Stats`` (one call of the JVM) reads what the Py4J walk reads."""
+    from looplift.groupform import _jvm_statistics, _walked_statistics
+
+    few = tables["gf_few"]
+    frames = [few, tables["gf_many"], tables["gf_plain"], few.select("v", "k"),
+              few.selectExpr("k + 1 AS k"), few.limit(7), few.where("v > 0"),
+              few.join(tables["gf_many"].select("k", "v"), "k")]  # fmt: skip
+    for df in frames:
+        for cols in (["k"], ["id"], ["k", "v"], ["nope"]):
+            jvm = _jvm_statistics(df, df._jdf, cols)
+            assert jvm is not None  # the test session has the jar
+            assert jvm == _walked_statistics(df._jdf, cols), (df, cols)
+    assert _jvm_statistics(few, few._jdf, ["k"]).keys is not None
+
+
 def test_few_large_groups_decides_by_the_statistics(tables, small_tables) -> None:  # noqa: ANN001
     assert few_large_groups(tables["gf_few"], [[0]])
     assert few_large_groups(tables["gf_few"], [["k"]])
