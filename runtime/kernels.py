@@ -1,6 +1,7 @@
 """looplift's JVM kernels: Python's ``str.strip()`` family and ASCII case mapping as
 expressions inside Spark's generated code, with an exact SQL form for sessions without
-them (issue 27, item 4).
+them (issue 27, item 4). (The same jar reads Spark's statistics of a plan's input for
+:mod:`looplift.groupform` in one call: ``Stats.java``.)
 
 A plan calls each kernel by its SQL name (``looplift_strip(s)``). :func:`install`, run on
 every session looplift prepares (``prepare_session``), defines the names once per session:
