@@ -21,7 +21,7 @@ from .datetimes import datetime_arith
 from .errors import BackendError
 from .guarded import PyCallKind
 from .rules import Emitter, rule
-from .strsql import render_float, render_int
+from .strnumbers import render_float, render_int
 from .types import spark_type
 
 __all__ = ["NAMES", "operator_sql", "literals"]

@@ -27,6 +27,7 @@ from ..analysis import Analysis
 from ..errtext import Sql, at, py_repr_sql, raise_sql
 from ..ir.nodes import Apply, Builtin, Expr, Host, Lambda, Let, Lit, Prim, Var
 from ..primitives import PRIMITIVES
+from ..primitives.grammar import FLOAT_RE, INT_RE
 
 # the renderer modules register their rules when imported (names imported to say so)
 from .arithsql import operator_sql  # noqa: F401
@@ -35,10 +36,11 @@ from .containers import container_sql  # noqa: F401
 from .datetimes import datetime_rule  # noqa: F401
 from .errors import BackendError
 from .guarded import MAX_SQL, GuardedSql, PyCall, PyCallKind, TooBig
+from .indexing import render_index, truthy
 from .maps import dict_get_rule  # noqa: F401
 from .matchsql import group_read, match_call, match_test
 from .rules import form_for, overload_for, rule_for
-from .strsql import FLOAT_RE, INT_RE, render_index, truthy
+from .strsql import render_string  # noqa: F401
 from .strtypes import element_type
 from .trysql import raise_code_sql  # noqa: F401
 from .types import Typing, spark_type

@@ -10,21 +10,21 @@ contorted as trees). It sees the emitter only through :class:`.rules.Emitter`.
 Native where Spark has an exact equivalent (checked by tests/spark/test_strings.py
 against CPython on hypothesis text):
 
-- ``strip``/``lstrip``/``rstrip`` as ``trim(... FROM s)`` with Python's whitespace set
-  (``str.isspace``, not only the space), ``startswith``, ``endswith``,
-  ``removeprefix``, ``removesuffix``, ``find``, ``index``, ``count`` and ``replace`` of a
-  non-empty constant, ``split(sep)`` of a constant separator (a quoted regex),
-  ``split()`` on runs of whitespace, ``join``, ``zfill``, slices with step 1 or -1,
-  indexing with IndexError, ``in``, ``int(s)`` / ``float(s)`` (validated by Python's
-  grammar, Unicode digits and whitespace translated first), and ``format`` of ints with
-  ``d`` specs and of strings with ``<``/``>`` alignment;
-- ``lower``/``upper`` natively; the 55 characters whose case mapping differs between
-  CPython's Unicode tables and Spark's stay as they are (as in CPython), by splitting the
-  rare strings that hold one around them;
-- ``int(s)``/``float(s)``: a plain CAST behind an ASCII fast-path RLIKE, else Python's
-  full grammar (Unicode whitespace and digits) in SQL;
-- everything else (other methods, ``re``, float formatting, ``repr``) a Python function
-  whose errors are raised where its value is used.
+- ``strip``/``lstrip``/``rstrip`` of Python's whitespace (``str.isspace``, not only the
+  space) by looplift's kernels (:mod:`looplift.kernels`), of given characters as
+  ``trim(... FROM s)``; ``startswith``, ``endswith``, ``removeprefix``, ``removesuffix``,
+  ``find``, ``index``, ``count`` and ``replace`` of a non-empty constant, ``split(sep)``
+  of a constant separator (a quoted regex), ``split()`` on runs of whitespace, ``join``,
+  ``zfill``, ``in``, and ``format`` of ints with ``d`` specs and of strings with
+  ``<``/``>`` alignment;
+- ``lower``/``upper``: an ASCII string by looplift's kernel; the 55 characters whose case
+  mapping differs between CPython's Unicode tables and Spark's stay as they are (as in
+  CPython), by splitting the rare strings that hold one around them (:mod:`.strfast`);
+- ``re.match``/``search``/``fullmatch``/``findall``/``sub`` of a pattern in the translated
+  subset (:mod:`..primitives.regex`);
+- slices and indexing: :mod:`.indexing`; ``int(s)``/``float(s)``: :mod:`.strnumbers`;
+- everything else (other methods, ``re`` outside the subset, float formatting, ``repr``)
+  a Python function whose errors are raised where its value is used.
 """
 
 from __future__ import annotations
@@ -38,38 +38,23 @@ from looplift.kernels import STRIP
 from looplift.sqltext import sql_string
 from looplift.strings import WHITESPACE
 
-from ..errtext import Sql, py_repr_sql, raise_sql
+from ..errtext import raise_sql
 from ..ir.nodes import Expr, Lit
 from ..primitives import NOT_LIT, PRIMITIVES
 from ..primitives.charclass import java_class
-from ..primitives.grammar import (
-    _FLOAT_RE,
-    _INT_RE,
-    _UDIGIT_VALUES,
-    _UDIGITS,
-    _WS,
-    FLOAT_RE,
-    INT_RE,
-)  # noqa: F401
+from ..primitives.grammar import _WS
 from ..primitives.regex import ascii_java_pattern, group_reads, java_pattern, java_replacement
 from ..primitives.strmethods import accepts_none, raises_only_on_none
 from ..primitives.strnative import INT_SPEC, STR_SPEC
 from .errors import BackendError
 from .guarded import PyCallKind
+from .indexing import render_index, render_slice
 from .rules import Emitter, rule
-from .strfast import INT_FAST, ascii_first, ascii_root, case_mapped
+from .strfast import ascii_first, ascii_root, case_mapped
 from .strtypes import STRING_OPS, string_prim_type
 from .types import spark_type
 
-__all__ = [
-    "render_string",
-    "render_index",
-    "render_int",
-    "render_float",
-    "truthy",
-    "INT_RE",
-    "FLOAT_RE",
-]
+__all__ = ["render_string"]
 
 # characters whose upper() / lower() differ between CPython 3.11 (Unicode 14) and Spark 4.3
 # (ICU, Unicode 16): computed by comparing both on every code point
@@ -170,7 +155,7 @@ def render_string(r: Emitter, op: str, args: tuple[Expr, ...], ts: list[Any], x:
         body = _contains(r, args, ts, x)
         return body if op == "contains" else f"(NOT {body})"
     if op == "slice":
-        native = _slice(r, args, ts, x) if native_ok else None
+        native = render_slice(r, args, ts, x) if native_ok else None
         return native if native is not None else _python(r, op, args, t)
     if op in ("getitem", "match.group"):
         if op == "match.group" and not (isinstance(ts[0], tuple) and ts[0][0] == "match"):
@@ -389,124 +374,6 @@ def _contains(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -
     )
 
 
-def _bounds(x: str, n: str, default: str) -> str:
-    """Python's slice bound ``x`` (SQL, may be NULL) as a 0-based index in ``[0, n]``."""
-    return (f"(CASE WHEN {x} IS NULL THEN {default} WHEN {x} < 0 THEN greatest({x} + {n}, 0) "
-            f"ELSE least({x}, {n}) END)")  # fmt: skip
-
-
-def _slice(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
-    t = ts[0]
-    is_str = t == "str"
-    is_list = isinstance(t, tuple) and t[0] == "list"
-    if not (is_str or is_list):
-        raise BackendError(f"slicing is supported on strings and lists, not {t}")
-    step = _lit(args[3]) if isinstance(args[3], Lit) else "?"
-    s = x[0]
-    n = f"char_length({s})" if is_str else f"size({s})"
-    if step == -1 and all(isinstance(a, Lit) and a.value is None for a in args[1:3]):
-        body = f"reverse({s})"
-    elif step not in (None, 1):
-        return None
-    elif (short := _short_slice(s, args[1], args[2], is_str)) is not None:
-        body = short
-    else:
-        if any(u not in ("int", "bool", "none") for u in ts[1:3]):
-            raise BackendError("slice bounds must be ints")
-        lo = "0" if _lit(args[1]) is None and isinstance(args[1], Lit) else _bounds(x[1], n, "0")
-        hi = n if _lit(args[2]) is None and isinstance(args[2], Lit) else _bounds(x[2], n, n)
-        a = args[1]
-        if isinstance(a, Lit) and isinstance(a.value, int) and a.value >= 0:
-            lo = f"least({a.value}, {n})"
-        length = f"greatest({hi} - {lo}, 0)"
-        fn = "substr" if is_str else "slice"
-        body = f"{fn}({s}, {lo} + 1, {length})"
-    if r.ty.may_be_null(args[0]):
-        err = _raise("'NoneType' object is not subscriptable", "TypeError")
-        return f"(CASE WHEN {s} IS NULL THEN {err} ELSE {body} END)"
-    return body
-
-
-def _short_slice(s: str, lo: Expr, hi: Expr, is_str: bool) -> str | None:
-    """A slice with literal bounds that needs ``s`` once (or twice)."""
-    a, b = _lit(lo), _lit(hi)
-    if not (isinstance(lo, Lit) and isinstance(hi, Lit)):
-        return None
-    if any(isinstance(v, bool) or not (v is None or isinstance(v, int)) for v in (a, b)):
-        return None
-    big = 2147483647
-    if a is None and b is None:
-        return s
-    if is_str:
-        if b is None:
-            return f"substr({s}, {a + 1})" if a >= 0 else f"right({s}, {-a})"
-        if a is None and b >= 0:
-            return f"substr({s}, 1, {b})"
-        if a is not None and a >= 0 and b >= 0:
-            return f"substr({s}, {a + 1}, {max(b - a, 0)})"
-        return None
-    if b is None and a >= 0:
-        return f"slice({s}, {a + 1}, {big})"
-    if a is None and b >= 0:
-        return f"slice({s}, 1, {b})"
-    if a is not None and a >= 0 and b >= 0:
-        return f"slice({s}, {a + 1}, {max(b - a, 0)})" if b > a else f"slice({s}, 1, 0)"
-    return None
-
-
-def render_index(r: Emitter, base: Expr, idx: Expr, t: Any, s: str, i: str) -> str:
-    """``s[i]`` of a str, list or match object (``m.group(i)``), with Python's errors."""
-    if isinstance(t, tuple) and t[0] == "dict":
-        from .maps import map_index
-
-        return map_index(r, base, idx, t, s, i)
-    if isinstance(t, tuple) and t[0] == "match":
-        n, what, cls = f"size({s})", "no such group", "IndexError"
-        none = _raise("'NoneType' object has no attribute 'group'", "AttributeError")
-        lo = "0"  # group(-1) is an error
-    elif isinstance(t, tuple) and t[0] == "list":
-        n, what, cls = f"size({s})", "list index out of range", "IndexError"
-        none = _raise("'NoneType' object is not subscriptable", "TypeError")
-        lo = f"(- {n})"
-    elif isinstance(t, tuple) and t[0] == "tuple" and len(set(t[1])) == 1:
-        # a tuple of one item type indexed by a computed index: an array of its fields
-        k = idx.value if isinstance(idx, Lit) and type(idx.value) is int else None
-        if k is not None and -len(t[1]) <= k < len(t[1]):
-            return f"{s}.`_{k % len(t[1]) + 1}`"
-        s = f"array({', '.join(f'{s}._{k + 1}' for k in range(len(t[1])))})"
-        n, what, cls = f"size({s})", "tuple index out of range", "IndexError"
-        none = _raise("'NoneType' object is not subscriptable", "TypeError")
-        lo = f"(- {n})"
-    elif t == "str":
-        n, what, cls = f"char_length({s})", "string index out of range", "IndexError"
-        none = _raise("'NoneType' object is not subscriptable", "TypeError")
-        lo = f"(- {n})"
-    else:
-        raise BackendError(f"indexing a value of type {t}")
-    v = idx.value if isinstance(idx, Lit) and isinstance(idx.value, int) else None
-    if v is not None and t != "str" and (v >= 0 or lo != "0"):
-        # ANSI element_at raises INVALID_ARRAY_INDEX_IN_ELEMENT_AT (Python's IndexError)
-        body = f"element_at({s}, {v + 1 if v >= 0 else v})"
-    elif v is not None and t == "str":
-        short = f"char_length({s}) <= {v}" if v >= 0 else f"char_length({s}) < {-v}"
-        body = f"(CASE WHEN {short} THEN {_raise(what, cls)} ELSE substr({s}, {v + 1 if v >= 0 else v}, 1) END)"
-    else:
-        pos = f"(CASE WHEN {i} < 0 THEN {i} + {n} ELSE {i} END)"
-        get = (f"substr({s}, {pos} + 1, 1)" if t == "str"
-               else f"element_at({s}, CAST({pos} + 1 AS INT))")  # fmt: skip
-        body = f"(CASE WHEN {i} >= {n} OR {i} < {lo} THEN {_raise(what, cls)} ELSE {get} END)"
-    tests = []
-    if r.ty.may_be_null(base):
-        tests.append(f"WHEN {s} IS NULL THEN {none}")
-    if r.ty.may_be_null(idx):
-        tests.append(
-            f"WHEN {i} IS NULL THEN {_raise('indices must be integers, not None', 'TypeError')}"
-        )
-    if tests:
-        return f"(CASE {' '.join(tests)} ELSE {body} END)"
-    return body
-
-
 def _format(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) -> str | None:
     spec = _lit(args[1])
     if not isinstance(spec, str):
@@ -561,55 +428,3 @@ def _percent(r: Emitter, args: tuple[Expr, ...], ts: list[Any], x: list[str]) ->
         whole = r._op_int((args[0],), [t], [x[0]])
         return r._op_str((args[0],), ["int"], [whole])  # int() raised on None already
     return r._prim("format", (args[0], Lit(".6f" if conv == "f" else conv)))
-
-
-def truthy(sql: str, t: Any) -> str | None:
-    """Python truthiness of a match object (None is falsy) or a list (empty is falsy)."""
-    if isinstance(t, tuple) and t[0] == "match":
-        return f"({sql} IS NOT NULL)"
-    if isinstance(t, tuple) and t[0] in ("list", "dict"):
-        return f"(size({sql}) > 0)"
-    return None
-
-
-def _normalized_number(s: str) -> str:
-    """``s`` without whitespace and underscores, other digits as ASCII ones."""
-    stripped = f"regexp_replace({s}, {sql_string(java_class(WHITESPACE + '_'))}, '')"
-    return f"translate({stripped}, {sql_string(_UDIGITS)}, {sql_string(_UDIGIT_VALUES)})"
-
-
-_INT_NONE = "int() argument must be a string, a bytes-like object or a real number, not 'NoneType'"
-_FLOAT_NONE = "float() argument must be a string or a real number, not 'NoneType'"
-
-
-def render_int(s: str) -> str:
-    """``int(s)`` of a string: Python's grammar (sign, underscores, Unicode digits and
-    whitespace), ValueError otherwise, OverflowError beyond 64 bits."""
-    bad = raise_sql("ValueError", "invalid literal for int() with base 10: ", Sql(py_repr_sql(s)))
-    big = raise_sql("OverflowError", "int() of a string beyond 64 bits (Python gives a big int)",
-                    detail=["int(", Sql(py_repr_sql(s)), ")"])  # fmt: skip
-    num = _normalized_number(s)
-    v = f"try_cast({s} AS BIGINT)"
-    return (  # a number written as Python and Spark both print it (no regex to test); else
-        # one that fits in 64 bits: a plain CAST (which trims the ASCII whitespace itself)
-        f"(CASE WHEN CAST({v} AS STRING) = {s} THEN {v} "
-        f"WHEN {s} RLIKE {sql_string(INT_FAST)} THEN CAST({s} AS BIGINT) "
-        f"WHEN {s} IS NULL THEN {_raise(_INT_NONE, 'TypeError')} "
-        f"WHEN NOT ({s} RLIKE {sql_string(_INT_RE)}) THEN {bad} "
-        f"ELSE coalesce(try_cast({num} AS BIGINT), {big}) END)"
-    )
-
-
-def render_float(s: str) -> str:
-    """``float(s)`` of a string: Python's grammar, ValueError otherwise."""
-    bad = raise_sql("ValueError", "could not convert string to float: ", Sql(py_repr_sql(s)))
-    # Spark reads inf, +inf, -inf, infinity and nan, but not a signed nan
-    num = f"regexp_replace({_normalized_number(s)}, '^[+-](?=[nN])', '')"
-    ascii_ws = "[ \\t\\n\\x0b\\f\\r]"
-    fast = f"^{ascii_ws}*[+-]?(?:[0-9]+\\.?[0-9]*|\\.[0-9]+)(?:[eE][+-]?[0-9]+)?{ascii_ws}*\\z"
-    return (
-        f"(CASE WHEN {s} RLIKE {sql_string(fast)} THEN CAST(trim(BOTH ' \\t\\n\\u000b\\u000c\\r' "
-        f"FROM {s}) AS DOUBLE) "
-        f"WHEN {s} IS NULL THEN {_raise(_FLOAT_NONE, 'TypeError')} "
-        f"WHEN NOT ({s} RLIKE {sql_string(_FLOAT_RE)}) THEN {bad} ELSE CAST({num} AS DOUBLE) END)"
-    )

@@ -1,7 +1,7 @@
 """Numeric builtins and conversions: ``round``, ``int``, ``float``, ``str``, ``bool``.
 
 Covers bools, ints and floats (``int(s)``, ``float(s)`` and ``str(s)`` of a str are
-the strings' rules, in ``backend/strsql.py``; ``str`` of None is ``'None'``).
+the strings' rules, in ``backend/strnumbers.py`` and ``backend/strsql.py``; ``str`` of None is ``'None'``).
 
 Where CPython raises: ``int(x)`` and ``round(x)`` of a float: ValueError for NaN
 ("cannot convert float NaN to integer"), OverflowError for an infinity ("cannot convert

@@ -2,7 +2,7 @@
 ``RLIKE``): Unicode whitespace, every Unicode decimal digit CPython accepts, underscores
 between digits. Each ends in ``\\z``, the end of the text: Java's ``$`` also matches
 before a last line terminator (``"1\\u2028"``, ``"1\\x85"``). The string primitives'
-lowering (``backend/strsql.py``) and their partiality's native tests (a ``try``'s test,
+lowering (``backend/strnumbers.py``) and their partiality's native tests (a ``try``'s test,
 ``strmethods.py``) read them."""
 
 from __future__ import annotations

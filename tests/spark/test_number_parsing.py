@@ -1,6 +1,6 @@
 """``int(s)`` and ``float(s)`` of strings, compiled, against CPython on generated strings.
 
-The native lowering has three paths (``backend/strsql.py``): a number written as Spark
+The native lowering has three paths (``backend/strnumbers.py``): a number written as Spark
 prints it, one that a plain ``CAST`` reads (ASCII whitespace, a sign, at most 18
 digits), and Python's whole grammar (``primitives/grammar.py``: Unicode digits and
 whitespace, underscores). A ``try``'s test reads the same grammar. Each example is one
