@@ -16,7 +16,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from .. import groupform
-from ..kernels import METHODS
+from ..kernels import kernels_called
 from .analysis import LoopKind
 from .dataflow.exprs import render, render_guards, render_name
 from .dataflow.payloads import NodeKind
@@ -342,8 +342,7 @@ def _made_reasons(g: DataflowGraph, made: Any, hosted_refs: set[str],
 
 def _kernels_of(made: Any) -> list[str]:
     """The kernels (``looplift.kernels``) the backend's artifact calls."""
-    text = " ".join(str(getattr(made, f, "") or "") for f in ("source", "body", "sql"))
-    return [k for k in METHODS if f"{k}(" in text]
+    return kernels_called(" ".join(str(getattr(made, f, "") or "") for f in ("source", "body", "sql")))
 
 
 def _host_ref(n) -> str | None:  # noqa: ANN001

@@ -30,7 +30,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from .kernels import EXTENSIONS, JAR
+from .kernels import with_jar
 from .processes import HOST, free_port, kill_group, spark_home
 
 __all__ = ["ConnectServer", "ConnectServerError", "start", "stop", "connect_server", "CONFS"]
@@ -109,10 +109,7 @@ def command(port: int, confs: dict[str, str] | None = None) -> list[str]:
         "spark.connect.grpc.binding.port": str(port),
         **(confs or {}),
     }
-    if JAR.exists():  # looplift's JVM kernels in every session of the server
-        for k, v in (("spark.jars", str(JAR)), ("spark.sql.extensions", EXTENSIONS)):
-            merged[k] = ",".join(x for x in (merged.get(k), v) if x)
-    for k, v in merged.items():
+    for k, v in with_jar(merged, extensions=True).items():  # the kernels in every session
         cmd += ["--conf", f"{k}={v}"]
     return [*cmd, str(connect_jar())]
 

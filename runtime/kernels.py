@@ -59,7 +59,8 @@ from typing import Any
 from .sqltext import sql_string
 from .strings import WHITESPACE
 
-__all__ = ["jar_path", "install", "mode", "METHODS", "SQL_FORMS", "STRIP", "LOWER_ASCII", "stripped", "udf_class"]
+__all__ = ["jar_path", "install", "mode", "kernels_called", "with_jar", "METHODS", "SQL_FORMS", "STRIP",
+           "LOWER_ASCII", "stripped", "udf_class"]  # fmt: skip
 
 #: the jar of the kernels' classes (built from jvm/ by jvm/build_jar.py)
 JAR = Path(__file__).with_name("jars") / "looplift-kernels.jar"
@@ -165,6 +166,20 @@ assert set(METHODS) == set(SQL_FORMS)
 
 _MODE: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _JAR_ADDED: weakref.WeakSet[Any] = weakref.WeakSet()  # SparkContexts given the jar here
+
+
+def kernels_called(text: str) -> list[str]:
+    """The kernels a plan's or function's SQL text calls, in :data:`METHODS`' order."""
+    return [k for k in METHODS if f"{k}(" in text]
+
+
+def with_jar(confs: dict[str, str], extensions: bool = False) -> dict[str, str]:
+    """``confs`` with the kernel jar appended to ``spark.jars`` (and, for a server, the
+    extension to ``spark.sql.extensions``); as they are where the jar is missing."""
+    if not JAR.exists():
+        return confs
+    add = {"spark.jars": str(JAR)} | ({"spark.sql.extensions": EXTENSIONS} if extensions else {})
+    return confs | {k: ",".join(x for x in (confs.get(k), v) if x) for k, v in add.items()}
 
 
 def udf_class(name: str) -> str:

@@ -9,6 +9,8 @@ import os
 import sys
 from typing import Any
 
+from .kernels import install, with_jar
+
 __all__ = [
     "active_session",
     "is_connect",
@@ -49,11 +51,7 @@ def local_session(
         .config("spark.driver.memory", conf.pop("driver_memory", "4g"))
         .config("spark.sql.session.timeZone", "UTC")
     )
-    from .kernels import JAR
-
-    if JAR.exists():  # looplift's JVM kernels (looplift.kernels), beside the caller's jars
-        conf["spark.jars"] = ",".join(j for j in (conf.get("spark.jars"), str(JAR)) if j)
-    for k, v in conf.items():
+    for k, v in with_jar(conf).items():  # looplift's JVM kernels, beside the caller's jars
         builder = builder.config(k, v)
     session = builder.getOrCreate()
     session.sparkContext.setLogLevel("FATAL")  # expected errors (traps) would flood the log
@@ -157,8 +155,8 @@ def prepare_session(spark: Any) -> None:
     without them (a name reads the projection's input first).
 
     The SQL functions plans call for ``str.strip()`` and ASCII case mapping are defined
-    (:func:`looplift.kernels.install`: JVM expressions where the session has looplift's
-    jar, else their SQL forms).
+    (:func:`looplift.kernels.install`: JVM expressions where the session can load
+    looplift's jar, else Java UDFs or their SQL forms).
     """
     current = spark.conf.get("spark.sql.optimizer.excludedRules", "") or ""
     missing = [r for r in _MERGE_SUBPLANS if r not in current.split(",")]
@@ -167,8 +165,6 @@ def prepare_session(spark: Any) -> None:
         spark.conf.set("spark.sql.optimizer.excludedRules", rules)
     if (spark.conf.get(_LATERAL_ALIASES, "true") or "true").lower() == "false":
         spark.conf.set(_LATERAL_ALIASES, "true")
-    from .kernels import install
-
     install(spark)
 
 

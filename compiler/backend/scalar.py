@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from looplift.kernels import METHODS
+from looplift.kernels import kernels_called
 
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
@@ -40,7 +40,7 @@ class ScalarFunction:
     def kernels(self) -> tuple[str, ...]:
         """looplift's kernels the body calls (SQL functions the runtime defines per session:
         :mod:`looplift.kernels`)."""
-        return tuple(k for k in METHODS if f"{k}(" in self.body)
+        return tuple(kernels_called(self.body))
 
     def create_sql(self, name: str | None = None) -> str:
         from .shells import render

@@ -103,7 +103,7 @@ def _add(o: Operands) -> exp.Expression:
         return call("concat", o.raw(0), o.raw(1))
     if tuple(o.ts) == ("int", "int"):  # int 0 + int x is x (float 0.0 + -0.0 is 0.0: kept)
         for k in (0, 1):
-            if o.sql[k] in ("0L", "0") or getattr(o, "lits", (None, None))[k] == 0:
+            if o.sql[k] in ("0L", "0"):
                 return number(o, 1 - k)
     return exp.Add(this=number(o, 0), expression=number(o, 1))
 

@@ -138,14 +138,14 @@ def main(argv: list[str] | None = None) -> int:
         __doc__.splitlines()[0], rows=1_000_000, users=1, repeats=5, users_help="unused",
         extra=extra, argv=argv,
     )  # fmt: skip
-    jar = bool(args.java_udf)  # the kernel jar's Java UDF (on local_session's classpath)
+    java_udf = bool(args.java_udf)  # the kernel jar's Java UDF (on local_session's classpath)
     spark = common.session()
-    if jar:
+    if java_udf:
         from looplift.kernels import udf_class
 
         spark.udf.registerJavaFunction("py_strip", udf_class("looplift_strip"), "string")
     common.header("strscalars", args, spark)
-    variants = common.apply_skips(make_variants(java_udf=jar), args.skip)
+    variants = common.apply_skips(make_variants(java_udf=java_udf), args.skip)
     wrong: set[str] = set()
     if not args.no_check:
         small = gen_strs(spark, 2_000, seed=9, view=None)
@@ -157,7 +157,7 @@ def main(argv: list[str] | None = None) -> int:
     notes = {name: "WRONG RESULT in the check" for name in wrong}
     results = common.bench(variants, df, args.repeats, plans=True, notes=notes,
                            pairs={c: n for c, (n, _) in PAIRS.items()}
-                           | ({JAVA_STRIP: "native trim(s)"} if jar else {}),
+                           | ({JAVA_STRIP: "native trim(s)"} if java_udf else {}),
                            title=f"string scalars, {args.rows:,} rows, medians of {args.repeats} "
                            "interleaved runs")  # fmt: skip
     common.check_targets(results, [(c, n, LIMIT) for c, (n, _) in PAIRS.items()])
