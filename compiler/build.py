@@ -189,7 +189,7 @@ def functions_sql(name: str, algorithms: list[Any], backends: dict[str, Any]) ->
     """``functions.sql``: each scalar algorithm that is plain SQL as a SQL function."""
     def needs(a: Any) -> str:  # what a scalar algorithm needs beyond Spark SQL
         b = backends[a.name]
-        return " calling Python" if b.pycalls else " calling looplift's kernels" if b.kernels else ""
+        return " calling Python" if b.pycalls else " calling looplift's kernels" if b.needs_jvm else ""
 
     plain = [a for a in algorithms if a.kind == AlgorithmKind.SCALAR and not needs(a)]
     other = [a for a in algorithms if a not in plain]
@@ -205,7 +205,7 @@ def functions_sql(name: str, algorithms: list[Any], backends: dict[str, Any]) ->
     if not plain:
         lines.append("-- (no scalar algorithm of this module is plain SQL)")
     text = "\n".join(lines) + "\n"
-    stmts = [backends[a.name].create_sql(name=a.name).strip() for a in plain]
+    stmts = [backends[a.name].create_sql(name=a.name, portable_sql=True).strip() for a in plain]
     return text + "".join(f"{s};\n" for s in stmts)
 
 

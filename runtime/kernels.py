@@ -1,7 +1,9 @@
 """looplift's JVM kernels: Python's ``str.strip()`` family and ASCII case mapping as
 expressions inside Spark's generated code, with an exact SQL form for sessions without
-them (issue 27, item 4). (The same jar reads Spark's statistics of a plan's input for
-:mod:`looplift.groupform` in one call: ``Stats.java``.)
+them (issue 27, item 4); and Spark's ``regexp_like`` / ``regexp_extract`` reading each
+row's match once (``Regex.java``: a filter on ``m = P.match(s)`` and five of its groups
+cost one match a row, not six). (The same jar reads Spark's statistics of a plan's input
+for :mod:`looplift.groupform` in one call: ``Stats.java``.)
 
 A plan calls each kernel by its SQL name (``looplift_strip(s)``). :func:`install`, run on
 every session looplift prepares (``prepare_session``), defines the names once per session:
@@ -53,14 +55,16 @@ taken only where a cheap test cannot decide:
 from __future__ import annotations
 
 import weakref
+from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
 from .sqltext import sql_string
 from .strings import WHITESPACE
 
-__all__ = ["jar_path", "install", "mode", "kernels_called", "with_jar", "METHODS", "SQL_FORMS", "STRIP",
-           "LOWER_ASCII", "stripped", "udf_class"]  # fmt: skip
+__all__ = ["jar_path", "install", "mode", "kernels_called", "needing_jvm", "portable", "builtins_in_lambdas", "with_jar",
+           "Kernel", "KERNELS", "METHODS", "SQL_FORMS", "STRIP", "LOWER_ASCII", "REGEX", "stripped",
+           "udf_class"]  # fmt: skip
 
 #: the jar of the kernels' classes (built from jvm/ by jvm/build_jar.py)
 JAR = Path(__file__).with_name("jars") / "looplift-kernels.jar"
@@ -134,43 +138,127 @@ def stripped(where: str, s: str) -> str:
     return f"(CASE WHEN {common} THEN {t} WHEN {other} THEN {t} ELSE {full} END)"
 
 
-#: each kernel's SQL form over its parameter ``s``
-SQL_FORMS = {
-    STRIP["strip"]: stripped("BOTH", "s"),
-    STRIP["lstrip"]: stripped("LEADING", "s"),
-    STRIP["rstrip"]: stripped("TRAILING", "s"),
+#: ``m = P.match(s)`` read natively (``compiler/backend/matchsql.py``): Spark's
+#: ``regexp_like(s, p)`` and ``regexp_extract(s, p, k)``, each row's match read once
+REGEX = {"like": "looplift_regex_like", "group": "looplift_regex_group"}
+
+
+@dataclass(frozen=True)
+class Kernel:
+    """One kernel: its SQL name, the static method that computes it (``Class.method`` of
+    ``looplift.kernels``), its parameters and result (SQL types), its SQL form over the
+    parameters, and the Spark function of the same arguments and meaning where there is
+    one (``builtin``: the plan means the same calling it; the kernel is faster)."""
+
+    name: str
+    method: str
+    params: tuple[tuple[str, str], ...]
+    returns: str
+    sql: str
+    builtin: str | None = None
+
+    @property
+    def signature(self) -> str:
+        """As ``Functions.table()`` writes it: ``name:Class.method(types)->type``."""
+        return f"{self.name}:{self.method}({','.join(t for _, t in self.params)})->{self.returns}"
+
+
+_S = (("s", "string"),)
+#: every kernel by SQL name (Java's own table, ``Functions.KERNELS``, is checked against it)
+KERNELS = {k.name: k for k in (
+    Kernel(STRIP["strip"], "PyStrings.strip", _S, "string", stripped("BOTH", "s")),
+    Kernel(STRIP["lstrip"], "PyStrings.lstrip", _S, "string", stripped("LEADING", "s")),
+    Kernel(STRIP["rstrip"], "PyStrings.rstrip", _S, "string", stripped("TRAILING", "s")),
     # one character a byte: ASCII, whose case mappings Spark and CPython share
-    LOWER_ASCII["lower"]: "IF(length(s) = octet_length(s), lower(s), NULL)",
-    LOWER_ASCII["upper"]: "IF(length(s) = octet_length(s), upper(s), NULL)",
-}
+    Kernel(LOWER_ASCII["lower"], "PyStrings.lowerAscii", _S, "string",
+           "IF(length(s) = octet_length(s), lower(s), NULL)"),
+    Kernel(LOWER_ASCII["upper"], "PyStrings.upperAscii", _S, "string",
+           "IF(length(s) = octet_length(s), upper(s), NULL)"),
+    Kernel(REGEX["like"], "Regex.like", (*_S, ("p", "string")), "boolean",
+           "regexp_like(s, p)", builtin="regexp_like"),
+    Kernel(REGEX["group"], "Regex.group", (*_S, ("p", "string"), ("k", "int")), "string",
+           "regexp_extract(s, p, k)", builtin="regexp_extract"),
+)}  # fmt: skip
+#: each kernel's SQL form over its parameters
+SQL_FORMS = {name: k.sql for name, k in KERNELS.items()}
+#: SQL name -> its static method (``Class.method`` of ``looplift.kernels``)
+METHODS = {name: k.method for name, k in KERNELS.items()}
 
 
 def create_sql(name: str) -> str:
     """The statement that defines kernel ``name`` as its SQL form."""
-    return (f"CREATE OR REPLACE TEMPORARY FUNCTION {name}(s STRING) RETURNS STRING "
-            f"RETURN {SQL_FORMS[name]}")  # fmt: skip
+    k = KERNELS[name]
+    params = ", ".join(f"{p} {t.upper()}" for p, t in k.params)
+    return (f"CREATE OR REPLACE TEMPORARY FUNCTION {name}({params}) RETURNS {k.returns.upper()} "
+            f"RETURN {k.sql}")  # fmt: skip
 
 
 # -- a session's kernels ------------------------------------------------------------------
-
-#: SQL name -> its static method of ``looplift.kernels.PyStrings`` (Java's own table,
-#: ``Functions.KERNELS``, is checked against this one)
-METHODS = {
-    STRIP["strip"]: "strip",
-    STRIP["lstrip"]: "lstrip",
-    STRIP["rstrip"]: "rstrip",
-    LOWER_ASCII["lower"]: "lowerAscii",
-    LOWER_ASCII["upper"]: "upperAscii",
-}
-assert set(METHODS) == set(SQL_FORMS)
 
 _MODE: weakref.WeakKeyDictionary[Any, str] = weakref.WeakKeyDictionary()
 _JAR_ADDED: weakref.WeakSet[Any] = weakref.WeakSet()  # SparkContexts given the jar here
 
 
 def kernels_called(text: str) -> list[str]:
-    """The kernels a plan's or function's SQL text calls, in :data:`METHODS`' order."""
-    return [k for k in METHODS if f"{k}(" in text]
+    """The kernels a plan's or function's SQL text calls, in :data:`KERNELS`' order."""
+    return [k for k in KERNELS if f"{k}(" in text]
+
+
+def needing_jvm(text: str) -> list[str]:
+    """The kernels ``text`` calls that have no Spark function of the same meaning
+    (:func:`portable` cannot replace them)."""
+    return [k for k in kernels_called(text) if KERNELS[k].builtin is None]
+
+
+def _with_builtin(sql: str) -> bool:
+    return any(f"{k.name}(" in sql for k in KERNELS.values() if k.builtin)
+
+
+def _rename_calls(sql: str, inside_lambdas: bool) -> str:
+    from sqlglot.dialects.spark import Spark
+    from sqlglot.tokens import TokenType
+
+    out, pos = [], 0
+    tokens = Spark().tokenize(sql)
+    depth, bodies = 0, []  # paren depth; the depths at which open lambda bodies started
+    for tok, nxt in zip(tokens, [*tokens[1:], None], strict=True):
+        if tok.token_type == TokenType.L_PAREN:
+            depth += 1
+        elif tok.token_type == TokenType.R_PAREN:
+            while bodies and bodies[-1] == depth:  # the call holding the lambda ends
+                bodies.pop()
+            depth -= 1
+        elif tok.token_type == TokenType.COMMA:
+            while bodies and bodies[-1] == depth:  # the lambda's argument ends
+                bodies.pop()
+        elif tok.token_type == TokenType.ARROW:
+            bodies.append(depth)
+        k = KERNELS.get(tok.text)
+        if k is None or k.builtin is None or (inside_lambdas and not bodies):
+            continue
+        if nxt is None or nxt.token_type != TokenType.L_PAREN or tok.token_type != TokenType.VAR:
+            continue
+        if sql[tok.start : tok.end + 1] == k.name:
+            out += [sql[pos : tok.start], k.builtin]
+            pos = tok.end + 1
+    out.append(sql[pos:])
+    return "".join(out)
+
+
+def portable(sql: str) -> str:
+    """``sql`` with each call of a kernel that has a Spark function of the same meaning
+    (``Kernel.builtin``) calling that function instead: the same value, for a text run
+    where the kernels may not be defined (``functions.sql``). Calls are found by Spark
+    SQL's tokens, so a name inside a string literal or a quoted identifier stays."""
+    return _rename_calls(sql, inside_lambdas=False) if _with_builtin(sql) else sql
+
+
+def builtins_in_lambdas(sql: str) -> str:
+    """:func:`portable` inside the lambdas of higher-order functions only (``x -> ...``):
+    where a session has the kernels as SQL functions (:func:`install`'s last resort),
+    Spark refuses them there. The regular expression kernels gain little in a lambda
+    (their saving is a projection's many reads of one row's match)."""
+    return _rename_calls(sql, inside_lambdas=True) if "->" in sql and _with_builtin(sql) else sql
 
 
 def with_jar(confs: dict[str, str], extensions: bool = False) -> dict[str, str]:
@@ -183,9 +271,11 @@ def with_jar(confs: dict[str, str], extensions: bool = False) -> dict[str, str]:
 
 
 def udf_class(name: str) -> str:
-    """The Java UDF class of kernel ``name`` (``looplift.kernels.Udfs``)."""
-    m = METHODS[name]
-    return f"looplift.kernels.Udfs${m[0].upper()}{m[1:]}"
+    """The Java UDF class of kernel ``name`` (``looplift.kernels.Udfs``): ``Udfs$Strip``
+    for ``PyStrings.strip``, ``Udfs$RegexLike`` for ``Regex.like``."""
+    owner, m = KERNELS[name].method.split(".")
+    prefix = "" if owner == "PyStrings" else owner
+    return f"looplift.kernels.Udfs${prefix}{m[0].upper()}{m[1:]}"
 
 
 def mode(spark: Any) -> str | None:
@@ -257,12 +347,12 @@ def _connect_udfs(spark: Any) -> str:
 
 
 def _java_udfs(spark: Any) -> str:
-    for name in METHODS:
-        spark.udf.registerJavaFunction(name, udf_class(name), "string")
+    for name, k in KERNELS.items():
+        spark.udf.registerJavaFunction(name, udf_class(name), k.returns)
     return "udf"
 
 
 def _sql_kernels(spark: Any) -> str:
-    for name in SQL_FORMS:
+    for name in KERNELS:
         spark.sql(create_sql(name))
     return "sql"

@@ -45,6 +45,8 @@ import re
 from dataclasses import dataclass
 from typing import Any
 
+from looplift.kernels import builtins_in_lambdas
+
 from ..ir.nodes import ParamKind
 from ..names import user_name
 from .fold import _yield_width, fold_free, fold_of
@@ -208,7 +210,10 @@ class _Sql:
         parts = [f"'_rows', {rows}"]
         parts += [f"'r{j}', CAST({self._eval(sql, end)} AS {t})"
                   for j, ((_, sql), t) in enumerate(zip(self.fold.readers, reader_types, strict=True))]  # fmt: skip
-        return st, None if self.r0_static else first, f"named_struct({', '.join(parts)})"
+        out = f"named_struct({', '.join(parts)})"
+        # (kernels that are Spark's functions are those functions in lambdas: see sql.py)
+        return (builtins_in_lambdas(st), None if self.r0_static else builtins_in_lambdas(first),
+                builtins_in_lambdas(out))
 
     # rows at boundaries, or every row
     def _rows(self) -> str:

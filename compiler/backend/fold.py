@@ -39,6 +39,8 @@ import re
 from collections.abc import Mapping
 from typing import Any
 
+from looplift.kernels import portable
+
 from ..analysis import Analysis
 from ..errtext import raise_sql
 from ..ir.nodes import (
@@ -229,10 +231,12 @@ class _FoldBuilder:
             out_type = f"struct<{inner}>"
             fields.append(f"_out: array<{out_type}>")
             parts.append(f"'_out', {out}")
-        step = self._bind_shared(f"named_struct({', '.join(parts)})")
+        # the step and the readers are lambdas: kernels there that are Spark's functions are
+        # those functions (a session may have the kernels as SQL functions, refused there)
+        step = portable(self._bind_shared(f"named_struct({', '.join(parts)})"))
         if len(step) > MAX_SQL:
             raise NotFoldable(f"the step function would be {len(step)} characters of SQL")
-        readers = tuple(self._readers())
+        readers = tuple((name, portable(sql)) for name, sql in self._readers())
         forms = tuple(self._expand_all(self.forms[c.field]) for c in self.carries)
         sites = tuple(self._expand_all(site) for site in self.yield_sites)
         window = None

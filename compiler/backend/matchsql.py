@@ -15,7 +15,13 @@ Transforms this::
 
 into::
 
-    WHERE regexp_like(s, p) ... regexp_extract(s, p, 1)
+    WHERE looplift_regex_like(s, p) ... looplift_regex_group(s, p, 1)
+
+The two are looplift's kernels of Spark's ``regexp_like`` and ``regexp_extract``
+(:mod:`looplift.kernels`, ``Regex.java``): the same values, but the row's match is run
+once, by the filter's test, and each group read after it takes the groups of that match.
+Spark's functions would run the pattern once per call: six times for a test and five
+groups.
 """
 
 from __future__ import annotations
@@ -23,6 +29,7 @@ from __future__ import annotations
 import re
 from typing import Any
 
+from looplift.kernels import REGEX
 from looplift.sqltext import sql_string
 
 from ..errtext import raise_sql
@@ -80,7 +87,8 @@ def match_test(r: Any, call: Apply) -> str:
     """``bool(m)``: does the pattern match (TypeError where the string is None, as the
     call raises in CPython)."""
     s, p, quick, root = _parts(r, call)
-    test = ascii_first(root, quick and f"regexp_like({s}, {quick})", f"regexp_like({s}, {p})")
+    like = REGEX["like"]
+    test = ascii_first(root, quick and f"{like}({s}, {quick})", f"{like}({s}, {p})")
     if r.ty.may_be_null(call.args[1]):
         return (
             f"(CASE WHEN {s} IS NULL THEN {raise_sql('TypeError', _NONE_STRING)} ELSE {test} END)"
@@ -102,8 +110,9 @@ def group_read(r: Any, call: Apply, k: Expr) -> str | None:
         s, p, quick, root = _parts(r, call)
     except BackendError:  # the string is not a value of this frame: the array is
         return None
-    fast = quick and f"regexp_extract({s}, {quick}, {k.value})"
-    got = ascii_first(root, fast, f"regexp_extract({s}, {p}, {k.value})")
+    group = REGEX["group"]
+    fast = quick and f"{group}({s}, {quick}, {k.value})"
+    got = ascii_first(root, fast, f"{group}({s}, {p}, {k.value})")
     if reads[k.value] != "raw":
         got = f"nullif({got}, '')"
     test = match_test(r, call)

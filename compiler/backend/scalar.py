@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from looplift.kernels import kernels_called
+from looplift.kernels import kernels_called, needing_jvm, portable
 
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
@@ -42,7 +42,16 @@ class ScalarFunction:
         :mod:`looplift.kernels`)."""
         return tuple(kernels_called(self.body))
 
-    def create_sql(self, name: str | None = None) -> str:
+    @property
+    def needs_jvm(self) -> tuple[str, ...]:
+        """The kernels the body calls that no Spark function can stand in for: a session
+        must have them defined (``functions.sql`` leaves such a function out)."""
+        return tuple(needing_jvm(self.body))
+
+    def create_sql(self, name: str | None = None, portable_sql: bool = False) -> str:
+        """The ``CREATE TEMPORARY FUNCTION`` statement; ``portable_sql``: kernels with a
+        Spark function of the same meaning call that function (for a session looplift did
+        not prepare: :func:`looplift.kernels.portable`)."""
         from .shells import render
 
         return render(
@@ -50,7 +59,7 @@ class ScalarFunction:
             name=quote_ident(name or self.name),
             params=[f"{quote_ident(n)} {t.upper()}" for n, t in self.params],
             return_type=self.return_type.upper(),
-            body=self.body,
+            body=portable(self.body) if portable_sql else self.body,
         )
 
 

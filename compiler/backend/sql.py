@@ -20,6 +20,7 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from looplift.kernels import builtins_in_lambdas
 from looplift.sqltext import quote_ident, sql_string
 from looplift.sqltext import sql_literal as _sql_literal
 
@@ -93,14 +94,18 @@ class SqlRenderer(GuardedSql):
 
     # -- entry points -------------------------------------------------------------
     def expr(self, e: Expr) -> str:
+        top = self.depth == 0
         self.depth += 1
         if self.depth > 200:
             raise BackendError("expression too deeply nested")
         try:
             with at(e.span):  # the errors of the node are placed at its source
-                return self._expr(e)
+                out = self._expr(e)
         finally:
             self.depth -= 1
+        # a kernel that is one of Spark's functions (regexp_like, regexp_extract) is that
+        # function in a lambda, where a session with the kernels' SQL forms cannot call them
+        return builtins_in_lambdas(out) if top else out
 
     def cond(self, e: Expr) -> str:
         """Python truthiness of ``e`` as a SQL boolean (of a match object: the match test,

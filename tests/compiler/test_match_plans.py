@@ -1,6 +1,7 @@
 """The shape of plans that read match objects (issue 27, items 2 and 5): the yield's
-filter first, one ``regexp_like`` per match test, one ``regexp_extract`` per group read
-(none of the groups not read), no array of groups, and values that may raise on rows the
+filter first, one match test per ``if m`` and one group read per group read (looplift's
+kernels of ``regexp_like`` and ``regexp_extract``: the row's match runs once; none of the
+groups not read), no array of groups, and values that may raise on rows the
 filter drops made before it. The results are checked against CPython in
 tests/spark/test_match_reads.py; here, what the plan holds (no Spark needed)."""
 
@@ -30,7 +31,7 @@ def test_parse_log_is_a_filter_then_one_select() -> None:
     (algo,) = [a for a in algorithms_of(module) if a.name == "parse_log"]
     body = _body(_plan(algo))
     assert "withColumn" not in body and "array(" not in body
-    assert body.count("regexp_like(") == 1
+    assert body.count("looplift_regex_like(") == 1 and "regexp_" not in body
     where, select = body.index(".where("), body.index(".select")  # select or selectExpr
     assert where < select
     reads = re.findall(r"\)\)', (\d)\)", body)  # the group number after each pattern
@@ -40,8 +41,8 @@ def test_parse_log_is_a_filter_then_one_select() -> None:
 def test_groups_read_under_the_test_are_not_checked_again() -> None:
     body = _body(_plan(A.parsed))
     assert "AttributeError" not in body and "IS NOT NULL" not in body
-    assert body.count("regexp_like(") == 1 and body.count("regexp_extract(") == 3
-    assert "nullif(regexp_extract(" in body  # group 3 may take no part: None
+    assert body.count("looplift_regex_like(") == 1 and body.count("looplift_regex_group(") == 3
+    assert "nullif(looplift_regex_group(" in body  # group 3 may take no part: None
 
 
 def test_a_value_that_may_raise_is_made_before_the_filter() -> None:

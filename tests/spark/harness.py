@@ -952,6 +952,30 @@ def tied_inputs(draw: Any, fields: tuple, scalars: tuple, min_size: int = 0,
     return rows, draw(st.tuples(*scalars))
 
 
+def drawn(strategy: Any, n: int, digest: str = "") -> list:
+    """``n`` values of ``strategy``, derandomized (by ``digest`` too): one per Hypothesis
+    example, so the batch holds the simplest value once and ``n - 1`` generated ones.
+    (One example of ``st.lists(strategy, min_size=n)`` is no batch: Hypothesis' first
+    example is the simplest, n copies of the simplest value.)"""
+    from hypothesis import HealthCheck, Phase, given, settings
+
+    out: list = []
+
+    def body(value: Any) -> None:
+        out.append(value)
+
+    config = settings(max_examples=n, deadline=None, derandomize=True, database=None,
+                      phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
+    body._hypothesis_internal_add_digest = digest.encode()  # type: ignore[attr-defined]
+    config(given(strategy)(body))()
+    return out
+
+
+def batch_of(strategy: Any, n: int, digest: str = "") -> Callable[[Callable[[list], None]], Callable[[], None]]:
+    """Decorator: run the check once, on :func:`drawn`'s ``n`` values of ``strategy``."""
+    return lambda check: lambda: check(drawn(strategy, n, digest or check.__qualname__))
+
+
 def run_in_one_batch(spark: Any, algo: Dataflow, strategy: Any, n: int, digest: str,
                      allow_overflow: bool) -> None:  # fmt: skip
     """``n`` inputs of ``strategy`` (derandomized by ``digest``): one input on which Python

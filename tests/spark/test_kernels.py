@@ -16,13 +16,14 @@ import shutil
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from looplift import dataflow, kernels
+from looplift.sqltext import sql_string
 from looplift.strings import WHITESPACE
 
+from tests.spark import regex_algos as R
 from tests.spark import str_algos as A
-from tests.spark.harness import check_scalar_batch
+from tests.spark.harness import batch_of, check_scalar_batch, drawn
 from tests.spark.test_strings import STRIP_ENDS, TRICKY, WORDS, text
 
 pytestmark = pytest.mark.spark
@@ -44,10 +45,9 @@ EDGES = (
 
 
 def _batch(strategy: st.SearchStrategy, n: int) -> Any:
-    return lambda check: settings(
-        max_examples=1, derandomize=True, database=None, deadline=None,
-        phases=[Phase.generate], suppress_health_check=list(HealthCheck),
-    )(given(st.lists(strategy, min_size=n, max_size=n))(check))  # fmt: skip
+    """Run the decorated check once on a fixed (derandomized) batch of ``n`` generated
+    values (:func:`~tests.spark.harness.batch_of`)."""
+    return batch_of(strategy, n)
 
 
 @pytest.mark.skipif(shutil.which("javac") is None, reason="building the jar needs a JDK")
@@ -61,8 +61,9 @@ def test_the_tables_agree(spark: Any) -> None:
     """The JVM's kernel names are the runtime's, and the kernels' whitespace is CPython's
     ``str.isspace()`` (every code point)."""
     jvm = spark._jvm.looplift.kernels
-    assert dict(e.split(":") for e in jvm.Functions.table()) == kernels.METHODS
-    assert sorted(kernels.SQL_FORMS) == sorted(kernels.METHODS) == sorted(REFERENCE)
+    assert sorted(jvm.Functions.table()) == sorted(k.signature for k in kernels.KERNELS.values())
+    assert sorted(REFERENCE) == sorted(k for k, v in kernels.KERNELS.items() if v.builtin is None)
+    assert sorted(REGEX_BUILTINS) == sorted(k for k, v in kernels.KERNELS.items() if v.builtin)
     assert [*jvm.PyStrings.spaces()] == [c for c in range(0x110000) if chr(c).isspace()]
 
 
@@ -75,6 +76,10 @@ def test_the_test_session_runs_them_in_the_jvm(spark: Any) -> None:
     assert kernels.mode(spark) == "jvm"
     plan = out._jdf.queryExecution().executedPlan().toString()
     assert "static_invoke(looplift.kernels.PyStrings.strip(" in plan, plan
+
+
+#: the kernels that are Spark's own functions, each row's match read once (``Regex.java``)
+REGEX_BUILTINS = {"looplift_regex_like": "regexp_like", "looplift_regex_group": "regexp_extract"}
 
 
 def _kernels_vs_python(spark: Any, strings: list[str | None]) -> None:
@@ -118,17 +123,88 @@ def test_plans_in_a_session_with_the_sql_forms(spark: Any) -> None:
     described = "".join(str(r[0]) for r in other.sql("DESCRIBE FUNCTION looplift_strip").collect())
     assert "looplift.kernels" not in described
     check_scalar_batch(other, plain, [(s,) for s in EDGES], max_raise_checks=0)
+    check_scalar_batch(other, R.groups, [(s,) for s in MATCHED if s is not None], max_raise_checks=0)
 
 
 def test_plans_in_a_session_with_java_udfs(spark: Any) -> None:
     """The Java UDFs (a Spark Connect server without the extension registers these) on
     the string algorithms, lambdas included."""
     other = spark.newSession()
-    for name in kernels.METHODS:
-        other.udf.registerJavaFunction(name, kernels.udf_class(name), "string")
-    kernels._MODE[other] = "udf"
+    kernels._MODE[other] = kernels._java_udfs(other)  # as install() does on Spark Connect
     plan = other.sql("SELECT looplift_strip(' a ')")._jdf.queryExecution().analyzed().toString()
     assert "UDF:looplift_strip" in plan or "looplift_strip(" in plan, plan
     rows = [(s,) for s in EDGES]
     check_scalar_batch(other, A.strips, rows, max_raise_checks=0)
     check_scalar_batch(other, A.methods, [(s, "a") for s in EDGES[:60]], max_raise_checks=0)
+    check_scalar_batch(other, R.groups, [(s,) for s in MATCHED if s is not None], max_raise_checks=0)
+
+
+#: strings for the match cache: repeated, extending one another, equal but for one byte
+MATCHED = ["", "a", "a", "ab", "ab", "abc", "ba", "aab", "aab", "ab\n", "é", "éa", "aé", "日a",
+           "a1", "1a", "a\u0663", None, "a", "ab"]  # fmt: skip
+
+
+def _regex_columns(patterns: list[tuple[str, int]]) -> tuple[list[str], list[tuple[str, str]]]:
+    """Each kernel call on ``s`` and its Spark function's, per (Java) pattern and group."""
+    cols, pairs = [], []
+    for i, (p, groups) in enumerate(patterns):
+        lit = sql_string(p)
+        calls = [("like", f"(s, {lit})")] + [(f"group{k}", f"(s, {lit}, {k})") for k in range(groups + 1)]
+        for what, args in calls:
+            kernel = "looplift_regex_like" if what == "like" else "looplift_regex_group"
+            cols += [f"{kernel}{args} AS `k{i}_{what}`", f"{REGEX_BUILTINS[kernel]}{args} AS `b{i}_{what}`"]
+            pairs.append((f"k{i}_{what}", f"b{i}_{what}"))
+    return cols, pairs
+
+
+def _regex_kernels_vs_spark(session: Any, patterns: list[str], strings: list[str | None]) -> int:
+    df = session.createDataFrame([(i, s) for i, s in enumerate(strings)], "i int, s string")
+    pattern = session.sparkContext._jvm.java.util.regex.Pattern
+    cols, pairs = _regex_columns([(p, pattern.compile(p).matcher("").groupCount()) for p in patterns])
+    rows = df.selectExpr("i", "s", *cols).collect()
+    assert len(rows) == len(strings)
+    for r in rows:
+        for k, b in pairs:
+            assert r[k] == r[b], (k, repr(r.s), r[k], r[b])
+    return len(pairs)
+
+
+def test_regex_kernels_are_sparks_functions(spark: Any) -> None:
+    """``looplift_regex_like`` / ``looplift_regex_group`` equal Spark's ``regexp_like`` /
+    ``regexp_extract`` for every group of generated patterns (test_regex_native's grammar,
+    translated to Java by the compiler) on generated strings, and on rows that repeat a
+    string or extend the one before (each thread keeps a pattern's last match); as JVM
+    expressions and as the Java UDFs."""
+    from looplift.compiler.primitives.regex import java_pattern
+
+    from tests.spark.test_regex_native import patterns, strings
+
+    kernels.install(spark)
+    udfs = spark.newSession()
+    kernels._java_udfs(udfs)
+    seen = {"pairs": 0}
+
+    pats = drawn(patterns, 80, "regex kernels: patterns")
+    texts = drawn(strings, 80, "regex kernels: strings")
+    java = [j for p, fl in pats if (j := java_pattern(p, fl)) is not None]
+    java += [r"(a)|b", r"(a*)(b)?", r"^(a)(\n)?$", r"(?:(a)|(b))+", r"\p{L}(\d)?"]
+    assert len(java) >= 15, pats
+    for session in (spark, udfs):
+        seen["pairs"] += _regex_kernels_vs_spark(session, java, [*MATCHED, *texts, *MATCHED])
+    assert seen["pairs"] >= 2 * 40, seen
+
+
+def test_regex_kernels_read_one_match_a_row(spark: Any) -> None:
+    """A filter on a match and its groups run as one JVM call each, in the generated code
+    (``static_invoke``), and the values are Spark's."""
+    kernels.install(spark)
+    df = spark.createDataFrame([(s,) for s in MATCHED], "s string")
+    p = sql_string(r"(a)(b)?")
+    out = df.where(f"looplift_regex_like(s, {p})").selectExpr(
+        "s", f"looplift_regex_group(s, {p}, 1) AS g1", f"looplift_regex_group(s, {p}, 2) AS g2")
+    plan = out._jdf.queryExecution().executedPlan().toString()
+    assert "static_invoke(looplift.kernels.Regex.like(" in plan, plan
+    assert "static_invoke(looplift.kernels.Regex.group(" in plan, plan
+    want = df.where(f"regexp_like(s, {p})").selectExpr(
+        "s", f"regexp_extract(s, {p}, 1) AS g1", f"regexp_extract(s, {p}, 2) AS g2")
+    assert sorted(map(tuple, out.collect()), key=repr) == sorted(map(tuple, want.collect()), key=repr)

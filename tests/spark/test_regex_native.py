@@ -25,6 +25,7 @@ from looplift.compiler.primitives.strnative import re_refusal
 from looplift.strings import IMPLS
 
 from tests.frames import create_frame
+from tests.spark.harness import batch_of
 
 pytestmark = pytest.mark.spark
 
@@ -202,9 +203,7 @@ def test_compiled_programs_equal_python(spark: Any, name: str) -> None:
 
     algo = getattr(A, name)
 
-    @settings(max_examples=1, derandomize=True, database=None, deadline=None,
-              phases=[Phase.generate], suppress_health_check=list(HealthCheck))  # fmt: skip
-    @given(st.lists(texts, min_size=60, max_size=60))
+    @batch_of(texts, 60)
     def check(rows: list[str]) -> None:
         check_scalar_batch(spark, algo, [(s,) for s in [*WORDS, *rows]], max_raise_checks=0)
 

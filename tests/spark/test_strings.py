@@ -13,12 +13,11 @@ from __future__ import annotations
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
 from hypothesis import strategies as st
 from looplift.strings import WHITESPACE
 
 from tests.spark import str_algos as A
-from tests.spark.harness import check_scalar_batch
+from tests.spark.harness import batch_of, check_scalar_batch
 
 pytestmark = pytest.mark.spark
 
@@ -44,11 +43,9 @@ small_ints = st.integers(-4, 4)
 
 
 def _batch(strategy: st.SearchStrategy, n: int = 60) -> Any:
-    """Run the decorated check once on a fixed (derandomized) batch of ``n`` values."""
-    return lambda check: settings(
-        max_examples=1, derandomize=True, database=None, deadline=None,
-        phases=[Phase.generate], suppress_health_check=list(HealthCheck),
-    )(given(st.lists(strategy, min_size=n, max_size=n))(check))  # fmt: skip
+    """Run the decorated check once on a fixed (derandomized) batch of ``n`` generated
+    values (:func:`~tests.spark.harness.batch_of`)."""
+    return batch_of(strategy, n)
 
 
 def test_methods_on_weird_text(spark: Any) -> None:

@@ -13,12 +13,13 @@ import random
 from typing import Any
 
 import pytest
-from hypothesis import HealthCheck, Phase, given, settings
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 from looplift.compiler.pipeline import compile_dataflow
 
 from tests.spark import window_algos as A
 from tests.spark.harness import (
+    batch_of,
     check_scalar_batch,
     expect_same_batch,
     expect_same_or_both_raise,
@@ -73,11 +74,9 @@ int_times = st.one_of(
 
 
 def _batch(strategy: st.SearchStrategy, n: int = 40) -> Any:
-    """Run the decorated check once on a fixed (derandomized) batch of ``n`` values."""
-    return lambda check: settings(
-        max_examples=1, derandomize=True, database=None, deadline=None,
-        phases=[Phase.generate], suppress_health_check=list(HealthCheck),
-    )(given(st.lists(strategy, min_size=n, max_size=n))(check))  # fmt: skip
+    """Run the decorated check once on a fixed (derandomized) batch of ``n`` generated
+    values (:func:`~tests.spark.harness.batch_of`)."""
+    return batch_of(strategy, n)
 
 
 # -- scalars ----------------------------------------------------------------------------------

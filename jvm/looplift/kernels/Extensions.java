@@ -15,10 +15,9 @@ public final class Extensions extends AbstractFunction1<SparkSessionExtensions, 
     @Override
     public BoxedUnit apply(SparkSessionExtensions ext) {
         for (String[] k : Functions.KERNELS) {
-            String name = k[0], method = k[1];
-            ext.injectFunction(new Tuple3<>(new FunctionIdentifier(name),
-                new ExpressionInfo(PyStrings.class.getName(), name),
-                args -> Functions.call(name, method, args)));
+            ext.injectFunction(new Tuple3<>(new FunctionIdentifier(k[0]),
+                new ExpressionInfo(Functions.owner(k[1]).getName(), k[0]),
+                args -> Functions.call(k, args)));
         }
         return BoxedUnit.UNIT;
     }

@@ -1,51 +1,83 @@
 /*
- * The kernels of PyStrings as SQL functions: each call is a StaticInvoke expression, so
- * Spark's generated code calls the static method on the UTF8String in place (no
- * conversion to a Java String, no UDF boundary).
+ * The kernels (PyStrings, Regex) as SQL functions: each call is a StaticInvoke expression,
+ * so Spark's generated code calls the static method directly (on the UTF8String in place:
+ * no conversion to a Java String, no UDF boundary).
  *
  * looplift's runtime registers them in a session it prepares (register); a Spark Connect
  * server or a spark-submit job gets them in every session from Extensions.
  */
 package looplift.kernels;
 
+import java.util.ArrayList;
+import java.util.List;
 import org.apache.spark.sql.SparkSession;
 import org.apache.spark.sql.catalyst.expressions.Expression;
 import org.apache.spark.sql.catalyst.expressions.Literal;
 import org.apache.spark.sql.catalyst.expressions.objects.StaticInvoke;
 import org.apache.spark.sql.types.AbstractDataType;
+import org.apache.spark.sql.types.DataType;
 import org.apache.spark.sql.types.DataTypes;
-import org.apache.spark.sql.types.StringType$;
 import scala.collection.immutable.Seq;
 import scala.jdk.javaapi.CollectionConverters;
 
 public final class Functions {
     private Functions() {}
 
-    /** SQL name, PyStrings method; each takes one string and returns a string. */
+    /** SQL name, class, static method, return type, parameter types (SQL type names). */
     static final String[][] KERNELS = {
-        {"looplift_strip", "strip"},
-        {"looplift_lstrip", "lstrip"},
-        {"looplift_rstrip", "rstrip"},
-        {"looplift_lower_ascii", "lowerAscii"},
-        {"looplift_upper_ascii", "upperAscii"},
+        {"looplift_strip", "PyStrings", "strip", "string", "string"},
+        {"looplift_lstrip", "PyStrings", "lstrip", "string", "string"},
+        {"looplift_rstrip", "PyStrings", "rstrip", "string", "string"},
+        {"looplift_lower_ascii", "PyStrings", "lowerAscii", "string", "string"},
+        {"looplift_upper_ascii", "PyStrings", "upperAscii", "string", "string"},
+        {"looplift_regex_like", "Regex", "like", "boolean", "string,string"},
+        {"looplift_regex_group", "Regex", "group", "string", "string,string,int"},
     };
 
-    /** "name:method" per kernel (the runtime's table is checked against it). */
+    /** "name:Class.method(types)->type" per kernel (the runtime's table is checked against it). */
     public static String[] table() {
         String[] out = new String[KERNELS.length];
-        for (int i = 0; i < KERNELS.length; i++) out[i] = KERNELS[i][0] + ":" + KERNELS[i][1];
+        for (int i = 0; i < KERNELS.length; i++) {
+            String[] k = KERNELS[i];
+            out[i] = k[0] + ":" + k[1] + "." + k[2] + "(" + k[4] + ")->" + k[3];
+        }
         return out;
     }
 
-    static Expression call(String name, String method, Seq<Expression> args) {
-        if (args.size() != 1) {
-            throw new IllegalArgumentException(name + "() takes 1 argument, got " + args.size());
+    static DataType type(String name) {
+        switch (name) {
+            case "string": return DataTypes.StringType;
+            case "boolean": return DataTypes.BooleanType;
+            case "int": return DataTypes.IntegerType;
+            default: throw new IllegalArgumentException("no kernel type " + name);
         }
-        Seq<AbstractDataType> types = CollectionConverters.asScala(
-            java.util.List.<AbstractDataType>of(StringType$.MODULE$)).toList();
-        // propagateNull: null in, null out; returnNullable: lowerAscii returns null off ASCII
-        return new StaticInvoke(PyStrings.class, DataTypes.StringType, method, args, types,
-            true, true, true, scala.Option.empty());
+    }
+
+    static Class<?> owner(String name) {
+        return name.equals("Regex") ? Regex.class : PyStrings.class;
+    }
+
+    static Expression call(String[] k, Seq<Expression> args) {
+        String[] params = k[4].split(",");
+        if (args.size() != params.length) {
+            throw new IllegalArgumentException(k[0] + "() takes " + params.length
+                + " argument(s), got " + args.size());
+        }
+        List<AbstractDataType> types = new ArrayList<>();
+        for (String p : params) types.add(type(p));
+        // inputTypes: Spark casts the arguments to them; propagateNull: null in, null out;
+        // returnNullable: lowerAscii returns null off ASCII
+        return new StaticInvoke(owner(k[1]), type(k[3]), k[2], args,
+            CollectionConverters.asScala(types).toList(), true, true, true, scala.Option.empty());
+    }
+
+    static Expression probe(String[] k) {
+        List<Expression> args = new ArrayList<>();
+        for (String p : k[4].split(",")) {
+            args.add(p.equals("int") ? Literal.create(0, DataTypes.IntegerType)
+                                     : Literal.create(" Ab ", DataTypes.StringType));
+        }
+        return call(k, CollectionConverters.asScala(args).toList());
     }
 
     /**
@@ -55,15 +87,12 @@ public final class Functions {
      * a query.
      */
     public static void register(SparkSession spark) {
-        Seq<Expression> probe = CollectionConverters.asScala(
-            java.util.List.<Expression>of(Literal.create(" Ab ", DataTypes.StringType))).toList();
         for (String[] k : KERNELS) {
-            call(k[0], k[1], probe).eval(null);
+            probe(k).eval(null);
         }
         for (String[] k : KERNELS) {
-            String name = k[0], method = k[1];
             spark.sessionState().functionRegistry().createOrReplaceTempFunction(
-                name, args -> call(name, method, args), "scala_udf");
+                k[0], args -> call(k, args), "scala_udf");
         }
     }
 }

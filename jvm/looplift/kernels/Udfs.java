@@ -8,6 +8,8 @@
 package looplift.kernels;
 
 import org.apache.spark.sql.api.java.UDF1;
+import org.apache.spark.sql.api.java.UDF2;
+import org.apache.spark.sql.api.java.UDF3;
 import org.apache.spark.unsafe.types.UTF8String;
 
 public final class Udfs {
@@ -44,5 +46,21 @@ public final class Udfs {
 
     public static final class UpperAscii extends Kernel implements UDF1<String, String> {
         UTF8String apply(UTF8String s) { return PyStrings.upperAscii(s); }
+    }
+
+    public static final class RegexLike implements UDF2<String, String, Boolean> {
+        @Override
+        public Boolean call(String s, String p) {
+            if (s == null || p == null) return null;
+            return Regex.like(UTF8String.fromString(s), UTF8String.fromString(p));
+        }
+    }
+
+    public static final class RegexGroup implements UDF3<String, String, Integer, String> {
+        @Override
+        public String call(String s, String p, Integer k) {
+            if (s == null || p == null || k == null) return null;
+            return Regex.group(UTF8String.fromString(s), UTF8String.fromString(p), k).toString();
+        }
     }
 }

@@ -25,37 +25,37 @@ def plan(spark, lines):
     # the rows the yield keeps, before its values are computed
     rows_2 = rows.where(
         E(
-            "regexp_like(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d)\\\\x{3"
-            'a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}([\\\\w\\\\'
-            "x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))')"
+            "looplift_regex_like(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d"
+            ')\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}(['
+            "\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))')"
         ),
     )
     out = rows_2.selectExpr(
         '`line_no`',
         (
-            "regexp_extract(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d)"
-            '\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}('
-            "[\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 1) AS `day`"
+            "looplift_regex_group(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d"
+            '\\\\d)\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\'
+            "x{20}([\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 1) AS `day`"
         ),
         (
-            "regexp_extract(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d)"
-            '\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}('
-            "[\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 2) AS `hour`"
+            "looplift_regex_group(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d"
+            '\\\\d)\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\'
+            "x{20}([\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 2) AS `hour`"
         ),
         (
-            "regexp_extract(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d)"
-            '\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}('
-            "[\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 3) AS `level`"
+            "looplift_regex_group(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d"
+            '\\\\d)\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\'
+            "x{20}([\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 3) AS `level`"
         ),
         (
-            "regexp_extract(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d)"
-            '\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}('
-            "[\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 4) AS `logger`"
+            "looplift_regex_group(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d"
+            '\\\\d)\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\'
+            "x{20}([\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 4) AS `logger`"
         ),
         (
-            "regexp_extract(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d\\\\d)"
-            '\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\x{20}('
-            "[\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 5) AS `message`"
+            "looplift_regex_group(`line`, '\\\\A(?:(\\\\d{4}\\\\x{2d}\\\\d\\\\d\\\\x{2d}\\\\d\\\\d)\\\\x{20}(\\\\d"
+            '\\\\d)\\\\x{3a}\\\\d\\\\d\\\\x{3a}\\\\d\\\\d\\\\x{20}\\\\x{5b}((?:ERROR|WARN|INFO|DEBUG))\\\\x{5d}\\\\'
+            "x{20}([\\\\w\\\\x{2e}]+)\\\\x{3a}\\\\x{20}([^\\\\n]*))', 5) AS `message`"
         ),
     )
     return out
