@@ -63,7 +63,7 @@ from .sqltext import sql_string
 from .strings import WHITESPACE
 
 __all__ = ["jar_path", "install", "mode", "kernels_called", "needing_jvm", "portable", "builtins_in_lambdas", "with_jar",
-           "Kernel", "KERNELS", "METHODS", "SQL_FORMS", "STRIP", "LOWER_ASCII", "REGEX", "stripped",
+           "Kernel", "KERNELS", "METHODS", "SQL_FORMS", "STRIP", "LOWER_ASCII", "IS_ASCII", "REGEX", "stripped",
            "udf_class"]  # fmt: skip
 
 #: the jar of the kernels' classes (built from jvm/ by jvm/build_jar.py)
@@ -138,6 +138,8 @@ def stripped(where: str, s: str) -> str:
     return f"(CASE WHEN {common} THEN {t} WHEN {other} THEN {t} ELSE {full} END)"
 
 
+#: is every character of ``s`` ASCII (the test before a fast path: ``strfast.ascii_first``)
+IS_ASCII = "looplift_is_ascii"
 #: ``m = P.match(s)`` read natively (``compiler/backend/matchsql.py``): Spark's
 #: ``regexp_like(s, p)`` and ``regexp_extract(s, p, k)``, each row's match read once
 REGEX = {"like": "looplift_regex_like", "group": "looplift_regex_group"}
@@ -148,7 +150,8 @@ class Kernel:
     """One kernel: its SQL name, the static method that computes it (``Class.method`` of
     ``looplift.kernels``), its parameters and result (SQL types), its SQL form over the
     parameters, and the Spark function of the same arguments and meaning where there is
-    one (``builtin``: the plan means the same calling it; the kernel is faster)."""
+    one (``builtin``: the plan means the same calling it; the kernel is faster): a function
+    name (of the same arguments), or a form of the one argument (``{0}``)."""
 
     name: str
     method: str
@@ -174,6 +177,9 @@ KERNELS = {k.name: k for k in (
            "IF(length(s) = octet_length(s), lower(s), NULL)"),
     Kernel(LOWER_ASCII["upper"], "PyStrings.upperAscii", _S, "string",
            "IF(length(s) = octet_length(s), upper(s), NULL)"),
+    # length(s) = octet_length(s) counts the characters; this tests 8 bytes at a time
+    Kernel(IS_ASCII, "PyStrings.isAscii", _S, "boolean", "length(s) = octet_length(s)",
+           builtin="(length({0}) = octet_length({0}))"),
     Kernel(REGEX["like"], "Regex.like", (*_S, ("p", "string")), "boolean",
            "regexp_like(s, p)", builtin="regexp_like"),
     Kernel(REGEX["group"], "Regex.group", (*_S, ("p", "string"), ("k", "int")), "string",
@@ -221,7 +227,11 @@ def _rename_calls(sql: str, inside_lambdas: bool) -> str:
     out, pos = [], 0
     tokens = Spark().tokenize(sql)
     depth, bodies = 0, []  # paren depth; the depths at which open lambda bodies started
-    for tok, nxt in zip(tokens, [*tokens[1:], None], strict=True):
+    i = 0
+    while i < len(tokens):
+        tok = tokens[i]
+        nxt = tokens[i + 1] if i + 1 < len(tokens) else None
+        i += 1
         if tok.token_type == TokenType.L_PAREN:
             depth += 1
         elif tok.token_type == TokenType.R_PAREN:
@@ -238,9 +248,25 @@ def _rename_calls(sql: str, inside_lambdas: bool) -> str:
             continue
         if nxt is None or nxt.token_type != TokenType.L_PAREN or tok.token_type != TokenType.VAR:
             continue
-        if sql[tok.start : tok.end + 1] == k.name:
-            out += [sql[pos : tok.start], k.builtin]
+        if sql[tok.start : tok.end + 1] != k.name:
+            continue
+        out.append(sql[pos : tok.start])
+        if "{" not in k.builtin:  # a function of the same arguments: its name
+            out.append(k.builtin)
             pos = tok.end + 1
+            continue
+        # a form of its one argument: the call up to its closing parenthesis
+        level, j = 0, i
+        while True:
+            t = tokens[j].token_type
+            level += t == TokenType.L_PAREN
+            level -= t == TokenType.R_PAREN
+            if level == 0:
+                break
+            j += 1
+        arg = _rename_calls(sql[nxt.end + 1 : tokens[j].start], inside_lambdas=False)
+        out.append(k.builtin.format(arg))
+        pos, i = tokens[j].end + 1, j + 1
     out.append(sql[pos:])
     return "".join(out)
 

@@ -26,7 +26,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from looplift.kernels import LOWER_ASCII
+from looplift.kernels import IS_ASCII, LOWER_ASCII
 from looplift.sqltext import sql_string
 
 from ..ir.nodes import Apply, Expr, Lit, Prim, Var
@@ -78,4 +78,5 @@ def ascii_first(root: str | None, fast: str | None, full: str) -> str:
     """``full``, behind ``fast`` (the same regex on ASCII text) where ``root`` is ASCII."""
     if root is None or fast is None:
         return full
-    return f"(CASE WHEN length({root}) = octet_length({root}) THEN {fast} ELSE {full} END)"
+    # looplift_is_ascii: length(root) = octet_length(root) without counting the characters
+    return f"(CASE WHEN {IS_ASCII}({root}) THEN {fast} ELSE {full} END)"

@@ -150,8 +150,9 @@ def run_kernels(spark: Any) -> dict[str, Any]:
     rows = spark.range(0, 2000, 1, 4).selectExpr(
         "id", "looplift_strip(concat('\\u3000 x', id, '\\t\\u2029')) AS s",
         "looplift_lower_ascii(concat('AbC', id)) AS l",
+        "looplift_regex_group(concat('k=', id, ';'), 'k=([0-9]+)(;)?', 1) AS g",
     ).collect()  # fmt: skip
-    wrong = [r.id for r in rows if (r.s, r.l) != (f"x{r.id}", f"abc{r.id}")]
+    wrong = [r.id for r in rows if (r.s, r.l, r.g) != (f"x{r.id}", f"abc{r.id}", str(r.id))]
     return {"mode": kernels.mode(spark), "rows": len(rows), "wrong": wrong[:5]}
 
 

@@ -339,9 +339,13 @@ def test_string_kernels(connect: Any) -> None:
     other = connect.newSession()
     assert kernels._connect_udfs(other) == "udf"
     kernels._MODE[other] = "udf"
+    one = [name for name, k in kernels.KERNELS.items() if len(k.params) == 1]
     got = other.createDataFrame([(s,) for s in EDGES], "s string").selectExpr(
-        "s", *[f"{name}(s) AS `{name}`" for name in kernels.METHODS]).collect()  # fmt: skip
+        "s", *[f"{name}(s) AS `{name}`" for name in one],
+        "looplift_regex_like(s, '(a)|b') AS like", "looplift_regex_group(s, '(a)|b', 1) AS g1",
+        "regexp_like(s, '(a)|b') AS like_", "regexp_extract(s, '(a)|b', 1) AS g1_").collect()  # fmt: skip
     for r in got:
         assert (r.looplift_strip, r.looplift_lstrip, r.looplift_rstrip) == (
             r.s.strip(), r.s.lstrip(), r.s.rstrip()), r.s  # fmt: skip
         assert r.looplift_lower_ascii == (r.s.lower() if r.s.isascii() else None), r.s
+        assert (r.like, r.g1) == (r.like_, r.g1_), r.s

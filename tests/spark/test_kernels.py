@@ -35,12 +35,15 @@ REFERENCE = {
     "looplift_rstrip": str.rstrip,
     "looplift_lower_ascii": lambda s: s.lower() if s.isascii() else None,
     "looplift_upper_ascii": lambda s: s.upper() if s.isascii() else None,
+    "looplift_is_ascii": str.isascii,
 }
 EDGES = (
     ["", "\x00", "\x7f", "\x80", "ÀZ", "İ", "ß", "ſ", "K", "ǅ", "Σ", "aΣ", "\U0001f600A"]
     + STRIP_ENDS + WORDS + list(WHITESPACE)
     + [c + "Ab" + c for c in WHITESPACE] + [f" {c}x{c} " for c in WHITESPACE]
     + ["".join(WHITESPACE) + "x" + "".join(reversed(WHITESPACE))]
+    # a non-ASCII character at each place of isAscii's 8-byte words, and none
+    + ["a" * n + c + "b" * m for n in range(17) for m in (0, 8) for c in ("é", "\x7f", "")]
 )  # fmt: skip
 
 
@@ -62,8 +65,7 @@ def test_the_tables_agree(spark: Any) -> None:
     ``str.isspace()`` (every code point)."""
     jvm = spark._jvm.looplift.kernels
     assert sorted(jvm.Functions.table()) == sorted(k.signature for k in kernels.KERNELS.values())
-    assert sorted(REFERENCE) == sorted(k for k, v in kernels.KERNELS.items() if v.builtin is None)
-    assert sorted(REGEX_BUILTINS) == sorted(k for k, v in kernels.KERNELS.items() if v.builtin)
+    assert sorted([*REFERENCE, *REGEX_BUILTINS]) == sorted(kernels.KERNELS)
     assert [*jvm.PyStrings.spaces()] == [c for c in range(0x110000) if chr(c).isspace()]
 
 

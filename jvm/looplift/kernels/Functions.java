@@ -30,6 +30,7 @@ public final class Functions {
         {"looplift_rstrip", "PyStrings", "rstrip", "string", "string"},
         {"looplift_lower_ascii", "PyStrings", "lowerAscii", "string", "string"},
         {"looplift_upper_ascii", "PyStrings", "upperAscii", "string", "string"},
+        {"looplift_is_ascii", "PyStrings", "isAscii", "boolean", "string"},
         {"looplift_regex_like", "Regex", "like", "boolean", "string,string"},
         {"looplift_regex_group", "Regex", "group", "string", "string,string,int"},
     };

@@ -93,6 +93,22 @@ public final class PyStrings {
         return trim(s, false, true);
     }
 
+    /** Is every character of s ASCII (length(s) = octet_length(s), without counting the
+     * characters: 8 bytes a test). */
+    public static boolean isAscii(UTF8String s) {
+        Object base = s.getBaseObject();
+        long off = s.getBaseOffset();
+        int n = s.numBytes();
+        int i = 0;
+        for (; i + 8 <= n; i += 8) {
+            if ((Platform.getLong(base, off + i) & 0x8080808080808080L) != 0) return false;
+        }
+        for (; i < n; i++) {
+            if (Platform.getByte(base, off + i) < 0) return false;
+        }
+        return true;
+    }
+
     private static UTF8String mapAscii(UTF8String s, int from, int to, int shift) {
         Object base = s.getBaseObject();
         long off = s.getBaseOffset();

@@ -48,6 +48,13 @@ public final class Udfs {
         UTF8String apply(UTF8String s) { return PyStrings.upperAscii(s); }
     }
 
+    public static final class IsAscii implements UDF1<String, Boolean> {
+        @Override
+        public Boolean call(String s) {
+            return s == null ? null : PyStrings.isAscii(UTF8String.fromString(s));
+        }
+    }
+
     public static final class RegexLike implements UDF2<String, String, Boolean> {
         @Override
         public Boolean call(String s, String p) {
