@@ -194,6 +194,12 @@ def test_regex_kernels_are_sparks_functions(spark: Any) -> None:
     for session in (spark, udfs):
         seen["pairs"] += _regex_kernels_vs_spark(session, java, [*MATCHED, *texts, *MATCHED])
     assert seen["pairs"] >= 2 * 40, seen
+    # patterns read from a column, changing from row to row (each thread's cache of them)
+    rows = [(t, p) for t in [*MATCHED, *texts[:20]] for p in java[:6]]
+    df = spark.createDataFrame(rows, "s string, p string")
+    got = df.selectExpr("s", "p", "looplift_regex_like(s, p) AS k", "regexp_like(s, p) AS b",
+                        "looplift_regex_group(s, p, 0) AS kg", "regexp_extract(s, p, 0) AS bg").collect()
+    assert [r for r in got if (r.k, r.kg) != (r.b, r.bg)] == []
 
 
 def test_regex_kernels_read_one_match_a_row(spark: Any) -> None:

@@ -26,12 +26,14 @@ public final class Regex {
 
     /** One pattern of a thread, and its last subject's match. */
     static final class Entry {
+        final UTF8String key;  // the pattern's text (a copy)
         final Pattern pattern;
         byte[] subject;  // null: nothing matched yet
         boolean found;
         UTF8String[] groups;
 
-        Entry(Pattern pattern) {
+        Entry(UTF8String key, Pattern pattern) {
+            this.key = key;
             this.pattern = pattern;
         }
 
@@ -42,22 +44,23 @@ public final class Regex {
         }
     }
 
-    /** A thread's patterns: the last one used (a plan's literal is the same object on every
-     * row), then all of them by text. */
+    /** A thread's patterns: the last one used (compared by its bytes, no hash), then all of
+     * them by text. Keys are copies: a pattern read from a column may point into a buffer
+     * that is reused. */
     static final class Patterns {
         UTF8String lastKey;
         Entry last;
         final HashMap<UTF8String, Entry> all = new HashMap<>();
 
         Entry of(UTF8String p) {
-            if (p == lastKey) return last;
+            if (lastKey != null && p.equals(lastKey)) return last;
             Entry e = all.get(p);
             if (e == null) {
                 if (all.size() >= 256) all.clear();  // a plan has a few patterns; bound the rest
-                e = new Entry(Pattern.compile(p.toString()));
-                all.put(p.copy(), e);
+                e = new Entry(p.copy(), Pattern.compile(p.toString()));
+                all.put(e.key, e);
             }
-            lastKey = p;
+            lastKey = e.key;
             last = e;
             return e;
         }
@@ -79,7 +82,11 @@ public final class Regex {
                 e.groups[i] = g == null ? UTF8String.EMPTY_UTF8 : UTF8String.fromString(g);
             }
         }
-        e.subject = s.getBytes();
+        // a copy (getBytes may return the string's own array, which its reader may reuse)
+        byte[] copy = new byte[s.numBytes()];
+        Platform.copyMemory(s.getBaseObject(), s.getBaseOffset(), copy, Platform.BYTE_ARRAY_OFFSET,
+            copy.length);
+        e.subject = copy;
         return e;
     }
 
