@@ -148,17 +148,26 @@ REGEX = {"like": "looplift_regex_like", "group": "looplift_regex_group"}
 @dataclass(frozen=True)
 class Kernel:
     """One kernel: its SQL name, the static method that computes it (``Class.method`` of
-    ``looplift.kernels``), its parameters and result (SQL types), its SQL form over the
-    parameters, and the Spark function of the same arguments and meaning where there is
-    one (``builtin``: the plan means the same calling it; the kernel is faster): a function
-    name (of the same arguments), or a form of the one argument (``{0}``)."""
+    ``looplift.kernels``), its parameters and result (SQL types), and its SQL form over the
+    parameters: ``form``, or where Spark has a function of the same arguments and meaning,
+    ``builtin`` (the plan means the same calling it; the kernel is faster): a function
+    name, or a form of the one argument (``{0}``)."""
 
     name: str
     method: str
     params: tuple[tuple[str, str], ...]
     returns: str
-    sql: str
+    form: str | None = None  # the SQL form, where no builtin gives it
     builtin: str | None = None
+
+    @property
+    def sql(self) -> str:
+        """The SQL form over the parameters' names: ``form``, else the builtin's call."""
+        if self.form is not None:
+            return self.form
+        names = [p for p, _ in self.params]
+        assert self.builtin is not None, self.name
+        return self.builtin.format(*names) if "{" in self.builtin else f"{self.builtin}({', '.join(names)})"
 
     @property
     def signature(self) -> str:
@@ -167,6 +176,8 @@ class Kernel:
 
 
 _S = (("s", "string"),)
+#: is every character of ``{0}`` ASCII, in Spark's functions (counting the characters)
+_ASCII = "(length({0}) = octet_length({0}))"
 #: every kernel by SQL name (Java's own table, ``Functions.KERNELS``, is checked against it)
 KERNELS = {k.name: k for k in (
     Kernel(STRIP["strip"], "PyStrings.strip", _S, "string", stripped("BOTH", "s")),
@@ -174,16 +185,14 @@ KERNELS = {k.name: k for k in (
     Kernel(STRIP["rstrip"], "PyStrings.rstrip", _S, "string", stripped("TRAILING", "s")),
     # one character a byte: ASCII, whose case mappings Spark and CPython share
     Kernel(LOWER_ASCII["lower"], "PyStrings.lowerAscii", _S, "string",
-           "IF(length(s) = octet_length(s), lower(s), NULL)"),
+           f"IF({_ASCII.format('s')}, lower(s), NULL)"),
     Kernel(LOWER_ASCII["upper"], "PyStrings.upperAscii", _S, "string",
-           "IF(length(s) = octet_length(s), upper(s), NULL)"),
-    # length(s) = octet_length(s) counts the characters; this tests 8 bytes at a time
-    Kernel(IS_ASCII, "PyStrings.isAscii", _S, "boolean", "length(s) = octet_length(s)",
-           builtin="(length({0}) = octet_length({0}))"),
-    Kernel(REGEX["like"], "Regex.like", (*_S, ("p", "string")), "boolean",
-           "regexp_like(s, p)", builtin="regexp_like"),
+           f"IF({_ASCII.format('s')}, upper(s), NULL)"),
+    # the kernel tests 8 bytes at a time
+    Kernel(IS_ASCII, "PyStrings.isAscii", _S, "boolean", builtin=_ASCII),
+    Kernel(REGEX["like"], "Regex.like", (*_S, ("p", "string")), "boolean", builtin="regexp_like"),
     Kernel(REGEX["group"], "Regex.group", (*_S, ("p", "string"), ("k", "int")), "string",
-           "regexp_extract(s, p, k)", builtin="regexp_extract"),
+           builtin="regexp_extract"),
 )}  # fmt: skip
 #: each kernel's SQL form over its parameters
 SQL_FORMS = {name: k.sql for name, k in KERNELS.items()}

@@ -10,7 +10,7 @@ from __future__ import annotations
 import hashlib
 from dataclasses import dataclass
 
-from looplift.kernels import kernels_called, needing_jvm, portable
+from looplift.kernels import needing_jvm, portable
 
 from ..analysis import Analysis
 from ..ir.nodes import Let, Var
@@ -35,12 +35,6 @@ class ScalarFunction:
     #: why the whole function runs as one Python call ("": its body is native SQL with
     #: the Python calls its primitives need)
     in_python: str = ""
-
-    @property
-    def kernels(self) -> tuple[str, ...]:
-        """looplift's kernels the body calls (SQL functions the runtime defines per session:
-        :mod:`looplift.kernels`)."""
-        return tuple(kernels_called(self.body))
 
     @property
     def needs_jvm(self) -> tuple[str, ...]:

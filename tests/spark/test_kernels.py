@@ -47,12 +47,6 @@ EDGES = (
 )  # fmt: skip
 
 
-def _batch(strategy: st.SearchStrategy, n: int) -> Any:
-    """Run the decorated check once on a fixed (derandomized) batch of ``n`` generated
-    values (:func:`~tests.spark.harness.batch_of`)."""
-    return batch_of(strategy, n)
-
-
 @pytest.mark.skipif(shutil.which("javac") is None, reason="building the jar needs a JDK")
 def test_committed_jar_is_built_from_the_sources() -> None:
     from jvm import build_jar
@@ -105,7 +99,7 @@ def test_kernels_and_sql_forms_agree_with_cpython(spark: Any) -> None:
     kernels.install(spark)
     chars = st.sampled_from(TRICKY + "".join(WHITESPACE) + "AZaz@[`{\x00\x7f\x80\xff")
 
-    @_batch(st.one_of(text, st.text(chars, max_size=10)), 400)
+    @batch_of(st.one_of(text, st.text(chars, max_size=10)), 400)
     def check(rows: list) -> None:
         _kernels_vs_python(spark, [None, *EDGES, *rows])
 

@@ -42,12 +42,6 @@ text = st.one_of(
 small_ints = st.integers(-4, 4)
 
 
-def _batch(strategy: st.SearchStrategy, n: int = 60) -> Any:
-    """Run the decorated check once on a fixed (derandomized) batch of ``n`` generated
-    values (:func:`~tests.spark.harness.batch_of`)."""
-    return batch_of(strategy, n)
-
-
 def test_methods_on_weird_text(spark: Any) -> None:
     """strip (Python's whitespace), lower/upper (guarded), split, find, count, replace,
     zfill, join, in ... on one batch; lower/upper of the characters Spark maps
@@ -55,7 +49,7 @@ def test_methods_on_weird_text(spark: Any) -> None:
     curated = [(w, t) for w in WORDS for t in ("a", "", ",")][:40]
     curated += [(c, "a") for c in "ß\u019b\u0264\ua7cb\U00010d50İΣ\u1c89"]
 
-    @_batch(st.tuples(text, st.one_of(st.sampled_from(["a", "", " ", ","]), text)))
+    @batch_of(st.tuples(text, st.one_of(st.sampled_from(["a", "", " ", ","]), text)), 60)
     def check(rows: list) -> None:
         check_scalar_batch(spark, A.methods, curated + rows, max_raise_checks=0)
 
@@ -85,7 +79,7 @@ def test_strip_ends(spark: Any) -> None:
         + [(f"x{c} ",) for c in WHITESPACE]
     )
 
-    @_batch(st.text(st.sampled_from(ENDS), max_size=4))
+    @batch_of(st.text(st.sampled_from(ENDS), max_size=4), 60)
     def check(rows: list) -> None:
         check_scalar_batch(spark, A.strips, curated + [(r,) for r in rows], max_raise_checks=0)
 
@@ -96,7 +90,7 @@ def test_slices_and_indexing(spark: Any) -> None:
     """Slices with literal and computed bounds; ``split(sep)[i]`` and ``s[i]`` raise
     IndexError out of range, as in Python."""
 
-    @_batch(st.tuples(text, small_ints))
+    @batch_of(st.tuples(text, small_ints), 60)
     def check(rows: list) -> None:
         rows = rows + [("abc", 9), ("", 0), ("a,b,c", -1), ("a,b", 2)]
         check_scalar_batch(spark, A.slices, rows, max_raise_checks=0)
@@ -114,7 +108,7 @@ def test_int_and_float_of_strings(spark: Any) -> None:
                "1e5", "1E-3", "-inf", "+nan", "Infinity", ".5", "5.", "1_0.2_5", "1e1_0",
                "1.5", "1__0", "0x1f", "1d", "1f", "", " ", "in f"]  # fmt: skip
 
-    @_batch(st.one_of(numeric, text))
+    @batch_of(st.one_of(numeric, text), 60)
     def check(rows: list) -> None:
         args = [(s,) for s in curated + rows]
         check_scalar_batch(spark, A.to_int, args, max_raise_checks=1)
@@ -137,7 +131,7 @@ def test_fstrings_and_format_specs(spark: Any) -> None:
     )
     ints = st.one_of(st.integers(-(2**63), 2**63 - 1), st.integers(-2000, 2000))
 
-    @_batch(st.tuples(ints, floats, text, st.booleans()), n=40)
+    @batch_of(st.tuples(ints, floats, text, st.booleans()), 40)
     def check(rows: list) -> None:
         check_scalar_batch(spark, A.formats, rows, max_raise_checks=0)
 
@@ -148,7 +142,7 @@ def test_regex(spark: Any) -> None:
     """re.search/match/fullmatch/sub/findall with constant patterns; ``m.group(i)`` of a
     group that did not take part is None."""
 
-    @_batch(st.one_of(text, st.sampled_from(["k=1", "k=", "a=12 b", "x y\t z", "ab"])))
+    @batch_of(st.one_of(text, st.sampled_from(["k=1", "k=", "a=12 b", "x y\t z", "ab"])), 60)
     def check(rows: list) -> None:
         check_scalar_batch(spark, A.regex, [(s,) for s in rows], max_raise_checks=0)
 

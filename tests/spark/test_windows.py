@@ -73,12 +73,6 @@ int_times = st.one_of(
 )
 
 
-def _batch(strategy: st.SearchStrategy, n: int = 40) -> Any:
-    """Run the decorated check once on a fixed (derandomized) batch of ``n`` generated
-    values (:func:`~tests.spark.harness.batch_of`)."""
-    return batch_of(strategy, n)
-
-
 # -- scalars ----------------------------------------------------------------------------------
 
 
@@ -89,7 +83,7 @@ def test_starts_at_edges(spark: Any) -> None:
 
 
 def test_generated_times(spark: Any) -> None:
-    @_batch(times, n=60)
+    @batch_of(times, 60)
     def check(ts: list) -> None:
         for algo in (A.start5, A.starts, A.hop_summary, A.week_text):
             check_scalar_batch(spark, algo, [(t,) for t in ts], max_raise_checks=0)
@@ -117,7 +111,7 @@ def test_ints(spark: Any) -> None:
     """Floors below zero; a start below -2**63 is OverflowError (SPEC §4), as the harness
     counts a Python int beyond 64 bits."""
 
-    @_batch(int_times, n=60)
+    @batch_of(int_times, 60)
     def check(ts: list) -> None:
         for algo in (A.int_starts, A.int_hop_summary):
             check_scalar_batch(spark, algo, [(t,) for t in ts], max_raise_checks=1)

@@ -55,7 +55,11 @@ public final class Functions {
     }
 
     static Class<?> owner(String name) {
-        return name.equals("Regex") ? Regex.class : PyStrings.class;
+        switch (name) {
+            case "PyStrings": return PyStrings.class;
+            case "Regex": return Regex.class;
+            default: throw new IllegalArgumentException("no kernel class " + name);
+        }
     }
 
     static Expression call(String[] k, Seq<Expression> args) {
