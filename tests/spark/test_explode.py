@@ -17,7 +17,12 @@ import pytest
 from looplift.compiler.pipeline import compile_dataflow
 
 from tests.spark import explode_algos as A
-from tests.spark.harness import check_scalar_batch, expect_same_batch, expect_same_or_both_raise
+from tests.spark.harness import (
+    batch_of,
+    check_scalar_batch,
+    expect_same_batch,
+    expect_same_or_both_raise,
+)
 
 pytestmark = pytest.mark.spark
 
@@ -81,9 +86,9 @@ def test_characters(spark: Any) -> None:
 def test_generated_text(spark: Any) -> None:
     """Hypothesis text of Python's whitespace beyond ASCII, other scripts' digits, case
     exceptions and regex metacharacters (``test_strings.py``'s), in one batch per algorithm."""
-    from tests.spark.test_strings import _batch, text
+    from tests.spark.test_strings import text
 
-    @_batch(text, n=50)
+    @batch_of(text, 50)
     def check(rows: list) -> None:
         for algo in (A.word_stats, A.characters, A.finds, A.sorted_words, A.stop_early, A.pair_stats):
             check_scalar_batch(spark, algo, [(t,) for t in rows], max_raise_checks=0)
